@@ -1,0 +1,55 @@
+//! Counts N-Queens solutions with the work-stealing megakernel (GPU if present, else CPU)
+//! and checks the count against OEIS A000170.
+//!
+//!     cargo run --release --example nqueens -- 14
+//!     WSDSL_BACKEND=cpu cargo run --release --example nqueens -- 12
+
+mod kernel;
+
+use clap::Parser;
+use std::process::ExitCode;
+use wsdsl::prelude::*;
+
+#[derive(Parser)]
+#[command(about = "Count N-Queens solutions and check them against OEIS A000170")]
+struct Args {
+    /// Board size (1..=20).
+    #[arg(default_value_t = 12)]
+    n: u32,
+    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<bool, wsdsl::Error> {
+    let mut rt = Runtime::from_env()?;
+    if let Some(b) = &args.backend {
+        rt = Runtime::new(Backend::parse(b)?);
+    }
+    let (solutions, out) = kernel::solve(&rt, args.n)?;
+    if let Some(why) = &out.note {
+        println!("note: running on the CPU because {why}");
+    }
+    println!("N-Queens n={}: {solutions} solutions on {}", args.n, out.backend);
+    println!("{}", out.stats);
+    let expected = kernel::expected(args.n).expect("solve rejects n outside the table");
+    if solutions == expected {
+        println!("PASS: matches OEIS A000170 ({expected})");
+        Ok(true)
+    } else {
+        println!("FAIL: OEIS A000170 says {expected}");
+        Ok(false)
+    }
+}

@@ -1,0 +1,23 @@
+//! wsdsl: irregular GPU algorithms written as plain Rust tasks.
+//!
+//! Write task structs and their handlers inside a `#[megakernel] mod`; the macro type-checks
+//! them and lowers them to CUDA C, and [`Runtime::run`] executes the program either as one
+//! persistent work-stealing GPU kernel or on the CPU work-stealing backend.
+//! See the README for a walk-through and `examples/` for complete programs.
+
+pub use wsdsl_macros::megakernel;
+pub use wsdsl_runtime::*;
+
+/// Everything a program usually needs: `use wsdsl::prelude::*;`.
+pub mod prelude {
+    pub use wsdsl_macros::megakernel;
+    pub use wsdsl_runtime::{Backend, Max, Min, Output, Runtime, Stats, Sum};
+}
+
+/// Paths used by code that `#[megakernel]` generates; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use wsdsl_runtime::program::{
+        CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce,
+    };
+}

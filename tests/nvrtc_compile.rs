@@ -1,0 +1,42 @@
+//! Every example's generated megakernel compiles with NVRTC for the H100 (sm_90). NVRTC
+//! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
+
+#[path = "../examples/fib/kernel.rs"]
+mod fib;
+#[path = "../examples/nqueens/kernel.rs"]
+mod nqueens;
+#[path = "../examples/uts/kernel.rs"]
+mod uts;
+
+use wsdsl::gpu::{compile_check, megakernel_source, KernelConfig};
+use wsdsl::Program;
+
+fn compiles<P: Program>() {
+    match compile_check::<P>("sm_90") {
+        Ok(bytes) => assert!(bytes > 1000, "{}: a CUBIN of {bytes} bytes is too small to hold the kernel", P::NAME),
+        Err(e) => panic!("{}: {e}", P::NAME),
+    }
+}
+
+#[test]
+fn nqueens_kernel_compiles() {
+    compiles::<nqueens::nqueens::Kernel>();
+}
+
+#[test]
+fn fib_kernel_compiles() {
+    compiles::<fib::fib::Kernel>();
+}
+
+#[test]
+fn uts_kernel_compiles() {
+    compiles::<uts::uts::Kernel>();
+}
+
+#[test]
+fn generated_source_is_deterministic_and_points_back_at_rust() {
+    let a = megakernel_source::<uts::uts::Kernel>(&KernelConfig::default());
+    let b = megakernel_source::<uts::uts::Kernel>(&KernelConfig::default());
+    assert_eq!(a, b);
+    assert!(a.contains("#line") && a.contains("uts/kernel.rs"), "the CUDA names the Rust file it came from");
+}

@@ -1,0 +1,276 @@
+//! gpu-check: runs every example on the GPU against its known answer, with the CPU backend
+//! in the same run for comparison, then the error paths (queue overflow, watchdog), and
+//! prints a pass/fail table. Built where Rust is, run where the GPU is: it needs nothing
+//! beside the binary but the CUDA driver and NVRTC.
+//!
+//!     gpu-check                 # everything
+//!     gpu-check --quick         # small sizes only
+//!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
+
+#[path = "../../examples/fib/kernel.rs"]
+mod fib;
+#[path = "../../examples/nqueens/kernel.rs"]
+mod nqueens;
+#[path = "../../examples/uts/kernel.rs"]
+mod uts;
+
+use clap::Parser;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use wsdsl::prelude::*;
+use wsdsl::Error;
+
+#[derive(Parser)]
+#[command(about = "Run every wsdsl example on the GPU and check its answer")]
+struct Args {
+    /// Small sizes only (a quick smoke test).
+    #[arg(long)]
+    quick: bool,
+    /// Timed GPU runs per workload after one warm-up run; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Skip the CPU backend comparison runs.
+    #[arg(long)]
+    no_cpu: bool,
+    /// Also write the table (Markdown) to this file.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+/// One row of the report.
+struct Row {
+    workload: String,
+    backend: String,
+    answer: String,
+    expected: String,
+    pass: bool,
+    median_ms: f64,
+    tasks: u64,
+    steals: u64,
+    note: String,
+}
+
+/// A workload: runs once on a runtime, returns (answer, expected, stats).
+type Job<'a> = Box<dyn Fn(&Runtime) -> Result<(String, String, Stats), Error> + 'a>;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let gpu = Runtime::new(Backend::Gpu);
+    match gpu.gpu() {
+        Ok(dev) => println!("device: {} ({}, {} SMs)", dev.name, dev.arch, dev.sm_count),
+        Err(e) => {
+            eprintln!("gpu-check needs a GPU: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let cpu = Runtime::new(Backend::Cpu);
+    let mut rows = Vec::new();
+    for (name, job) in jobs(args.quick) {
+        rows.push(measure(&name, &gpu, &job, args.repeat.max(1)));
+        if !args.no_cpu {
+            rows.push(measure(&name, &cpu, &job, 1));
+        }
+        print_row(rows.last().unwrap());
+    }
+    rows.extend(error_path_checks(&gpu));
+
+    let table = render(&rows);
+    println!("\n{table}");
+    if let Some(path) = &args.out {
+        if let Err(e) = std::fs::write(path, &table) {
+            eprintln!("could not write {}: {e}", path.display());
+        }
+    }
+    let failed = rows.iter().filter(|r| !r.pass).count();
+    println!("{} passed, {} failed", rows.len() - failed, failed);
+    if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) }
+}
+
+fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
+    let mut list: Vec<(String, Job<'static>)> = Vec::new();
+    let queens: &[u32] = if quick { &[8, 12] } else { &[12, 14, 16] };
+    for &n in queens {
+        list.push((
+            format!("nqueens {n}"),
+            Box::new(move |rt: &Runtime| {
+                let (got, out) = nqueens::solve(rt, n)?;
+                Ok((got.to_string(), nqueens::expected(n).unwrap().to_string(), out.stats))
+            }),
+        ));
+    }
+    let fibs: &[u32] = if quick { &[20] } else { &[30, 35] };
+    for &n in fibs {
+        list.push((
+            format!("fib {n}"),
+            Box::new(move |rt: &Runtime| {
+                let (leaves, value, out) = fib::solve(rt, n)?;
+                Ok((format!("{value} / {leaves} leaves"), format!("{} / {} leaves", fib::reference(n), fib::reference(n + 1)), out.stats))
+            }),
+        ));
+    }
+    let trees: &[&str] = if quick { &["T1"] } else { &["T1", "T3"] };
+    for &name in trees {
+        list.push((
+            format!("uts {name}"),
+            Box::new(move |rt: &Runtime| {
+                let tree = uts::preset(name).unwrap();
+                let (got, out) = uts::solve(rt, &tree)?;
+                let want = tree.known.unwrap();
+                let show = |t: (u64, u64, u32)| format!("{} nodes, {} leaves, depth {}", t.0, t.1, t.2);
+                Ok((show(got), show(want), out.stats))
+            }),
+        ));
+    }
+    list
+}
+
+/// Runs a job once to warm up (compile, load), then `repeat` times; median run time.
+fn measure(name: &str, rt: &Runtime, job: &Job<'_>, repeat: usize) -> Row {
+    let backend = match rt.backend() {
+        Backend::Gpu => "GPU",
+        _ => "CPU",
+    };
+    let mut row = Row {
+        workload: name.to_string(),
+        backend: backend.to_string(),
+        answer: String::new(),
+        expected: String::new(),
+        pass: false,
+        median_ms: 0.0,
+        tasks: 0,
+        steals: 0,
+        note: String::new(),
+    };
+    let runs = if backend == "GPU" { repeat + 1 } else { repeat };
+    let mut times = Vec::new();
+    for i in 0..runs {
+        match job(rt) {
+            Ok((answer, expected, stats)) => {
+                if backend == "GPU" && i == 0 {
+                    row.note = format!(
+                        "first run: compile {:.0} ms{}; {} workers, peak deque {}/{}",
+                        stats.phases.compile.as_secs_f64() * 1e3,
+                        if stats.phases.cache_hit { " (cached)" } else { "" },
+                        stats.workers(),
+                        stats.peak_queue,
+                        stats.queue_capacity
+                    );
+                    if repeat > 0 {
+                        continue;
+                    }
+                }
+                row.pass = answer == expected && (row.answer.is_empty() || row.answer == answer);
+                if !row.pass {
+                    row.note = format!("wrong answer on run {i}; {}", row.note);
+                    row.answer = answer;
+                    row.expected = expected;
+                    return row;
+                }
+                row.answer = answer;
+                row.expected = expected;
+                row.tasks = stats.tasks;
+                row.steals = stats.steals;
+                times.push(stats.phases.run);
+            }
+            Err(e) => {
+                row.pass = false;
+                row.note = format!("error: {e}");
+                return row;
+            }
+        }
+    }
+    times.sort();
+    row.median_ms = times.get(times.len() / 2).map_or(0.0, |d: &Duration| d.as_secs_f64() * 1e3);
+    if backend == "GPU" && row.steals == 0 {
+        row.pass = false;
+        row.note = format!("no steals happened; {}", row.note);
+    }
+    row
+}
+
+/// The failures a user can cause must come back as the right errors, not hangs or panics.
+fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
+    let mut rows = Vec::new();
+    let mut check = |workload: &str, expected: &str, outcome: Result<String, Error>, ok: &dyn Fn(&Error) -> bool| {
+        let (answer, pass) = match &outcome {
+            Ok(v) => (format!("succeeded: {v}"), false),
+            Err(e) => (first_words(&e.to_string()), ok(e)),
+        };
+        let row = Row {
+            workload: workload.into(),
+            backend: "GPU".into(),
+            answer,
+            expected: expected.into(),
+            pass,
+            median_ms: 0.0,
+            tasks: 0,
+            steals: 0,
+            note: String::new(),
+        };
+        print_row(&row);
+        rows.push(row);
+    };
+    let tiny = Runtime::new(Backend::Gpu).deque_capacity(4);
+    check(
+        "nqueens 12, deques of 4 slots",
+        "QueueOverflow error",
+        nqueens::solve(&tiny, 12).map(|r| r.0.to_string()),
+        &|e| matches!(e, Error::QueueOverflow { .. }),
+    );
+    let hurried = Runtime::new(Backend::Gpu).watchdog(Duration::from_millis(50));
+    let started = Instant::now();
+    check(
+        "nqueens 18, watchdog 50 ms",
+        "Watchdog error, stopped",
+        nqueens::solve(&hurried, 18).map(|r| r.0.to_string()),
+        &|e| matches!(e, Error::Watchdog { stopped: true, .. }) && started.elapsed() < Duration::from_secs(10),
+    );
+    let after = nqueens::solve(gpu, 10).map(|r| r.0.to_string());
+    check("nqueens 10 after the stopped run", "724", after.clone(), &|_| false);
+    if let Some(last) = rows.last_mut() {
+        last.pass = after.as_deref() == Ok("724");
+        last.answer = after.unwrap_or_else(|e| e.to_string());
+    }
+    rows
+}
+
+fn first_words(s: &str) -> String {
+    let line = s.lines().next().unwrap_or("");
+    if line.len() > 70 { format!("{}...", &line[..70]) } else { line.to_string() }
+}
+
+fn print_row(r: &Row) {
+    println!(
+        "{:<5} {:<36} {:<4} {:>10.3} ms  {}{}",
+        if r.pass { "PASS" } else { "FAIL" },
+        r.workload,
+        r.backend,
+        r.median_ms,
+        r.answer,
+        if r.note.is_empty() { String::new() } else { format!("  [{}]", r.note) }
+    );
+}
+
+fn render(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| workload | backend | result | expected | check | median run (ms) | tasks | M tasks/s | steals | notes |\n|---|---|---|---|---|---:|---:|---:|---:|---|\n",
+    );
+    for r in rows {
+        let rate = if r.median_ms > 0.0 { r.tasks as f64 / r.median_ms / 1e3 } else { 0.0 };
+        t.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {:.3} | {} | {:.1} | {} | {} |\n",
+            r.workload,
+            r.backend,
+            r.answer,
+            r.expected,
+            if r.pass { "PASS" } else { "FAIL" },
+            r.median_ms,
+            r.tasks,
+            rate,
+            r.steals,
+            r.note
+        ));
+    }
+    t
+}
+

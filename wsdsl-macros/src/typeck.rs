@@ -1,0 +1,1137 @@
+//! Type checking of handler and helper bodies into `ir`, with rustc's rules for this subset.
+//!
+//! Every expression gets its exact Rust type: the C lowering picks wrapping, shift and cast
+//! code from it, so a wrong guess would silently change results. Errors are collected, never
+//! returned early, so one build reports every problem of the module.
+
+use crate::infer::{Infer, VarKind};
+use crate::ir::*;
+use crate::model::{FnKind, Module, Reduce, StructKind};
+use crate::span::loc;
+use crate::types::{parse_type, IntTy, Ty};
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+pub struct Checked {
+    pub infer: Infer,
+    /// One body per `Module::fns` entry, same order.
+    pub bodies: Vec<FnBody>,
+    pub sites: Vec<String>,
+}
+
+struct LitCheck {
+    span: Span,
+    ty: Ty,
+    value: u128,
+    negated: bool,
+}
+
+struct Shared {
+    infer: Infer,
+    sites: Vec<String>,
+    lits: Vec<LitCheck>,
+    negs: Vec<(Span, Ty)>,
+}
+
+#[derive(Clone)]
+enum Bind {
+    Local(LocalId),
+    Ctx,
+}
+
+struct Cx<'a> {
+    m: &'a Module,
+    sh: &'a mut Shared,
+    errors: &'a mut Vec<syn::Error>,
+    value_structs: Vec<String>,
+    locals: Vec<Local>,
+    scopes: Vec<Vec<(String, Bind)>>,
+    ret: Ty,
+    loops: Vec<bool>,
+    calls: Vec<(String, Span)>,
+    task_local: Option<LocalId>,
+}
+
+pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), lits: Vec::new(), negs: Vec::new() };
+    let value_structs: Vec<String> = m
+        .structs
+        .iter()
+        .filter(|s| s.kind != StructKind::Counters)
+        .map(|s| s.name.to_string())
+        .collect();
+    let mut bodies = Vec::new();
+    for f in &m.fns {
+        let mut cx = Cx {
+            m,
+            sh: &mut sh,
+            errors,
+            value_structs: value_structs.clone(),
+            locals: Vec::new(),
+            scopes: vec![Vec::new()],
+            ret: f.ret.clone(),
+            loops: Vec::new(),
+            calls: Vec::new(),
+            task_local: None,
+        };
+        let mut params = Vec::new();
+        for p in &f.params {
+            let id = cx.new_local(&p.name.to_string(), p.ty.clone());
+            params.push(id);
+        }
+        if let FnKind::Handler { .. } = f.kind {
+            cx.task_local = params.first().copied();
+        }
+        if let Some(c) = &f.ctx {
+            cx.scopes[0].push((c.to_string(), Bind::Ctx));
+        }
+        let body = cx.block(&f.item.block);
+        let ret = f.ret.clone();
+        if cx.sh.infer.unify(&ret, &body.ty).is_err() {
+            let span = match f.item.block.stmts.last() {
+                Some(s) => s.span(),
+                None => f.item.block.span(),
+            };
+            let msg = format!(
+                "mismatched types: `{}` returns `{}`, but its body has type `{}`",
+                f.name,
+                cx.sh.infer.display(&ret),
+                cx.sh.infer.display(&body.ty)
+            );
+            cx.err(span, msg);
+        }
+        let (locals, calls) = (cx.locals, cx.calls);
+        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls });
+    }
+    sh.infer.finish();
+    for l in &sh.lits {
+        if let Ty::Int(t) = sh.infer.resolve(&l.ty) {
+            let limit = if l.negated { (-t.min()) as u128 } else { t.max() as u128 };
+            if l.value > limit {
+                errors.push(syn::Error::new(
+                    l.span,
+                    format!("literal out of range for `{}` (its range is {}..={})", t.name(), t.min(), t.max()),
+                ));
+            }
+        }
+    }
+    for (span, ty) in &sh.negs {
+        if let Ty::Int(t) = sh.infer.resolve(ty) {
+            if !t.signed() {
+                errors.push(syn::Error::new(
+                    *span,
+                    format!("cannot apply unary operator `-` to type `{}`; unsigned values cannot be negated (use `wrapping_neg()`)", t.name()),
+                ));
+            }
+        }
+    }
+    check_recursion(m, &bodies, errors);
+    Checked { infer: sh.infer, bodies, sites: sh.sites }
+}
+
+fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+    fn dfs(cur: &str, target: &str, bodies: &[FnBody], path: &mut Vec<String>, seen: &mut Vec<String>) -> bool {
+        let Some(b) = bodies.iter().find(|b| b.name == cur) else { return false };
+        for (callee, _) in &b.calls {
+            if callee == target {
+                path.push(callee.clone());
+                return true;
+            }
+            if seen.contains(callee) {
+                continue;
+            }
+            seen.push(callee.clone());
+            path.push(callee.clone());
+            if dfs(callee, target, bodies, path, seen) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    for (f, b) in m.fns.iter().zip(bodies) {
+        let mut path = vec![b.name.clone()];
+        if dfs(&b.name, &b.name, bodies, &mut path, &mut Vec::new()) {
+            let cycle = path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" -> ");
+            errors.push(syn::Error::new(
+                f.name.span(),
+                format!("recursion is not supported on the GPU ({cycle}); rewrite it as a loop or spawn tasks instead"),
+            ));
+        }
+    }
+}
+
+fn peel(e: &syn::Expr) -> &syn::Expr {
+    match e {
+        syn::Expr::Paren(p) => peel(&p.expr),
+        syn::Expr::Group(g) => peel(&g.expr),
+        _ => e,
+    }
+}
+
+fn ex(ty: Ty, kind: ExprKind) -> Expr {
+    Expr { ty, kind }
+}
+
+fn err_expr() -> Expr {
+    ex(Ty::Err, ExprKind::Error)
+}
+
+impl<'a> Cx<'a> {
+    fn err(&mut self, span: Span, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new(span, msg));
+    }
+
+    fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {
+        self.locals.push(Local { name: name.to_string(), ty });
+        let id = self.locals.len() - 1;
+        self.scopes.last_mut().unwrap().push((name.to_string(), Bind::Local(id)));
+        id
+    }
+
+    fn lookup(&self, name: &str) -> Option<Bind> {
+        for s in self.scopes.iter().rev() {
+            if let Some((_, b)) = s.iter().rev().find(|(n, _)| n == name) {
+                return Some(b.clone());
+            }
+        }
+        None
+    }
+
+    fn is_ctx(&self, e: &syn::Expr) -> bool {
+        match peel(e) {
+            syn::Expr::Path(p) if p.qself.is_none() => match p.path.get_ident() {
+                Some(id) => matches!(self.lookup(&id.to_string()), Some(Bind::Ctx)),
+                None => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn resolve(&self, ty: &Ty) -> Ty {
+        self.sh.infer.resolve(ty)
+    }
+
+    fn show(&self, ty: &Ty) -> String {
+        self.sh.infer.display(ty)
+    }
+
+    /// Reports like rustc: expected is the type the context demands.
+    fn expect(&mut self, span: Span, expected: &Ty, found: &Ty) {
+        if self.sh.infer.unify(expected, found).is_err() {
+            let msg = format!("mismatched types: expected `{}`, found `{}`", self.show(expected), self.show(found));
+            self.err(span, msg);
+        }
+    }
+
+    fn site(&mut self, span: Span, what: &str) -> u32 {
+        let (line, file) = loc(span);
+        self.sh.sites.push(format!("{file}:{line}: {what}"));
+        self.sh.sites.len() as u32 - 1
+    }
+
+    fn block(&mut self, b: &syn::Block) -> Block {
+        self.scopes.push(Vec::new());
+        let mut stmts = Vec::new();
+        let mut tail = None;
+        let mut diverges = false;
+        let n = b.stmts.len();
+        for (i, s) in b.stmts.iter().enumerate() {
+            let (line, file) = loc(s.span());
+            let kind = match s {
+                syn::Stmt::Local(l) => match self.let_stmt(l) {
+                    Some(k) => k,
+                    None => continue,
+                },
+                syn::Stmt::Item(it) => {
+                    self.err(it.span(), "items inside functions are not supported; declare them at module level");
+                    continue;
+                }
+                syn::Stmt::Macro(mac) => {
+                    self.macro_err(&mac.mac);
+                    continue;
+                }
+                syn::Stmt::Expr(e, semi) => {
+                    let ex = self.expr(e);
+                    if semi.is_none() && i == n - 1 {
+                        tail = Some(Box::new(ex));
+                        continue;
+                    }
+                    if semi.is_none() {
+                        let t = ex.ty.clone();
+                        if !matches!(self.resolve(&t), Ty::Never) {
+                            self.expect(e.span(), &Ty::Unit, &t);
+                        }
+                    }
+                    StmtKind::Expr(ex)
+                }
+            };
+            let d = match &kind {
+                StmtKind::Expr(e) => matches!(self.resolve(&e.ty), Ty::Never),
+                StmtKind::Let(_, Some(e)) => matches!(self.resolve(&e.ty), Ty::Never),
+                _ => false,
+            };
+            diverges |= d;
+            stmts.push(Stmt { line, file, kind });
+        }
+        self.scopes.pop();
+        let ty = match &tail {
+            Some(t) if !(diverges && matches!(self.resolve(&t.ty), Ty::Unit)) => t.ty.clone(),
+            _ if diverges => Ty::Never,
+            _ => Ty::Unit,
+        };
+        Block { stmts, tail, ty }
+    }
+
+    fn macro_err(&mut self, mac: &syn::Macro) {
+        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        self.err(
+            mac.span(),
+            format!("macro invocations such as `{name}!` are not supported in megakernel code (device code cannot panic, print or allocate); count events in a `#[counters]` field instead"),
+        );
+    }
+
+    fn let_stmt(&mut self, l: &syn::Local) -> Option<StmtKind> {
+        let (pat, ann) = match &l.pat {
+            syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
+            p => (p, None),
+        };
+        let name = match pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
+            syn::Pat::Wild(_) => "_".to_string(),
+            other => {
+                self.err(other.span(), "only `let name = ...;` and `let mut name = ...;` patterns are supported (no tuples or destructuring)");
+                return None;
+            }
+        };
+        if let Some(init) = &l.init {
+            if let Some((_, d)) = &init.diverge {
+                self.err(d.span(), "`let ... else` is not supported");
+            }
+        }
+        let ann_ty = match ann {
+            Some(t) => match parse_type(t, &self.value_structs) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    self.errors.push(e);
+                    Some(Ty::Err)
+                }
+            },
+            None => None,
+        };
+        let init = l.init.as_ref().map(|i| self.expr(&i.expr));
+        let ty = match (&ann_ty, &init) {
+            (Some(t), Some(e)) => {
+                let span = l.init.as_ref().unwrap().expr.span();
+                self.expect(span, t, &e.ty);
+                t.clone()
+            }
+            (Some(t), None) => t.clone(),
+            (None, Some(e)) => match self.resolve(&e.ty) {
+                Ty::Never | Ty::Unit => e.ty.clone(),
+                _ => e.ty.clone(),
+            },
+            (None, None) => {
+                self.err(l.span(), "add a type annotation: `let name: T;`");
+                Ty::Err
+            }
+        };
+        if matches!(self.resolve(&ty), Ty::Unit) {
+            self.err(l.span(), "binding a `()` value is not supported");
+        }
+        let id = self.new_local(&name, ty);
+        Some(StmtKind::Let(id, init))
+    }
+
+    fn int_lit(&mut self, lit: &syn::LitInt, negated: bool) -> Expr {
+        let suffix = lit.suffix();
+        if suffix == "f32" || suffix == "f64" {
+            let ft = if suffix == "f32" { crate::types::FloatTy::F32 } else { crate::types::FloatTy::F64 };
+            return ex(Ty::Float(ft), ExprKind::Float(FloatLit::Text(lit.base10_digits().to_string())));
+        }
+        let ty = if suffix.is_empty() {
+            self.sh.infer.fresh(VarKind::Int)
+        } else if let Some(t) = IntTy::from_name(suffix) {
+            Ty::Int(t)
+        } else {
+            self.err(lit.span(), format!("unsupported literal suffix `{suffix}`"));
+            return err_expr();
+        };
+        let value = match lit.base10_parse::<u128>() {
+            Ok(v) => v,
+            Err(_) => {
+                self.err(lit.span(), "integer literal is too large");
+                return err_expr();
+            }
+        };
+        self.sh.lits.push(LitCheck { span: lit.span(), ty: ty.clone(), value, negated });
+        ex(ty, ExprKind::Int(value))
+    }
+
+    fn expr(&mut self, e: &syn::Expr) -> Expr {
+        use syn::Expr as E;
+        let span = e.span();
+        match e {
+            E::Lit(l) => match &l.lit {
+                syn::Lit::Int(i) => self.int_lit(i, false),
+                syn::Lit::Float(f) => {
+                    let ty = match f.suffix() {
+                        "" => self.sh.infer.fresh(VarKind::Float),
+                        "f32" => Ty::Float(crate::types::FloatTy::F32),
+                        "f64" => Ty::Float(crate::types::FloatTy::F64),
+                        s => {
+                            self.err(f.span(), format!("unsupported literal suffix `{s}`"));
+                            return err_expr();
+                        }
+                    };
+                    ex(ty, ExprKind::Float(FloatLit::Text(f.base10_digits().to_string())))
+                }
+                syn::Lit::Bool(b) => ex(Ty::Bool, ExprKind::Bool(b.value)),
+                other => {
+                    self.err(other.span(), "only integer, float and bool literals are supported in megakernel code");
+                    err_expr()
+                }
+            },
+            E::Paren(p) => self.expr(&p.expr),
+            E::Group(g) => self.expr(&g.expr),
+            E::Path(p) => self.path(p),
+            E::Field(f) => self.field(f),
+            E::Index(i) => {
+                let base = self.expr(&i.expr);
+                let idx = self.expr(&i.index);
+                self.expect(i.index.span(), &Ty::Int(IntTy::Usize), &idx.ty);
+                match self.resolve(&base.ty) {
+                    Ty::Array(elem, n) => {
+                        let site = self.site(span, "index out of bounds");
+                        ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
+                    }
+                    Ty::Err => err_expr(),
+                    t => {
+                        let msg = format!("cannot index into a value of type `{}`; only arrays `[T; N]` can be indexed", crate::types::rust_name(&t));
+                        self.err(i.expr.span(), msg);
+                        err_expr()
+                    }
+                }
+            }
+            E::Unary(u) => self.unary(u),
+            E::Binary(b) => self.binary(b),
+            E::Cast(c) => self.cast(c),
+            E::Struct(s) => self.struct_lit(s),
+            E::Array(a) => {
+                if a.elems.is_empty() {
+                    self.err(span, "empty arrays are not supported");
+                    return err_expr();
+                }
+                let elems: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
+                let ety = elems[0].ty.clone();
+                for (x, s) in elems.iter().zip(a.elems.iter()).skip(1) {
+                    self.expect(s.span(), &ety, &x.ty);
+                }
+                let n = elems.len() as u64;
+                ex(Ty::Array(Box::new(ety), n), ExprKind::ArrayLit(elems))
+            }
+            E::Repeat(r) => {
+                let v = self.expr(&r.expr);
+                let n = match peel(&r.len) {
+                    E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => l.base10_parse::<u64>().unwrap_or(0),
+                    other => {
+                        self.err(other.span(), "array lengths must be integer literals");
+                        return err_expr();
+                    }
+                };
+                if n == 0 {
+                    self.err(r.len.span(), "zero-length arrays are not supported");
+                    return err_expr();
+                }
+                ex(Ty::Array(Box::new(v.ty.clone()), n), ExprKind::ArrayRepeat(Box::new(v), n))
+            }
+            E::Call(c) => self.call(c),
+            E::MethodCall(mc) => self.method_call(mc),
+            E::Block(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "labeled blocks are not supported");
+                }
+                let blk = self.block(&b.block);
+                ex(blk.ty.clone(), ExprKind::Block(blk))
+            }
+            E::If(i) => self.if_expr(i),
+            E::While(w) => {
+                if let Some(l) = &w.label {
+                    self.err(l.span(), "loop labels are not supported yet");
+                }
+                if let E::Let(l) = peel(&w.cond) {
+                    self.err(l.span(), "`while let` is not supported; use `while` with a condition");
+                    return err_expr();
+                }
+                let cond = self.expr(&w.cond);
+                self.expect(w.cond.span(), &Ty::Bool, &cond.ty);
+                self.loops.push(false);
+                let body = self.block(&w.body);
+                self.loops.pop();
+                self.expect(w.body.span(), &Ty::Unit, &body.ty.clone());
+                ex(Ty::Unit, ExprKind::While(Box::new(cond), body))
+            }
+            E::Loop(l) => {
+                if let Some(l) = &l.label {
+                    self.err(l.span(), "loop labels are not supported yet");
+                }
+                self.loops.push(false);
+                let body = self.block(&l.body);
+                let broke = self.loops.pop().unwrap();
+                self.expect(l.body.span(), &Ty::Unit, &body.ty.clone());
+                ex(if broke { Ty::Unit } else { Ty::Never }, ExprKind::Loop(body))
+            }
+            E::ForLoop(f) => self.for_loop(f),
+            E::Break(b) => {
+                if let Some(l) = &b.label {
+                    self.err(l.span(), "loop labels are not supported yet");
+                }
+                if let Some(v) = &b.expr {
+                    self.err(v.span(), "`break` with a value is not supported yet; assign to a variable declared before the loop");
+                }
+                match self.loops.last_mut() {
+                    Some(f) => *f = true,
+                    None => self.err(span, "`break` outside of a loop"),
+                }
+                ex(Ty::Never, ExprKind::Break)
+            }
+            E::Continue(c) => {
+                if let Some(l) = &c.label {
+                    self.err(l.span(), "loop labels are not supported yet");
+                }
+                if self.loops.is_empty() {
+                    self.err(span, "`continue` outside of a loop");
+                }
+                ex(Ty::Never, ExprKind::Continue)
+            }
+            E::Return(r) => {
+                let v = r.expr.as_ref().map(|v| self.expr(v));
+                let vt = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
+                let ret = self.ret.clone();
+                let s = r.expr.as_ref().map(|v| v.span()).unwrap_or(span);
+                self.expect(s, &ret, &vt);
+                ex(Ty::Never, ExprKind::Return(v.map(Box::new)))
+            }
+            E::Assign(a) => {
+                let rhs = self.expr(&a.right);
+                let lhs = self.place(&a.left);
+                self.expect(a.right.span(), &lhs.ty.clone(), &rhs.ty);
+                ex(Ty::Unit, ExprKind::Assign(Box::new(lhs), Box::new(rhs)))
+            }
+            E::Tuple(t) if t.elems.is_empty() => ex(Ty::Unit, ExprKind::Unit),
+            E::Closure(_) => {
+                self.err(span, "closures are not supported in megakernel code; write a helper `fn` in the module instead");
+                err_expr()
+            }
+            E::Try(_) => {
+                self.err(span, "the `?` operator is not supported in megakernel code (there is no `Result` on the device)");
+                err_expr()
+            }
+            E::Macro(m) => {
+                self.macro_err(&m.mac);
+                err_expr()
+            }
+            E::Unsafe(_) => {
+                self.err(span, "`unsafe` is not supported in megakernel code");
+                err_expr()
+            }
+            E::Match(m) => {
+                self.err(m.match_token.span, "`match` is not supported yet; use if/else");
+                err_expr()
+            }
+            E::Reference(_) => {
+                self.err(span, "references are not supported in megakernel code; values are copied, so use the value itself");
+                err_expr()
+            }
+            E::Tuple(_) => {
+                self.err(span, "tuples are not supported yet; use a struct");
+                err_expr()
+            }
+            E::Range(_) => {
+                self.err(span, "ranges are only supported as the iterator of a `for` loop: `for i in a..b`");
+                err_expr()
+            }
+            E::Let(_) => {
+                self.err(span, "`if let` is not supported; compare values with `==` and use if/else");
+                err_expr()
+            }
+            _ => {
+                self.err(span, "this expression is not supported in megakernel code");
+                err_expr()
+            }
+        }
+    }
+
+    fn path(&mut self, p: &syn::ExprPath) -> Expr {
+        let span = p.span();
+        if p.qself.is_some() {
+            self.err(span, "qualified paths are not supported");
+            return err_expr();
+        }
+        let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() == 1 {
+            return match self.lookup(&segs[0]) {
+                Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
+                Some(Bind::Ctx) => {
+                    self.err(span, "the context can only be used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)`/`.max(v)`/`.min(v)` and `ctx.spawn(task)`");
+                    err_expr()
+                }
+                None => {
+                    self.err(span, format!("cannot find value `{}` in this scope (module constants and statics are not supported yet)", segs[0]));
+                    err_expr()
+                }
+            };
+        }
+        if segs.len() == 2 {
+            if let Some(t) = IntTy::from_name(&segs[0]) {
+                let v: Option<(Ty, u128)> = match segs[1].as_str() {
+                    "MAX" => Some((Ty::Int(t), t.max() as u128)),
+                    // Stored as the two's-complement bit pattern; lowering masks it to the width.
+                    "MIN" => Some((Ty::Int(t), t.min() as u128)),
+                    "BITS" => Some((Ty::Int(IntTy::U32), t.bits() as u128)),
+                    _ => None,
+                };
+                if let Some((ty, v)) = v {
+                    return ex(ty, ExprKind::Int(v));
+                }
+            }
+            if let s @ ("f32" | "f64") = segs[0].as_str() {
+                let ft = if s == "f32" { crate::types::FloatTy::F32 } else { crate::types::FloatTy::F64 };
+                let f32v = |x: f32| x as f64;
+                let v = match (segs[1].as_str(), ft) {
+                    ("INFINITY", _) => Some(f64::INFINITY),
+                    ("NEG_INFINITY", _) => Some(f64::NEG_INFINITY),
+                    ("NAN", _) => Some(f64::NAN),
+                    ("MAX", crate::types::FloatTy::F32) => Some(f32v(f32::MAX)),
+                    ("MIN", crate::types::FloatTy::F32) => Some(f32v(f32::MIN)),
+                    ("EPSILON", crate::types::FloatTy::F32) => Some(f32v(f32::EPSILON)),
+                    ("MAX", _) => Some(f64::MAX),
+                    ("MIN", _) => Some(f64::MIN),
+                    ("EPSILON", _) => Some(f64::EPSILON),
+                    _ => None,
+                };
+                if let Some(v) = v {
+                    return ex(Ty::Float(ft), ExprKind::Float(FloatLit::Value(v)));
+                }
+            }
+        }
+        self.err(span, "unsupported path; supported are local variables and the constants `MIN`, `MAX`, `BITS` of integer types (e.g. `u32::MAX`)");
+        err_expr()
+    }
+
+    fn field(&mut self, f: &syn::ExprField) -> Expr {
+        let syn::Member::Named(member) = &f.member else {
+            self.err(f.member.span(), "tuple fields are not supported");
+            return err_expr();
+        };
+        let member = member.to_string();
+        if self.is_ctx(&f.base) {
+            self.err(f.span(), "use `ctx.params.<field>` to read a launch parameter; counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`)");
+            return err_expr();
+        }
+        if let syn::Expr::Field(inner) = peel(&f.base) {
+            if self.is_ctx(&inner.base) {
+                if matches!(&inner.member, syn::Member::Named(n) if n == "params") {
+                    let Some(p) = self.m.params() else {
+                        self.err(f.span(), "this megakernel has no `#[params]` struct");
+                        return err_expr();
+                    };
+                    return match p.fields.iter().find(|x| x.name == member) {
+                        Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
+                        None => {
+                            let msg = format!("no field `{member}` on the params struct `{}`", p.name);
+                            self.err(f.member.span(), msg);
+                            err_expr()
+                        }
+                    };
+                }
+                self.err(f.span(), "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
+                return err_expr();
+            }
+        }
+        let base = self.expr(&f.base);
+        match self.resolve(&base.ty) {
+            Ty::Struct(s) => {
+                let def = self.m.struct_def(&s).expect("known struct");
+                match def.fields.iter().find(|x| x.name == member) {
+                    Some(fd) => ex(fd.ty.clone(), ExprKind::Field(Box::new(base), member)),
+                    None => {
+                        self.err(f.member.span(), format!("no field `{member}` on type `{s}`"));
+                        err_expr()
+                    }
+                }
+            }
+            Ty::Err => err_expr(),
+            t => {
+                let msg = format!("no field `{member}` on type `{}`", self.show(&t));
+                self.err(f.member.span(), msg);
+                err_expr()
+            }
+        }
+    }
+
+    fn place(&mut self, e: &syn::Expr) -> Expr {
+        let x = self.expr(e);
+        fn ok(x: &Expr) -> bool {
+            match &x.kind {
+                ExprKind::Local(_) | ExprKind::Error => true,
+                ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) => ok(b),
+                _ => false,
+            }
+        }
+        if !ok(&x) {
+            self.err(e.span(), "can only assign to local variables, their fields and array elements");
+        }
+        x
+    }
+
+    fn unary(&mut self, u: &syn::ExprUnary) -> Expr {
+        let span = u.span();
+        match u.op {
+            syn::UnOp::Neg(_) => {
+                let inner = match peel(&u.expr) {
+                    syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => self.int_lit(l, true),
+                    _ => self.expr(&u.expr),
+                };
+                match self.resolve(&inner.ty) {
+                    Ty::Int(t) if !t.signed() => {
+                        self.err(span, format!("cannot apply unary operator `-` to type `{}`; unsigned values cannot be negated (use `wrapping_neg()`)", t.name()));
+                    }
+                    Ty::Var(_) => {
+                        if self.sh.infer.var_kind(&inner.ty) == Some(VarKind::Int) {
+                            self.sh.negs.push((span, inner.ty.clone()));
+                        }
+                    }
+                    Ty::Int(_) | Ty::Float(_) | Ty::Err => {}
+                    t => {
+                        let msg = format!("cannot apply unary operator `-` to type `{}`", self.show(&t));
+                        self.err(span, msg);
+                    }
+                }
+                ex(inner.ty.clone(), ExprKind::Unary(UnOp::Neg, Box::new(inner)))
+            }
+            syn::UnOp::Not(_) => {
+                let inner = self.expr(&u.expr);
+                let r = self.resolve(&inner.ty);
+                let ok = match &r {
+                    Ty::Int(_) | Ty::Bool | Ty::Err => true,
+                    Ty::Var(_) => self.sh.infer.var_kind(&r) == Some(VarKind::Int),
+                    _ => false,
+                };
+                if !ok {
+                    let msg = format!("cannot apply unary operator `!` to type `{}`", self.show(&r));
+                    self.err(span, msg);
+                }
+                ex(inner.ty.clone(), ExprKind::Unary(UnOp::Not, Box::new(inner)))
+            }
+            syn::UnOp::Deref(_) => {
+                let inner = self.expr(&u.expr);
+                if matches!(inner.kind, ExprKind::Local(id) if Some(id) == self.task_local) {
+                    return inner;
+                }
+                self.err(span, "dereferencing is only supported on the handler's task parameter");
+                err_expr()
+            }
+            _ => {
+                self.err(span, "unsupported unary operator");
+                err_expr()
+            }
+        }
+    }
+
+    fn binop(op: &syn::BinOp) -> Option<(BinOp, bool)> {
+        use syn::BinOp as B;
+        Some(match op {
+            B::Add(_) => (BinOp::Add, false),
+            B::Sub(_) => (BinOp::Sub, false),
+            B::Mul(_) => (BinOp::Mul, false),
+            B::Div(_) => (BinOp::Div, false),
+            B::Rem(_) => (BinOp::Rem, false),
+            B::BitAnd(_) => (BinOp::BitAnd, false),
+            B::BitOr(_) => (BinOp::BitOr, false),
+            B::BitXor(_) => (BinOp::BitXor, false),
+            B::Shl(_) => (BinOp::Shl, false),
+            B::Shr(_) => (BinOp::Shr, false),
+            B::Eq(_) => (BinOp::Eq, false),
+            B::Ne(_) => (BinOp::Ne, false),
+            B::Lt(_) => (BinOp::Lt, false),
+            B::Le(_) => (BinOp::Le, false),
+            B::Gt(_) => (BinOp::Gt, false),
+            B::Ge(_) => (BinOp::Ge, false),
+            B::AddAssign(_) => (BinOp::Add, true),
+            B::SubAssign(_) => (BinOp::Sub, true),
+            B::MulAssign(_) => (BinOp::Mul, true),
+            B::DivAssign(_) => (BinOp::Div, true),
+            B::RemAssign(_) => (BinOp::Rem, true),
+            B::BitAndAssign(_) => (BinOp::BitAnd, true),
+            B::BitOrAssign(_) => (BinOp::BitOr, true),
+            B::BitXorAssign(_) => (BinOp::BitXor, true),
+            B::ShlAssign(_) => (BinOp::Shl, true),
+            B::ShrAssign(_) => (BinOp::Shr, true),
+            _ => return None,
+        })
+    }
+
+    /// Checks operand types of `op` (already unified for non-shifts); returns whether fine.
+    fn operand_ok(&mut self, op: BinOp, ty: &Ty) -> bool {
+        let r = self.resolve(ty);
+        let kind = self.sh.infer.var_kind(&r);
+        match op {
+            BinOp::Shl | BinOp::Shr => matches!(r, Ty::Int(_) | Ty::Err) || kind == Some(VarKind::Int),
+            BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
+                matches!(r, Ty::Int(_) | Ty::Bool | Ty::Err) || kind == Some(VarKind::Int)
+            }
+            BinOp::Eq | BinOp::Ne => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err),
+            BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
+                matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err)
+            }
+            _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err),
+        }
+    }
+
+    fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
+        let span = b.span();
+        if let syn::BinOp::And(_) | syn::BinOp::Or(_) = b.op {
+            let l = self.expr(&b.left);
+            let r = self.expr(&b.right);
+            self.expect(b.left.span(), &Ty::Bool, &l.ty);
+            self.expect(b.right.span(), &Ty::Bool, &r.ty);
+            let k = if matches!(b.op, syn::BinOp::And(_)) {
+                ExprKind::And(Box::new(l), Box::new(r))
+            } else {
+                ExprKind::Or(Box::new(l), Box::new(r))
+            };
+            return ex(Ty::Bool, k);
+        }
+        let Some((op, assign)) = Self::binop(&b.op) else {
+            self.err(span, "unsupported operator");
+            return err_expr();
+        };
+        let (l, r) = if assign {
+            // Rust evaluates the right operand of a primitive compound assignment first.
+            let r = self.expr(&b.right);
+            let l = self.place(&b.left);
+            (l, r)
+        } else {
+            let l = self.expr(&b.left);
+            let r = self.expr(&b.right);
+            (l, r)
+        };
+        let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        if !shift && self.sh.infer.unify(&l.ty, &r.ty).is_err() {
+            let msg = format!(
+                "mismatched types: `{}` needs both operands of the same type, found `{}` and `{}` (convert one with `as`)",
+                op.c(),
+                self.show(&l.ty),
+                self.show(&r.ty)
+            );
+            self.err(b.right.span(), msg);
+        }
+        if !self.operand_ok(op, &l.ty) {
+            let msg = format!("operator `{}` is not supported on type `{}`", op.c(), self.show(&l.ty));
+            self.err(b.left.span(), msg);
+        }
+        if shift && !self.operand_ok(op, &r.ty) {
+            let msg = format!("shift amounts must be integers, found `{}`", self.show(&r.ty));
+            self.err(b.right.span(), msg);
+        }
+        let mut site = u32::MAX;
+        if matches!(op, BinOp::Div | BinOp::Rem) {
+            let r_ty = self.resolve(&l.ty);
+            let is_int = matches!(r_ty, Ty::Int(_)) || self.sh.infer.var_kind(&r_ty) == Some(VarKind::Int);
+            if is_int {
+                let what = if op == BinOp::Div { "attempt to divide by zero or with overflow" } else { "attempt to calculate the remainder with a divisor of zero or with overflow" };
+                site = self.site(span, what);
+            }
+        }
+        if assign {
+            return ex(Ty::Unit, ExprKind::CompoundAssign(op, Box::new(l), Box::new(r), site));
+        }
+        let ty = if op.is_cmp() { Ty::Bool } else { l.ty.clone() };
+        ex(ty, ExprKind::Binary(op, Box::new(l), Box::new(r), site))
+    }
+
+    fn cast(&mut self, c: &syn::ExprCast) -> Expr {
+        let inner = self.expr(&c.expr);
+        let target = match parse_type(&c.ty, &self.value_structs) {
+            Ok(t) => t,
+            Err(e) => {
+                self.errors.push(e);
+                return err_expr();
+            }
+        };
+        if !matches!(target, Ty::Int(_) | Ty::Float(_)) {
+            self.err(c.ty.span(), "`as` casts are supported to integer and float types only");
+            return err_expr();
+        }
+        // rustc types a bare literal under `as` by the target type: `1 as u64` is a u64 literal.
+        let mut lit = peel(&c.expr);
+        if let syn::Expr::Unary(syn::ExprUnary { op: syn::UnOp::Neg(_), expr, .. }) = lit {
+            lit = peel(expr);
+        }
+        if let syn::Expr::Lit(_) = lit {
+            if let Some(k) = self.sh.infer.var_kind(&inner.ty) {
+                let fits = match (&target, k) {
+                    (Ty::Int(_), VarKind::Int) | (Ty::Float(_), VarKind::Float) => true,
+                    _ => false,
+                };
+                if fits {
+                    let _ = self.sh.infer.unify(&inner.ty, &target);
+                }
+            }
+        }
+        let src = self.resolve(&inner.ty);
+        let ok = match (&src, &target) {
+            (Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err, _) => true,
+            (Ty::Bool, Ty::Int(_)) => true,
+            _ => false,
+        };
+        if !ok {
+            let msg = format!("casting `{}` as `{}` is not supported", self.show(&src), crate::types::rust_name(&target));
+            self.err(c.span(), msg);
+        }
+        ex(target, ExprKind::Cast(Box::new(inner)))
+    }
+
+    fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
+        let span = s.span();
+        if let Some(r) = &s.rest {
+            self.err(r.span(), "struct update syntax `..base` is not supported; list every field");
+        }
+        let Some(name) = s.path.get_ident().map(|i| i.to_string()) else {
+            self.err(s.path.span(), "struct literals must name a struct of this module");
+            return err_expr();
+        };
+        let Some(def) = self.m.struct_def(&name).filter(|d| d.kind != StructKind::Counters) else {
+            self.err(s.path.span(), format!("`{name}` is not a struct of this megakernel"));
+            return err_expr();
+        };
+        let mut fields: Vec<(String, Expr)> = Vec::new();
+        for fv in &s.fields {
+            let syn::Member::Named(fname) = &fv.member else {
+                self.err(fv.member.span(), "tuple fields are not supported");
+                continue;
+            };
+            let fname = fname.to_string();
+            let v = self.expr(&fv.expr);
+            match def.fields.iter().find(|f| f.name == fname) {
+                Some(fd) => self.expect(fv.expr.span(), &fd.ty.clone(), &v.ty),
+                None => {
+                    self.err(fv.member.span(), format!("struct `{name}` has no field named `{fname}`"));
+                    continue;
+                }
+            }
+            if fields.iter().any(|(n, _)| *n == fname) {
+                self.err(fv.member.span(), format!("field `{fname}` specified more than once"));
+                continue;
+            }
+            fields.push((fname, v));
+        }
+        let missing: Vec<String> = def.fields.iter().map(|f| f.name.to_string()).filter(|n| !fields.iter().any(|(m, _)| m == n)).collect();
+        if !missing.is_empty() && s.rest.is_none() {
+            self.err(span, format!("missing fields in struct literal of `{name}`: {}", missing.join(", ")));
+        }
+        ex(Ty::Struct(name.clone()), ExprKind::StructLit(name, fields))
+    }
+
+    fn call(&mut self, c: &syn::ExprCall) -> Expr {
+        let span = c.span();
+        let name = match peel(&c.func) {
+            syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().to_string(),
+            _ => {
+                self.err(c.func.span(), "only calls to functions of this module are supported, e.g. `helper(x)`");
+                return err_expr();
+            }
+        };
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let Some(f) = self.m.func(&name) else {
+            self.err(c.func.span(), format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
+            return err_expr();
+        };
+        if let FnKind::Handler { .. } = f.kind {
+            self.err(c.func.span(), format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
+            return err_expr();
+        }
+        if f.params.len() != args.len() {
+            self.err(span, format!("`{name}` takes {} argument(s) but {} were supplied", f.params.len(), args.len()));
+            return err_expr();
+        }
+        for ((p, a), s) in f.params.iter().zip(&args).zip(c.args.iter()) {
+            self.expect(s.span(), &p.ty, &a.ty);
+        }
+        self.calls.push((name.clone(), c.func.span()));
+        ex(f.ret.clone(), ExprKind::Call(name, args))
+    }
+
+    fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Expr {
+        let span = mc.span();
+        let method = mc.method.to_string();
+        if let Some(t) = &mc.turbofish {
+            self.err(t.span(), "turbofish `::<...>` is not supported");
+        }
+        if self.is_ctx(&mc.receiver) {
+            if method != "spawn" || mc.args.len() != 1 {
+                self.err(mc.method.span(), "the context supports `ctx.spawn(task)`, `ctx.params.<field>` and `ctx.counters.<field>.add(v)`");
+                return err_expr();
+            }
+            let arg = self.expr(&mc.args[0]);
+            let r = self.resolve(&arg.ty);
+            if let Ty::Struct(n) = &r {
+                if self.m.task_tag(n).is_some() {
+                    return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
+                }
+            }
+            if r != Ty::Err {
+                let tasks = self.m.task_names().join(", ");
+                let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
+                self.err(mc.args[0].span(), msg);
+            }
+            return err_expr();
+        }
+        if let syn::Expr::Field(cf) = peel(&mc.receiver) {
+            if let syn::Expr::Field(cc) = peel(&cf.base) {
+                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "counters") {
+                    return self.counter_op(mc, cf);
+                }
+            }
+        }
+        let recv = self.expr(&mc.receiver);
+        let rt = self.resolve(&recv.ty);
+        let table = match &rt {
+            Ty::Int(_) => INT_METHODS,
+            Ty::Float(_) => FLOAT_METHODS,
+            Ty::Err => return err_expr(),
+            Ty::Var(_) => {
+                let msg = format!("can't call method `{method}` on ambiguous numeric type `{}`; add a suffix such as `1u32` or annotate the variable's type", self.show(&rt));
+                self.err(mc.receiver.span(), msg);
+                return err_expr();
+            }
+            _ => &[],
+        };
+        let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
+            let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
+            self.err(
+                mc.method.span(),
+                format!(
+                    "method `{method}` is not supported on `{}` in megakernel code; supported integer methods: {}; float methods: {}",
+                    self.show(&rt),
+                    list(INT_METHODS),
+                    list(FLOAT_METHODS)
+                ),
+            );
+            return err_expr();
+        };
+        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
+        let (params, ret): (Vec<Ty>, Ty) = match m {
+            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul | Method::Min | Method::Max | Method::Powf => {
+                (vec![rt.clone()], rt.clone())
+            }
+            Method::RotateLeft | Method::RotateRight => (vec![Ty::Int(IntTy::U32)], rt.clone()),
+            Method::CountOnes | Method::TrailingZeros | Method::LeadingZeros => (vec![], Ty::Int(IntTy::U32)),
+            _ => (vec![], rt.clone()),
+        };
+        if params.len() != args.len() {
+            self.err(span, format!("`{method}` takes {} argument(s) but {} were supplied", params.len(), args.len()));
+            return err_expr();
+        }
+        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
+            self.expect(s.span(), p, &a.ty);
+        }
+        ex(ret, ExprKind::Method(m, Box::new(recv), args))
+    }
+
+    fn counter_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
+        let Some(cs) = self.m.counters() else {
+            self.err(cf.span(), "this megakernel has no `#[counters]` struct");
+            return err_expr();
+        };
+        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
+        let Some(c) = cs.counters.iter().find(|c| c.name == *fname) else {
+            let msg = format!("no counter `{fname}` in `{}`", cs.name);
+            self.err(cf.member.span(), msg);
+            return err_expr();
+        };
+        let (want, reduce) = match c.reduce {
+            Reduce::Sum => ("add", Reduce::Sum),
+            Reduce::Max => ("max", Reduce::Max),
+            Reduce::Min => ("min", Reduce::Min),
+        };
+        let int = c.int;
+        if mc.method != want || mc.args.len() != 1 {
+            self.err(mc.method.span(), format!("counter `{fname}` is updated with `.{want}(value)`"));
+            return err_expr();
+        }
+        let v = self.expr(&mc.args[0]);
+        self.expect(mc.args[0].span(), &Ty::Int(int), &v.ty);
+        ex(Ty::Unit, ExprKind::Counter(fname.to_string(), reduce, Box::new(v)))
+    }
+
+    fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
+        if let syn::Expr::Let(l) = peel(&i.cond) {
+            self.err(l.span(), "`if let` is not supported; compare values with `==` and use if/else");
+            return err_expr();
+        }
+        let cond = self.expr(&i.cond);
+        self.expect(i.cond.span(), &Ty::Bool, &cond.ty);
+        let then = self.block(&i.then_branch);
+        let Some((_, els)) = &i.else_branch else {
+            let t = then.ty.clone();
+            if !matches!(self.resolve(&t), Ty::Never) {
+                self.expect(i.then_branch.span(), &Ty::Unit, &t);
+            }
+            return ex(Ty::Unit, ExprKind::If(Box::new(cond), then, None));
+        };
+        let e = self.expr(els);
+        let ty = match (self.resolve(&then.ty), self.resolve(&e.ty)) {
+            (Ty::Never, _) => e.ty.clone(),
+            (_, Ty::Never) => then.ty.clone(),
+            _ => {
+                if self.sh.infer.unify(&then.ty, &e.ty).is_err() {
+                    let msg = format!("`if` and `else` have incompatible types: `{}` and `{}`", self.show(&then.ty), self.show(&e.ty));
+                    self.err(els.span(), msg);
+                }
+                then.ty.clone()
+            }
+        };
+        ex(ty, ExprKind::If(Box::new(cond), then, Some(Box::new(e))))
+    }
+
+    fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
+        if let Some(l) = &f.label {
+            self.err(l.span(), "loop labels are not supported yet");
+        }
+        let name = match &*f.pat {
+            syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
+            syn::Pat::Wild(_) => "_".to_string(),
+            other => {
+                self.err(other.span(), "the loop variable must be a plain name");
+                return err_expr();
+            }
+        };
+        let syn::Expr::Range(r) = peel(&f.expr) else {
+            self.err(f.expr.span(), "`for` loops are supported over integer ranges `a..b` and `a..=b` only; index arrays with `for i in 0..N`");
+            return err_expr();
+        };
+        let (Some(a), Some(b)) = (&r.start, &r.end) else {
+            self.err(r.span(), "`for` ranges need both bounds: `a..b` or `a..=b`");
+            return err_expr();
+        };
+        let start = self.expr(a);
+        let end = self.expr(b);
+        self.expect(b.span(), &start.ty.clone(), &end.ty);
+        let rt = self.resolve(&start.ty);
+        if !(matches!(rt, Ty::Int(_) | Ty::Err) || self.sh.infer.var_kind(&rt) == Some(VarKind::Int)) {
+            let msg = format!("`for` ranges must be over integers, found `{}`", self.show(&rt));
+            self.err(r.span(), msg);
+        }
+        let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
+        self.scopes.push(Vec::new());
+        let var = self.new_local(&name, start.ty.clone());
+        self.loops.push(false);
+        let body = self.block(&f.body);
+        self.loops.pop();
+        self.scopes.pop();
+        self.expect(f.body.span(), &Ty::Unit, &body.ty.clone());
+        ex(Ty::Unit, ExprKind::For { var, start: Box::new(start), end: Box::new(end), inclusive, body })
+    }
+}

@@ -1,0 +1,308 @@
+//! The Rust types of the supported subset, their C spelling and their C layout.
+//!
+//! The macro computes layouts itself (instead of trusting either compiler) so that it can emit
+//! the same number as a Rust `const` assertion and a CUDA `static_assert`: any disagreement
+//! between the two ABIs then fails the build instead of corrupting tasks at run time.
+
+use std::collections::BTreeMap;
+use syn::spanned::Spanned;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub enum IntTy {
+    U8,
+    U16,
+    U32,
+    U64,
+    Usize,
+    I8,
+    I16,
+    I32,
+    I64,
+    Isize,
+}
+
+impl IntTy {
+    pub const ALL: [IntTy; 10] = [
+        IntTy::U8,
+        IntTy::U16,
+        IntTy::U32,
+        IntTy::U64,
+        IntTy::Usize,
+        IntTy::I8,
+        IntTy::I16,
+        IntTy::I32,
+        IntTy::I64,
+        IntTy::Isize,
+    ];
+
+    pub fn from_name(s: &str) -> Option<IntTy> {
+        IntTy::ALL.iter().copied().find(|t| t.name() == s)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            IntTy::U8 => "u8",
+            IntTy::U16 => "u16",
+            IntTy::U32 => "u32",
+            IntTy::U64 => "u64",
+            IntTy::Usize => "usize",
+            IntTy::I8 => "i8",
+            IntTy::I16 => "i16",
+            IntTy::I32 => "i32",
+            IntTy::I64 => "i64",
+            IntTy::Isize => "isize",
+        }
+    }
+
+    pub fn bits(self) -> u32 {
+        match self {
+            IntTy::U8 | IntTy::I8 => 8,
+            IntTy::U16 | IntTy::I16 => 16,
+            IntTy::U32 | IntTy::I32 => 32,
+            _ => 64,
+        }
+    }
+
+    pub fn signed(self) -> bool {
+        matches!(self, IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I64 | IntTy::Isize)
+    }
+
+    /// `ws_u32` etc.
+    pub fn c(self) -> String {
+        format!("ws_{}", self.name())
+    }
+
+    /// The unsigned type arithmetic is done in: at least 32 bits, so C's integer promotion
+    /// never turns it into (overflow-UB) `int`.
+    pub fn c_wide_unsigned(self) -> &'static str {
+        if self.bits() == 64 {
+            "ws_u64"
+        } else {
+            "ws_u32"
+        }
+    }
+
+    /// Name of the unsigned type of the same width, used to pick bit-twiddling helpers.
+    pub fn unsigned_name(self) -> &'static str {
+        match self.bits() {
+            8 => "u8",
+            16 => "u16",
+            32 => "u32",
+            _ => "u64",
+        }
+    }
+
+    pub fn min(self) -> i128 {
+        if self.signed() {
+            -(1i128 << (self.bits() - 1))
+        } else {
+            0
+        }
+    }
+
+    pub fn max(self) -> i128 {
+        if self.signed() {
+            (1i128 << (self.bits() - 1)) - 1
+        } else {
+            (1i128 << self.bits()) - 1
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub enum FloatTy {
+    F32,
+    F64,
+}
+
+impl FloatTy {
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatTy::F32 => "f32",
+            FloatTy::F64 => "f64",
+        }
+    }
+    pub fn c(self) -> String {
+        format!("ws_{}", self.name())
+    }
+}
+
+#[derive(Clone, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
+pub enum Ty {
+    Int(IntTy),
+    Float(FloatTy),
+    Bool,
+    Unit,
+    /// The type of `return`, `break`, `continue`: coerces to anything.
+    Never,
+    Array(Box<Ty>, u64),
+    Struct(String),
+    /// An inference variable of an unsuffixed literal (see `infer.rs`).
+    Var(u32),
+    /// Already reported; unifies with everything so one mistake gives one error.
+    Err,
+}
+
+impl Ty {
+    pub fn is_int(&self) -> bool {
+        matches!(self, Ty::Int(_))
+    }
+    pub fn is_value(&self) -> bool {
+        !matches!(self, Ty::Unit | Ty::Never | Ty::Err)
+    }
+}
+
+/// Rust spelling, for messages. Inference variables print as rustc does.
+pub fn rust_name(ty: &Ty) -> String {
+    match ty {
+        Ty::Int(i) => i.name().to_string(),
+        Ty::Float(f) => f.name().to_string(),
+        Ty::Bool => "bool".into(),
+        Ty::Unit => "()".into(),
+        Ty::Never => "!".into(),
+        Ty::Array(e, n) => format!("[{}; {}]", rust_name(e), n),
+        Ty::Struct(s) => s.clone(),
+        Ty::Var(_) => "{number}".into(),
+        Ty::Err => "{error}".into(),
+    }
+}
+
+/// The C name of a (resolved) value type. Arrays become wrapper structs so that they copy,
+/// pass and return by value like Rust arrays; the wrapper's layout equals the bare C array.
+pub fn c_name(ty: &Ty) -> String {
+    match ty {
+        Ty::Int(i) => i.c(),
+        Ty::Float(f) => f.c(),
+        Ty::Bool => "bool".into(),
+        Ty::Struct(s) => format!("u_{s}"),
+        Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
+        Ty::Unit | Ty::Never => "void".into(),
+        Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
+    }
+}
+
+fn mangle(ty: &Ty) -> String {
+    match ty {
+        Ty::Int(i) => i.name().into(),
+        Ty::Float(f) => f.name().into(),
+        Ty::Bool => "bool".into(),
+        Ty::Struct(s) => format!("u_{s}"),
+        Ty::Array(e, n) => format!("arr_{}_{}", mangle(e), n),
+        _ => "x".into(),
+    }
+}
+
+/// (size, align) of a C type, given the already computed layouts of user structs.
+pub fn layout(ty: &Ty, structs: &BTreeMap<String, (u64, u64)>) -> (u64, u64) {
+    match ty {
+        Ty::Int(i) => {
+            let b = (i.bits() / 8) as u64;
+            (b, b)
+        }
+        Ty::Float(FloatTy::F32) => (4, 4),
+        Ty::Float(FloatTy::F64) => (8, 8),
+        Ty::Bool => (1, 1),
+        Ty::Array(e, n) => {
+            let (s, a) = layout(e, structs);
+            (s * n, a)
+        }
+        Ty::Struct(name) => structs.get(name).copied().unwrap_or((1, 1)),
+        _ => (0, 1),
+    }
+}
+
+pub fn align_up(x: u64, a: u64) -> u64 {
+    x.div_ceil(a) * a
+}
+
+/// C layout of a struct with these field types, in order: (size, align, field offsets).
+pub fn struct_layout(
+    fields: &[&Ty],
+    structs: &BTreeMap<String, (u64, u64)>,
+) -> (u64, u64, Vec<u64>) {
+    let mut off = 0;
+    let mut align = 1;
+    let mut offs = Vec::new();
+    for f in fields {
+        let (s, a) = layout(f, structs);
+        off = align_up(off, a);
+        offs.push(off);
+        off += s;
+        align = align.max(a);
+    }
+    (align_up(off, align), align, offs)
+}
+
+/// Parses a type written by the user. `structs` are the names of the module's value structs.
+pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
+    let err = |msg: &str| Err(syn::Error::new(ty.span(), msg));
+    match ty {
+        syn::Type::Paren(p) => parse_type(&p.elem, structs),
+        syn::Type::Group(g) => parse_type(&g.elem, structs),
+        syn::Type::Array(a) => {
+            let elem = parse_type(&a.elem, structs)?;
+            let n = match &a.len {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => {
+                    l.base10_parse::<u64>()?
+                }
+                other => {
+                    return Err(syn::Error::new(
+                        other.span(),
+                        "array lengths must be integer literals, e.g. `[u32; 8]`",
+                    ))
+                }
+            };
+            if n == 0 {
+                return err("zero-length arrays are not supported");
+            }
+            Ok(Ty::Array(Box::new(elem), n))
+        }
+        syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
+        syn::Type::Tuple(_) => err("tuples are not supported yet; declare a struct instead"),
+        syn::Type::Reference(_) => err(
+            "references are not supported here; values are passed by copy, so write the type itself",
+        ),
+        syn::Type::Ptr(_) => err("raw pointers are not supported in megakernel code"),
+        syn::Type::Slice(_) => err("slices are not supported; use a fixed-size array `[T; N]`"),
+        syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => err(
+            "trait objects and `impl Trait` are not supported; use a concrete scalar, array or struct type",
+        ),
+        syn::Type::Never(_) => err("the never type `!` is not supported here"),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last().expect("paths have a segment");
+            let name = last.ident.to_string();
+            if !last.arguments.is_none() {
+                let what = match name.as_str() {
+                    "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "Box" | "Rc"
+                    | "Arc" | "Option" | "Result" => format!(
+                        "`{name}` is not supported in megakernel code (no heap on the device); use a fixed-size array `[T; N]` or a struct"
+                    ),
+                    _ => "generic types are not supported in megakernel code; use scalars, fixed-size arrays and structs of this module".to_string(),
+                };
+                return err(&what);
+            }
+            if p.path.segments.len() == 1 {
+                if let Some(i) = IntTy::from_name(&name) {
+                    return Ok(Ty::Int(i));
+                }
+                match name.as_str() {
+                    "f32" => return Ok(Ty::Float(FloatTy::F32)),
+                    "f64" => return Ok(Ty::Float(FloatTy::F64)),
+                    "bool" => return Ok(Ty::Bool),
+                    _ => {}
+                }
+                if structs.contains(&name) {
+                    return Ok(Ty::Struct(name));
+                }
+            }
+            let msg = match name.as_str() {
+                "String" | "str" => "`String` is not supported in megakernel code; use a fixed-size array of `u8`".to_string(),
+                "char" => "`char` is not supported yet; use `u32`".to_string(),
+                "u128" | "i128" => "128-bit integers are not supported; use `u64`/`i64`".to_string(),
+                _ => format!("unsupported type `{name}`; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
+            };
+            err(&msg)
+        }
+        _ => err("unsupported type; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
+    }
+}

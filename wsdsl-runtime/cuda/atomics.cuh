@@ -1,0 +1,83 @@
+// atomics.cuh — the memory-model primitives every scheduler template uses.
+//
+// Contract: cross-block communication never relies on plain loads or stores, which the
+// non-coherent L1 may serve stale. A value another block will read is published with a
+// release store (or a read-modify-write), and read with an acquire load, both at GPU scope.
+// These wrappers spell the PTX of the CUDA memory model directly, so NVRTC needs no headers.
+#pragma once
+
+typedef unsigned int ws_atom_u32;
+typedef unsigned long long ws_atom_u64;
+
+// Acquire load: later loads of this thread observe everything the releasing writer did.
+static __device__ __forceinline__ ws_atom_u32 ws_load_acquire_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ ws_atom_u64 ws_load_acquire_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Relaxed load at GPU scope: fresh (not an L1 hit of an old value) but orders nothing.
+static __device__ __forceinline__ ws_atom_u32 ws_load_relaxed_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+static __device__ __forceinline__ ws_atom_u64 ws_load_relaxed_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Release store: everything this thread wrote before becomes visible to an acquirer of v.
+static __device__ __forceinline__ void ws_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+static __device__ __forceinline__ void ws_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+static __device__ __forceinline__ void ws_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+// Compare-and-swap with acquire-release semantics; returns the value found.
+static __device__ __forceinline__ ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected,
+                                                                 ws_atom_u64 desired) {
+    ws_atom_u64 old;
+    asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;"
+                 : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
+
+static __device__ __forceinline__ ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    ws_atom_u32 old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+// Sequentially consistent fence at GPU scope: orders a store before a later load (the
+// store-load order the deque's pop and steal need, which acquire/release alone do not give).
+static __device__ __forceinline__ void ws_fence_sc() {
+    asm volatile("fence.sc.gpu;" ::: "memory");
+}
+
+// Release fence at GPU scope: this thread's earlier writes are ordered before its later ones.
+static __device__ __forceinline__ void ws_fence_acq_rel() {
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+
+// Host-mapped flag polled by the device (the watchdog's stop request). Volatile system-scope
+// read: the host writes it over PCIe while the kernel runs.
+static __device__ __forceinline__ ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}

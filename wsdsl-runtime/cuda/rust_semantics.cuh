@@ -1,0 +1,1 @@
+// placeholder until the lowering's header lands

@@ -1,0 +1,37 @@
+// status.cuh — how the device tells the host that a run went wrong.
+//
+// One record per module, zeroed by the host before each launch and read after it. The first
+// error wins (CAS on `code`); every worker polls `code` and stops soon after it is set, so an
+// overflow or a fault ends the run with an error instead of a wrong answer or a hang.
+#pragma once
+
+enum {
+    WS_STATUS_OK = 0,
+    WS_STATUS_OVERFLOW = 1,   // arg0 = worker, arg1 = slots needed, arg2 = capacity
+    WS_STATUS_FAULT = 2,      // arg0 = fault site (Program::FAULT_SITES)
+    WS_STATUS_STOPPED = 3,    // the host's watchdog asked the kernel to stop
+};
+
+struct ws_status_record {
+    ws_atom_u64 code;
+    ws_atom_u64 arg0;
+    ws_atom_u64 arg1;
+    ws_atom_u64 arg2;
+};
+
+__device__ ws_status_record wsdsl_status;
+
+static __device__ void ws_report(ws_atom_u64 code, ws_atom_u64 arg0, ws_atom_u64 arg1, ws_atom_u64 arg2) {
+    if (atomicCAS(&wsdsl_status.code, 0ull, code) == 0ull) {
+        wsdsl_status.arg0 = arg0;
+        wsdsl_status.arg1 = arg1;
+        wsdsl_status.arg2 = arg2;
+        ws_fence_acq_rel();
+    }
+}
+
+// Called by lowered handler code where Rust would panic (index out of bounds, division by
+// zero). The handler goes on with a harmless value; the run ends with the fault reported.
+__device__ void wsdsl_fault(ws_u32 site) { ws_report(WS_STATUS_FAULT, site, 0, 0); }
+
+static __device__ __forceinline__ bool ws_failed() { return ws_load_relaxed_u64(&wsdsl_status.code) != 0ull; }

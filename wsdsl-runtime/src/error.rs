@@ -1,0 +1,83 @@
+//! Every way a run can fail, each with what to do about it.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Why a run did not produce a result. Every variant names the problem and a next step.
+#[derive(Debug)]
+pub enum Error {
+    /// The GPU backend was asked for but no usable GPU was found.
+    NoGpu { reason: String },
+    /// A CUDA library could not be loaded.
+    LibraryMissing { library: &'static str, searched: Vec<String>, hint: &'static str },
+    /// A CUDA driver call failed.
+    Driver { during: &'static str, message: String },
+    /// NVRTC rejected the generated kernel.
+    Compile { program: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
+    /// A fixed-size queue ran out of room on the device.
+    QueueOverflow { queue: String, capacity: u64, needed: u64 },
+    /// Handler code did something Rust would panic on (index out of bounds, division by zero).
+    DeviceFault { site: String },
+    /// A handler panicked on the CPU backend.
+    TaskPanicked { message: String },
+    /// The run exceeded the watchdog limit.
+    Watchdog { limit: Duration, stopped: bool },
+    /// The run configuration is not usable.
+    InvalidConfig(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoGpu { reason } => write!(
+                f,
+                "no usable GPU: {reason}. Run with the CPU backend (WSDSL_BACKEND=cpu, or Backend::Cpu)."
+            ),
+            Error::LibraryMissing { library, searched, hint } => {
+                write!(f, "could not load {library}; searched:")?;
+                for s in searched {
+                    write!(f, "\n  - {s}")?;
+                }
+                write!(f, "\n{hint}")
+            }
+            Error::Driver { during, message } => write!(f, "CUDA driver error while {during}: {message}"),
+            Error::Compile { program, log, source, excerpt } => {
+                write!(f, "NVRTC could not compile the megakernel of `{program}`:\n{log}")?;
+                if !excerpt.is_empty() {
+                    write!(f, "\ngenerated source around the first error:\n{excerpt}")?;
+                }
+                if let Some(p) = source {
+                    write!(f, "\nfull generated source: {}", p.display())?;
+                }
+                Ok(())
+            }
+            Error::QueueOverflow { queue, capacity, needed } => write!(
+                f,
+                "{queue} overflowed: it holds {capacity} tasks but needed at least {needed}. \
+                 Raise the capacity (Runtime::deque_capacity or WSDSL_DEQUE_CAPACITY) to {} or more.",
+                needed.next_power_of_two()
+            ),
+            Error::DeviceFault { site } => write!(f, "a handler faulted on the device: {site}"),
+            Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
+            Error::Watchdog { limit, stopped } => {
+                write!(f, "the run exceeded the watchdog limit of {:.1} s", limit.as_secs_f64())?;
+                if *stopped {
+                    write!(f, " and was stopped. Raise the limit (Runtime::watchdog or WSDSL_WATCHDOG_SECS) if the work is genuinely this large.")
+                } else {
+                    write!(f, " and did not stop when asked: a handler is probably looping forever. \
+                               The GPU context is abandoned; restart the process before using the GPU again.")
+                }
+            }
+            Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl Error {
+    pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
+        move |e| Error::Driver { during, message: e.to_string() }
+    }
+}

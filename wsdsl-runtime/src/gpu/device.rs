@@ -1,0 +1,56 @@
+//! One GPU: its context, its properties, and the kernels already loaded on it.
+
+use super::libs;
+use crate::error::Error;
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// An opened GPU.
+pub struct GpuDevice {
+    pub(crate) ctx: Arc<CudaContext>,
+    pub(crate) stream: Arc<CudaStream>,
+    pub name: String,
+    /// e.g. `sm_90`: the exact architecture kernels are compiled for.
+    pub arch: String,
+    pub sm_count: u32,
+    /// Kernels loaded in this process, by source hash: a second run skips NVRTC and loading.
+    pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction)>>,
+}
+
+impl GpuDevice {
+    /// Opens GPU `ordinal`, or explains why there is none.
+    pub fn open(ordinal: usize) -> Result<GpuDevice, Error> {
+        libs::ensure_driver().map_err(|e| Error::NoGpu { reason: e.to_string() })?;
+        let count = CudaContext::device_count().map_err(|e| Error::NoGpu {
+            reason: format!("the CUDA driver could not be initialised ({e})"),
+        })?;
+        if count <= ordinal as i32 {
+            return Err(Error::NoGpu { reason: format!("GPU {ordinal} requested but the driver reports {count} GPU(s)") });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoGpu { reason: format!("opening GPU {ordinal}: {e}") })?;
+        let name = ctx.name().map_err(Error::driver("reading the device name"))?;
+        let (major, minor) = ctx.compute_capability().map_err(Error::driver("reading the compute capability"))?;
+        let sm_count = ctx
+            .attribute(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+            .map_err(Error::driver("reading the SM count"))? as u32;
+        let coop = ctx
+            .attribute(Attr::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)
+            .map_err(Error::driver("reading cooperative-launch support"))?;
+        if coop == 0 {
+            return Err(Error::NoGpu {
+                reason: format!("{name} cannot launch cooperative kernels, which the persistent megakernel needs"),
+            });
+        }
+        let stream = ctx.new_stream().map_err(Error::driver("creating a stream"))?;
+        Ok(GpuDevice {
+            ctx,
+            stream,
+            name,
+            arch: format!("sm_{major}{minor}"),
+            sm_count,
+            modules: Mutex::new(HashMap::new()),
+        })
+    }
+}

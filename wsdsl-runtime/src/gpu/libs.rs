@@ -1,0 +1,126 @@
+//! Finding libcuda and libnvrtc before cudarc tries (cudarc panics when a library is missing).
+//!
+//! cudarc loads libraries by soname through the dynamic loader. Where the loader cannot find
+//! NVRTC by itself (a pip-installed `nvidia-cuda-nvrtc`, a toolkit outside the loader path),
+//! we load it by full path first: the loader then hands cudarc that same library for the
+//! soname. Every location tried is reported if nothing is found.
+
+use crate::error::Error;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+const NVRTC_HINT: &str = "Install NVRTC with `pip install nvidia-cuda-nvrtc==13.0.88` (no GPU needed), \
+or set WSDSL_NVRTC to the full path of libnvrtc.so, or CUDA_PATH to a CUDA toolkit.";
+const DRIVER_HINT: &str = "The CUDA driver (libcuda.so.1) comes with the NVIDIA GPU driver; \
+without it only the CPU backend can run (WSDSL_BACKEND=cpu).";
+
+/// Makes sure cudarc can load libnvrtc; loads it by full path if the loader cannot find it.
+pub fn ensure_nvrtc() -> Result<(), Error> {
+    static RESULT: OnceLock<Result<(), Vec<String>>> = OnceLock::new();
+    RESULT.get_or_init(locate_nvrtc).clone().map_err(|searched| Error::LibraryMissing {
+        library: "libnvrtc (NVRTC, the CUDA runtime compiler)",
+        searched,
+        hint: NVRTC_HINT,
+    })
+}
+
+/// Makes sure cudarc can load the CUDA driver library.
+pub fn ensure_driver() -> Result<(), Error> {
+    // SAFETY: probing only opens the library; no symbol is called.
+    if unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Ok(());
+    }
+    Err(Error::LibraryMissing {
+        library: "libcuda (the CUDA driver)",
+        searched: cudarc::get_lib_name_candidates("cuda")
+            .into_iter()
+            .map(|n| format!("{n} on the dynamic loader path"))
+            .collect(),
+        hint: DRIVER_HINT,
+    })
+}
+
+fn locate_nvrtc() -> Result<(), Vec<String>> {
+    let mut searched = Vec::new();
+    if let Ok(path) = std::env::var("WSDSL_NVRTC") {
+        if preload(Path::new(&path)) {
+            return Ok(());
+        }
+        searched.push(format!("{path} (WSDSL_NVRTC)"));
+    }
+    // SAFETY: probing only opens the library; no symbol is called.
+    if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
+        return Ok(());
+    }
+    searched.push("libnvrtc.so* on the dynamic loader path (LD_LIBRARY_PATH, ldconfig)".into());
+    for dir in candidate_dirs() {
+        for name in ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"] {
+            let path = dir.join(name);
+            if path.exists() && preload(&path) {
+                return Ok(());
+            }
+        }
+        searched.push(dir.display().to_string());
+    }
+    Err(searched)
+}
+
+/// Toolkit and pip locations, most specific first.
+fn candidate_dirs() -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Ok(root) = std::env::var(var) {
+            dirs.push(Path::new(&root).join("lib64"));
+            dirs.push(Path::new(&root).join("lib"));
+        }
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
+    for site in python_site_dirs() {
+        dirs.push(site.join("nvidia/cu13/lib"));
+        dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
+    }
+    dirs
+}
+
+/// Where pip puts packages for the `python3` on PATH (system, user and virtualenv sites).
+fn python_site_dirs() -> Vec<PathBuf> {
+    let script = "import site, sys\nfor p in site.getsitepackages() + [site.getusersitepackages()]: print(p)";
+    match Command::new("python3").args(["-c", script]).output() {
+        Ok(out) if out.status.success() => {
+            String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Loads a library globally and keeps it loaded for the life of the process, together with
+/// NVRTC's builtins library that sits beside it (NVRTC opens it by soname at compile time).
+fn preload(path: &Path) -> bool {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    if let Some(dir) = path.parent() {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let mut builtins: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("libnvrtc-builtins.so")))
+                .collect();
+            builtins.sort();
+            for b in builtins {
+                // SAFETY: NVRTC's own support library; loading runs no user code.
+                if let Ok(lib) = unsafe { Library::open(Some(&b), RTLD_NOW | RTLD_GLOBAL) } {
+                    std::mem::forget(lib);
+                    break;
+                }
+            }
+        }
+    }
+    // SAFETY: loading libnvrtc runs only its initialisers.
+    match unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) } {
+        Ok(lib) => {
+            std::mem::forget(lib);
+            // SAFETY: as above; confirms the loader now resolves the soname cudarc asks for.
+            unsafe { cudarc::nvrtc::sys::is_culib_present() }
+        }
+        Err(_) => false,
+    }
+}

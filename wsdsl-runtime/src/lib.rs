@@ -1,0 +1,18 @@
+//! wsdsl host runtime: assemble the megakernel, compile it with NVRTC (cached), launch it,
+//! detect termination, and return results and statistics; or run the same program on the
+//! CPU work-stealing backend.
+//!
+//! Pipeline, by module: [`program`] (what `#[megakernel]` generates) -> [`gpu::assemble`]
+//! -> [`gpu::compile`] -> [`gpu::launch`] (or [`cpu`]) -> [`Output`].
+
+pub mod cpu;
+pub mod error;
+pub mod gpu;
+pub mod program;
+pub mod runtime;
+pub mod stats;
+
+pub use error::Error;
+pub use program::{Max, Min, Program, Sum};
+pub use runtime::{Backend, Output, Runtime};
+pub use stats::{BackendKind, Phases, Stats};

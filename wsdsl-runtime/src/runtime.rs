@@ -1,0 +1,167 @@
+//! The entry point: pick a backend, run a program, get typed results back.
+
+use crate::cpu;
+use crate::error::Error;
+use crate::gpu::{GpuDevice, GpuOptions, KernelConfig};
+use crate::program::Program;
+use crate::stats::{BackendKind, Stats};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// Where a program runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU if one can be opened, else the CPU (the reason is kept in [`Output::note`]).
+    Auto,
+    /// The CPU work-stealing backend.
+    Cpu,
+    /// The GPU; an error if there is none.
+    Gpu,
+}
+
+impl Backend {
+    /// Parses `auto`, `cpu` or `gpu`.
+    pub fn parse(s: &str) -> Result<Backend, Error> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(Backend::Auto),
+            "cpu" => Ok(Backend::Cpu),
+            "gpu" => Ok(Backend::Gpu),
+            other => Err(Error::InvalidConfig(format!("unknown backend `{other}`; use auto, cpu or gpu"))),
+        }
+    }
+}
+
+/// The result of a run: the program's counters, the scheduler statistics, and who ran it.
+#[derive(Debug, Clone)]
+pub struct Output<P: Program> {
+    pub counters: P::Counters,
+    pub stats: Stats,
+    pub backend: BackendKind,
+    /// Why `Backend::Auto` chose the CPU, if it did.
+    pub note: Option<String>,
+}
+
+/// Runs megakernel programs. Create one and reuse it: the GPU is opened once and compiled
+/// kernels stay loaded.
+pub struct Runtime {
+    backend: Backend,
+    cpu_threads: usize,
+    gpu: GpuOptions,
+    ordinal: usize,
+    device: OnceLock<Result<GpuDevice, String>>,
+}
+
+impl Runtime {
+    /// A runtime for `backend` with default settings.
+    pub fn new(backend: Backend) -> Runtime {
+        Runtime {
+            backend,
+            cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            gpu: GpuOptions {
+                kernel: KernelConfig::default(),
+                deque_capacity: None,
+                watchdog: Duration::from_secs(300),
+                blocks_per_sm: None,
+            },
+            ordinal: 0,
+            device: OnceLock::new(),
+        }
+    }
+
+    /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
+    /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_WATCHDOG_SECS`, `WSDSL_DEVICE`.
+    pub fn from_env() -> Result<Runtime, Error> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let number = |name: &str| -> Result<Option<u64>, Error> {
+            var(name)
+                .map(|v| v.trim().parse::<u64>().map_err(|_| Error::InvalidConfig(format!("{name}=`{v}` is not a whole number"))))
+                .transpose()
+        };
+        let mut rt = Runtime::new(var("WSDSL_BACKEND").map_or(Ok(Backend::Auto), |v| Backend::parse(&v))?);
+        if let Some(t) = number("WSDSL_THREADS")? {
+            rt = rt.cpu_threads(t as usize);
+        }
+        if let Some(c) = number("WSDSL_DEQUE_CAPACITY")? {
+            rt = rt.deque_capacity(c as u32);
+        }
+        if let Some(s) = number("WSDSL_WATCHDOG_SECS")? {
+            rt = rt.watchdog(Duration::from_secs(s));
+        }
+        if let Some(d) = number("WSDSL_DEVICE")? {
+            rt.ordinal = d as usize;
+        }
+        Ok(rt)
+    }
+
+    /// Number of CPU backend threads (default: all cores).
+    pub fn cpu_threads(mut self, n: usize) -> Self {
+        self.cpu_threads = n;
+        self
+    }
+
+    /// Slots per GPU worker deque (default: up to 8192, from free device memory).
+    pub fn deque_capacity(mut self, slots: u32) -> Self {
+        self.gpu.deque_capacity = Some(slots);
+        self
+    }
+
+    /// Longest a GPU run may take before it is stopped and reported (default 300 s).
+    pub fn watchdog(mut self, limit: Duration) -> Self {
+        self.gpu.watchdog = limit;
+        self
+    }
+
+    /// Threads per GPU block, a multiple of 32 (default 256).
+    pub fn block_threads(mut self, threads: u32) -> Self {
+        self.gpu.kernel.block_threads = threads;
+        self
+    }
+
+    /// Caps the blocks per SM (default: as many as are resident at once).
+    pub fn blocks_per_sm(mut self, blocks: u32) -> Self {
+        self.gpu.blocks_per_sm = Some(blocks);
+        self
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The GPU, opened on first use.
+    pub fn gpu(&self) -> Result<&GpuDevice, Error> {
+        self.device
+            .get_or_init(|| GpuDevice::open(self.ordinal).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|reason| Error::NoGpu { reason: reason.clone() })
+    }
+
+    /// Runs `roots` and all tasks they spawn; returns when no task is left.
+    pub fn run<P: Program>(
+        &self,
+        params: P::Params,
+        roots: impl IntoIterator<Item = impl Into<P::Task>>,
+    ) -> Result<Output<P>, Error> {
+        let roots: Vec<P::Task> = roots.into_iter().map(Into::into).collect();
+        let (use_gpu, note) = match self.backend {
+            Backend::Cpu => (false, None),
+            Backend::Gpu => (true, None),
+            Backend::Auto => match self.gpu() {
+                Ok(_) => (true, None),
+                Err(e) => (false, Some(e.to_string())),
+            },
+        };
+        if use_gpu {
+            let bt = self.gpu.kernel.block_threads;
+            if bt == 0 || bt % 32 != 0 || bt > 1024 {
+                return Err(Error::InvalidConfig(format!("block_threads must be a multiple of 32 up to 1024, not {bt}")));
+            }
+            let dev = self.gpu()?;
+            let (counters, stats) = crate::gpu::launch::run::<P>(dev, &params, &roots, &self.gpu)?;
+            let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
+            Ok(Output { counters, stats, backend, note })
+        } else {
+            let (counters, stats) = cpu::run::<P>(&params, &roots, self.cpu_threads)?;
+            Ok(Output { counters, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
+        }
+    }
+}
