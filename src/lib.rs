@@ -3,7 +3,8 @@
 //! Write task structs and their handlers inside a `#[megakernel] mod`; the macro type-checks
 //! them and lowers them to CUDA C, and [`Runtime::run`] executes the program either as one
 //! persistent work-stealing GPU kernel or on the CPU work-stealing backend.
-//! See the README for a walk-through and `examples/` for complete programs.
+//! See the README (below) for a walk-through and `examples/` for complete programs.
+#![doc = include_str!("../README.md")]
 
 pub use wsdsl_macros::megakernel;
 pub use wsdsl_runtime::*;

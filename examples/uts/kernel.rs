@@ -129,9 +129,10 @@ pub mod uts {
             let p = 1.0 / (1.0 + b0);
             let u = to_prob(state);
             n = ((1.0 - u).ln() / (1.0 - p).ln()).floor() as u32;
-        }
-        if n > 100 {
-            n = 100;
+            // UTS caps geometric nodes at 100 children (only a binomial root may exceed it).
+            if n > 100 {
+                n = 100;
+            }
         }
         n
     }
@@ -239,14 +240,13 @@ pub fn reference(tree: &Tree) -> (u64, u64, u32) {
     let p = &tree.params;
     let prob = |s: &[u8; 20]| (u32::from_be_bytes([s[16], s[17], s[18], s[19]]) & 0x7fff_ffff) as f64 / 2147483648.0;
     let children = |s: &[u8; 20], depth: u32| -> u32 {
-        let n = if p.shape == 0 {
+        if p.shape == 0 {
             if depth == 0 { p.b0.floor() as u32 } else if prob(s) < p.q { p.m } else { 0 }
         } else if depth < p.gen_mx {
-            ((1.0 - prob(s)).ln() / (1.0 - 1.0 / (1.0 + p.b0)).ln()).floor() as u32
+            (((1.0 - prob(s)).ln() / (1.0 - 1.0 / (1.0 + p.b0)).ln()).floor() as u32).min(100)
         } else {
             0
-        };
-        n.min(100)
+        }
     };
     let (mut nodes, mut leaves, mut max_depth) = (0u64, 0u64, 0u32);
     let mut stack = vec![root(tree.seed)];

@@ -66,13 +66,13 @@ pub fn take_marker(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> 
 pub fn reject_derive_repr(attrs: &[Attribute], errors: &mut Vec<syn::Error>) {
     for a in attrs {
         if a.path().is_ident("derive") {
-            errors.push(syn::Error::new(
-                a.span(),
+            errors.push(syn::Error::new_spanned(
+                a,
                 "remove this `#[derive]`: #[megakernel] derives the traits the device encoding needs (Clone, Copy, Debug, PartialEq; Default for counters)",
             ));
         } else if a.path().is_ident("repr") {
-            errors.push(syn::Error::new(
-                a.span(),
+            errors.push(syn::Error::new_spanned(
+                a,
                 "remove this `#[repr]`: #[megakernel] makes structs `#[repr(C)]` to match the CUDA layout",
             ));
         }

@@ -106,6 +106,9 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
     sh.infer.finish();
     for l in &sh.lits {
         if let Ty::Int(t) = sh.infer.resolve(&l.ty) {
+            if l.negated && !t.signed() {
+                continue; // reported as a negation of an unsigned type
+            }
             let limit = if l.negated { (-t.min()) as u128 } else { t.max() as u128 };
             if l.value > limit {
                 errors.push(syn::Error::new(
@@ -182,6 +185,17 @@ impl<'a> Cx<'a> {
         self.errors.push(syn::Error::new(span, msg));
     }
 
+    fn err_at<T: quote::ToTokens>(&mut self, at: &T, msg: impl std::fmt::Display) {
+        self.errors.push(syn::Error::new_spanned(at, msg));
+    }
+
+    fn expect_at<T: quote::ToTokens>(&mut self, at: &T, expected: &Ty, found: &Ty) {
+        if self.sh.infer.unify(expected, found).is_err() {
+            let msg = format!("mismatched types: expected `{}`, found `{}`", self.show(expected), self.show(found));
+            self.err_at(at, msg);
+        }
+    }
+
     fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {
         self.locals.push(Local { name: name.to_string(), ty });
         let id = self.locals.len() - 1;
@@ -216,14 +230,6 @@ impl<'a> Cx<'a> {
         self.sh.infer.display(ty)
     }
 
-    /// Reports like rustc: expected is the type the context demands.
-    fn expect(&mut self, span: Span, expected: &Ty, found: &Ty) {
-        if self.sh.infer.unify(expected, found).is_err() {
-            let msg = format!("mismatched types: expected `{}`, found `{}`", self.show(expected), self.show(found));
-            self.err(span, msg);
-        }
-    }
-
     fn site(&mut self, span: Span, what: &str) -> u32 {
         let (line, file) = loc(span);
         self.sh.sites.push(format!("{file}:{line}: {what}"));
@@ -244,7 +250,7 @@ impl<'a> Cx<'a> {
                     None => continue,
                 },
                 syn::Stmt::Item(it) => {
-                    self.err(it.span(), "items inside functions are not supported; declare them at module level");
+                    self.err_at(&it, "items inside functions are not supported; declare them at module level");
                     continue;
                 }
                 syn::Stmt::Macro(mac) => {
@@ -260,7 +266,7 @@ impl<'a> Cx<'a> {
                     if semi.is_none() {
                         let t = ex.ty.clone();
                         if !matches!(self.resolve(&t), Ty::Never) {
-                            self.expect(e.span(), &Ty::Unit, &t);
+                            self.expect_at(&e, &Ty::Unit, &t);
                         }
                     }
                     StmtKind::Expr(ex)
@@ -300,13 +306,13 @@ impl<'a> Cx<'a> {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
             other => {
-                self.err(other.span(), "only `let name = ...;` and `let mut name = ...;` patterns are supported (no tuples or destructuring)");
+                self.err_at(&other, "only `let name = ...;` and `let mut name = ...;` patterns are supported (no tuples or destructuring)");
                 return None;
             }
         };
         if let Some(init) = &l.init {
             if let Some((_, d)) = &init.diverge {
-                self.err(d.span(), "`let ... else` is not supported");
+                self.err_at(&d, "`let ... else` is not supported");
             }
         }
         let ann_ty = match ann {
@@ -322,8 +328,8 @@ impl<'a> Cx<'a> {
         let init = l.init.as_ref().map(|i| self.expr(&i.expr));
         let ty = match (&ann_ty, &init) {
             (Some(t), Some(e)) => {
-                let span = l.init.as_ref().unwrap().expr.span();
-                self.expect(span, t, &e.ty);
+                let init_expr = &l.init.as_ref().unwrap().expr;
+                self.expect_at(init_expr, t, &e.ty);
                 t.clone()
             }
             (Some(t), None) => t.clone(),
@@ -332,12 +338,12 @@ impl<'a> Cx<'a> {
                 _ => e.ty.clone(),
             },
             (None, None) => {
-                self.err(l.span(), "add a type annotation: `let name: T;`");
+                self.err_at(&l, "add a type annotation: `let name: T;`");
                 Ty::Err
             }
         };
         if matches!(self.resolve(&ty), Ty::Unit) {
-            self.err(l.span(), "binding a `()` value is not supported");
+            self.err_at(&l, "binding a `()` value is not supported");
         }
         let id = self.new_local(&name, ty);
         Some(StmtKind::Let(id, init))
@@ -354,13 +360,13 @@ impl<'a> Cx<'a> {
         } else if let Some(t) = IntTy::from_name(suffix) {
             Ty::Int(t)
         } else {
-            self.err(lit.span(), format!("unsupported literal suffix `{suffix}`"));
+            self.err_at(&lit, format!("unsupported literal suffix `{suffix}`"));
             return err_expr();
         };
         let value = match lit.base10_parse::<u128>() {
             Ok(v) => v,
             Err(_) => {
-                self.err(lit.span(), "integer literal is too large");
+                self.err_at(&lit, "integer literal is too large");
                 return err_expr();
             }
         };
@@ -370,7 +376,6 @@ impl<'a> Cx<'a> {
 
     fn expr(&mut self, e: &syn::Expr) -> Expr {
         use syn::Expr as E;
-        let span = e.span();
         match e {
             E::Lit(l) => match &l.lit {
                 syn::Lit::Int(i) => self.int_lit(i, false),
@@ -380,7 +385,7 @@ impl<'a> Cx<'a> {
                         "f32" => Ty::Float(crate::types::FloatTy::F32),
                         "f64" => Ty::Float(crate::types::FloatTy::F64),
                         s => {
-                            self.err(f.span(), format!("unsupported literal suffix `{s}`"));
+                            self.err_at(&f, format!("unsupported literal suffix `{s}`"));
                             return err_expr();
                         }
                     };
@@ -388,7 +393,7 @@ impl<'a> Cx<'a> {
                 }
                 syn::Lit::Bool(b) => ex(Ty::Bool, ExprKind::Bool(b.value)),
                 other => {
-                    self.err(other.span(), "only integer, float and bool literals are supported in megakernel code");
+                    self.err_at(&other, "only integer, float and bool literals are supported in megakernel code");
                     err_expr()
                 }
             },
@@ -399,16 +404,16 @@ impl<'a> Cx<'a> {
             E::Index(i) => {
                 let base = self.expr(&i.expr);
                 let idx = self.expr(&i.index);
-                self.expect(i.index.span(), &Ty::Int(IntTy::Usize), &idx.ty);
+                self.expect_at(&i.index, &Ty::Int(IntTy::Usize), &idx.ty);
                 match self.resolve(&base.ty) {
                     Ty::Array(elem, n) => {
-                        let site = self.site(span, "index out of bounds");
+                        let site = self.site(e.span(), "index out of bounds");
                         ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
                     }
                     Ty::Err => err_expr(),
                     t => {
                         let msg = format!("cannot index into a value of type `{}`; only arrays `[T; N]` can be indexed", crate::types::rust_name(&t));
-                        self.err(i.expr.span(), msg);
+                        self.err_at(&i.expr, msg);
                         err_expr()
                     }
                 }
@@ -419,13 +424,13 @@ impl<'a> Cx<'a> {
             E::Struct(s) => self.struct_lit(s),
             E::Array(a) => {
                 if a.elems.is_empty() {
-                    self.err(span, "empty arrays are not supported");
+                    self.err_at(e, "empty arrays are not supported");
                     return err_expr();
                 }
                 let elems: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
                 let ety = elems[0].ty.clone();
                 for (x, s) in elems.iter().zip(a.elems.iter()).skip(1) {
-                    self.expect(s.span(), &ety, &x.ty);
+                    self.expect_at(&s, &ety, &x.ty);
                 }
                 let n = elems.len() as u64;
                 ex(Ty::Array(Box::new(ety), n), ExprKind::ArrayLit(elems))
@@ -435,12 +440,12 @@ impl<'a> Cx<'a> {
                 let n = match peel(&r.len) {
                     E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => l.base10_parse::<u64>().unwrap_or(0),
                     other => {
-                        self.err(other.span(), "array lengths must be integer literals");
+                        self.err_at(&other, "array lengths must be integer literals");
                         return err_expr();
                     }
                 };
                 if n == 0 {
-                    self.err(r.len.span(), "zero-length arrays are not supported");
+                    self.err_at(&r.len, "zero-length arrays are not supported");
                     return err_expr();
                 }
                 ex(Ty::Array(Box::new(v.ty.clone()), n), ExprKind::ArrayRepeat(Box::new(v), n))
@@ -449,7 +454,7 @@ impl<'a> Cx<'a> {
             E::MethodCall(mc) => self.method_call(mc),
             E::Block(b) => {
                 if let Some(l) = &b.label {
-                    self.err(l.span(), "labeled blocks are not supported");
+                    self.err_at(&l, "labeled blocks are not supported");
                 }
                 let blk = self.block(&b.block);
                 ex(blk.ty.clone(), ExprKind::Block(blk))
@@ -457,50 +462,50 @@ impl<'a> Cx<'a> {
             E::If(i) => self.if_expr(i),
             E::While(w) => {
                 if let Some(l) = &w.label {
-                    self.err(l.span(), "loop labels are not supported yet");
+                    self.err_at(&l, "loop labels are not supported yet");
                 }
                 if let E::Let(l) = peel(&w.cond) {
-                    self.err(l.span(), "`while let` is not supported; use `while` with a condition");
+                    self.err_at(&l, "`while let` is not supported; use `while` with a condition");
                     return err_expr();
                 }
                 let cond = self.expr(&w.cond);
-                self.expect(w.cond.span(), &Ty::Bool, &cond.ty);
+                self.expect_at(&w.cond, &Ty::Bool, &cond.ty);
                 self.loops.push(false);
                 let body = self.block(&w.body);
                 self.loops.pop();
-                self.expect(w.body.span(), &Ty::Unit, &body.ty.clone());
+                self.expect_at(&w.body, &Ty::Unit, &body.ty.clone());
                 ex(Ty::Unit, ExprKind::While(Box::new(cond), body))
             }
             E::Loop(l) => {
                 if let Some(l) = &l.label {
-                    self.err(l.span(), "loop labels are not supported yet");
+                    self.err_at(&l, "loop labels are not supported yet");
                 }
                 self.loops.push(false);
                 let body = self.block(&l.body);
                 let broke = self.loops.pop().unwrap();
-                self.expect(l.body.span(), &Ty::Unit, &body.ty.clone());
+                self.expect_at(&l.body, &Ty::Unit, &body.ty.clone());
                 ex(if broke { Ty::Unit } else { Ty::Never }, ExprKind::Loop(body))
             }
             E::ForLoop(f) => self.for_loop(f),
             E::Break(b) => {
                 if let Some(l) = &b.label {
-                    self.err(l.span(), "loop labels are not supported yet");
+                    self.err_at(&l, "loop labels are not supported yet");
                 }
                 if let Some(v) = &b.expr {
-                    self.err(v.span(), "`break` with a value is not supported yet; assign to a variable declared before the loop");
+                    self.err_at(&v, "`break` with a value is not supported yet; assign to a variable declared before the loop");
                 }
                 match self.loops.last_mut() {
                     Some(f) => *f = true,
-                    None => self.err(span, "`break` outside of a loop"),
+                    None => self.err_at(e, "`break` outside of a loop"),
                 }
                 ex(Ty::Never, ExprKind::Break)
             }
             E::Continue(c) => {
                 if let Some(l) = &c.label {
-                    self.err(l.span(), "loop labels are not supported yet");
+                    self.err_at(&l, "loop labels are not supported yet");
                 }
                 if self.loops.is_empty() {
-                    self.err(span, "`continue` outside of a loop");
+                    self.err_at(e, "`continue` outside of a loop");
                 }
                 ex(Ty::Never, ExprKind::Continue)
             }
@@ -508,23 +513,25 @@ impl<'a> Cx<'a> {
                 let v = r.expr.as_ref().map(|v| self.expr(v));
                 let vt = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
                 let ret = self.ret.clone();
-                let s = r.expr.as_ref().map(|v| v.span()).unwrap_or(span);
-                self.expect(s, &ret, &vt);
+                match &r.expr {
+                    Some(v) => self.expect_at(v, &ret, &vt),
+                    None => self.expect_at(e, &ret, &vt),
+                }
                 ex(Ty::Never, ExprKind::Return(v.map(Box::new)))
             }
             E::Assign(a) => {
                 let rhs = self.expr(&a.right);
                 let lhs = self.place(&a.left);
-                self.expect(a.right.span(), &lhs.ty.clone(), &rhs.ty);
+                self.expect_at(&a.right, &lhs.ty.clone(), &rhs.ty);
                 ex(Ty::Unit, ExprKind::Assign(Box::new(lhs), Box::new(rhs)))
             }
             E::Tuple(t) if t.elems.is_empty() => ex(Ty::Unit, ExprKind::Unit),
             E::Closure(_) => {
-                self.err(span, "closures are not supported in megakernel code; write a helper `fn` in the module instead");
+                self.err_at(e, "closures are not supported in megakernel code; write a helper `fn` in the module instead");
                 err_expr()
             }
             E::Try(_) => {
-                self.err(span, "the `?` operator is not supported in megakernel code (there is no `Result` on the device)");
+                self.err_at(e, "the `?` operator is not supported in megakernel code (there is no `Result` on the device)");
                 err_expr()
             }
             E::Macro(m) => {
@@ -532,7 +539,7 @@ impl<'a> Cx<'a> {
                 err_expr()
             }
             E::Unsafe(_) => {
-                self.err(span, "`unsafe` is not supported in megakernel code");
+                self.err_at(e, "`unsafe` is not supported in megakernel code");
                 err_expr()
             }
             E::Match(m) => {
@@ -540,23 +547,23 @@ impl<'a> Cx<'a> {
                 err_expr()
             }
             E::Reference(_) => {
-                self.err(span, "references are not supported in megakernel code; values are copied, so use the value itself");
+                self.err_at(e, "references are not supported in megakernel code; values are copied, so use the value itself");
                 err_expr()
             }
             E::Tuple(_) => {
-                self.err(span, "tuples are not supported yet; use a struct");
+                self.err_at(e, "tuples are not supported yet; use a struct");
                 err_expr()
             }
             E::Range(_) => {
-                self.err(span, "ranges are only supported as the iterator of a `for` loop: `for i in a..b`");
+                self.err_at(e, "ranges are only supported as the iterator of a `for` loop: `for i in a..b`");
                 err_expr()
             }
             E::Let(_) => {
-                self.err(span, "`if let` is not supported; compare values with `==` and use if/else");
+                self.err_at(e, "`if let` is not supported; compare values with `==` and use if/else");
                 err_expr()
             }
             _ => {
-                self.err(span, "this expression is not supported in megakernel code");
+                self.err_at(e, "this expression is not supported in megakernel code");
                 err_expr()
             }
         }
@@ -621,31 +628,31 @@ impl<'a> Cx<'a> {
 
     fn field(&mut self, f: &syn::ExprField) -> Expr {
         let syn::Member::Named(member) = &f.member else {
-            self.err(f.member.span(), "tuple fields are not supported");
+            self.err_at(&f.member, "tuple fields are not supported");
             return err_expr();
         };
         let member = member.to_string();
         if self.is_ctx(&f.base) {
-            self.err(f.span(), "use `ctx.params.<field>` to read a launch parameter; counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`)");
+            self.err_at(&f, "use `ctx.params.<field>` to read a launch parameter; counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`)");
             return err_expr();
         }
         if let syn::Expr::Field(inner) = peel(&f.base) {
             if self.is_ctx(&inner.base) {
                 if matches!(&inner.member, syn::Member::Named(n) if n == "params") {
                     let Some(p) = self.m.params() else {
-                        self.err(f.span(), "this megakernel has no `#[params]` struct");
+                        self.err_at(&f, "this megakernel has no `#[params]` struct");
                         return err_expr();
                     };
                     return match p.fields.iter().find(|x| x.name == member) {
                         Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
                         None => {
                             let msg = format!("no field `{member}` on the params struct `{}`", p.name);
-                            self.err(f.member.span(), msg);
+                            self.err_at(&f.member, msg);
                             err_expr()
                         }
                     };
                 }
-                self.err(f.span(), "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
+                self.err_at(&f, "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
                 return err_expr();
             }
         }
@@ -656,7 +663,7 @@ impl<'a> Cx<'a> {
                 match def.fields.iter().find(|x| x.name == member) {
                     Some(fd) => ex(fd.ty.clone(), ExprKind::Field(Box::new(base), member)),
                     None => {
-                        self.err(f.member.span(), format!("no field `{member}` on type `{s}`"));
+                        self.err_at(&f.member, format!("no field `{member}` on type `{s}`"));
                         err_expr()
                     }
                 }
@@ -664,7 +671,7 @@ impl<'a> Cx<'a> {
             Ty::Err => err_expr(),
             t => {
                 let msg = format!("no field `{member}` on type `{}`", self.show(&t));
-                self.err(f.member.span(), msg);
+                self.err_at(&f.member, msg);
                 err_expr()
             }
         }
@@ -680,7 +687,7 @@ impl<'a> Cx<'a> {
             }
         }
         if !ok(&x) {
-            self.err(e.span(), "can only assign to local variables, their fields and array elements");
+            self.err_at(&e, "can only assign to local variables, their fields and array elements");
         }
         x
     }
@@ -794,8 +801,8 @@ impl<'a> Cx<'a> {
         if let syn::BinOp::And(_) | syn::BinOp::Or(_) = b.op {
             let l = self.expr(&b.left);
             let r = self.expr(&b.right);
-            self.expect(b.left.span(), &Ty::Bool, &l.ty);
-            self.expect(b.right.span(), &Ty::Bool, &r.ty);
+            self.expect_at(&b.left, &Ty::Bool, &l.ty);
+            self.expect_at(&b.right, &Ty::Bool, &r.ty);
             let k = if matches!(b.op, syn::BinOp::And(_)) {
                 ExprKind::And(Box::new(l), Box::new(r))
             } else {
@@ -825,15 +832,15 @@ impl<'a> Cx<'a> {
                 self.show(&l.ty),
                 self.show(&r.ty)
             );
-            self.err(b.right.span(), msg);
+            self.err_at(&b.right, msg);
         }
         if !self.operand_ok(op, &l.ty) {
             let msg = format!("operator `{}` is not supported on type `{}`", op.c(), self.show(&l.ty));
-            self.err(b.left.span(), msg);
+            self.err_at(&b.left, msg);
         }
         if shift && !self.operand_ok(op, &r.ty) {
             let msg = format!("shift amounts must be integers, found `{}`", self.show(&r.ty));
-            self.err(b.right.span(), msg);
+            self.err_at(&b.right, msg);
         }
         let mut site = u32::MAX;
         if matches!(op, BinOp::Div | BinOp::Rem) {
@@ -861,7 +868,7 @@ impl<'a> Cx<'a> {
             }
         };
         if !matches!(target, Ty::Int(_) | Ty::Float(_)) {
-            self.err(c.ty.span(), "`as` casts are supported to integer and float types only");
+            self.err_at(&c.ty, "`as` casts are supported to integer and float types only");
             return err_expr();
         }
         // rustc types a bare literal under `as` by the target type: `1 as u64` is a u64 literal.
@@ -888,7 +895,7 @@ impl<'a> Cx<'a> {
         };
         if !ok {
             let msg = format!("casting `{}` as `{}` is not supported", self.show(&src), crate::types::rust_name(&target));
-            self.err(c.span(), msg);
+            self.err_at(&c, msg);
         }
         ex(target, ExprKind::Cast(Box::new(inner)))
     }
@@ -896,33 +903,33 @@ impl<'a> Cx<'a> {
     fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
         if let Some(r) = &s.rest {
-            self.err(r.span(), "struct update syntax `..base` is not supported; list every field");
+            self.err_at(&r, "struct update syntax `..base` is not supported; list every field");
         }
         let Some(name) = s.path.get_ident().map(|i| i.to_string()) else {
-            self.err(s.path.span(), "struct literals must name a struct of this module");
+            self.err_at(&s.path, "struct literals must name a struct of this module");
             return err_expr();
         };
         let Some(def) = self.m.struct_def(&name).filter(|d| d.kind != StructKind::Counters) else {
-            self.err(s.path.span(), format!("`{name}` is not a struct of this megakernel"));
+            self.err_at(&s.path, format!("`{name}` is not a struct of this megakernel"));
             return err_expr();
         };
         let mut fields: Vec<(String, Expr)> = Vec::new();
         for fv in &s.fields {
             let syn::Member::Named(fname) = &fv.member else {
-                self.err(fv.member.span(), "tuple fields are not supported");
+                self.err_at(&fv.member, "tuple fields are not supported");
                 continue;
             };
             let fname = fname.to_string();
             let v = self.expr(&fv.expr);
             match def.fields.iter().find(|f| f.name == fname) {
-                Some(fd) => self.expect(fv.expr.span(), &fd.ty.clone(), &v.ty),
+                Some(fd) => self.expect_at(&fv.expr, &fd.ty.clone(), &v.ty),
                 None => {
-                    self.err(fv.member.span(), format!("struct `{name}` has no field named `{fname}`"));
+                    self.err_at(&fv.member, format!("struct `{name}` has no field named `{fname}`"));
                     continue;
                 }
             }
             if fields.iter().any(|(n, _)| *n == fname) {
-                self.err(fv.member.span(), format!("field `{fname}` specified more than once"));
+                self.err_at(&fv.member, format!("field `{fname}` specified more than once"));
                 continue;
             }
             fields.push((fname, v));
@@ -939,17 +946,24 @@ impl<'a> Cx<'a> {
         let name = match peel(&c.func) {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().to_string(),
             _ => {
-                self.err(c.func.span(), "only calls to functions of this module are supported, e.g. `helper(x)`");
+                self.err_at(&c.func, "only calls to functions of this module are supported, e.g. `helper(x)`");
                 return err_expr();
             }
         };
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if let Some(Bind::Local(id)) = self.lookup(&name) {
+            // A local holding something unsupported (a closure) was reported where it was made.
+            if self.locals[id].ty != Ty::Err {
+                self.err_at(&c.func, format!("`{name}` is a value, not a function; only functions of this module can be called"));
+            }
+            return err_expr();
+        }
         let Some(f) = self.m.func(&name) else {
-            self.err(c.func.span(), format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
+            self.err_at(&c.func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
             return err_expr();
         };
         if let FnKind::Handler { .. } = f.kind {
-            self.err(c.func.span(), format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
+            self.err_at(&c.func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
             return err_expr();
         }
         if f.params.len() != args.len() {
@@ -957,7 +971,7 @@ impl<'a> Cx<'a> {
             return err_expr();
         }
         for ((p, a), s) in f.params.iter().zip(&args).zip(c.args.iter()) {
-            self.expect(s.span(), &p.ty, &a.ty);
+            self.expect_at(&s, &p.ty, &a.ty);
         }
         self.calls.push((name.clone(), c.func.span()));
         ex(f.ret.clone(), ExprKind::Call(name, args))
@@ -967,11 +981,11 @@ impl<'a> Cx<'a> {
         let span = mc.span();
         let method = mc.method.to_string();
         if let Some(t) = &mc.turbofish {
-            self.err(t.span(), "turbofish `::<...>` is not supported");
+            self.err_at(&t, "turbofish `::<...>` is not supported");
         }
         if self.is_ctx(&mc.receiver) {
             if method != "spawn" || mc.args.len() != 1 {
-                self.err(mc.method.span(), "the context supports `ctx.spawn(task)`, `ctx.params.<field>` and `ctx.counters.<field>.add(v)`");
+                self.err_at(&mc.method, "the context supports `ctx.spawn(task)`, `ctx.params.<field>` and `ctx.counters.<field>.add(v)`");
                 return err_expr();
             }
             let arg = self.expr(&mc.args[0]);
@@ -984,7 +998,7 @@ impl<'a> Cx<'a> {
             if r != Ty::Err {
                 let tasks = self.m.task_names().join(", ");
                 let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
-                self.err(mc.args[0].span(), msg);
+                self.err_at(&mc.args[0], msg);
             }
             return err_expr();
         }
@@ -1003,7 +1017,7 @@ impl<'a> Cx<'a> {
             Ty::Err => return err_expr(),
             Ty::Var(_) => {
                 let msg = format!("can't call method `{method}` on ambiguous numeric type `{}`; add a suffix such as `1u32` or annotate the variable's type", self.show(&rt));
-                self.err(mc.receiver.span(), msg);
+                self.err_at(&mc.receiver, msg);
                 return err_expr();
             }
             _ => &[],
@@ -1035,20 +1049,20 @@ impl<'a> Cx<'a> {
             return err_expr();
         }
         for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
-            self.expect(s.span(), p, &a.ty);
+            self.expect_at(&s, p, &a.ty);
         }
         ex(ret, ExprKind::Method(m, Box::new(recv), args))
     }
 
     fn counter_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
         let Some(cs) = self.m.counters() else {
-            self.err(cf.span(), "this megakernel has no `#[counters]` struct");
+            self.err_at(&cf, "this megakernel has no `#[counters]` struct");
             return err_expr();
         };
         let syn::Member::Named(fname) = &cf.member else { return err_expr() };
         let Some(c) = cs.counters.iter().find(|c| c.name == *fname) else {
             let msg = format!("no counter `{fname}` in `{}`", cs.name);
-            self.err(cf.member.span(), msg);
+            self.err_at(&cf.member, msg);
             return err_expr();
         };
         let (want, reduce) = match c.reduce {
@@ -1058,26 +1072,26 @@ impl<'a> Cx<'a> {
         };
         let int = c.int;
         if mc.method != want || mc.args.len() != 1 {
-            self.err(mc.method.span(), format!("counter `{fname}` is updated with `.{want}(value)`"));
+            self.err_at(&mc.method, format!("counter `{fname}` is updated with `.{want}(value)`"));
             return err_expr();
         }
         let v = self.expr(&mc.args[0]);
-        self.expect(mc.args[0].span(), &Ty::Int(int), &v.ty);
+        self.expect_at(&mc.args[0], &Ty::Int(int), &v.ty);
         ex(Ty::Unit, ExprKind::Counter(fname.to_string(), reduce, Box::new(v)))
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
         if let syn::Expr::Let(l) = peel(&i.cond) {
-            self.err(l.span(), "`if let` is not supported; compare values with `==` and use if/else");
+            self.err_at(&l, "`if let` is not supported; compare values with `==` and use if/else");
             return err_expr();
         }
         let cond = self.expr(&i.cond);
-        self.expect(i.cond.span(), &Ty::Bool, &cond.ty);
+        self.expect_at(&i.cond, &Ty::Bool, &cond.ty);
         let then = self.block(&i.then_branch);
         let Some((_, els)) = &i.else_branch else {
             let t = then.ty.clone();
             if !matches!(self.resolve(&t), Ty::Never) {
-                self.expect(i.then_branch.span(), &Ty::Unit, &t);
+                self.expect_at(&i.then_branch, &Ty::Unit, &t);
             }
             return ex(Ty::Unit, ExprKind::If(Box::new(cond), then, None));
         };
@@ -1088,7 +1102,7 @@ impl<'a> Cx<'a> {
             _ => {
                 if self.sh.infer.unify(&then.ty, &e.ty).is_err() {
                     let msg = format!("`if` and `else` have incompatible types: `{}` and `{}`", self.show(&then.ty), self.show(&e.ty));
-                    self.err(els.span(), msg);
+                    self.err_at(&els, msg);
                 }
                 then.ty.clone()
             }
@@ -1098,31 +1112,31 @@ impl<'a> Cx<'a> {
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
         if let Some(l) = &f.label {
-            self.err(l.span(), "loop labels are not supported yet");
+            self.err_at(&l, "loop labels are not supported yet");
         }
         let name = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
             other => {
-                self.err(other.span(), "the loop variable must be a plain name");
+                self.err_at(&other, "the loop variable must be a plain name");
                 return err_expr();
             }
         };
         let syn::Expr::Range(r) = peel(&f.expr) else {
-            self.err(f.expr.span(), "`for` loops are supported over integer ranges `a..b` and `a..=b` only; index arrays with `for i in 0..N`");
+            self.err_at(&f.expr, "`for` loops are supported over integer ranges `a..b` and `a..=b` only; index arrays with `for i in 0..N`");
             return err_expr();
         };
         let (Some(a), Some(b)) = (&r.start, &r.end) else {
-            self.err(r.span(), "`for` ranges need both bounds: `a..b` or `a..=b`");
+            self.err_at(&r, "`for` ranges need both bounds: `a..b` or `a..=b`");
             return err_expr();
         };
         let start = self.expr(a);
         let end = self.expr(b);
-        self.expect(b.span(), &start.ty.clone(), &end.ty);
+        self.expect_at(&b, &start.ty.clone(), &end.ty);
         let rt = self.resolve(&start.ty);
         if !(matches!(rt, Ty::Int(_) | Ty::Err) || self.sh.infer.var_kind(&rt) == Some(VarKind::Int)) {
             let msg = format!("`for` ranges must be over integers, found `{}`", self.show(&rt));
-            self.err(r.span(), msg);
+            self.err_at(&r, msg);
         }
         let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
         self.scopes.push(Vec::new());
@@ -1131,7 +1145,7 @@ impl<'a> Cx<'a> {
         let body = self.block(&f.body);
         self.loops.pop();
         self.scopes.pop();
-        self.expect(f.body.span(), &Ty::Unit, &body.ty.clone());
+        self.expect_at(&f.body, &Ty::Unit, &body.ty.clone());
         ex(Ty::Unit, ExprKind::For { var, start: Box::new(start), end: Box::new(end), inclusive, body })
     }
 }

@@ -144,9 +144,6 @@ pub enum Ty {
 }
 
 impl Ty {
-    pub fn is_int(&self) -> bool {
-        matches!(self, Ty::Int(_))
-    }
     pub fn is_value(&self) -> bool {
         !matches!(self, Ty::Unit | Ty::Never | Ty::Err)
     }
@@ -235,7 +232,7 @@ pub fn struct_layout(
 
 /// Parses a type written by the user. `structs` are the names of the module's value structs.
 pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
-    let err = |msg: &str| Err(syn::Error::new(ty.span(), msg));
+    let err = |msg: &str| Err(syn::Error::new_spanned(ty, msg));
     match ty {
         syn::Type::Paren(p) => parse_type(&p.elem, structs),
         syn::Type::Group(g) => parse_type(&g.elem, structs),

@@ -43,8 +43,12 @@ static __device__ __forceinline__ unsigned ws_xorshift(unsigned* s) {
     return *s = x;
 }
 
-static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L) {
-    return ws_failed() || ws_load_volatile_sys_u32(L->stop) != 0u;
+// The error word lives in device memory and is cheap to poll; the host's stop flag is read
+// over PCIe, so spinning workers look at it only every 64th time.
+#define WS_HOST_POLL_MASK 63u
+static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned round) {
+    if (ws_failed()) return true;
+    return (round & WS_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u;
 }
 
 enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
@@ -53,8 +57,8 @@ enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
 static __device__ int ws_find_work(const ws_launch* L, unsigned self, unsigned* rng, bool* idle,
                                    wsdsl_task* out, unsigned long long* tries, unsigned long long* steals) {
     unsigned fails = 0;
-    for (;;) {
-        if (ws_must_stop(L)) return WS_ABORTED;
+    for (unsigned round = 1;; round++) {
+        if (ws_must_stop(L, round)) return WS_ABORTED;
         if (L->workers > 1) {
             unsigned victim = ws_xorshift(rng) % (L->workers - 1);
             if (victim >= self) victim++;
@@ -149,7 +153,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
         }
         if (++polls == WS_POLL_EVERY) {
             polls = 0;
-            bool stop = lane == 0 && ws_must_stop(&L);
+            bool stop = lane == 0 && ws_must_stop(&L, 0u);
             if (__any_sync(WS_FULL_MASK, stop)) break;
         }
     }

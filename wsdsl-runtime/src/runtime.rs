@@ -32,13 +32,23 @@ impl Backend {
 }
 
 /// The result of a run: the program's counters, the scheduler statistics, and who ran it.
-#[derive(Debug, Clone)]
 pub struct Output<P: Program> {
     pub counters: P::Counters,
     pub stats: Stats,
     pub backend: BackendKind,
     /// Why `Backend::Auto` chose the CPU, if it did.
     pub note: Option<String>,
+}
+
+impl<P: Program> std::fmt::Debug for Output<P> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Output")
+            .field("counters", &self.counters)
+            .field("stats", &self.stats)
+            .field("backend", &self.backend)
+            .field("note", &self.note)
+            .finish()
+    }
 }
 
 /// Runs megakernel programs. Create one and reuse it: the GPU is opened once and compiled

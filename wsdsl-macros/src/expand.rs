@@ -1,0 +1,210 @@
+//! The Rust side: the user's items re-emitted (so rustc checks them and the CPU backend runs
+//! them natively) plus the glue implementing `wsdsl::__private::Program`.
+
+use crate::lower::Cuda;
+use crate::model::{FnKind, Module, Reduce, StructKind};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
+    let p = quote!(::wsdsl::__private);
+    let mut items = Vec::new();
+    for it in &m.passthrough {
+        items.push(quote!(#it));
+    }
+    for s in &m.structs {
+        // `Program::Params`/`Counters` and the `Task` enum expose the marked structs, and
+        // Rust rejects private types there (E0446): marked structs are always `pub`.
+        let mut item = s.item.clone();
+        if s.kind != StructKind::Plain && matches!(item.vis, syn::Visibility::Inherited) {
+            item.vis = syn::parse_quote!(pub);
+        }
+        let item = &item;
+        let name = &s.name;
+        if s.kind == StructKind::Counters {
+            items.push(quote! {
+                #[derive(Clone, Copy, Debug, Default)]
+                #item
+            });
+            continue;
+        }
+        items.push(quote! {
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            #[repr(C)]
+            #item
+        });
+        let size = s.size as usize;
+        let writes = s.fields.iter().map(|f| {
+            let fname = &f.name;
+            quote!(#p::DeviceBytes::write_device_bytes(&self.#fname, &mut out[::core::mem::offset_of!(#name, #fname)..]);)
+        });
+        items.push(quote! {
+            const _: () = ::core::assert!(::core::mem::size_of::<#name>() == #size, "wsdsl: Rust and CUDA layouts differ");
+            impl #p::DeviceBytes for #name {
+                #[inline]
+                fn write_device_bytes(&self, out: &mut [u8]) {
+                    #(#writes)*
+                }
+            }
+        });
+    }
+    for f in &m.fns {
+        let item = &f.item;
+        items.push(quote! {
+            #[allow(dead_code)]
+            #item
+        });
+    }
+
+    let params_ty = match m.params() {
+        Some(s) => {
+            let n = &s.name;
+            quote!(#n)
+        }
+        None => {
+            items.push(quote!(pub type Params = ();));
+            quote!(Params)
+        }
+    };
+    let counters_ty = match m.counters() {
+        Some(c) => {
+            let n = &c.name;
+            let slots = c.counters.iter().map(|f| {
+                let name = f.name.to_string();
+                let reduce = match f.reduce {
+                    Reduce::Sum => quote!(Sum),
+                    Reduce::Max => quote!(Max),
+                    Reduce::Min => quote!(Min),
+                };
+                let signed = f.int.signed();
+                quote!(#p::CounterSlot { name: #name, reduce: #p::Reduce::#reduce, signed: #signed })
+            });
+            let merges = c.counters.iter().map(|f| {
+                let n = &f.name;
+                quote!(#p::CounterCell::merge(&mut self.#n, &other.#n);)
+            });
+            let froms = c.counters.iter().enumerate().map(|(i, f)| {
+                let n = &f.name;
+                quote!(#n: #p::CounterCell::from_slot(slots[#i]),)
+            });
+            items.push(quote! {
+                impl #p::CounterSet for #n {
+                    const SLOTS: &'static [#p::CounterSlot] = &[#(#slots),*];
+                    fn merge(&mut self, other: &Self) {
+                        #(#merges)*
+                    }
+                    fn from_slots(slots: &[u64]) -> Self {
+                        Self { #(#froms)* }
+                    }
+                }
+            });
+            quote!(#n)
+        }
+        None => {
+            items.push(quote!(pub type Counters = ();));
+            quote!(Counters)
+        }
+    };
+
+    let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
+    let tags: Vec<u32> = (0..tasks.len() as u32).collect();
+    let task_names: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
+    let handlers: Vec<_> = tasks
+        .iter()
+        .map(|t| {
+            m.fns
+                .iter()
+                .find(|f| f.kind == FnKind::Handler { task: t.to_string() })
+                .map(|f| f.name.clone())
+                .unwrap_or_else(|| format_ident!("missing_handler"))
+        })
+        .collect();
+    let name = m.name.to_string();
+    let (types, hand) = (&cuda.types, &cuda.handlers);
+    let (task_bytes, params_bytes, off) =
+        (cuda.task_bytes as usize, cuda.params_bytes as usize, cuda.union_offset as usize);
+    let encode_params = if m.params().is_some() {
+        quote!(#p::DeviceBytes::write_device_bytes(params, out);)
+    } else {
+        quote!(let _ = (params, out);)
+    };
+    items.push(quote! {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Task {
+            #(#tasks(#tasks),)*
+        }
+        #(
+            impl ::core::convert::From<#tasks> for Task {
+                #[inline]
+                fn from(task: #tasks) -> Self { Task::#tasks(task) }
+            }
+        )*
+
+        /// What a spawn handler sees: the launch parameters, this worker's counters, and
+        /// `spawn` for new tasks.
+        pub struct Ctx<'a> {
+            pub params: &'a #params_ty,
+            pub counters: &'a mut #counters_ty,
+            spawner: &'a mut dyn FnMut(Task),
+        }
+
+        impl<'a> Ctx<'a> {
+            /// Queues a task (any `#[task]` struct of this module).
+            #[inline]
+            pub fn spawn<T: ::core::convert::Into<Task>>(&mut self, task: T) {
+                (self.spawner)(task.into())
+            }
+        }
+
+        /// The program generated by `#[megakernel]`; pass it to the runtime.
+        pub struct Kernel;
+
+        impl #p::Program for Kernel {
+            const NAME: &'static str = #name;
+            const CUDA_TYPES: &'static str = #types;
+            const CUDA_HANDLERS: &'static str = #hand;
+            const FAULT_SITES: &'static [&'static str] = &[#(#sites),*];
+            const TASK_NAMES: &'static [&'static str] = &[#(#task_names),*];
+            const TASK_BYTES: usize = #task_bytes;
+            const PARAMS_BYTES: usize = #params_bytes;
+            type Params = #params_ty;
+            type Task = Task;
+            type Counters = #counters_ty;
+
+            fn encode_task(task: &Task, out: &mut [u8]) {
+                match task {
+                    #(Task::#tasks(t) => {
+                        out[..4].copy_from_slice(&(#tags as u32).to_le_bytes());
+                        #p::DeviceBytes::write_device_bytes(t, &mut out[#off..]);
+                    })*
+                }
+            }
+
+            fn encode_params(params: &#params_ty, out: &mut [u8]) {
+                #encode_params
+            }
+
+            fn execute(
+                task: &Task,
+                params: &#params_ty,
+                counters: &mut #counters_ty,
+                spawn: &mut dyn FnMut(Task),
+            ) {
+                let mut ctx = Ctx { params, counters, spawner: spawn };
+                match task {
+                    #(Task::#tasks(t) => #handlers(t, &mut ctx),)*
+                }
+            }
+        }
+    });
+
+    let attrs = &m.attrs;
+    let vis = &m.vis;
+    let mname = &m.name;
+    quote! {
+        #(#attrs)*
+        #vis mod #mname {
+            #(#items)*
+        }
+    }
+}

@@ -1,0 +1,348 @@
+//! Expressions. Each lowers to statements pushed to `out` (evaluated first, in Rust order)
+//! and a side-effect-free C expression (`None` for `()` and `!`). C leaves the order of
+//! operand evaluation unspecified, so whenever a later operand needs statements, earlier
+//! operands are first saved in temporaries.
+
+use super::FnLower;
+use crate::ir::*;
+use crate::model::Reduce;
+use crate::types::{FloatTy, IntTy, Ty};
+
+/// The C literal with the exact bit pattern of `value` (two's complement, any width) as `t`.
+pub fn int_lit(t: IntTy, value: u128) -> String {
+    let mask: u128 = if t.bits() == 64 { u64::MAX as u128 } else { (1u128 << t.bits()) - 1 };
+    let bits = value & mask;
+    if bits <= i32::MAX as u128 && (bits as i128) <= t.max() {
+        format!("(({}){})", t.c(), bits)
+    } else {
+        format!("(({})0x{:x}ull)", t.c(), bits)
+    }
+}
+
+/// Round-trip exact float text; non-finite values by bit pattern.
+pub fn float_lit(t: FloatTy, v: f64) -> String {
+    match t {
+        FloatTy::F64 if v.is_finite() => format!("((ws_f64){v:?})"),
+        FloatTy::F64 => format!("ws_f64_from_bits(0x{:x}ull)", v.to_bits()),
+        FloatTy::F32 => {
+            let f = v as f32;
+            if f.is_finite() {
+                format!("((ws_f32){f:?}f)")
+            } else {
+                format!("ws_f32_from_bits(0x{:x}u)", f.to_bits())
+            }
+        }
+    }
+}
+
+/// Whether `v` is a literal emitted by `int_lit`/`float_lit` (nothing can change its value).
+fn is_const(v: &str) -> bool {
+    if v == "true" || v == "false" {
+        return true;
+    }
+    let Some(rest) = v.strip_prefix("((ws_") else { return false };
+    let Some((_, lit)) = rest.split_once(')') else { return false };
+    let lit = lit.strip_suffix(')').unwrap_or(lit);
+    !lit.is_empty() && lit.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))
+}
+
+/// Integer arithmetic that can neither overflow in C (unsigned, at least 32 bits wide) nor
+/// differ from Rust's wrapping result.
+pub fn wrap_arith(t: IntTy, op: &str, a: &str, b: &str) -> String {
+    let u = t.c_wide_unsigned();
+    format!("(({})(({u})({a}) {op} ({u})({b})))", t.c())
+}
+
+pub fn binop_c(op: BinOp, lt: &Ty, rt: &Ty, a: &str, b: &str, site: u32) -> String {
+    match (op, lt) {
+        (BinOp::Add | BinOp::Sub | BinOp::Mul, Ty::Int(t)) => wrap_arith(*t, op.c(), a, b),
+        (BinOp::Div, Ty::Int(t)) => format!("ws_div_{}({a}, {b}, {site}u)", t.name()),
+        (BinOp::Rem, Ty::Int(t)) => format!("ws_rem_{}({a}, {b}, {site}u)", t.name()),
+        (BinOp::Rem, Ty::Float(f)) => format!("ws_fmod_{}({a}, {b})", f.name()),
+        (BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor, Ty::Int(t)) => {
+            format!("(({})(({a}) {} ({b})))", t.c(), op.c())
+        }
+        (BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor, Ty::Bool) => format!("((bool)(({a}) {} ({b})))", op.c()),
+        (BinOp::Shl | BinOp::Shr, Ty::Int(t)) => {
+            // Release builds mask the shift count to the width (no overflow check).
+            let _ = rt;
+            let n = format!("((ws_u32)({b}) & {}u)", t.bits() - 1);
+            if op == BinOp::Shl {
+                let u = t.c_wide_unsigned();
+                format!("(({})(({u})({a}) << {n}))", t.c())
+            } else {
+                // Narrow operands promote to `int` value-preservingly; signed `>>` is arithmetic.
+                format!("(({})(({a}) >> {n}))", t.c())
+            }
+        }
+        _ => format!("(({a}) {} ({b}))", op.c()),
+    }
+}
+
+pub fn cast_c(src: &Ty, dst: &Ty, v: &str) -> String {
+    match (src, dst) {
+        (Ty::Float(f), Ty::Int(t)) => format!("ws_{}_to_{}({v})", f.name(), t.name()),
+        (Ty::Bool, Ty::Int(t)) => format!("(({})(({v}) ? 1 : 0))", t.c()),
+        (_, Ty::Int(t)) => format!("(({})({v}))", t.c()),
+        (_, Ty::Float(f)) => format!("(({})({v}))", f.c()),
+        _ => v.to_string(),
+    }
+}
+
+impl FnLower<'_> {
+    /// Lowers operands left to right, saving a value in a temporary when a later operand
+    /// runs statements that could change it.
+    pub fn operands(&mut self, es: &[&Expr], out: &mut Vec<String>) -> Vec<String> {
+        let mut parts = Vec::new();
+        for e in es {
+            let mut s = Vec::new();
+            let v = self.expr(e, &mut s).unwrap_or_else(|| "0".into());
+            parts.push((s, v, e.ty.clone()));
+        }
+        let mut vals = Vec::new();
+        for i in 0..parts.len() {
+            out.append(&mut parts[i].0);
+            let later = parts[i + 1..].iter().any(|p| !p.0.is_empty());
+            let v = parts[i].1.clone();
+            if later && !is_const(&v) {
+                let t = self.fresh();
+                let cty = self.cty(&parts[i].2);
+                out.push(format!("{cty} {t} = {v};"));
+                vals.push(t);
+            } else {
+                vals.push(v);
+            }
+        }
+        vals
+    }
+
+    pub fn expr(&mut self, e: &Expr, out: &mut Vec<String>) -> Option<String> {
+        let ty = self.ty(&e.ty);
+        Some(match &e.kind {
+            ExprKind::Int(v) => match ty {
+                Ty::Int(t) => int_lit(t, *v),
+                _ => "0".into(),
+            },
+            ExprKind::Float(f) => {
+                let Ty::Float(ft) = ty else { return Some("0".into()) };
+                let v = match (f, ft) {
+                    (FloatLit::Text(s), FloatTy::F32) => s.parse::<f32>().unwrap_or(f32::NAN) as f64,
+                    (FloatLit::Text(s), FloatTy::F64) => s.parse::<f64>().unwrap_or(f64::NAN),
+                    (FloatLit::Value(v), _) => *v,
+                };
+                float_lit(ft, v)
+            }
+            ExprKind::Bool(b) => b.to_string(),
+            ExprKind::Local(id) => self.local(*id),
+            ExprKind::Param(f) => format!("wsdsl_ctx_params(ctx)->u_{f}"),
+            ExprKind::Field(b, f) => {
+                let b = self.expr(b, out)?;
+                format!("({b}).u_{f}")
+            }
+            ExprKind::Index(b, i, n, site) => {
+                let v = self.operands(&[b, i], out);
+                format!("({}).v[ws_index({}, {n}ull, {site}u)]", v[0], v[1])
+            }
+            ExprKind::Unary(op, x) => {
+                if let (UnOp::Neg, ExprKind::Int(v), Ty::Int(t)) = (op, &x.kind, &ty) {
+                    return Some(int_lit(*t, v.wrapping_neg()));
+                }
+                let v = self.expr(x, out)?;
+                match (op, &ty) {
+                    (UnOp::Neg, Ty::Int(t)) => wrap_arith(*t, "-", "0", &v),
+                    (UnOp::Neg, _) => format!("(-({v}))"),
+                    (UnOp::Not, Ty::Int(t)) => format!("(({})~({v}))", t.c()),
+                    (UnOp::Not, _) => format!("(!({v}))"),
+                }
+            }
+            ExprKind::Binary(op, a, b, site) => {
+                let lt = self.ty(&a.ty);
+                let rt = self.ty(&b.ty);
+                let v = self.operands(&[a, b], out);
+                binop_c(*op, &lt, &rt, &v[0], &v[1], *site)
+            }
+            ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+                let is_and = matches!(e.kind, ExprKind::And(..));
+                let va = self.expr(a, out).unwrap_or_else(|| "false".into());
+                let mut rs = Vec::new();
+                let vb = self.expr(b, &mut rs).unwrap_or_else(|| "false".into());
+                if rs.is_empty() {
+                    format!("(({va}) {} ({vb}))", if is_and { "&&" } else { "||" })
+                } else {
+                    // The right operand's statements must only run when C's `&&`/`||` would.
+                    let t = self.fresh();
+                    out.push(format!("bool {t} = {va};"));
+                    out.push(format!("if ({}{t}) {{", if is_and { "" } else { "!" }));
+                    rs.push(format!("{t} = {vb};"));
+                    out.extend(super::indent(rs));
+                    out.push("}".into());
+                    t
+                }
+            }
+            ExprKind::Cast(x) => {
+                let src = self.ty(&x.ty);
+                let v = self.expr(x, out)?;
+                cast_c(&src, &ty, &v)
+            }
+            ExprKind::StructLit(name, fields) => {
+                let t = self.fresh();
+                out.push(format!("u_{name} {t};"));
+                for (f, x) in fields {
+                    if let Some(v) = self.expr(x, out) {
+                        out.push(format!("{t}.u_{f} = {v};"));
+                    }
+                }
+                t
+            }
+            ExprKind::ArrayLit(xs) => {
+                let t = self.fresh();
+                let cty = self.cty(&ty);
+                out.push(format!("{cty} {t};"));
+                for (i, x) in xs.iter().enumerate() {
+                    if let Some(v) = self.expr(x, out) {
+                        out.push(format!("{t}.v[{i}] = {v};"));
+                    }
+                }
+                t
+            }
+            ExprKind::ArrayRepeat(x, n) => {
+                let v = self.expr(x, out)?;
+                let (t, k) = (self.fresh(), self.fresh());
+                let cty = self.cty(&ty);
+                out.push(format!("{cty} {t};"));
+                out.push(format!("for (ws_usize {k} = 0; {k} < {n}ull; ++{k}) {t}.v[{k}] = {v};"));
+                t
+            }
+            ExprKind::Call(name, args) => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let v = self.operands(&refs, out);
+                let call = format!("f_{name}({})", v.join(", "));
+                if !ty.is_value() {
+                    out.push(format!("{call};"));
+                    return None;
+                }
+                call
+            }
+            ExprKind::Method(m, recv, args) => {
+                let rt = self.ty(&recv.ty);
+                let mut refs: Vec<&Expr> = vec![recv];
+                refs.extend(args.iter());
+                let v = self.operands(&refs, out);
+                method_c(*m, &rt, &v)
+            }
+            ExprKind::Block(_) | ExprKind::If(..) => {
+                if ty.is_value() {
+                    let t = self.fresh();
+                    let cty = self.cty(&ty);
+                    out.push(format!("{cty} {t};"));
+                    self.expr_into(e, Some(&t), out);
+                    t
+                } else {
+                    self.expr_into(e, None, out);
+                    return None;
+                }
+            }
+            ExprKind::While(..) | ExprKind::Loop(_) | ExprKind::For { .. } => {
+                self.loop_stmt(e, out);
+                return None;
+            }
+            ExprKind::Break => {
+                out.push("break;".into());
+                return None;
+            }
+            ExprKind::Continue => {
+                out.push("continue;".into());
+                return None;
+            }
+            ExprKind::Return(v) => {
+                match v {
+                    Some(x) => match self.expr(x, out) {
+                        Some(v) => out.push(format!("return {v};")),
+                        None => out.push("return;".into()),
+                    },
+                    None => out.push("return;".into()),
+                }
+                return None;
+            }
+            ExprKind::Assign(place, val) => {
+                // Rust evaluates the assigned value before the place.
+                let v = self.operands(&[val, place], out);
+                out.push(format!("{} = {};", v[1], v[0]));
+                return None;
+            }
+            ExprKind::CompoundAssign(op, place, val, site) => {
+                let lt = self.ty(&place.ty);
+                let rt = self.ty(&val.ty);
+                let v = self.operands(&[val, place], out);
+                let rhs = binop_c(*op, &lt, &rt, &v[1], &v[0], *site);
+                out.push(format!("{} = {rhs};", v[1]));
+                return None;
+            }
+            ExprKind::Counter(f, reduce, x) => {
+                let v = self.expr(x, out)?;
+                let Ty::Int(t) = self.ty(&x.ty) else { return None };
+                let c = format!("wsdsl_ctx_counters(ctx)->u_{f}");
+                match reduce {
+                    Reduce::Sum => out.push(format!("{c} = {};", wrap_arith(t, "+", &c, &v))),
+                    Reduce::Max | Reduce::Min => {
+                        let tmp = self.fresh();
+                        let cmp = if *reduce == Reduce::Max { ">" } else { "<" };
+                        out.push(format!("{{ {} {tmp} = {v}; if ({tmp} {cmp} {c}) {c} = {tmp}; }}", t.c()));
+                    }
+                }
+                return None;
+            }
+            ExprKind::Spawn(task, x) => {
+                let v = self.expr(x, out)?;
+                let tag = self.m.task_tag(task).unwrap_or(0);
+                let t = self.fresh();
+                out.push(format!(
+                    "{{ wsdsl_task {t}; {t}.tag = {tag}u; {t}.u.t_{task} = {v}; wsdsl_ctx_spawn(ctx, &{t}); }}"
+                ));
+                return None;
+            }
+            ExprKind::Unit => return None,
+            ExprKind::Error => "0".into(),
+        })
+    }
+}
+
+pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
+    let x = &v[0];
+    match rt {
+        Ty::Int(t) => {
+            let un = t.unsigned_name();
+            let ux = format!("(ws_{un})({x})");
+            let back = |s: String| if t.signed() || *t == IntTy::Usize { format!("(({})({s}))", t.c()) } else { s };
+            match m {
+                Method::WrappingAdd => wrap_arith(*t, "+", x, &v[1]),
+                Method::WrappingSub => wrap_arith(*t, "-", x, &v[1]),
+                Method::WrappingMul => wrap_arith(*t, "*", x, &v[1]),
+                Method::WrappingNeg => wrap_arith(*t, "-", "0", x),
+                Method::RotateLeft => back(format!("ws_rotl_{un}({ux}, {})", v[1])),
+                Method::RotateRight => back(format!("ws_rotr_{un}({ux}, {})", v[1])),
+                Method::CountOnes => format!("ws_count_ones_{un}({ux})"),
+                Method::TrailingZeros => format!("ws_trailing_zeros_{un}({ux})"),
+                Method::LeadingZeros => format!("ws_leading_zeros_{un}({ux})"),
+                Method::Min => format!("ws_min_{}({x}, {})", t.name(), v[1]),
+                Method::Max => format!("ws_max_{}({x}, {})", t.name(), v[1]),
+                _ => "0".into(),
+            }
+        }
+        Ty::Float(f) => {
+            let name = match m {
+                Method::Ln => "ln",
+                Method::Floor => "floor",
+                Method::Powf => "powf",
+                Method::Sin => "sin",
+                Method::Sqrt => "sqrt",
+                Method::Abs => "abs",
+                Method::Exp => "exp",
+                Method::Cos => "cos",
+                _ => "abs",
+            };
+            format!("ws_{name}_{}({})", f.name(), v.join(", "))
+        }
+        _ => "0".into(),
+    }
+}

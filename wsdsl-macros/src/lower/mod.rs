@@ -1,0 +1,71 @@
+//! C emission. `expr.rs` lowers expressions to (hoisted statements, C expression), `stmt.rs`
+//! statements and control flow, `items.rs` the program-level fragments.
+//!
+//! C naming: user structs `u_Name` with fields `u_field`; arrays `ws_arr_<elem>_<N>` with the
+//! elements in `v`; helpers `f_name`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
+//! function, so Rust shadowing needs no C scoping); temporaries `t_<n>`.
+
+mod expr;
+mod items;
+mod stmt;
+
+pub use items::{lower, Cuda};
+#[cfg(test)]
+pub use expr::{float_lit as float_lit_for_tests, int_lit as int_lit_for_tests};
+
+use crate::infer::Infer;
+use crate::ir::FnBody;
+use crate::model::Module;
+use crate::types::{c_name, Ty};
+
+pub struct FnLower<'a> {
+    pub m: &'a Module,
+    pub infer: &'a Infer,
+    pub body: &'a FnBody,
+    pub tmp: usize,
+    /// Array types met, so `items.rs` can emit their wrapper structs.
+    pub arrays: &'a mut Vec<Ty>,
+}
+
+impl FnLower<'_> {
+    pub fn ty(&self, t: &Ty) -> Ty {
+        self.infer.resolve(t)
+    }
+
+    pub fn cty(&mut self, t: &Ty) -> String {
+        let t = self.ty(t);
+        record_arrays(&t, self.arrays);
+        c_name(&t)
+    }
+
+    pub fn fresh(&mut self) -> String {
+        self.tmp += 1;
+        format!("t_{}", self.tmp)
+    }
+
+    pub fn local(&self, id: usize) -> String {
+        local_name(&self.body.locals[id].name, id)
+    }
+}
+
+pub fn local_name(name: &str, id: usize) -> String {
+    let name = name.trim_start_matches("r#");
+    // `_` would give C identifiers with a double underscore, which C++ reserves.
+    format!("l_{}_{}", if name == "_" { "anon" } else { name }, id)
+}
+
+pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
+    if let Ty::Array(e, _) = t {
+        record_arrays(e, arrays);
+        if !arrays.contains(t) {
+            arrays.push(t.clone());
+        }
+    }
+}
+
+pub fn indent(lines: Vec<String>) -> Vec<String> {
+    lines
+        .into_iter()
+        .map(|l| if l.starts_with("#line") { l } else { format!("    {l}") })
+        .collect()
+}

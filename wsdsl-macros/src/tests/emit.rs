@@ -1,0 +1,113 @@
+//! The C text chosen for Rust operators whose C meaning differs.
+
+use super::*;
+
+#[test]
+fn narrow_arithmetic_is_done_in_unsigned_32_bit() {
+    let c = cuda(program(quote! {
+        fn mul(a: u16, b: u16) -> u16 { a * b }
+        fn add(a: i8, b: i8) -> i8 { a + b }
+        fn neg(a: i64) -> i64 { -a }
+    }));
+    assert!(helper_c(&c, "mul").contains("((ws_u16)((ws_u32)(l_a_0) * (ws_u32)(l_b_1)))"));
+    assert!(helper_c(&c, "add").contains("((ws_i8)((ws_u32)(l_a_0) + (ws_u32)(l_b_1)))"));
+    assert!(helper_c(&c, "neg").contains("((ws_i64)((ws_u64)(0) - (ws_u64)(l_a_0)))"));
+}
+
+#[test]
+fn shifts_mask_the_count() {
+    let c = cuda(program(quote! {
+        fn shr(a: i32, n: u32) -> i32 { a >> n }
+        fn shl(a: u64, n: u32) -> u64 { a << n }
+    }));
+    assert!(helper_c(&c, "shr").contains("((ws_i32)((l_a_0) >> ((ws_u32)(l_n_1) & 31u)))"));
+    assert!(helper_c(&c, "shl").contains("((ws_u64)((ws_u64)(l_a_0) << ((ws_u32)(l_n_1) & 63u)))"));
+}
+
+#[test]
+fn casts_use_saturating_helpers_from_floats() {
+    let c = cuda(program(quote! {
+        fn a(x: f64) -> u8 { x as u8 }
+        fn b(x: bool) -> u32 { x as u32 }
+        fn c(x: i8) -> u64 { x as u64 }
+    }));
+    assert!(helper_c(&c, "a").contains("ws_f64_to_u8(l_x_0)"));
+    assert!(helper_c(&c, "b").contains("((ws_u32)((l_x_0) ? 1 : 0))"));
+    assert!(helper_c(&c, "c").contains("((ws_u64)(l_x_0))"));
+}
+
+#[test]
+fn division_checks_zero_and_registers_fault_sites() {
+    let c = cuda(program(quote! {
+        fn d(a: i32, b: i32) -> i32 { a / b }
+        fn r(a: u32, b: u32) -> u32 { a % b }
+        fn i(a: [u32; 4], k: usize) -> u32 { a[k] }
+    }));
+    assert!(helper_c(&c, "d").contains("ws_div_i32(l_a_0, l_b_1, 0u)"));
+    assert!(helper_c(&c, "r").contains("ws_rem_u32(l_a_0, l_b_1, 1u)"));
+    assert!(helper_c(&c, "i").contains("(l_a_0).v[ws_index(l_k_1, 4ull, 2u)]"));
+    assert!(c.types.contains("struct ws_arr_u32_4 { ws_u32 v[4]; };"));
+}
+
+#[test]
+fn extreme_literals_are_exact_bit_patterns() {
+    let c = cuda(program(quote! {
+        fn a() -> i64 { i64::MIN }
+        fn b() -> i8 { -128i8 }
+        fn c() -> f32 { 0.1 }
+        fn d() -> f64 { f64::INFINITY }
+    }));
+    assert!(helper_c(&c, "a").contains("((ws_i64)0x8000000000000000ull)"));
+    assert!(helper_c(&c, "b").contains("((ws_i8)0x80ull)"));
+    assert!(helper_c(&c, "c").contains("((ws_f32)0.1f)"));
+    assert!(helper_c(&c, "d").contains("ws_f64_from_bits(0x7ff0000000000000ull)"));
+}
+
+#[test]
+fn for_ranges_evaluate_bounds_once_and_inclusive_ranges_stop_at_max() {
+    let c = cuda(program(quote! {
+        fn f(n: u8) -> u32 { let mut s = 0u32; for i in 0..=n { s += i as u32; } for j in 1..n { s += j as u32; } s }
+    }));
+    let f = helper_c(&c, "f");
+    assert!(f.contains("? ((t_3 = (ws_u8)(t_3 + 1)), true) : false"), "{f}");
+    assert!(f.contains("t_7 < t_6; t_7 = (ws_u8)(t_7 + 1)"), "{f}");
+}
+
+#[test]
+fn hoisted_operands_keep_left_to_right_order() {
+    // The block runs statements, so `a` must be read before them.
+    let c = cuda(program(quote! {
+        fn f(mut a: u32) -> u32 { a + { a = 5; a } }
+    }));
+    let f = helper_c(&c, "f");
+    let save = f.find("ws_u32 t_2 = l_a_0;").expect(&f);
+    let assign = f.find("l_a_0 = ((ws_u32)5);").expect(&f);
+    assert!(save < assign, "{f}");
+}
+
+#[test]
+fn short_circuit_survives_hoisting() {
+    let c = cuda(program(quote! {
+        fn f(a: bool, b: u32) -> bool { a && { let c = b + 1; c > 2 } }
+    }));
+    let f = helper_c(&c, "f");
+    assert!(f.contains("bool t_2 = l_a_0;\n    if (t_2) {"), "{f}");
+}
+
+#[test]
+fn output_is_deterministic() {
+    let src = quote! {
+        #[counters] struct C { n: Sum<u64>, m: Max<i32>, k: Min<u16> }
+        #[task] struct B { a: [u8; 3], p: P }
+        struct P { x: f64, y: bool }
+        #[spawn] fn hb(b: &B, ctx: &mut Ctx) { ctx.counters.n.add(1); ctx.spawn(T { x: b.a[0] as u32 }); }
+        fn q(v: [[u16; 2]; 2]) -> u16 { v[1][0] }
+    };
+    let a = cuda(program(src.clone()));
+    let b = cuda(program(src));
+    assert_eq!(a.types, b.types);
+    assert_eq!(a.handlers, b.handlers);
+    assert!(a.types.contains("struct ws_arr_arr_u16_2_2 { ws_arr_u16_2 v[2]; };"), "{}", a.types);
+    assert!(a.types.contains("atomicMax((long long*)&slots[1], (long long)(c->u_m));"), "{}", a.types);
+    assert!(a.types.contains("c->u_k = ((ws_u16)65535);"), "{}", a.types);
+}

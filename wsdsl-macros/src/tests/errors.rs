@@ -1,0 +1,64 @@
+//! Rejections of code outside the subset: every error of a module is reported at once.
+
+use super::*;
+
+#[test]
+fn several_bad_constructs_are_all_reported() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] struct A { v: Vec<u32> }
+            #[task] struct B { x: u32 }
+            struct NotATask { y: u32 }
+            #[spawn]
+            fn hb(b: &B, ctx: &mut Ctx) {
+                let f = |x: u32| x + 1;
+                panic!("no");
+                ctx.spawn(NotATask { y: 1 });
+                match b.x { _ => {} }
+                let _ = b.x.pow(2);
+            }
+            fn rec(n: u32) -> u32 { if n == 0 { 0 } else { rec(n - 1) } }
+        }
+    };
+    let e = errors(m);
+    let want = [
+        "`Vec` is not supported",
+        "task `A` has no spawn handler; add `#[spawn] fn name(task: &A, ctx: &mut Ctx)`",
+        "closures are not supported",
+        "macro invocations such as `panic!`",
+        "`NotATask` is not a task type of this megakernel; tasks are the structs marked #[task]: A, B",
+        "`match` is not supported yet; use if/else",
+        "method `pow` is not supported",
+        "recursion is not supported on the GPU (`rec` -> `rec`)",
+    ];
+    for w in want {
+        assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
+    }
+    assert_eq!(e.len(), want.len(), "{e:#?}");
+}
+
+#[test]
+fn reserved_names_signatures_and_duplicate_handlers() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] #[derive(Clone)] struct A { x: u32 }
+            struct Kernel { y: u32 }
+            #[spawn] fn h1(a: &A, ctx: &mut Ctx) {}
+            #[spawn] fn h2(a: &A, ctx: &mut Ctx) {}
+            #[spawn] fn h3(a: A) {}
+            fn mutual_a(x: u32) -> u32 { mutual_b(x) }
+            fn mutual_b(x: u32) -> u32 { mutual_a(x) }
+        }
+    };
+    let e = errors(m);
+    for w in [
+        "remove this `#[derive]`",
+        "the name `Kernel` is reserved",
+        "task `A` already has the spawn handler `h1`",
+        "a spawn handler's signature must be `fn name(task: &TaskType, ctx: &mut Ctx)`",
+        "(`mutual_a` -> `mutual_b` -> `mutual_a`)",
+        "(`mutual_b` -> `mutual_a` -> `mutual_b`)",
+    ] {
+        assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
+    }
+}

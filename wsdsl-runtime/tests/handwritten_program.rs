@@ -1,0 +1,195 @@
+//! The runtime tested on its own, with a `Program` written by hand (what `#[megakernel]`
+//! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
+
+use wsdsl_runtime::gpu::{compile_check, megakernel_source, KernelConfig};
+use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
+use wsdsl_runtime::{Backend, Error, Max, Runtime, Sum};
+
+/// Task: a node at `depth` of a complete binary tree of height `params` (u32).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+struct Node {
+    depth: u32,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Counters {
+    leaves: Sum<u64>,
+    deepest: Max<u32>,
+}
+
+impl CounterSet for Counters {
+    const SLOTS: &'static [CounterSlot] = &[
+        CounterSlot { name: "leaves", reduce: Reduce::Sum, signed: false },
+        CounterSlot { name: "deepest", reduce: Reduce::Max, signed: false },
+    ];
+    fn merge(&mut self, other: &Self) {
+        self.leaves.merge(&other.leaves);
+        self.deepest.merge(&other.deepest);
+    }
+    fn from_slots(slots: &[u64]) -> Self {
+        Counters { leaves: CounterCell::from_slot(slots[0]), deepest: CounterCell::from_slot(slots[1]) }
+    }
+}
+
+struct Tree;
+
+impl Program for Tree {
+    const NAME: &'static str = "tree";
+    const CUDA_TYPES: &'static str = r#"
+struct u_Node { ws_u32 u_depth; };
+struct wsdsl_params { ws_u32 height; };
+struct wsdsl_task { ws_u32 tag; union { u_Node t_Node; } u; };
+struct wsdsl_counters { ws_u64 u_leaves; ws_u32 u_deepest; };
+static __device__ void wsdsl_counters_init(wsdsl_counters* c) { c->u_leaves = 0; c->u_deepest = 0; }
+static __device__ void wsdsl_counters_flush(const wsdsl_counters* c, unsigned long long* s) {
+    atomicAdd(&s[0], (unsigned long long)c->u_leaves);
+    atomicMax(&s[1], (unsigned long long)c->u_deepest);
+}
+"#;
+    const CUDA_HANDLERS: &'static str = r#"
+static __device__ void h_grow(const u_Node* n, wsdsl_ctx* ctx) {
+    wsdsl_counters* c = wsdsl_ctx_counters(ctx);
+    if (n->u_depth > c->u_deepest) c->u_deepest = n->u_depth;
+    if (n->u_depth == wsdsl_ctx_params(ctx)->height) { c->u_leaves += 1; return; }
+    for (int i = 0; i < 2; i++) {
+        wsdsl_task t; t.tag = 0; t.u.t_Node.u_depth = n->u_depth + 1;
+        wsdsl_ctx_spawn(ctx, &t);
+    }
+}
+static __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
+    switch (t->tag) { case 0: h_grow(&t->u.t_Node, ctx); break; }
+}
+"#;
+    const FAULT_SITES: &'static [&'static str] = &[];
+    const TASK_NAMES: &'static [&'static str] = &["Node"];
+    const TASK_BYTES: usize = 8;
+    const PARAMS_BYTES: usize = 4;
+    type Params = u32;
+    type Task = Node;
+    type Counters = Counters;
+
+    fn encode_task(task: &Node, out: &mut [u8]) {
+        0u32.write_device_bytes(out);
+        task.depth.write_device_bytes(&mut out[4..]);
+    }
+    fn encode_params(height: &u32, out: &mut [u8]) {
+        height.write_device_bytes(out);
+    }
+    fn execute(task: &Node, height: &u32, counters: &mut Counters, spawn: &mut dyn FnMut(Node)) {
+        counters.deepest.max(task.depth);
+        if task.depth == *height {
+            counters.leaves.add(1);
+            return;
+        }
+        assert!(task.depth < 40, "runaway tree");
+        spawn(Node { depth: task.depth + 1 });
+        spawn(Node { depth: task.depth + 1 });
+    }
+}
+
+#[test]
+fn cpu_backend_walks_the_whole_tree() {
+    for threads in [1, 2, 4] {
+        let out = Runtime::new(Backend::Cpu).cpu_threads(threads).run::<Tree>(14, [Node { depth: 0 }]).unwrap();
+        assert_eq!(out.counters.leaves.get(), 1 << 14, "{threads} threads");
+        assert_eq!(out.counters.deepest.get(), 14);
+        assert_eq!(out.stats.tasks, (1 << 15) - 1);
+    }
+}
+
+#[test]
+fn cpu_backend_starts_from_many_roots() {
+    let roots = vec![Node { depth: 3 }; 100];
+    let out = Runtime::new(Backend::Cpu).cpu_threads(3).run::<Tree>(5, roots).unwrap();
+    assert_eq!(out.counters.leaves.get(), 100 * 4);
+}
+
+#[test]
+fn a_panicking_handler_is_an_error_not_a_crash() {
+    // Height 50 trips the handler's assertion at depth 40.
+    let err = Runtime::new(Backend::Cpu).cpu_threads(2).run::<Tree>(50, [Node { depth: 39 }]).unwrap_err();
+    match err {
+        Error::TaskPanicked { message } => assert!(message.contains("runaway tree"), "{message}"),
+        other => panic!("expected TaskPanicked, got {other}"),
+    }
+}
+
+#[test]
+fn templates_compile_with_nvrtc() {
+    let bytes = compile_check::<Tree>("sm_90").unwrap_or_else(|e| panic!("{e}"));
+    assert!(bytes > 1000);
+}
+
+#[test]
+fn assembly_is_deterministic_and_in_order() {
+    let a = megakernel_source::<Tree>(&KernelConfig::default());
+    assert_eq!(a, megakernel_source::<Tree>(&KernelConfig::default()));
+    let order = ["rust_semantics.cuh\"", "struct u_Node", "context.cuh\"", "h_grow", "deque.cuh\"", "megakernel.cuh\""];
+    let positions: Vec<usize> = order.iter().map(|s| a.find(s).unwrap_or_else(|| panic!("{s} missing"))).collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "assembly order: {positions:?}");
+}
+
+#[test]
+fn a_broken_fragment_is_a_compile_error_with_the_log() {
+    struct Broken;
+    impl Program for Broken {
+        const NAME: &'static str = "broken";
+        const CUDA_TYPES: &'static str = Tree::CUDA_TYPES;
+        const CUDA_HANDLERS: &'static str = "#line 7 \"src/broken.rs\"\nstatic __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) { undefined_thing(); }\n";
+        const FAULT_SITES: &'static [&'static str] = &[];
+        const TASK_NAMES: &'static [&'static str] = &["Node"];
+        const TASK_BYTES: usize = 8;
+        const PARAMS_BYTES: usize = 4;
+        type Params = u32;
+        type Task = Node;
+        type Counters = Counters;
+        fn encode_task(_: &Node, _: &mut [u8]) {}
+        fn encode_params(_: &u32, _: &mut [u8]) {}
+        fn execute(_: &Node, _: &u32, _: &mut Counters, _: &mut dyn FnMut(Node)) {}
+    }
+    let err = compile_check::<Broken>("sm_90").unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::Compile { .. }), "{text}");
+    assert!(text.contains("src/broken.rs(7)"), "the error names the Rust line: {text}");
+    assert!(text.contains("undefined_thing"), "{text}");
+}
+
+#[test]
+fn gpu_backend_without_a_gpu_is_a_clear_error() {
+    match Runtime::new(Backend::Gpu).run::<Tree>(3, [Node { depth: 0 }]) {
+        Ok(out) => eprintln!("note: a GPU is present ({}); the no-GPU error path was not exercised", out.backend),
+        Err(Error::NoGpu { reason }) => assert!(!reason.is_empty()),
+        Err(other) => panic!("expected NoGpu, got {other}"),
+    }
+    // Auto falls back to the CPU and says why.
+    let out = Runtime::new(Backend::Auto).run::<Tree>(3, [Node { depth: 0 }]).unwrap();
+    assert_eq!(out.counters.leaves.get(), 8);
+}
+
+/// On a machine with a GPU: the persistent megakernel walks the same trees exactly.
+/// Without one, says so and checks nothing (gpu-check runs the examples on the GPU).
+#[test]
+fn gpu_backend_walks_the_whole_tree() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        eprintln!("SKIPPED gpu_backend_walks_the_whole_tree: {e}");
+        return;
+    }
+    for (height, roots) in [(20u32, 1usize), (12, 5000), (0, 3)] {
+        let out = rt.run::<Tree>(height, vec![Node { depth: 0 }; roots]).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(out.counters.leaves.get(), roots as u64 * (1 << height), "height {height}, {roots} roots");
+        assert_eq!(out.counters.deepest.get(), height);
+        assert_eq!(out.stats.tasks, roots as u64 * ((2 << height) - 1));
+        eprintln!("height {height}, {roots} roots on {}:\n{}", out.backend, out.stats);
+        if height == 20 {
+            assert!(out.stats.steals > 0, "a single root must be stolen to spread");
+        }
+    }
+    // A deque too small for the tree is an overflow error naming the capacity.
+    let tiny = Runtime::new(Backend::Gpu).deque_capacity(2);
+    match tiny.run::<Tree>(16, [Node { depth: 0 }]) {
+        Err(Error::QueueOverflow { capacity, needed, .. }) => assert!(capacity == 2 && needed > 2),
+        other => panic!("expected an overflow, got {other:?}"),
+    }
+}
