@@ -43,12 +43,18 @@ static __device__ __forceinline__ unsigned ws_xorshift(unsigned* s) {
     return *s = x;
 }
 
-// The error word lives in device memory and is cheap to poll; the host's stop flag is read
-// over PCIe, so spinning workers look at it only every 64th time.
+// The error word lives in device memory and is cheap to poll. The host's stop flag is read
+// over PCIe: if every spinning warp read it, the reads would saturate the bus and stall the
+// busy warps that poll too. So only worker 0 reads it (every 64th time), and turns a stop
+// request into the device error word that everyone else polls.
 #define WS_HOST_POLL_MASK 63u
-static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned round) {
+static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned self, unsigned round) {
     if (ws_failed()) return true;
-    return (round & WS_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u;
+    if (self == 0u && (round & WS_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
+        ws_report(WS_STATUS_STOPPED, 0, 0, 0);
+        return true;
+    }
+    return false;
 }
 
 enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
@@ -58,7 +64,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, unsigned* 
                                    wsdsl_task* out, unsigned long long* tries, unsigned long long* steals) {
     unsigned fails = 0;
     for (unsigned round = 1;; round++) {
-        if (ws_must_stop(L, round)) return WS_ABORTED;
+        if (ws_must_stop(L, self, round)) return WS_ABORTED;
         if (L->workers > 1) {
             unsigned victim = ws_xorshift(rng) % (L->workers - 1);
             if (victim >= self) victim++;
@@ -72,10 +78,12 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, unsigned* 
                 continue;
             }
         }
-        if (!*idle && ++fails >= WS_IDLE_AFTER) { ws_enter_idle(L->idle); *idle = true; }
+        fails++;
+        if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->idle); *idle = true; }
         if (*idle) {
             if (ws_all_idle(L->idle, L->workers)) return WS_DONE;
-            __nanosleep(200);
+            // Back off while nothing is found, so spinning thieves leave L2 to busy workers.
+            __nanosleep(fails < 64u ? 100u : 800u);
         }
     }
 }
@@ -153,7 +161,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
         }
         if (++polls == WS_POLL_EVERY) {
             polls = 0;
-            bool stop = lane == 0 && ws_must_stop(&L, 0u);
+            bool stop = lane == 0 && ws_must_stop(&L, self, 0u);
             if (__any_sync(WS_FULL_MASK, stop)) break;
         }
     }

@@ -61,7 +61,7 @@ impl fmt::Display for Error {
             Error::DeviceFault { site } => write!(f, "a handler faulted on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
             Error::Watchdog { limit, stopped } => {
-                write!(f, "the run exceeded the watchdog limit of {:.1} s", limit.as_secs_f64())?;
+                write!(f, "the run exceeded the watchdog limit of {limit:?}")?;
                 if *stopped {
                     write!(f, " and was stopped. Raise the limit (Runtime::watchdog or WSDSL_WATCHDOG_SECS) if the work is genuinely this large.")
                 } else {
