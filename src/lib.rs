@@ -12,7 +12,7 @@ pub use wsdsl_runtime::*;
 /// Everything a program usually needs: `use wsdsl::prelude::*;`.
 pub mod prelude {
     pub use wsdsl_macros::megakernel;
-    pub use wsdsl_runtime::{Backend, Max, Min, Output, Runtime, Stats, Sum};
+    pub use wsdsl_runtime::{Backend, Buffer, Max, Min, Output, Runtime, Stats, Sum};
 }
 
 /// Paths used by code that `#[megakernel]` generates; not a public API.
@@ -21,4 +21,5 @@ pub mod __private {
     pub use wsdsl_runtime::program::{
         CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce,
     };
+    pub use wsdsl_runtime::buffer::{BufferElem, BufferSet, DeviceBuffer};
 }

@@ -106,6 +106,10 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         }
     };
 
+    // Programs without a `#[buffers]` struct get `()`.
+    items.push(quote!(pub type Buffers = ();));
+    let buffers_ty = quote!(Buffers);
+
     let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
     let tags: Vec<u32> = (0..tasks.len() as u32).collect();
     let task_names: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
@@ -144,6 +148,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         /// `spawn` for new tasks.
         pub struct Ctx<'a> {
             pub params: &'a #params_ty,
+            pub buffers: &'a #buffers_ty,
             pub counters: &'a mut #counters_ty,
             spawner: &'a mut dyn FnMut(Task),
         }
@@ -170,6 +175,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             type Params = #params_ty;
             type Task = Task;
             type Counters = #counters_ty;
+            type Buffers = #buffers_ty;
 
             fn encode_task(task: &Task, out: &mut [u8]) {
                 match task {
@@ -187,10 +193,11 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             fn execute(
                 task: &Task,
                 params: &#params_ty,
+                buffers: &#buffers_ty,
                 counters: &mut #counters_ty,
                 spawn: &mut dyn FnMut(Task),
             ) {
-                let mut ctx = Ctx { params, counters, spawner: spawn };
+                let mut ctx = Ctx { params, buffers, counters, spawner: spawn };
                 match task {
                     #(Task::#tasks(t) => #handlers(t, &mut ctx),)*
                 }

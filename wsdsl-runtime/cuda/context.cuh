@@ -9,6 +9,7 @@
 
 struct wsdsl_ctx {
     const wsdsl_params* params;
+    const wsdsl_buffers* buffers;
     wsdsl_counters counters;
     wsdsl_task* slots;      // the worker's deque slots
     unsigned base;          // first free slot (the deque's tail after the batch was popped)
@@ -17,6 +18,7 @@ struct wsdsl_ctx {
 };
 
 static __device__ __forceinline__ const wsdsl_params* wsdsl_ctx_params(wsdsl_ctx* ctx) { return ctx->params; }
+static __device__ __forceinline__ const wsdsl_buffers* wsdsl_ctx_buffers(wsdsl_ctx* ctx) { return ctx->buffers; }
 static __device__ __forceinline__ wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* ctx) { return &ctx->counters; }
 
 // Writes the task into the next free slot. A slot past the capacity is not written; the

@@ -27,6 +27,7 @@ struct ws_launch {
     ws_deque* deques;                   // one control block per worker
     const wsdsl_task* roots;            // initial tasks, dealt round-robin to workers
     const wsdsl_params* params;
+    const wsdsl_buffers* buffers;       // element pointers and lengths of the user's buffers
     unsigned long long* counter_slots;  // one per counter, pre-set to the reduction identity
     unsigned long long* stats;          // workers * WS_STAT_COUNT
     ws_atom_u32* idle;                  // number of idle workers
@@ -99,6 +100,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
 
     wsdsl_ctx ctx;
     ctx.params = L.params;
+    ctx.buffers = L.buffers;
     wsdsl_counters_init(&ctx.counters);
     ctx.slots = my_slots;
     ctx.capacity = L.capacity;

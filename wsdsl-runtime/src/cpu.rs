@@ -19,6 +19,7 @@ const IDLE_AFTER: u32 = 4;
 
 struct Shared<'a, P: Program> {
     params: &'a P::Params,
+    buffers: &'a P::Buffers,
     stealers: Vec<Stealer<P::Task>>,
     idle: AtomicUsize,
     abort: AtomicBool,
@@ -34,7 +35,12 @@ struct WorkerReport<C> {
 }
 
 /// Runs `roots` and everything they spawn on `threads` threads.
-pub fn run<P: Program>(params: &P::Params, roots: &[P::Task], threads: usize) -> Result<(P::Counters, Stats), Error> {
+pub fn run<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    threads: usize,
+) -> Result<(P::Counters, Stats), Error> {
     if threads == 0 {
         return Err(Error::InvalidConfig("the CPU backend needs at least one thread".into()));
     }
@@ -44,6 +50,7 @@ pub fn run<P: Program>(params: &P::Params, roots: &[P::Task], threads: usize) ->
     }
     let shared = Shared::<P> {
         params,
+        buffers,
         stealers: workers.iter().map(|w| w.stealer()).collect(),
         idle: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
@@ -113,7 +120,7 @@ fn work<P: Program>(shared: &Shared<'_, P>, id: usize, local: Worker<P::Task>) -
         };
         report.tasks += 1;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            P::execute(&task, shared.params, &mut report.counters, &mut |child| local.push(child))
+            P::execute(&task, shared.params, shared.buffers, &mut report.counters, &mut |child| local.push(child))
         }));
         if let Err(payload) = outcome {
             let message = payload

@@ -5,6 +5,7 @@
 //! Pipeline, by module: [`program`] (what `#[megakernel]` generates) -> [`gpu::assemble`]
 //! -> [`gpu::compile`] -> [`gpu::launch`] (or [`cpu`]) -> [`Output`].
 
+pub mod buffer;
 pub mod cpu;
 pub mod error;
 pub mod gpu;
@@ -12,6 +13,7 @@ pub mod program;
 pub mod runtime;
 pub mod stats;
 
+pub use buffer::Buffer;
 pub use error::Error;
 pub use program::{Max, Min, Program, Sum};
 pub use runtime::{Backend, Output, Runtime};

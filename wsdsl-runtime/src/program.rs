@@ -18,14 +18,18 @@
 //!    union { ... } u; }` (tag = index of the task type in declaration order), and
 //!    `struct wsdsl_counters` with `wsdsl_counters_init(wsdsl_counters*)` and
 //!    `wsdsl_counters_flush(const wsdsl_counters*, unsigned long long* slots)`.
-//! 3. `cuda/context.cuh` (the runtime) — `struct wsdsl_ctx` and the three calls handlers use:
-//!    `wsdsl_ctx_params(ctx)`, `wsdsl_ctx_counters(ctx)`, `wsdsl_ctx_spawn(ctx, const wsdsl_task*)`.
+//!    It also defines `struct wsdsl_buffers`: for each `#[buffers]` field in order, the element
+//!    pointer `u_<name>` and the length `n_<name>` (`ws_u64`); a dummy field if there are none.
+//! 3. `cuda/context.cuh` (the runtime) — `struct wsdsl_ctx` and the calls handlers use:
+//!    `wsdsl_ctx_params(ctx)`, `wsdsl_ctx_buffers(ctx)`, `wsdsl_ctx_counters(ctx)`,
+//!    `wsdsl_ctx_spawn(ctx, const wsdsl_task*)`.
 //! 4. [`Program::CUDA_HANDLERS`] — helper functions, one device function per handler, and
 //!    `__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx)`.
 //! 5. The scheduler templates and the kernel entry point (the runtime).
 //!
 //! Every fragment is deterministic: the same program always yields byte-identical text.
 
+use crate::buffer::BufferSet;
 use std::fmt::Debug;
 
 /// A megakernel program, implemented by `#[megakernel]` on a marker type `Kernel`.
@@ -52,6 +56,8 @@ pub trait Program: Sized + 'static {
     type Task: Copy + Send + Sync + Debug + 'static;
     /// The user's result counters (or `()` when the program declares none).
     type Counters: CounterSet;
+    /// The user's device buffers (or `()` when the program declares none).
+    type Buffers: BufferSet;
 
     /// Writes the device image of `task` (a `wsdsl_task`: tag, then the task struct at the
     /// union's offset) into `out`, which is `TASK_BYTES` long and zeroed.
@@ -62,6 +68,7 @@ pub trait Program: Sized + 'static {
     fn execute(
         task: &Self::Task,
         params: &Self::Params,
+        buffers: &Self::Buffers,
         counters: &mut Self::Counters,
         spawn: &mut dyn FnMut(Self::Task),
     );

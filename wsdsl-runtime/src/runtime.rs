@@ -146,9 +146,21 @@ impl Runtime {
     }
 
     /// Runs `roots` and all tasks they spawn; returns when no task is left.
-    pub fn run<P: Program>(
+    /// (Programs with `#[buffers]` use [`Runtime::run_with`].)
+    pub fn run<P: Program<Buffers = ()>>(
         &self,
         params: P::Params,
+        roots: impl IntoIterator<Item = impl Into<P::Task>>,
+    ) -> Result<Output<P>, Error> {
+        self.run_with::<P>(params, &(), roots)
+    }
+
+    /// Runs a program with device buffers. The buffers hold the handlers' results when
+    /// this returns `Ok`; after an error their contents are unspecified.
+    pub fn run_with<P: Program>(
+        &self,
+        params: P::Params,
+        buffers: &P::Buffers,
         roots: impl IntoIterator<Item = impl Into<P::Task>>,
     ) -> Result<Output<P>, Error> {
         let roots: Vec<P::Task> = roots.into_iter().map(Into::into).collect();
@@ -166,11 +178,11 @@ impl Runtime {
                 return Err(Error::InvalidConfig(format!("block_threads must be a multiple of 32 up to 1024, not {bt}")));
             }
             let dev = self.gpu()?;
-            let (counters, stats) = crate::gpu::launch::run::<P>(dev, &params, &roots, &self.gpu)?;
+            let (counters, stats) = crate::gpu::launch::run::<P>(dev, &params, buffers, &roots, &self.gpu)?;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, stats, backend, note })
         } else {
-            let (counters, stats) = cpu::run::<P>(&params, &roots, self.cpu_threads)?;
+            let (counters, stats) = cpu::run::<P>(&params, buffers, &roots, self.cpu_threads)?;
             Ok(Output { counters, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
     }

@@ -39,6 +39,7 @@ impl Program for Tree {
     const CUDA_TYPES: &'static str = r#"
 struct u_Node { ws_u32 u_depth; };
 struct wsdsl_params { ws_u32 height; };
+struct wsdsl_buffers { ws_u64 unused; };
 struct wsdsl_task { ws_u32 tag; union { u_Node t_Node; } u; };
 struct wsdsl_counters { ws_u64 u_leaves; ws_u32 u_deepest; };
 static __device__ void wsdsl_counters_init(wsdsl_counters* c) { c->u_leaves = 0; c->u_deepest = 0; }
@@ -68,6 +69,7 @@ static __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
     type Params = u32;
     type Task = Node;
     type Counters = Counters;
+    type Buffers = ();
 
     fn encode_task(task: &Node, out: &mut [u8]) {
         0u32.write_device_bytes(out);
@@ -76,7 +78,7 @@ static __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
     fn encode_params(height: &u32, out: &mut [u8]) {
         height.write_device_bytes(out);
     }
-    fn execute(task: &Node, height: &u32, counters: &mut Counters, spawn: &mut dyn FnMut(Node)) {
+    fn execute(task: &Node, height: &u32, _: &(), counters: &mut Counters, spawn: &mut dyn FnMut(Node)) {
         counters.deepest.max(task.depth);
         if task.depth == *height {
             counters.leaves.add(1);
@@ -144,9 +146,10 @@ fn a_broken_fragment_is_a_compile_error_with_the_log() {
         type Params = u32;
         type Task = Node;
         type Counters = Counters;
+    type Buffers = ();
         fn encode_task(_: &Node, _: &mut [u8]) {}
         fn encode_params(_: &u32, _: &mut [u8]) {}
-        fn execute(_: &Node, _: &u32, _: &mut Counters, _: &mut dyn FnMut(Node)) {}
+        fn execute(_: &Node, _: &u32, _: &(), _: &mut Counters, _: &mut dyn FnMut(Node)) {}
     }
     let err = compile_check::<Broken>("sm_90").unwrap_err();
     let text = err.to_string();

@@ -131,6 +131,8 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
             4
         }
     };
+    // Device buffers: an element pointer and a length per `#[buffers]` field (none yet).
+    out.push_str("struct wsdsl_buffers { ws_u64 unused; };\n");
 
     let mut max_size = 0;
     let mut max_align = 4;

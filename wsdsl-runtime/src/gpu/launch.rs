@@ -3,6 +3,7 @@
 use super::assemble::{megakernel_source, stable_hash, KernelConfig};
 use super::compile::compile_cached;
 use super::device::GpuDevice;
+use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::program::{CounterSet, Program};
 use crate::stats::{Phases, Stats};
@@ -38,6 +39,7 @@ struct LaunchRecord {
     deques: u64,
     roots: u64,
     params: u64,
+    buffers: u64,
     counter_slots: u64,
     stats: u64,
     idle: u64,
@@ -55,6 +57,7 @@ const STATUS_FAULT: u64 = 2;
 pub(crate) fn run<P: Program>(
     dev: &GpuDevice,
     params: &P::Params,
+    buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
 ) -> Result<(P::Counters, Stats), Error> {
@@ -101,6 +104,23 @@ pub(crate) fn run<P: Program>(
     let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
     P::encode_params(params, &mut param_bytes);
     let params_dev = stream.clone_htod(&param_bytes).map_err(Error::driver("copying the parameters"))?;
+    // Each user buffer goes to the device as is; `struct wsdsl_buffers` lists (pointer, length).
+    let user_buffers = buffers.buffers();
+    let mut buffers_dev: Vec<CudaSlice<u8>> = Vec::with_capacity(user_buffers.len());
+    let mut buffer_table: Vec<u64> = Vec::with_capacity(2 * user_buffers.len());
+    for b in &user_buffers {
+        let bytes = b.to_bytes();
+        let dev_copy = stream
+            .clone_htod(if bytes.is_empty() { &[0u8][..] } else { &bytes[..] })
+            .map_err(Error::driver("copying a buffer to the device"))?;
+        buffer_table.push(ptr(&dev_copy, stream));
+        buffer_table.push(b.len() as u64);
+        buffers_dev.push(dev_copy);
+    }
+    if buffer_table.is_empty() {
+        buffer_table.push(0);
+    }
+    let buffer_table_dev = stream.clone_htod(&buffer_table).map_err(Error::driver("copying the buffer table"))?;
     let counter_init: Vec<u64> = <P::Counters as CounterSet>::SLOTS.iter().map(|s| s.initial_bits()).collect();
     let counters_dev = stream
         .clone_htod(&if counter_init.is_empty() { vec![0u64] } else { counter_init.clone() })
@@ -128,6 +148,7 @@ pub(crate) fn run<P: Program>(
         deques: ptr(&deques, stream),
         roots: ptr(&roots_dev, stream),
         params: ptr(&params_dev, stream),
+        buffers: ptr(&buffer_table_dev, stream),
         counter_slots: ptr(&counters_dev, stream),
         stats: ptr(&stats_dev, stream),
         idle: ptr(&idle_dev, stream),
@@ -137,7 +158,7 @@ pub(crate) fn run<P: Program>(
         root_count: roots.len() as u32,
         seed: 0x5EED_1234,
     };
-    // SAFETY: LaunchRecord is plain old data with no padding (8 u64 then 4 u32).
+    // SAFETY: LaunchRecord is plain old data with no padding (9 u64 then 4 u32).
     let record_bytes = unsafe {
         std::slice::from_raw_parts(&record as *const LaunchRecord as *const u8, std::mem::size_of::<LaunchRecord>())
     };
@@ -163,6 +184,7 @@ pub(crate) fn run<P: Program>(
         if let Error::Watchdog { stopped: false, .. } = e {
             // The kernel ignores the stop flag: freeing its memory would block forever.
             std::mem::forget((slots, deques, roots_dev, params_dev, counters_dev, stats_dev, idle_dev, stop, record_dev));
+            std::mem::forget((buffers_dev, buffer_table_dev));
             std::mem::forget((start, end, module));
         }
         return Err(e);
@@ -177,8 +199,13 @@ pub(crate) fn run<P: Program>(
     };
     let counter_bits = stream.clone_dtoh(&counters_dev).map_err(Error::driver("reading the counters"))?;
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
-    phases.copy_back = t2.elapsed();
     check_status::<P>(&status_words)?;
+    for (b, dev_copy) in user_buffers.iter().zip(&buffers_dev) {
+        if b.len() > 0 {
+            b.load_bytes(&stream.clone_dtoh(dev_copy).map_err(Error::driver("reading a buffer back"))?);
+        }
+    }
+    phases.copy_back = t2.elapsed();
 
     let mut stats = Stats { queue_capacity: capacity, phases, ..Stats::default() };
     for w in stat_words.chunks_exact(STATS_PER_WORKER) {

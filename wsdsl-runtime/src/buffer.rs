@@ -1,0 +1,227 @@
+//! User-declared device buffers: arrays that handlers read, write and update atomically.
+//!
+//! A program declares them in a `#[buffers]` struct whose fields are `Buffer<T>`; the host
+//! fills them before a run and reads them after. On the CPU backend every worker thread
+//! works on the same storage, so elements are kept as atomics (relaxed ordering, like plain
+//! device loads and stores; atomic updates are single read-modify-write operations). On the
+//! GPU the runtime copies them to device memory and back.
+//!
+//! Handlers see (for `T` one of u32, i32, u64, i64, f32, f64):
+//! `len()`, `get(i)`, `set(i, v)`, `atomic_add(i, v)`, `atomic_min(i, v)`, `atomic_max(i, v)`
+//! (each returns the previous value) and `atomic_cas(i, current, new)` (returns the value
+//! found; the store happened if it equals `current`). An index past the end panics on the
+//! CPU and is a device fault on the GPU, as Rust would have it.
+
+use std::fmt;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// Element types a buffer can hold, with their bit-level storage.
+pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + 'static {
+    /// Atomic storage of the same width.
+    type Atom: Send + Sync;
+    /// The CUDA scalar type name (`ws_u32`, ...), for generated code and messages.
+    const CUDA: &'static str;
+    fn new_atom(v: Self) -> Self::Atom;
+    fn load(a: &Self::Atom) -> Self;
+    fn store(a: &Self::Atom, v: Self);
+    /// Atomically replaces the value by `f(old)`; returns `old`.
+    fn update(a: &Self::Atom, f: impl Fn(Self) -> Self) -> Self;
+    fn cas(a: &Self::Atom, current: Self, new: Self) -> Self;
+    fn add(self, other: Self) -> Self;
+    fn to_le(self, out: &mut [u8]);
+    fn from_le(bytes: &[u8]) -> Self;
+}
+
+macro_rules! buffer_elem {
+    ($t:ty, $atom:ty, $bits:ty, $cuda:literal, $to:expr, $from:expr, $add:expr) => {
+        impl BufferElem for $t {
+            type Atom = $atom;
+            const CUDA: &'static str = $cuda;
+            fn new_atom(v: Self) -> $atom {
+                <$atom>::new($to(v))
+            }
+            fn load(a: &$atom) -> Self {
+                $from(a.load(Relaxed))
+            }
+            fn store(a: &$atom, v: Self) {
+                a.store($to(v), Relaxed)
+            }
+            fn update(a: &$atom, f: impl Fn(Self) -> Self) -> Self {
+                let old = a.fetch_update(Relaxed, Relaxed, |bits| Some($to(f($from(bits))))).unwrap_or_else(|b| b);
+                $from(old)
+            }
+            fn cas(a: &$atom, current: Self, new: Self) -> Self {
+                match a.compare_exchange($to(current), $to(new), Relaxed, Relaxed) {
+                    Ok(b) | Err(b) => $from(b),
+                }
+            }
+            fn add(self, other: Self) -> Self {
+                $add(self, other)
+            }
+            fn to_le(self, out: &mut [u8]) {
+                out[..std::mem::size_of::<$t>()].copy_from_slice(&self.to_le_bytes());
+            }
+            fn from_le(bytes: &[u8]) -> Self {
+                <$t>::from_le_bytes(bytes[..std::mem::size_of::<$t>()].try_into().expect("element width"))
+            }
+        }
+    };
+}
+buffer_elem!(u32, AtomicU32, u32, "ws_u32", |v: u32| v, |b: u32| b, u32::wrapping_add);
+buffer_elem!(i32, AtomicU32, u32, "ws_i32", |v: i32| v as u32, |b: u32| b as i32, i32::wrapping_add);
+buffer_elem!(u64, AtomicU64, u64, "ws_u64", |v: u64| v, |b: u64| b, u64::wrapping_add);
+buffer_elem!(i64, AtomicU64, u64, "ws_i64", |v: i64| v as u64, |b: u64| b as i64, i64::wrapping_add);
+buffer_elem!(f32, AtomicU32, u32, "ws_f32", f32::to_bits, f32::from_bits, |a: f32, b: f32| a + b);
+buffer_elem!(f64, AtomicU64, u64, "ws_f64", f64::to_bits, f64::from_bits, |a: f64, b: f64| a + b);
+
+/// An array shared by all tasks of a run.
+pub struct Buffer<T: BufferElem> {
+    cells: Box<[T::Atom]>,
+}
+
+impl<T: BufferElem> Buffer<T> {
+    /// A buffer holding `values`.
+    pub fn from_vec(values: Vec<T>) -> Self {
+        Buffer { cells: values.into_iter().map(T::new_atom).collect() }
+    }
+
+    /// A buffer of `len` elements, all `T::default()` (zero).
+    pub fn zeroed(len: usize) -> Self {
+        Self::from_vec(vec![T::default(); len])
+    }
+
+    /// A buffer of `len` copies of `value`.
+    pub fn filled(len: usize, value: T) -> Self {
+        Self::from_vec(vec![value; len])
+    }
+
+    /// The current contents.
+    pub fn to_vec(&self) -> Vec<T> {
+        self.cells.iter().map(T::load).collect()
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> T {
+        T::load(&self.cells[i])
+    }
+
+    #[inline]
+    pub fn set(&self, i: usize, v: T) {
+        T::store(&self.cells[i], v)
+    }
+
+    /// Adds `v` (wrapping for integers); returns the previous value.
+    #[inline]
+    pub fn atomic_add(&self, i: usize, v: T) -> T {
+        T::update(&self.cells[i], |old| old.add(v))
+    }
+
+    /// Stores the smaller of the element and `v`; returns the previous value.
+    #[inline]
+    pub fn atomic_min(&self, i: usize, v: T) -> T {
+        T::update(&self.cells[i], |old| if v < old { v } else { old })
+    }
+
+    /// Stores the larger of the element and `v`; returns the previous value.
+    #[inline]
+    pub fn atomic_max(&self, i: usize, v: T) -> T {
+        T::update(&self.cells[i], |old| if v > old { v } else { old })
+    }
+
+    /// Stores `new` if the element equals `current` (bitwise); returns the value found.
+    #[inline]
+    pub fn atomic_cas(&self, i: usize, current: T, new: T) -> T {
+        T::cas(&self.cells[i], current, new)
+    }
+}
+
+impl<T: BufferElem> fmt::Debug for Buffer<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Buffer<{}>[{}]", T::CUDA, self.len())
+    }
+}
+
+/// What the runtime needs of one buffer to move it to the device and back.
+pub trait DeviceBuffer: Sync {
+    fn len(&self) -> usize;
+    fn elem_bytes(&self) -> usize;
+    /// Little-endian image of all elements.
+    fn to_bytes(&self) -> Vec<u8>;
+    /// Overwrites all elements from a little-endian image (after a GPU run).
+    fn load_bytes(&self, bytes: &[u8]);
+}
+
+impl<T: BufferElem> DeviceBuffer for Buffer<T> {
+    fn len(&self) -> usize {
+        self.cells.len()
+    }
+    fn elem_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+    fn to_bytes(&self) -> Vec<u8> {
+        let w = std::mem::size_of::<T>();
+        let mut out = vec![0u8; self.len() * w];
+        for (i, c) in self.cells.iter().enumerate() {
+            T::load(c).to_le(&mut out[i * w..]);
+        }
+        out
+    }
+    fn load_bytes(&self, bytes: &[u8]) {
+        let w = std::mem::size_of::<T>();
+        for (i, c) in self.cells.iter().enumerate() {
+            T::store(c, T::from_le(&bytes[i * w..]));
+        }
+    }
+}
+
+/// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.
+///
+/// Device side: `struct wsdsl_buffers` holds, for each buffer in this order, its element
+/// pointer and its length as a `ws_u64` (16 bytes per buffer).
+pub trait BufferSet: Sync + 'static {
+    fn buffers(&self) -> Vec<&dyn DeviceBuffer>;
+}
+
+impl BufferSet for () {
+    fn buffers(&self) -> Vec<&dyn DeviceBuffer> {
+        Vec::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_updates_return_the_previous_value() {
+        let b = Buffer::from_vec(vec![5u32, 7]);
+        assert_eq!(b.atomic_add(0, 3), 5);
+        assert_eq!(b.atomic_min(1, 2), 7);
+        assert_eq!(b.atomic_max(1, 9), 2);
+        assert_eq!(b.atomic_cas(0, 8, 1), 8);
+        assert_eq!(b.atomic_cas(0, 8, 2), 1, "no store when the current value differs");
+        assert_eq!(b.to_vec(), vec![1, 9]);
+        let f = Buffer::from_vec(vec![1.5f64]);
+        assert_eq!(f.atomic_add(0, 2.0), 1.5);
+        assert_eq!(f.get(0), 3.5);
+        assert_eq!(Buffer::from_vec(vec![-3i32]).atomic_max(0, -5), -3);
+    }
+
+    #[test]
+    fn byte_images_round_trip() {
+        let b = Buffer::from_vec(vec![-1i64, 2, i64::MIN]);
+        let c = Buffer::<i64>::zeroed(3);
+        c.load_bytes(&b.to_bytes());
+        assert_eq!(c.to_vec(), b.to_vec());
+    }
+}
