@@ -35,6 +35,9 @@ struct Args {
     /// Skip the CPU backend comparison runs.
     #[arg(long)]
     no_cpu: bool,
+    /// Skip the matrix of scheduler configurations (worker x victim x steal).
+    #[arg(long)]
+    no_matrix: bool,
     /// Also write the table (Markdown) to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
@@ -76,8 +79,9 @@ fn main() -> ExitCode {
         print_row(rows.last().unwrap());
     }
     rows.extend(error_path_checks(&gpu));
+    let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows) };
 
-    let table = render(&rows);
+    let table = format!("{}{matrix}", render(&rows));
     println!("\n{table}");
     if let Some(path) = &args.out {
         if let Err(e) = std::fs::write(path, &table) {
@@ -229,6 +233,40 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
     let pass = matches!(&outcome, Ok(v) if v == "724");
     check("nqueens 10 after those errors", "724", outcome, pass);
     rows
+}
+
+/// N-Queens 12 and UTS T3 under every scheduler configuration: exact answers, and the run
+/// time of each (median of 3 after a warm-up).
+fn scheduler_matrix(rows: &mut Vec<Row>) -> String {
+    let mut table = String::from(
+        "\n| worker | victim | steal | nqueens 12 | ms | steals | uts T3 | ms | steals |\n|---|---|---|---|---:|---:|---|---:|---:|\n",
+    );
+    let t3 = uts::preset("T3").unwrap();
+    for config in wsdsl::gpu::all_kernel_configs(256) {
+        let rt = Runtime::new(Backend::Gpu).worker(config.worker).victim(config.victim).steal(config.steal);
+        let name = format!("{:?}/{:?}/{:?}", config.worker, config.victim, config.steal);
+        let queens: Job<'_> = Box::new(|rt: &Runtime| {
+            let (got, out) = nqueens::solve(rt, 12)?;
+            Ok((got.to_string(), "14200".to_string(), out.stats))
+        });
+        let tree: Job<'_> = Box::new(|rt: &Runtime| {
+            let (got, out) = uts::solve(rt, &t3)?;
+            let want = t3.known.unwrap();
+            Ok((format!("{got:?}"), format!("{want:?}"), out.stats))
+        });
+        let q = measure(&format!("nqueens 12 [{name}]"), &rt, &queens, 3);
+        let u = measure(&format!("uts T3 [{name}]"), &rt, &tree, 3);
+        print_row(&q);
+        print_row(&u);
+        let cell = |r: &Row| if r.pass { "PASS".to_string() } else { format!("FAIL: {} {}", r.answer, r.note) };
+        table.push_str(&format!(
+            "| {:?} | {:?} | {:?} | {} | {:.2} | {} | {} | {:.2} | {} |\n",
+            config.worker, config.victim, config.steal, cell(&q), q.median_ms, q.steals, cell(&u), u.median_ms, u.steals
+        ));
+        rows.push(q);
+        rows.push(u);
+    }
+    table
 }
 
 fn first_words(s: &str) -> String {

@@ -1,52 +1,23 @@
-// megakernel.cuh — the persistent kernel: one worker per warp, work-stealing deques.
+// megakernel.cuh — the persistent kernel: workers with work-stealing deques.
 //
-// Every warp of a grid sized to be fully resident (occupancy x SMs, launched cooperatively)
-// loops: pop up to 32 tasks from its own deque (one per lane) and run them; children go to
-// its own deque. With an empty deque, lane 0 steals one task from a random victim. The
-// run ends when every worker is idle (termination.cuh), when a worker reports an error
-// (status.cuh), or when the host's watchdog raises the stop flag.
+// Every worker (a thread, a warp or a block: launch.cuh) of a grid sized to be fully resident
+// (occupancy x SMs, launched cooperatively) loops: its first thread pops up to one task per
+// thread from the worker's deque, the threads run them, children go to the same deque. With
+// an empty deque, the first thread steals from a victim (victims.cuh). The run ends when every
+// worker is idle (termination.cuh), when a worker reports an error (status.cuh), or when the
+// host's watchdog raises the stop flag.
 #pragma once
 
-#ifndef WSDSL_BLOCK_THREADS
-#define WSDSL_BLOCK_THREADS 256
-#endif
-#define WS_WARPS_PER_BLOCK (WSDSL_BLOCK_THREADS / 32)
-#define WS_FULL_MASK 0xffffffffu
 // Consecutive failed steal attempts before a worker declares itself idle.
 #define WS_IDLE_AFTER 8
 // How often (in batches) a busy worker polls the error word and the host's stop flag.
 #define WS_POLL_EVERY 256
-
-// Per-worker statistics, in this order, `WS_STAT_COUNT` u64 per worker.
-enum { WS_STAT_TASKS, WS_STAT_STEAL_TRIES, WS_STAT_STEALS, WS_STAT_PEAK, WS_STAT_COUNT };
-
-// Everything a launch needs, written by the host into device memory (host mirror:
-// `gpu/launch.rs`, struct LaunchRecord; keep the two in the same order).
-struct ws_launch {
-    wsdsl_task* slots;                  // workers * capacity task slots
-    ws_deque* deques;                   // one control block per worker
-    const wsdsl_task* roots;            // initial tasks, dealt round-robin to workers
-    const wsdsl_params* params;
-    const wsdsl_buffers* buffers;       // element pointers and lengths of the user's buffers
-    unsigned long long* counter_slots;  // one per counter, pre-set to the reduction identity
-    unsigned long long* stats;          // workers * WS_STAT_COUNT
-    ws_atom_u32* idle;                  // number of idle workers
-    const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
-    unsigned workers;
-    unsigned capacity;
-    unsigned root_count;
-    unsigned seed;
-};
-
-static __device__ __forceinline__ unsigned ws_xorshift(unsigned* s) {
-    unsigned x = *s;
-    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
-    return *s = x;
-}
+// `first` value meaning "the task was stolen and is in the leader's hands".
+#define WS_IN_HAND 0xffffffffu
 
 // The error word lives in device memory and is cheap to poll. The host's stop flag is read
-// over PCIe: if every spinning warp read it, the reads would saturate the bus and stall the
-// busy warps that poll too. So only worker 0 reads it (every 64th time), and turns a stop
+// over PCIe: if every spinning worker read it, the reads would saturate the bus and stall the
+// busy workers that poll too. So only worker 0 reads it (every 64th time), and turns a stop
 // request into the device error word that everyone else polls.
 #define WS_HOST_POLL_MASK 63u
 static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned self, unsigned round) {
@@ -58,24 +29,52 @@ static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned
     return false;
 }
 
-enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
+enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2, WS_DEPOSITED = 3 };
 
-// Lane 0 of an out-of-work warp: steal one task into *out, or learn that the run is over.
-static __device__ int ws_find_work(const ws_launch* L, unsigned self, unsigned* rng, bool* idle,
-                                   wsdsl_task* out, unsigned long long* tries, unsigned long long* steals) {
+struct ws_worker_stats {
+    unsigned long long tasks, tries, steals, peak;
+};
+
+// Leader of an out-of-work worker: steal into *out (one task) or into the worker's own deque
+// (several: WS_DEPOSITED, published at *tail), or learn that the run is over.
+static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_state* vs, bool* idle,
+                                   wsdsl_task* out, unsigned* tail, ws_worker_stats* st) {
+    ws_deque* mine = &L->deques[self];
+    wsdsl_task* my_slots = L->slots + (unsigned long long)self * L->capacity;
     unsigned fails = 0;
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
         if (L->workers > 1) {
-            unsigned victim = ws_xorshift(rng) % (L->workers - 1);
-            if (victim >= self) victim++;
+            unsigned victim = ws_pick_victim(L, self, vs);
             ws_deque* vd = &L->deques[victim];
-            if (ws_deque_looks_nonempty(vd)) {
+            unsigned available = ws_load_relaxed_u32(&vd->tail) - ws_head_index(ws_load_relaxed_u64(&vd->head));
+            if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->idle); *idle = false; }
-                (*tries)++;
                 const wsdsl_task* vslots = L->slots + (unsigned long long)victim * L->capacity;
-                if (ws_deque_steal(vd, vslots, out) == WS_STEAL_OK) { (*steals)++; return WS_FOUND; }
+                unsigned want = ws_steal_amount(available, vs);
+                if (want > L->capacity) want = L->capacity;
+                if (want <= 1u) {
+                    st->tries++;
+                    if (ws_deque_steal(vd, vslots, out) == WS_STEAL_OK) { st->steals++; return WS_FOUND; }
+                    continue;
+                }
+                // Steal several, one CAS each: a multi-slot CAS on head would break the pop's
+                // argument that thieves move head one step at a time (deque.cuh).
+                unsigned got = 0;
+                while (got < want) {
+                    st->tries++;
+                    if (ws_deque_steal(vd, vslots, &my_slots[got]) != WS_STEAL_OK) break;
+                    st->steals++;
+                    got++;
+                }
+                if (got > 0) {
+                    *tail = got;
+                    ws_fence_acq_rel();
+                    ws_deque_publish(mine, got);
+                    if (got > st->peak) st->peak = got;
+                    return WS_DEPOSITED;
+                }
                 continue;
             }
         }
@@ -90,11 +89,16 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, unsigned* 
 }
 
 extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakernel(const ws_launch* launch) {
-    __shared__ unsigned s_spawned[WS_WARPS_PER_BLOCK];
+    __shared__ unsigned s_spawned[WS_GROUPS_PER_BLOCK];
+    __shared__ unsigned s_count[WS_GROUPS_PER_BLOCK];
+    __shared__ unsigned s_first[WS_GROUPS_PER_BLOCK];
+    __shared__ unsigned s_base[WS_GROUPS_PER_BLOCK];
+    __shared__ int s_outcome[WS_GROUPS_PER_BLOCK];
     const ws_launch L = *launch;
-    const unsigned lane = threadIdx.x & 31u;
-    const unsigned warp = threadIdx.x >> 5;
-    const unsigned self = blockIdx.x * WS_WARPS_PER_BLOCK + warp;
+    const unsigned group = threadIdx.x / WS_GROUP;
+    const unsigned rank = threadIdx.x % WS_GROUP;
+    const bool leader = rank == 0;
+    const unsigned self = blockIdx.x * WS_GROUPS_PER_BLOCK + group;
     ws_deque* dq = &L.deques[self];
     wsdsl_task* my_slots = L.slots + (unsigned long long)self * L.capacity;
 
@@ -104,76 +108,82 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
     wsdsl_counters_init(&ctx.counters);
     ctx.slots = my_slots;
     ctx.capacity = L.capacity;
-    ctx.spawned = &s_spawned[warp];
+    ctx.spawned = &s_spawned[group];
 
-    // Deal the roots: worker w owns roots w, w + workers, ... (the host checked capacity).
+    ws_victim_state vs;
+    vs.rng = (self + 1u) * 0x9E3779B9u ^ L.seed;
+    if (vs.rng == 0) vs.rng = 1;
+    vs.next = 0;
+    vs.my_sm = ws_smid();
+    vs.sm_leader = false;
+    ws_worker_stats st = {0, 0, 0, 0};
     unsigned tail = 0;
-    for (unsigned r = self; r < L.root_count; r += L.workers) {
-        if (lane == 0) my_slots[tail] = L.roots[r];
-        tail++;
+    if (leader) {
+        L.sm_of[self] = vs.my_sm;
+        vs.sm_leader = atomicCAS(&L.sm_leader[vs.my_sm], WS_NO_SM, self) == WS_NO_SM;
+        // Deal the roots: worker w owns roots w, w + workers, ... (the host checked capacity).
+        for (unsigned r = self; r < L.root_count; r += L.workers) my_slots[tail++] = L.roots[r];
+        if (tail > 0) { __threadfence(); ws_deque_publish(dq, tail); }
+        st.peak = tail;
     }
-    if (lane == 0 && tail > 0) { __threadfence(); ws_deque_publish(dq, tail); }
-    __syncwarp();
 
-    unsigned long long n_tasks = 0, n_tries = 0, n_steals = 0, peak = tail;
-    unsigned rng = (self + 1u) * 0x9E3779B9u ^ L.seed;
-    if (rng == 0) rng = 1;
     bool idle = false;
     unsigned polls = 0;
-
+    wsdsl_task task;
     for (;;) {
-        unsigned n = 0, first = 0;
-        int outcome = WS_FOUND;
-        wsdsl_task task;
-        if (lane == 0) {
-            n = ws_deque_pop_batch(dq, &tail, 32u, &first);
-            if (n == 0) {
-                outcome = ws_find_work(&L, self, &rng, &idle, &task, &n_tries, &n_steals);
-                n = outcome == WS_FOUND ? 1u : 0u;
-                first = 0xffffffffu;   // the stolen task is already in lane 0's hands
+        if (leader) {
+            int outcome = WS_FOUND;
+            unsigned n = 0, first = 0;
+            if (++polls == WS_POLL_EVERY) {
+                polls = 0;
+                if (ws_must_stop(&L, self, 0u)) outcome = WS_ABORTED;
             }
+            if (outcome == WS_FOUND) n = ws_deque_pop_batch(dq, &tail, WS_GROUP, &first);
+            while (outcome == WS_FOUND && n == 0) {
+                outcome = ws_find_work(&L, self, &vs, &idle, &task, &tail, &st);
+                if (outcome == WS_FOUND) { n = 1; first = WS_IN_HAND; }
+                if (outcome == WS_DEPOSITED) { outcome = WS_FOUND; n = ws_deque_pop_batch(dq, &tail, WS_GROUP, &first); }
+            }
+            s_outcome[group] = outcome;
+            s_count[group] = n;
+            s_first[group] = first;
+            s_base[group] = tail;
+            s_spawned[group] = 0u;
         }
-        outcome = __shfl_sync(WS_FULL_MASK, outcome, 0);
-        if (outcome != WS_FOUND) break;
-        n = __shfl_sync(WS_FULL_MASK, n, 0);
-        first = __shfl_sync(WS_FULL_MASK, first, 0);
-        const bool have = lane < n;
-        if (have && first != 0xffffffffu) task = my_slots[first + lane];
-
-        if (lane == 0) s_spawned[warp] = 0u;
-        ctx.base = __shfl_sync(WS_FULL_MASK, tail, 0);
-        __syncwarp();   // every lane holds its task before any child overwrites a slot
+        ws_group_sync();
+        if (s_outcome[group] != WS_FOUND) break;
+        const unsigned n = s_count[group];
+        const unsigned first = s_first[group];
+        ctx.base = s_base[group];
+        const bool have = rank < n;
+        if (have && first != WS_IN_HAND) task = my_slots[first + rank];
+        ws_group_sync();   // every thread holds its task before any child overwrites a slot
         if (have) {
             wsdsl_execute(&task, &ctx);
-            __threadfence();   // children written by this lane are ordered before the publish
+            __threadfence();   // children written by this thread are ordered before the publish
         }
-        __syncwarp();
+        ws_group_sync();
 
-        if (lane == 0) {
-            n_tasks += n;
-            unsigned spawned = s_spawned[warp];
+        if (leader) {
+            st.tasks += n;
+            unsigned spawned = s_spawned[group];
             unsigned long long needed = (unsigned long long)tail + spawned;
             if (needed > L.capacity) {
                 ws_report(WS_STATUS_OVERFLOW, self, needed, L.capacity);
             } else if (spawned > 0) {
                 tail += spawned;
                 ws_deque_publish(dq, tail);
-                if (tail > peak) peak = tail;
+                if (tail > st.peak) st.peak = tail;
             }
-        }
-        if (++polls == WS_POLL_EVERY) {
-            polls = 0;
-            bool stop = lane == 0 && ws_must_stop(&L, self, 0u);
-            if (__any_sync(WS_FULL_MASK, stop)) break;
         }
     }
 
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
-    if (lane == 0) {
+    if (leader) {
         unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_COUNT;
-        s[WS_STAT_TASKS] = n_tasks;
-        s[WS_STAT_STEAL_TRIES] = n_tries;
-        s[WS_STAT_STEALS] = n_steals;
-        s[WS_STAT_PEAK] = peak;
+        s[WS_STAT_TASKS] = st.tasks;
+        s[WS_STAT_STEAL_TRIES] = st.tries;
+        s[WS_STAT_STEALS] = st.steals;
+        s[WS_STAT_PEAK] = st.peak;
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::cpu;
 use crate::error::Error;
-use crate::gpu::{GpuDevice, GpuOptions, KernelConfig};
+use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Steal, Victim, Worker};
 use crate::program::Program;
 use crate::stats::{BackendKind, Stats};
 use std::sync::OnceLock;
@@ -125,6 +125,29 @@ impl Runtime {
     pub fn block_threads(mut self, threads: u32) -> Self {
         self.gpu.kernel.block_threads = threads;
         self
+    }
+
+    /// What a GPU worker is: a thread, a warp (default) or a block.
+    pub fn worker(mut self, worker: Worker) -> Self {
+        self.gpu.kernel.worker = worker;
+        self
+    }
+
+    /// Whom idle GPU workers rob (default: random).
+    pub fn victim(mut self, victim: Victim) -> Self {
+        self.gpu.kernel.victim = victim;
+        self
+    }
+
+    /// Whether a GPU thief takes one task or half of the victim's (default: one).
+    pub fn steal(mut self, steal: Steal) -> Self {
+        self.gpu.kernel.steal = steal;
+        self
+    }
+
+    /// The GPU scheduler configuration in use.
+    pub fn kernel_config(&self) -> KernelConfig {
+        self.gpu.kernel
     }
 
     /// Caps the blocks per SM (default: as many as are resident at once).

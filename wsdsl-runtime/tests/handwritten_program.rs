@@ -1,7 +1,7 @@
 //! The runtime tested on its own, with a `Program` written by hand (what `#[megakernel]`
 //! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
 
-use wsdsl_runtime::gpu::{compile_check, megakernel_source, KernelConfig};
+use wsdsl_runtime::gpu::{all_kernel_configs, compile_check, compile_check_with, megakernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Sum};
 
@@ -124,6 +124,14 @@ fn templates_compile_with_nvrtc() {
 }
 
 #[test]
+fn every_scheduler_configuration_compiles_with_nvrtc() {
+    for config in all_kernel_configs(256) {
+        let bytes = compile_check_with::<Tree>("sm_90", &config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert!(bytes > 1000, "{config:?}");
+    }
+}
+
+#[test]
 fn assembly_is_deterministic_and_in_order() {
     let a = megakernel_source::<Tree>(&KernelConfig::default());
     assert_eq!(a, megakernel_source::<Tree>(&KernelConfig::default()));
@@ -188,6 +196,13 @@ fn gpu_backend_walks_the_whole_tree() {
         if height == 20 {
             assert!(out.stats.steals > 0, "a single root must be stolen to spread");
         }
+    }
+    // Every scheduler configuration walks the tree exactly.
+    for config in all_kernel_configs(256) {
+        let rt = Runtime::new(Backend::Gpu).worker(config.worker).victim(config.victim).steal(config.steal);
+        let out = rt.run::<Tree>(16, [Node { depth: 0 }]).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert_eq!(out.counters.leaves.get(), 1 << 16, "{config:?}");
+        assert!(out.stats.steals > 0, "{config:?}: a single root must be stolen to spread");
     }
     // A deque too small for the tree is an overflow error naming the capacity.
     let tiny = Runtime::new(Backend::Gpu).deque_capacity(2);

@@ -13,18 +13,77 @@ const STATUS: &str = include_str!("../../cuda/status.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
 const TERMINATION: &str = include_str!("../../cuda/termination.cuh");
+const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
+const VICTIMS: &str = include_str!("../../cuda/victims.cuh");
 const MEGAKERNEL: &str = include_str!("../../cuda/megakernel.cuh");
+
+/// How many threads form one worker (one deque, one batch of tasks at a time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Worker {
+    /// Every thread is a worker with its own deque.
+    Thread,
+    /// A warp is a worker: up to 32 tasks at a time, one per lane (the default).
+    Warp,
+    /// A block is a worker: up to one task per thread; thread 0 manages the deque.
+    Block,
+}
+
+/// Whom an idle worker robs (see `cuda/victims.cuh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Victim {
+    /// Uniformly random (the default).
+    Random,
+    /// The next worker after the last one tried.
+    RoundRobin,
+    /// Random, accepted with a probability falling with distance (same block, SM, other SM).
+    Pws,
+    /// One leader per SM robs other SMs, taking half; the others rob their own SM.
+    Hws,
+    /// Only the neighbours in a sparse small-world graph (ring plus log n shortcuts).
+    SmallWorld,
+}
+
+/// How much a thief takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Steal {
+    One,
+    Half,
+}
 
 /// Scheduler settings baked into the kernel source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
-    /// Threads per block (a multiple of 32); each warp is one worker.
+    /// Threads per block (a multiple of 32).
     pub block_threads: u32,
+    pub worker: Worker,
+    pub victim: Victim,
+    pub steal: Steal,
 }
 
 impl Default for KernelConfig {
     fn default() -> Self {
-        KernelConfig { block_threads: 256 }
+        KernelConfig { block_threads: 256, worker: Worker::Warp, victim: Victim::Random, steal: Steal::One }
+    }
+}
+
+impl KernelConfig {
+    /// Threads per worker.
+    pub fn worker_threads(&self) -> u32 {
+        match self.worker {
+            Worker::Thread => 1,
+            Worker::Warp => 32,
+            Worker::Block => self.block_threads,
+        }
+    }
+
+    fn victim_code(&self) -> u32 {
+        match self.victim {
+            Victim::Random => 0,
+            Victim::RoundRobin => 1,
+            Victim::Pws => 2,
+            Victim::Hws => 3,
+            Victim::SmallWorld => 4,
+        }
     }
 }
 
@@ -32,9 +91,14 @@ impl Default for KernelConfig {
 pub fn megakernel_source<P: Program>(config: &KernelConfig) -> String {
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
-        "// wsdsl megakernel for program `{}` (generated; do not edit)\n#define WSDSL_BLOCK_THREADS {}\n",
+        "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
+         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n",
         P::NAME,
-        config.block_threads
+        config,
+        config.block_threads,
+        config.worker_threads(),
+        config.victim_code(),
+        (config.steal == Steal::Half) as u32,
     ));
     let mut part = |file: &str, text: &str| {
         src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
@@ -65,6 +129,8 @@ pub fn megakernel_source<P: Program>(config: &KernelConfig) -> String {
     };
     part("deque.cuh", DEQUE);
     part("termination.cuh", TERMINATION);
+    part("launch.cuh", LAUNCH);
+    part("victims.cuh", VICTIMS);
     part("megakernel.cuh", MEGAKERNEL);
     src
 }

@@ -16,6 +16,8 @@ use std::time::{Duration, Instant};
 const DEQUE_BYTES: usize = 128;
 /// u64 statistics per worker (`WS_STAT_COUNT`).
 const STATS_PER_WORKER: usize = 4;
+/// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
+const MAX_SM_IDS: usize = 4096;
 /// Largest default deque capacity; the memory budget may lower it.
 const DEFAULT_MAX_CAPACITY: u64 = 8192;
 
@@ -44,6 +46,8 @@ struct LaunchRecord {
     stats: u64,
     idle: u64,
     stop: u64,
+    sm_of: u64,
+    sm_leader: u64,
     workers: u32,
     capacity: u32,
     root_count: u32,
@@ -80,7 +84,7 @@ pub(crate) fn run<P: Program>(
     }
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
     let grid = per_sm * dev.sm_count;
-    let workers = grid * (block / 32);
+    let workers = grid * (block / opts.kernel.worker_threads());
     let capacity = choose_capacity::<P>(dev, workers as u64, opts.deque_capacity)?;
     let needed_for_roots = (roots.len() as u64).div_ceil(workers as u64);
     if needed_for_roots > capacity {
@@ -129,6 +133,9 @@ pub(crate) fn run<P: Program>(
         .alloc_zeros::<u64>(workers as usize * STATS_PER_WORKER)
         .map_err(Error::driver("allocating statistics"))?;
     let idle_dev = stream.alloc_zeros::<u32>(32).map_err(Error::driver("allocating the idle counter"))?;
+    // SM placement tables for the victim policies: "unknown" (all ones) until workers write them.
+    let sm_of_dev = stream.clone_htod(&vec![u32::MAX; workers as usize]).map_err(Error::driver("allocating the SM table"))?;
+    let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
     // SAFETY: a 4-byte host-mapped flag, initialised right below before any use.
     let mut stop = unsafe { dev.ctx.alloc_pinned_with_flags::<u32>(1, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) }
         .map_err(Error::driver("allocating the watchdog flag"))?;
@@ -153,12 +160,14 @@ pub(crate) fn run<P: Program>(
         stats: ptr(&stats_dev, stream),
         idle: ptr(&idle_dev, stream),
         stop: stop_dev,
+        sm_of: ptr(&sm_of_dev, stream),
+        sm_leader: ptr(&sm_leader_dev, stream),
         workers,
         capacity: capacity as u32,
         root_count: roots.len() as u32,
         seed: 0x5EED_1234,
     };
-    // SAFETY: LaunchRecord is plain old data with no padding (9 u64 then 4 u32).
+    // SAFETY: LaunchRecord is plain old data with no padding (11 u64 then 4 u32).
     let record_bytes = unsafe {
         std::slice::from_raw_parts(&record as *const LaunchRecord as *const u8, std::mem::size_of::<LaunchRecord>())
     };
@@ -184,7 +193,7 @@ pub(crate) fn run<P: Program>(
         if let Error::Watchdog { stopped: false, .. } = e {
             // The kernel ignores the stop flag: freeing its memory would block forever.
             std::mem::forget((slots, deques, roots_dev, params_dev, counters_dev, stats_dev, idle_dev, stop, record_dev));
-            std::mem::forget((buffers_dev, buffer_table_dev));
+            std::mem::forget((buffers_dev, buffer_table_dev, sm_of_dev, sm_leader_dev));
             std::mem::forget((start, end, module));
         }
         return Err(e);

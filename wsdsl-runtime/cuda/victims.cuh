@@ -1,0 +1,113 @@
+// victims.cuh — whom an idle worker tries to rob.
+//
+// Policies (WSDSL_VICTIM):
+//   0 random       uniform over all other workers (Cederman & Tsigas; the default).
+//   1 round-robin  the next worker after the last one tried.
+//   2 PWS          probabilistic work stealing (Quintin & Wagner): a random candidate is
+//                  accepted with a probability that falls with its distance — same block 1,
+//                  same SM 1/2, another SM 1/8 — so most steals stay on the SM.
+//   3 HWS          hierarchical work stealing (Quintin & Wagner): one leader per SM robs
+//                  workers on other SMs, taking half of the victim's deque for its SM; the
+//                  others rob only workers of their own SM.
+//   4 small-world  a sparse Kleinberg graph (Fontenaille et al.): each worker may rob only
+//                  its ring neighbours and O(log n) shortcuts drawn with probability ~ 1/d.
+// SM placement is learnt at start: each worker writes its SM id into `sm_of`, and the first
+// worker of each SM claims `sm_leader[sm]`. Ids not yet written read as "far".
+#pragma once
+
+#ifndef WSDSL_VICTIM
+#define WSDSL_VICTIM 0
+#endif
+
+#define WS_NO_SM 0xffffffffu
+
+static __device__ __forceinline__ unsigned ws_smid() {
+    unsigned id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+
+// A stateless 32-bit mix (for the fixed small-world graph).
+static __device__ __forceinline__ unsigned ws_mix(unsigned x) {
+    x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
+    return x;
+}
+
+struct ws_victim_state {
+    unsigned rng;        // xorshift state
+    unsigned next;       // round-robin cursor
+    unsigned my_sm;
+    bool sm_leader;      // HWS: this worker robs other SMs for its SM
+};
+
+static __device__ __forceinline__ unsigned ws_random_other(unsigned self, unsigned workers, unsigned* rng) {
+    unsigned v = ws_xorshift(rng) % (workers - 1);
+    return v >= self ? v + 1 : v;
+}
+
+static __device__ __forceinline__ unsigned ws_sm_of(const unsigned* sm_of, unsigned w) {
+    return ws_load_relaxed_u32(sm_of + w);
+}
+
+// The k-th neighbour of `self` in the small-world graph: k = 0, 1 the ring, k >= 2 a
+// shortcut at distance d drawn with P(d) ~ 1/d over [1, workers/2] (d = (n/2)^u, u uniform).
+static __device__ unsigned ws_small_world_neighbour(unsigned self, unsigned workers, unsigned k) {
+    if (k == 0) return (self + 1) % workers;
+    if (k == 1) return (self + workers - 1) % workers;
+    unsigned h = ws_mix(self * 0x9E3779B9u ^ (k * 0x85EBCA6Bu));
+    float u = (float)(h >> 8) * (1.0f / 16777216.0f);
+    float half = (float)(workers / 2 > 1 ? workers / 2 : 1);
+    unsigned d = (unsigned)__powf(half, u);
+    if (d < 1) d = 1;
+    return (h & 1u) ? (self + d) % workers : (self + workers - (d % workers)) % workers;
+}
+
+// Picks the next victim for `self` (never `self`; requires workers > 1).
+static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_victim_state* st) {
+    const unsigned n = L->workers;
+#if WSDSL_VICTIM == 1
+    unsigned v = (self + 1u + (st->next++ % (n - 1u))) % n;
+    return v;
+#elif WSDSL_VICTIM == 2
+    unsigned v = ws_random_other(self, n, &st->rng);
+    for (int tries = 0; tries < 16; tries++) {
+        unsigned r = ws_xorshift(&st->rng) & 7u;       // acceptance draw in 0..7
+        bool same_block = v / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
+        bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
+        if (same_block || (same_sm && r < 4u) || r == 0u) return v;
+        v = ws_random_other(self, n, &st->rng);
+    }
+    return v;
+#elif WSDSL_VICTIM == 3
+    // Leaders look for a worker on another SM; the rest for one on their own SM.
+    unsigned v = ws_random_other(self, n, &st->rng);
+    for (int tries = 0; tries < 16; tries++) {
+        bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
+        if (same_sm != st->sm_leader) return v;
+        v = ws_random_other(self, n, &st->rng);
+    }
+    return v;
+#elif WSDSL_VICTIM == 4
+    unsigned degree = 2u + (32u - __clz(n));          // ring + about log2(n) shortcuts
+    unsigned v = ws_small_world_neighbour(self, n, ws_xorshift(&st->rng) % degree);
+    return v == self ? (self + 1u) % n : v;
+#else
+    return ws_random_other(self, n, &st->rng);
+#endif
+}
+
+// How many tasks to take from a victim that holds `available`: one, or half (WSDSL_STEAL_HALF,
+// and always half for an HWS leader, which steals for its whole SM).
+static __device__ __forceinline__ unsigned ws_steal_amount(unsigned available, const ws_victim_state* st) {
+#if WSDSL_STEAL_HALF
+    (void)st;
+    return (available + 1u) / 2u;
+#else
+#if WSDSL_VICTIM == 3
+    if (st->sm_leader) return (available + 1u) / 2u;
+#else
+    (void)st;
+#endif
+    return 1u;
+#endif
+}
