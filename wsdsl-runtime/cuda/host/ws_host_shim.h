@@ -1,0 +1,72 @@
+// ws_host_shim.h — lets the queue headers of the template library compile with the host C++
+// compiler (g++/clang++, C++17), so they can be hammered from host threads without a GPU.
+//
+// It replaces atomics.cuh (include this INSTEAD of it, before any queue header): every
+// `ws_*` wrapper has the same name, signature and memory order, spelled with GCC `__atomic`
+// builtins:
+//   ld.acquire.gpu   -> __atomic_load_n(ACQUIRE)       st.release.gpu -> __atomic_store_n(RELEASE)
+//   ld/st.relaxed.gpu-> __atomic_*_n(RELAXED)           atom.acq_rel   -> __atomic_*(ACQ_REL)
+//   fence.sc.gpu     -> __atomic_thread_fence(SEQ_CST)  fence.acq_rel  -> __atomic_thread_fence(ACQ_REL)
+// plus the CUDA qualifiers and intrinsics the headers use (`__device__`, `__forceinline__`,
+// `atomicAdd`, `atomicCAS`, `__nanosleep`, `__threadfence`, ...). The C++ memory model is
+// at least as weak as the PTX one for these operations except that relaxed accesses here are
+// single-copy atomic like PTX's strong ones, so a bug in the ordering of a header shows up
+// here too (on a weak CPU; on x86 only the store-load order is relaxed, which is what
+// fence.sc exists for) — and ThreadSanitizer checks the happens-before edges exactly.
+#pragma once
+
+#include <sched.h>
+#include <stdint.h>
+
+#define __device__
+#define __host__
+#define __global__
+#define __shared__
+#define __forceinline__ inline __attribute__((always_inline))
+
+typedef unsigned int ws_atom_u32;
+typedef unsigned long long ws_atom_u64;
+
+// Schedule noise: with `ws_host_chaos_per_256` > 0, every wrapper below first yields the core
+// with that probability (out of 256), so a thread can be descheduled between any two steps
+// of a queue operation. That makes the interleavings of a few threads on a busy 2-core
+// machine as varied as those of many truly parallel ones. Harnesses set it per thread.
+static thread_local unsigned ws_host_chaos_per_256 = 0;
+static thread_local unsigned ws_host_chaos_rng = 0x1234567u;
+static inline void ws_host_chaos() {
+    if (ws_host_chaos_per_256 == 0) return;
+    unsigned x = ws_host_chaos_rng;
+    x ^= x << 13; x ^= x >> 17; x ^= x << 5;
+    ws_host_chaos_rng = x;
+    if ((x & 255u) < ws_host_chaos_per_256) sched_yield();
+}
+
+static inline ws_atom_u32 ws_load_acquire_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline ws_atom_u64 ws_load_acquire_u64(const ws_atom_u64* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline ws_atom_u32 ws_load_relaxed_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_load_relaxed_u64(const ws_atom_u64* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void ws_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void ws_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void ws_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) { ws_host_chaos();
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    return expected;   // the value found (== the expected one on success)
+}
+static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+
+// CUDA intrinsics (device-scope atomics are relaxed in CUDA; seq_cst here is stronger, never weaker).
+template <class T> static inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicSub(T* p, T v) { return __atomic_fetch_sub(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicExch(T* p, T v) { return __atomic_exchange_n(p, v, __ATOMIC_SEQ_CST); }
+template <class T> static inline T atomicCAS(T* p, T expected, T desired) {
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return expected;
+}
+static inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+// A sleeping GPU thread frees issue slots for others; a host thread yields its core (the
+// hammer runs more threads than cores, and a spinning waiter must let the owner of its
+// ticket run).
+static inline void __nanosleep(unsigned) { sched_yield(); }
