@@ -1,4 +1,5 @@
-//! The inert marker attributes (`#[task]`, `#[spawn]`, `#[params]`, `#[counters]`) that
+//! The inert marker attributes (`#[task]`, `#[spawn]`, `#[params]`, `#[counters]`,
+//! `#[buffers]`) that
 //! `#[megakernel]` consumes. They are never expanded by rustc: the module macro runs first
 //! and strips them, which is why they need no definitions of their own.
 
@@ -11,6 +12,7 @@ pub enum Marker {
     Spawn,
     Params,
     Counters,
+    Buffers,
 }
 
 impl Marker {
@@ -20,6 +22,7 @@ impl Marker {
             Marker::Spawn => "spawn",
             Marker::Params => "params",
             Marker::Counters => "counters",
+            Marker::Buffers => "buffers",
         }
     }
 }
@@ -31,6 +34,7 @@ fn marker_of(attr: &Attribute) -> Option<Marker> {
         "spawn" => Some(Marker::Spawn),
         "params" => Some(Marker::Params),
         "counters" => Some(Marker::Counters),
+        "buffers" => Some(Marker::Buffers),
         _ => None,
     }
 }

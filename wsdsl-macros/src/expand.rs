@@ -21,6 +21,19 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         }
         let item = &item;
         let name = &s.name;
+        if s.kind == StructKind::Buffers {
+            // Holds `Buffer<T>`s, which are not `Copy`: the user's struct as written.
+            let fields = s.buffers.iter().map(|b| &b.name);
+            items.push(quote! {
+                #item
+                impl #p::BufferSet for #name {
+                    fn buffers(&self) -> ::std::vec::Vec<&dyn #p::DeviceBuffer> {
+                        ::std::vec![#(&self.#fields as &dyn #p::DeviceBuffer),*]
+                    }
+                }
+            });
+            continue;
+        }
         if s.kind == StructKind::Counters {
             items.push(quote! {
                 #[derive(Clone, Copy, Debug, Default)]
@@ -48,7 +61,26 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             }
         });
     }
+    for e in &m.enums {
+        let (item, name) = (&e.item, &e.name);
+        items.push(quote! {
+            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+            #[repr(u32)]
+            #item
+            const _: () = ::core::assert!(::core::mem::size_of::<#name>() == 4, "wsdsl: enums are 32-bit");
+            impl #p::DeviceBytes for #name {
+                #[inline]
+                fn write_device_bytes(&self, out: &mut [u8]) {
+                    #p::DeviceBytes::write_device_bytes(&(*self as u32), out);
+                }
+            }
+        });
+    }
     for f in &m.fns {
+        if let Some(c) = &f.konst {
+            items.push(quote!(#c));
+            continue;
+        }
         let item = &f.item;
         items.push(quote! {
             #[allow(dead_code)]
@@ -107,8 +139,16 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     };
 
     // Programs without a `#[buffers]` struct get `()`.
-    items.push(quote!(pub type Buffers = ();));
-    let buffers_ty = quote!(Buffers);
+    let buffers_ty = match m.buffers() {
+        Some(b) => {
+            let n = &b.name;
+            quote!(#n)
+        }
+        None => {
+            items.push(quote!(pub type Buffers = ();));
+            quote!(Buffers)
+        }
+    };
 
     let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
     let tags: Vec<u32> = (0..tasks.len() as u32).collect();

@@ -18,6 +18,51 @@ pub struct FnBody {
     pub body: Block,
     /// Functions this body calls, for the recursion check.
     pub calls: Vec<(String, proc_macro2::Span)>,
+    /// One entry per loop (indexed by `LoopId`): whether it carries a Rust label, i.e. may
+    /// be the target of a `break`/`continue` from an inner loop (C needs a `goto` there).
+    pub loops: Vec<bool>,
+}
+
+pub type LoopId = usize;
+
+/// Patterns of `match` arms, `if let` and `let`, resolved against the scrutinee's type.
+pub enum Pat {
+    Wild,
+    /// An integer literal or range pattern: the values `lo..=hi` (as the type's values).
+    Range(i128, i128),
+    Bool(bool),
+    /// A variant of a field-less enum, by discriminant.
+    Variant(u32),
+    /// Binds the value to a new local.
+    Bind(LocalId),
+    Some(Box<Pat>),
+    None,
+    Tuple(Vec<Pat>),
+    Or(Vec<Pat>),
+}
+
+pub struct Arm {
+    pub pat: Pat,
+    pub guard: Option<Expr>,
+    pub body: Expr,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum BufOp {
+    Len,
+    Get,
+    Set,
+    AtomicAdd,
+    AtomicMin,
+    AtomicMax,
+    AtomicCas,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OptOp {
+    UnwrapOr,
+    IsSome,
+    IsNone,
 }
 
 pub struct Block {
@@ -100,46 +145,113 @@ pub enum Method {
     WrappingSub,
     WrappingMul,
     WrappingNeg,
+    WrappingShl,
+    WrappingShr,
+    CheckedAdd,
+    CheckedSub,
+    CheckedMul,
+    CheckedDiv,
+    CheckedRem,
+    CheckedNeg,
+    CheckedShl,
+    CheckedShr,
+    SaturatingAdd,
+    SaturatingSub,
+    SaturatingMul,
+    Pow,
     RotateLeft,
     RotateRight,
     CountOnes,
+    CountZeros,
     TrailingZeros,
     LeadingZeros,
+    SwapBytes,
+    ToBe,
+    FromBe,
+    ToLe,
+    FromLe,
+    IsPowerOfTwo,
     Min,
     Max,
-    Ln,
-    Floor,
-    Powf,
-    Sin,
-    Sqrt,
     Abs,
-    Exp,
+    Ln,
+    Log2,
+    Log10,
+    Floor,
+    Ceil,
+    Trunc,
+    Round,
+    Powf,
+    Powi,
+    Sin,
     Cos,
+    Tan,
+    Sqrt,
+    Exp,
+    MulAdd,
+    IsNan,
+    ToBits,
 }
 
+/// Integer methods by name; `min`, `max`, `abs` are also float methods.
 pub const INT_METHODS: &[(&str, Method)] = &[
     ("wrapping_add", Method::WrappingAdd),
     ("wrapping_sub", Method::WrappingSub),
     ("wrapping_mul", Method::WrappingMul),
     ("wrapping_neg", Method::WrappingNeg),
+    ("wrapping_shl", Method::WrappingShl),
+    ("wrapping_shr", Method::WrappingShr),
+    ("checked_add", Method::CheckedAdd),
+    ("checked_sub", Method::CheckedSub),
+    ("checked_mul", Method::CheckedMul),
+    ("checked_div", Method::CheckedDiv),
+    ("checked_rem", Method::CheckedRem),
+    ("checked_neg", Method::CheckedNeg),
+    ("checked_shl", Method::CheckedShl),
+    ("checked_shr", Method::CheckedShr),
+    ("saturating_add", Method::SaturatingAdd),
+    ("saturating_sub", Method::SaturatingSub),
+    ("saturating_mul", Method::SaturatingMul),
+    ("pow", Method::Pow),
+    ("abs", Method::Abs),
+    ("min", Method::Min),
+    ("max", Method::Max),
     ("rotate_left", Method::RotateLeft),
     ("rotate_right", Method::RotateRight),
     ("count_ones", Method::CountOnes),
+    ("count_zeros", Method::CountZeros),
     ("trailing_zeros", Method::TrailingZeros),
     ("leading_zeros", Method::LeadingZeros),
-    ("min", Method::Min),
-    ("max", Method::Max),
+    ("swap_bytes", Method::SwapBytes),
+    ("to_be", Method::ToBe),
+    ("to_le", Method::ToLe),
+    ("is_power_of_two", Method::IsPowerOfTwo),
 ];
 
+/// Associated functions called as `u32::from_be(x)`.
+pub const INT_FUNCTIONS: &[(&str, Method)] = &[("from_be", Method::FromBe), ("from_le", Method::FromLe)];
+
 pub const FLOAT_METHODS: &[(&str, Method)] = &[
-    ("ln", Method::Ln),
-    ("floor", Method::Floor),
-    ("powf", Method::Powf),
-    ("sin", Method::Sin),
     ("sqrt", Method::Sqrt),
     ("abs", Method::Abs),
+    ("min", Method::Min),
+    ("max", Method::Max),
+    ("floor", Method::Floor),
+    ("ceil", Method::Ceil),
+    ("trunc", Method::Trunc),
+    ("round", Method::Round),
     ("exp", Method::Exp),
+    ("ln", Method::Ln),
+    ("log2", Method::Log2),
+    ("log10", Method::Log10),
+    ("powi", Method::Powi),
+    ("powf", Method::Powf),
+    ("sin", Method::Sin),
     ("cos", Method::Cos),
+    ("tan", Method::Tan),
+    ("mul_add", Method::MulAdd),
+    ("is_nan", Method::IsNan),
+    ("to_bits", Method::ToBits),
 ];
 
 pub enum FloatLit {
@@ -171,15 +283,34 @@ pub enum ExprKind {
     Method(Method, Box<Expr>, Vec<Expr>),
     Block(Block),
     If(Box<Expr>, Block, Option<Box<Expr>>),
-    While(Box<Expr>, Block),
-    Loop(Block),
-    For { var: LocalId, start: Box<Expr>, end: Box<Expr>, inclusive: bool, body: Block },
-    Break,
-    Continue,
+    Match(Box<Expr>, Vec<Arm>),
+    While(Box<Expr>, Block, LoopId),
+    Loop(Block, LoopId),
+    /// `for var in (start..end)` / `..=`, optionally `.rev()` and `.step_by(step)`.
+    For {
+        var: LocalId,
+        start: Box<Expr>,
+        end: Box<Expr>,
+        inclusive: bool,
+        rev: bool,
+        /// The step (usize) and the fault site of `step_by(0)`.
+        step: Option<(Box<Expr>, u32)>,
+        body: Block,
+        id: LoopId,
+    },
+    Break(LoopId, Option<Box<Expr>>),
+    Continue(LoopId),
     Return(Option<Box<Expr>>),
     Assign(Box<Expr>, Box<Expr>),
     CompoundAssign(BinOp, Box<Expr>, Box<Expr>, u32),
     Counter(String, Reduce, Box<Expr>),
+    /// `ctx.buffers.<name>.<op>(args)`; the site is the index-out-of-bounds fault.
+    Buffer(String, BufOp, Vec<Expr>, u32),
+    OptMethod(OptOp, Box<Expr>, Vec<Expr>),
+    TupleLit(Vec<Expr>),
+    TupleField(Box<Expr>, usize),
+    /// A variant of a field-less enum: its discriminant.
+    Variant(u32),
     Spawn(String, Box<Expr>),
     Unit,
     Error,

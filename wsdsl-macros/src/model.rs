@@ -2,7 +2,7 @@
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
 use crate::attr::{reject_derive_repr, take_marker, Marker};
-use crate::types::{parse_type, struct_layout, IntTy, Ty};
+use crate::types::{parse_type_in, struct_layout, FloatTy, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;
@@ -12,6 +12,7 @@ pub enum StructKind {
     Task,
     Params,
     Counters,
+    Buffers,
     Plain,
 }
 
@@ -33,11 +34,18 @@ pub struct CounterField {
     pub int: IntTy,
 }
 
+/// A `Buffer<T>` field of the `#[buffers]` struct; `elem` is a scalar `Ty`.
+pub struct BufferField {
+    pub name: Ident,
+    pub elem: Ty,
+}
+
 pub struct StructDef {
     pub kind: StructKind,
     pub name: Ident,
     pub fields: Vec<Field>,
     pub counters: Vec<CounterField>,
+    pub buffers: Vec<BufferField>,
     pub item: syn::ItemStruct,
     /// C size and alignment (not for counters, which never cross the host/device boundary).
     pub size: u64,
@@ -48,6 +56,17 @@ pub struct StructDef {
 pub enum FnKind {
     Handler { task: String },
     Helper,
+    /// A module `const`, checked and lowered as a helper without parameters; Rust keeps the
+    /// original item (`FnDef::konst`).
+    Const,
+}
+
+/// A field-less enum: `#[repr(u32)]` in Rust, a `ws_u32` typedef in C.
+pub struct EnumDef {
+    pub name: Ident,
+    /// Variant names and their discriminants, in declaration order.
+    pub variants: Vec<(Ident, u32)>,
+    pub item: syn::ItemEnum,
 }
 
 pub struct Param {
@@ -63,6 +82,8 @@ pub struct FnDef {
     pub ctx: Option<Ident>,
     pub ret: Ty,
     pub item: syn::ItemFn,
+    /// For `FnKind::Const`: the user's item, re-emitted as written.
+    pub konst: Option<syn::ItemConst>,
 }
 
 pub struct Module {
@@ -72,7 +93,10 @@ pub struct Module {
     /// `use` items, re-emitted untouched.
     pub passthrough: Vec<syn::Item>,
     pub structs: Vec<StructDef>,
+    pub enums: Vec<EnumDef>,
     pub fns: Vec<FnDef>,
+    /// Enums (`None`) and integer-literal consts (`Some(value)`), for `parse_type_in`.
+    pub type_names: Vec<(String, Option<u64>)>,
     pub layouts: BTreeMap<String, (u64, u64)>,
 }
 
@@ -90,6 +114,12 @@ impl Module {
     }
     pub fn counters(&self) -> Option<&StructDef> {
         self.structs.iter().find(|s| s.kind == StructKind::Counters)
+    }
+    pub fn buffers(&self) -> Option<&StructDef> {
+        self.structs.iter().find(|s| s.kind == StructKind::Buffers)
+    }
+    pub fn enum_def(&self, name: &str) -> Option<&EnumDef> {
+        self.enums.iter().find(|e| e.name == name)
     }
     pub fn func(&self, name: &str) -> Option<&FnDef> {
         self.fns.iter().find(|f| f.name == name)
@@ -112,6 +142,8 @@ impl Module {
         let mut passthrough = Vec::new();
         let mut raw_structs = Vec::new();
         let mut raw_fns = Vec::new();
+        let mut raw_enums = Vec::new();
+        let mut raw_consts = Vec::new();
         for item in items {
             match item {
                 syn::Item::Use(_) => passthrough.push(item),
@@ -122,6 +154,7 @@ impl Module {
                         Some(Marker::Task) => StructKind::Task,
                         Some(Marker::Params) => StructKind::Params,
                         Some(Marker::Counters) => StructKind::Counters,
+                        Some(Marker::Buffers) => StructKind::Buffers,
                         Some(Marker::Spawn) => {
                             errors.push(syn::Error::new(
                                 s.ident.span(),
@@ -144,20 +177,40 @@ impl Module {
                     }
                     raw_fns.push((marker == Some(Marker::Spawn), f));
                 }
+                syn::Item::Enum(mut e) => {
+                    if let Some(m) = take_marker(&mut e.attrs, errors) {
+                        errors.push(syn::Error::new(e.ident.span(), format!("`#[{}]` does not apply to enums", m.name())));
+                    }
+                    reject_derive_repr(&e.attrs, errors);
+                    raw_enums.push(e);
+                }
+                syn::Item::Const(c) => raw_consts.push(c),
+                syn::Item::Static(st) => errors.push(syn::Error::new(
+                    st.static_token.span,
+                    "`static` items are not supported (no global mutable state on the device); use a `const`",
+                )),
+                syn::Item::Impl(i) => errors.push(syn::Error::new(
+                    i.impl_token.span,
+                    "`impl` blocks are not supported in megakernel code (no methods or traits); write free functions that take the struct as a parameter",
+                )),
+                syn::Item::Trait(t) => errors.push(syn::Error::new(
+                    t.trait_token.span,
+                    "traits are not supported in megakernel code; write free functions",
+                )),
                 other => errors.push(syn::Error::new(
                     other.span(),
-                    "a #[megakernel] module may contain only structs, functions and `use` items",
+                    "a #[megakernel] module may contain only structs, field-less enums, consts, functions and `use` items",
                 )),
             }
         }
 
-        for kind in [StructKind::Params, StructKind::Counters] {
+        for kind in [StructKind::Params, StructKind::Counters, StructKind::Buffers] {
             let mut of_kind = raw_structs.iter().filter(|(k, _)| *k == kind);
             of_kind.next();
             for (_, s) in of_kind {
                 errors.push(syn::Error::new(
                     s.ident.span(),
-                    format!("a megakernel has at most one `#[{}]` struct", if kind == StructKind::Params { "params" } else { "counters" }),
+                    format!("a megakernel has at most one `#[{}]` struct", match kind { StructKind::Params => "params", StructKind::Counters => "counters", _ => "buffers" }),
                 ));
             }
         }
@@ -169,8 +222,13 @@ impl Module {
         if !has(StructKind::Counters) {
             reserved.push("Counters");
         }
+        if !has(StructKind::Buffers) {
+            reserved.push("Buffers");
+        }
         let mut names: Vec<(String, proc_macro2::Span)> = Vec::new();
-        for id in raw_structs.iter().map(|(_, s)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident)) {
+        let idents = raw_structs.iter().map(|(_, s)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident));
+        let idents = idents.chain(raw_enums.iter().map(|e| &e.ident)).chain(raw_consts.iter().map(|c| &c.ident));
+        for id in idents {
             let n = id.to_string();
             if reserved.contains(&n.as_str()) {
                 let why = if n == "Params" || n == "Counters" {
@@ -188,9 +246,20 @@ impl Module {
 
         let value_structs: Vec<String> = raw_structs
             .iter()
-            .filter(|(k, _)| *k != StructKind::Counters)
+            .filter(|(k, _)| !matches!(k, StructKind::Counters | StructKind::Buffers))
             .map(|(_, s)| s.ident.to_string())
             .collect();
+        let enums: Vec<EnumDef> = raw_enums.into_iter().filter_map(|e| parse_enum(e, errors)).collect();
+        // Names types may mention besides structs: enums, and integer constants (array lengths).
+        let mut names: Vec<(String, Option<u64>)> = enums.iter().map(|e| (e.name.to_string(), None)).collect();
+        for c in &raw_consts {
+            if let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) = &*c.expr {
+                if let Ok(v) = l.base10_parse::<u64>() {
+                    names.push((c.ident.to_string(), Some(v)));
+                }
+            }
+        }
+        let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
 
         let mut structs = Vec::new();
         for (kind, s) in raw_structs {
@@ -213,26 +282,40 @@ impl Module {
             }
             let mut fields = Vec::new();
             let mut counters = Vec::new();
+            let mut buffers = Vec::new();
             for f in &named.named {
                 let name = f.ident.clone().expect("named field");
-                if kind == StructKind::Counters {
+                if kind == StructKind::Buffers {
+                    match parse_buffer(&f.ty) {
+                        Ok(elem) => buffers.push(BufferField { name, elem }),
+                        Err(e) => errors.push(e),
+                    }
+                } else if kind == StructKind::Counters {
                     match parse_counter(&f.ty) {
                         Ok((reduce, int)) => counters.push(CounterField { name, reduce, int }),
                         Err(e) => errors.push(e),
                     }
                 } else {
                     match parse_type(&f.ty, &value_structs) {
+                        Ok(ty) if has_tuple(&ty) => errors.push(syn::Error::new_spanned(
+                            &f.ty,
+                            "tuples are not supported in struct fields (Rust does not fix a tuple's memory layout); declare a struct",
+                        )),
                         Ok(ty) => fields.push(Field { name, ty }),
                         Err(e) => errors.push(e),
                     }
                 }
             }
             let name = s.ident.clone();
-            structs.push(StructDef { kind, name, fields, counters, item: s, size: 0, align: 1 });
+            structs.push(StructDef { kind, name, fields, counters, buffers, item: s, size: 0, align: 1 });
         }
 
         let mut layouts = BTreeMap::new();
-        let order: Vec<String> = structs.iter().filter(|s| s.kind != StructKind::Counters).map(|s| s.name.to_string()).collect();
+        let order: Vec<String> = structs
+            .iter()
+            .filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers))
+            .map(|s| s.name.to_string())
+            .collect();
         for n in &order {
             let mut stack = Vec::new();
             compute_layout(n, &structs, &mut layouts, &mut stack, errors);
@@ -246,9 +329,22 @@ impl Module {
 
         let mut fns = Vec::new();
         for (is_handler, f) in raw_fns {
-            if let Some(def) = parse_fn(is_handler, f, &value_structs, &structs, errors) {
+            if let Some(def) = parse_fn(is_handler, f, &value_structs, &names, &structs, errors) {
                 fns.push(def);
             }
+        }
+        for c in raw_consts {
+            let ty = match parse_type(&c.ty, &value_structs) {
+                Ok(t) => t,
+                Err(e) => {
+                    errors.push(e);
+                    continue;
+                }
+            };
+            // Checked and lowered as `fn NAME() -> T { expr }`; C calls it at every use.
+            let (name, expr) = (c.ident.clone(), &c.expr);
+            let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
+            fns.push(FnDef { kind: FnKind::Const, name, params: Vec::new(), ctx: None, ret: ty, item, konst: Some(c) });
         }
 
         let module = Module {
@@ -257,7 +353,9 @@ impl Module {
             name: m.ident,
             passthrough,
             structs,
+            enums,
             fns,
+            type_names: names,
             layouts,
         };
         module.check_handlers(errors);
@@ -337,6 +435,76 @@ fn compute_layout(
     layouts.insert(name.to_string(), (size, align));
 }
 
+fn has_tuple(t: &Ty) -> bool {
+    match t {
+        Ty::Tuple(_) => true,
+        Ty::Array(e, _) => has_tuple(e),
+        _ => false,
+    }
+}
+
+fn parse_enum(e: syn::ItemEnum, errors: &mut Vec<syn::Error>) -> Option<EnumDef> {
+    let n0 = errors.len();
+    if !e.generics.params.is_empty() {
+        errors.push(syn::Error::new(e.generics.span(), "generic enums are not supported in megakernel code"));
+    }
+    if e.variants.is_empty() {
+        errors.push(syn::Error::new(e.ident.span(), "an enum needs at least one variant"));
+    }
+    let mut variants = Vec::new();
+    let mut next: u64 = 0;
+    for v in &e.variants {
+        if !matches!(v.fields, syn::Fields::Unit) {
+            errors.push(syn::Error::new_spanned(
+                &v.fields,
+                "enum variants with data are not supported yet; use a field-less enum plus a struct holding the data",
+            ));
+            continue;
+        }
+        if let Some((_, d)) = &v.discriminant {
+            match d {
+                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => match l.base10_parse::<u64>() {
+                    Ok(x) => next = x,
+                    Err(err) => errors.push(err),
+                },
+                other => errors.push(syn::Error::new_spanned(other, "enum discriminants must be integer literals")),
+            }
+        }
+        if next > u32::MAX as u64 {
+            errors.push(syn::Error::new(v.ident.span(), "enum discriminants must fit in `u32` (enums are `#[repr(u32)]`)"));
+        }
+        variants.push((v.ident.clone(), next as u32));
+        next += 1;
+    }
+    if errors.len() != n0 {
+        return None;
+    }
+    Some(EnumDef { name: e.ident.clone(), variants, item: e })
+}
+
+/// `Buffer<T>` with `T` one of the element types the runtime supports.
+fn parse_buffer(ty: &syn::Type) -> syn::Result<Ty> {
+    let bad = || syn::Error::new_spanned(ty, "`#[buffers]` fields must be `Buffer<T>` with `T` one of u32, i32, u64, i64, f32, f64");
+    let syn::Type::Path(p) = ty else { return Err(bad()) };
+    let last = p.path.segments.last().ok_or_else(bad)?;
+    if last.ident != "Buffer" {
+        return Err(bad());
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
+    let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first().filter(|_| args.args.len() == 1) else {
+        return Err(bad());
+    };
+    match inner.path.get_ident().map(|i| i.to_string()).as_deref() {
+        Some("u32") => Ok(Ty::Int(IntTy::U32)),
+        Some("i32") => Ok(Ty::Int(IntTy::I32)),
+        Some("u64") => Ok(Ty::Int(IntTy::U64)),
+        Some("i64") => Ok(Ty::Int(IntTy::I64)),
+        Some("f32") => Ok(Ty::Float(FloatTy::F32)),
+        Some("f64") => Ok(Ty::Float(FloatTy::F64)),
+        _ => Err(bad()),
+    }
+}
+
 fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
     let bad = || {
         syn::Error::new(
@@ -365,13 +533,18 @@ fn parse_fn(
     is_handler: bool,
     f: syn::ItemFn,
     value_structs: &[String],
+    names: &[(String, Option<u64>)],
     structs: &[StructDef],
     errors: &mut Vec<syn::Error>,
 ) -> Option<FnDef> {
+    let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, names);
     let sig = &f.sig;
     let n0 = errors.len();
     if !sig.generics.params.is_empty() {
-        errors.push(syn::Error::new(sig.generics.span(), "generic functions are not supported in megakernel code"));
+        errors.push(syn::Error::new(
+            sig.generics.span(),
+            "generic functions are not supported yet in megakernel code; write one function per type (e.g. `mix_u32`, `mix_u64`)",
+        ));
     }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new(t.span(), "`async` functions are not supported in megakernel code"));
@@ -456,7 +629,7 @@ fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, params, ctx, ret, item: f })
+    Some(FnDef { kind, name, params, ctx, ret, item: f, konst: None })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {

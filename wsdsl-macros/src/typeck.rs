@@ -8,7 +8,7 @@ use crate::infer::{Infer, VarKind};
 use crate::ir::*;
 use crate::model::{FnKind, Module, Reduce, StructKind};
 use crate::span::loc;
-use crate::types::{parse_type, IntTy, Ty};
+use crate::types::{parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
@@ -33,6 +33,16 @@ struct Shared {
     negs: Vec<(Span, Ty)>,
 }
 
+struct LoopCx {
+    label: Option<String>,
+    id: LoopId,
+    /// `loop` (which may `break` with a value), not `while`/`for`.
+    is_loop: bool,
+    broke: bool,
+    /// The type of the `break` values of a `loop`.
+    value: Option<Ty>,
+}
+
 #[derive(Clone)]
 enum Bind {
     Local(LocalId),
@@ -47,7 +57,8 @@ struct Cx<'a> {
     locals: Vec<Local>,
     scopes: Vec<Vec<(String, Bind)>>,
     ret: Ty,
-    loops: Vec<bool>,
+    loops: Vec<LoopCx>,
+    loop_labels: Vec<bool>,
     calls: Vec<(String, Span)>,
     task_local: Option<LocalId>,
 }
@@ -57,7 +68,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
     let value_structs: Vec<String> = m
         .structs
         .iter()
-        .filter(|s| s.kind != StructKind::Counters)
+        .filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers))
         .map(|s| s.name.to_string())
         .collect();
     let mut bodies = Vec::new();
@@ -71,6 +82,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             scopes: vec![Vec::new()],
             ret: f.ret.clone(),
             loops: Vec::new(),
+            loop_labels: Vec::new(),
             calls: Vec::new(),
             task_local: None,
         };
@@ -100,8 +112,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             );
             cx.err(span, msg);
         }
-        let (locals, calls) = (cx.locals, cx.calls);
-        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls });
+        let (locals, calls, loops) = (cx.locals, cx.calls, cx.loop_labels);
+        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops });
     }
     sh.infer.finish();
     for l in &sh.lits {
@@ -196,6 +208,10 @@ impl<'a> Cx<'a> {
         }
     }
 
+    fn parse_type(&self, t: &syn::Type) -> syn::Result<Ty> {
+        parse_type_in(t, &self.value_structs, &self.m.type_names)
+    }
+
     fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {
         self.locals.push(Local { name: name.to_string(), ty });
         let id = self.locals.len() - 1;
@@ -245,10 +261,14 @@ impl<'a> Cx<'a> {
         for (i, s) in b.stmts.iter().enumerate() {
             let (line, file) = loc(s.span());
             let kind = match s {
-                syn::Stmt::Local(l) => match self.let_stmt(l) {
-                    Some(k) => k,
-                    None => continue,
-                },
+                syn::Stmt::Local(l) => {
+                    for kind in self.let_stmt(l) {
+                        let d = matches!(&kind, StmtKind::Let(_, Some(e)) if matches!(self.resolve(&e.ty), Ty::Never));
+                        diverges |= d;
+                        stmts.push(Stmt { line, file: file.clone(), kind });
+                    }
+                    continue;
+                }
                 syn::Stmt::Item(it) => {
                     self.err_at(&it, "items inside functions are not supported; declare them at module level");
                     continue;
@@ -297,7 +317,7 @@ impl<'a> Cx<'a> {
         );
     }
 
-    fn let_stmt(&mut self, l: &syn::Local) -> Option<StmtKind> {
+    fn let_stmt(&mut self, l: &syn::Local) -> Vec<StmtKind> {
         let (pat, ann) = match &l.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
@@ -305,9 +325,10 @@ impl<'a> Cx<'a> {
         let name = match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
+            syn::Pat::Tuple(_) => "_tuple".to_string(),
             other => {
-                self.err_at(&other, "only `let name = ...;` and `let mut name = ...;` patterns are supported (no tuples or destructuring)");
-                return None;
+                self.err_at(&other, "only `let name = ...;`, `let mut name = ...;` and tuple patterns `let (a, b) = ...;` are supported");
+                return Vec::new();
             }
         };
         if let Some(init) = &l.init {
@@ -316,7 +337,7 @@ impl<'a> Cx<'a> {
             }
         }
         let ann_ty = match ann {
-            Some(t) => match parse_type(t, &self.value_structs) {
+            Some(t) => match self.parse_type(t) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     self.errors.push(e);
@@ -345,8 +366,56 @@ impl<'a> Cx<'a> {
         if matches!(self.resolve(&ty), Ty::Unit) {
             self.err_at(&l, "binding a `()` value is not supported");
         }
+        let mut out = Vec::new();
+        if let syn::Pat::Tuple(tp) = pat {
+            if init.is_none() {
+                self.err_at(&tp, "a tuple pattern needs an initializer");
+                return out;
+            }
+            let id = self.new_local_hidden(ty);
+            out.push(StmtKind::Let(id, init));
+            self.destructure(tp, id, &mut out);
+            return out;
+        }
         let id = self.new_local(&name, ty);
-        Some(StmtKind::Let(id, init))
+        out.push(StmtKind::Let(id, init));
+        out
+    }
+
+    /// A local no Rust name can refer to (the value a tuple pattern takes apart).
+    fn new_local_hidden(&mut self, ty: Ty) -> LocalId {
+        self.locals.push(Local { name: "tup".into(), ty });
+        self.locals.len() - 1
+    }
+
+    /// `let (a, (b, _)) = local;` as one `let` per name, reading the tuple's fields.
+    fn destructure(&mut self, tp: &syn::PatTuple, src: LocalId, out: &mut Vec<StmtKind>) {
+        let ty = self.resolve(&self.locals[src].ty);
+        let elems = match ty {
+            Ty::Tuple(ts) if ts.len() == tp.elems.len() => ts,
+            Ty::Err => return,
+            t => {
+                let msg = format!("mismatched types: expected `{}`, found a tuple pattern with {} elements", self.show(&t), tp.elems.len());
+                self.err_at(&tp, msg);
+                return;
+            }
+        };
+        for (i, (p, ety)) in tp.elems.iter().zip(elems).enumerate() {
+            let field = ex(ety.clone(), ExprKind::TupleField(Box::new(ex(ty_of_local(&self.locals, src), ExprKind::Local(src))), i));
+            match p {
+                syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                    let id = self.new_local(&pi.ident.to_string(), ety);
+                    out.push(StmtKind::Let(id, Some(field)));
+                }
+                syn::Pat::Wild(_) => {}
+                syn::Pat::Tuple(inner) => {
+                    let id = self.new_local_hidden(ety);
+                    out.push(StmtKind::Let(id, Some(field)));
+                    self.destructure(inner, id, out);
+                }
+                other => self.err_at(other, "tuple patterns in `let` may contain names, `_` and tuples"),
+            }
+        }
     }
 
     fn int_lit(&mut self, lit: &syn::LitInt, negated: bool) -> Expr {
@@ -402,6 +471,10 @@ impl<'a> Cx<'a> {
             E::Path(p) => self.path(p),
             E::Field(f) => self.field(f),
             E::Index(i) => {
+                if let E::Range(r) = peel(&i.index) {
+                    self.err_at(&r, "slicing is not supported (there are no slices on the device); index single elements, e.g. `for i in a..b { x[i] }`");
+                    return err_expr();
+                }
                 let base = self.expr(&i.expr);
                 let idx = self.expr(&i.index);
                 self.expect_at(&i.index, &Ty::Int(IntTy::Usize), &idx.ty);
@@ -461,54 +534,56 @@ impl<'a> Cx<'a> {
             }
             E::If(i) => self.if_expr(i),
             E::While(w) => {
-                if let Some(l) = &w.label {
-                    self.err_at(&l, "loop labels are not supported yet");
-                }
                 if let E::Let(l) = peel(&w.cond) {
-                    self.err_at(&l, "`while let` is not supported; use `while` with a condition");
+                    self.err_at(&l, "`while let` is not supported yet; write `loop { match ... { PAT => ..., _ => break } }`");
                     return err_expr();
                 }
                 let cond = self.expr(&w.cond);
                 self.expect_at(&w.cond, &Ty::Bool, &cond.ty);
-                self.loops.push(false);
+                let id = self.enter_loop(&w.label, false);
                 let body = self.block(&w.body);
                 self.loops.pop();
                 self.expect_at(&w.body, &Ty::Unit, &body.ty.clone());
-                ex(Ty::Unit, ExprKind::While(Box::new(cond), body))
+                ex(Ty::Unit, ExprKind::While(Box::new(cond), body, id))
             }
             E::Loop(l) => {
-                if let Some(l) = &l.label {
-                    self.err_at(&l, "loop labels are not supported yet");
-                }
-                self.loops.push(false);
+                let id = self.enter_loop(&l.label, true);
                 let body = self.block(&l.body);
-                let broke = self.loops.pop().unwrap();
+                let cx = self.loops.pop().unwrap();
                 self.expect_at(&l.body, &Ty::Unit, &body.ty.clone());
-                ex(if broke { Ty::Unit } else { Ty::Never }, ExprKind::Loop(body))
+                let ty = match cx.value {
+                    Some(t) => t,
+                    None if cx.broke => Ty::Unit,
+                    None => Ty::Never,
+                };
+                ex(ty, ExprKind::Loop(body, id))
             }
             E::ForLoop(f) => self.for_loop(f),
             E::Break(b) => {
-                if let Some(l) = &b.label {
-                    self.err_at(&l, "loop labels are not supported yet");
+                let target = self.find_loop(b.label.as_ref(), e, "break");
+                let value = b.expr.as_ref().map(|v| self.expr(v));
+                let Some(idx) = target else { return err_expr() };
+                let vt = value.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
+                if self.loops[idx].is_loop {
+                    match self.loops[idx].value.clone() {
+                        None => self.loops[idx].value = Some(vt),
+                        Some(t) => {
+                            if self.sh.infer.unify(&t, &vt).is_err() {
+                                let msg = format!("mismatched types: this `loop` breaks with `{}` elsewhere, found `{}`", self.show(&t), self.show(&vt));
+                                self.err_at(e, msg);
+                            }
+                        }
+                    }
+                } else if let Some(v) = &b.expr {
+                    self.err_at(&v, "`break` with a value is only allowed inside `loop` (not `while` or `for`)");
                 }
-                if let Some(v) = &b.expr {
-                    self.err_at(&v, "`break` with a value is not supported yet; assign to a variable declared before the loop");
-                }
-                match self.loops.last_mut() {
-                    Some(f) => *f = true,
-                    None => self.err_at(e, "`break` outside of a loop"),
-                }
-                ex(Ty::Never, ExprKind::Break)
+                self.loops[idx].broke = true;
+                ex(Ty::Never, ExprKind::Break(self.loops[idx].id, value.map(Box::new)))
             }
-            E::Continue(c) => {
-                if let Some(l) = &c.label {
-                    self.err_at(&l, "loop labels are not supported yet");
-                }
-                if self.loops.is_empty() {
-                    self.err_at(e, "`continue` outside of a loop");
-                }
-                ex(Ty::Never, ExprKind::Continue)
-            }
+            E::Continue(c) => match self.find_loop(c.label.as_ref(), e, "continue") {
+                Some(idx) => ex(Ty::Never, ExprKind::Continue(self.loops[idx].id)),
+                None => err_expr(),
+            },
             E::Return(r) => {
                 let v = r.expr.as_ref().map(|v| self.expr(v));
                 let vt = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
@@ -542,24 +617,35 @@ impl<'a> Cx<'a> {
                 self.err_at(e, "`unsafe` is not supported in megakernel code");
                 err_expr()
             }
-            E::Match(m) => {
-                self.err(m.match_token.span, "`match` is not supported yet; use if/else");
-                err_expr()
-            }
+            E::Match(m) => self.match_expr(m),
             E::Reference(_) => {
                 self.err_at(e, "references are not supported in megakernel code; values are copied, so use the value itself");
                 err_expr()
             }
-            E::Tuple(_) => {
-                self.err_at(e, "tuples are not supported yet; use a struct");
+            E::Tuple(t) if t.elems.len() == 1 => {
+                self.err_at(e, "one-element tuples are not supported; use the value itself");
                 err_expr()
+            }
+            E::Tuple(t) => {
+                let elems: Vec<Expr> = t.elems.iter().map(|x| self.expr(x)).collect();
+                for (x, s) in elems.iter().zip(&t.elems) {
+                    if matches!(self.resolve(&x.ty), Ty::Unit) {
+                        self.err_at(s, "tuple elements must be values (no `()`)");
+                    }
+                }
+                let ty = Ty::Tuple(elems.iter().map(|x| x.ty.clone()).collect());
+                ex(ty, ExprKind::TupleLit(elems))
             }
             E::Range(_) => {
                 self.err_at(e, "ranges are only supported as the iterator of a `for` loop: `for i in a..b`");
                 err_expr()
             }
             E::Let(_) => {
-                self.err_at(e, "`if let` is not supported; compare values with `==` and use if/else");
+                self.err_at(e, "`let` is supported in `if let PAT = value` only (no `let` chains with `&&`; nest the `if`s)");
+                err_expr()
+            }
+            E::Async(_) | E::Await(_) => {
+                self.err_at(e, "`async`/`.await` are not supported in megakernel code; spawn tasks with `ctx.spawn` instead");
                 err_expr()
             }
             _ => {
@@ -580,16 +666,30 @@ impl<'a> Cx<'a> {
             return match self.lookup(&segs[0]) {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
                 Some(Bind::Ctx) => {
-                    self.err(span, "the context can only be used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)`/`.max(v)`/`.min(v)` and `ctx.spawn(task)`");
+                    self.err(span, CTX_USAGE);
                     err_expr()
                 }
+                None if self.m.func(&segs[0]).is_some_and(|f| f.kind == FnKind::Const) => {
+                    let f = self.m.func(&segs[0]).unwrap();
+                    self.calls.push((segs[0].clone(), span));
+                    ex(f.ret.clone(), ExprKind::Call(segs[0].clone(), Vec::new()))
+                }
                 None => {
-                    self.err(span, format!("cannot find value `{}` in this scope (module constants and statics are not supported yet)", segs[0]));
+                    self.err(span, format!("cannot find value `{}` in this scope (megakernel code sees its locals and the consts of its module)", segs[0]));
                     err_expr()
                 }
             };
         }
         if segs.len() == 2 {
+            if let Some(en) = self.m.enum_def(&segs[0]) {
+                return match en.variants.iter().find(|(v, _)| *v == segs[1]) {
+                    Some((_, d)) => ex(Ty::Enum(segs[0].clone()), ExprKind::Variant(*d)),
+                    None => {
+                        self.err(span, format!("no variant `{}` in enum `{}`", segs[1], segs[0]));
+                        err_expr()
+                    }
+                };
+            }
             if let Some(t) = IntTy::from_name(&segs[0]) {
                 let v: Option<(Ty, u128)> = match segs[1].as_str() {
                     "MAX" => Some((Ty::Int(t), t.max() as u128)),
@@ -622,18 +722,30 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        self.err(span, "unsupported path; supported are local variables and the constants `MIN`, `MAX`, `BITS` of integer types (e.g. `u32::MAX`)");
+        self.err(span, "unsupported path; supported are local variables, consts and enum variants of this module, and the constants `MIN`, `MAX`, `BITS` of integer types (e.g. `u32::MAX`), `INFINITY`, `NAN`, `MAX`, `MIN`, `EPSILON` of float types");
         err_expr()
     }
 
     fn field(&mut self, f: &syn::ExprField) -> Expr {
         let syn::Member::Named(member) = &f.member else {
-            self.err_at(&f.member, "tuple fields are not supported");
-            return err_expr();
+            let syn::Member::Unnamed(idx) = &f.member else { unreachable!() };
+            let base = self.expr(&f.base);
+            return match self.resolve(&base.ty) {
+                Ty::Tuple(ts) if (idx.index as usize) < ts.len() => {
+                    let t = ts[idx.index as usize].clone();
+                    ex(t, ExprKind::TupleField(Box::new(base), idx.index as usize))
+                }
+                Ty::Err => err_expr(),
+                t => {
+                    let msg = format!("no field `{}` on type `{}`", idx.index, self.show(&t));
+                    self.err_at(&f.member, msg);
+                    err_expr()
+                }
+            };
         };
         let member = member.to_string();
         if self.is_ctx(&f.base) {
-            self.err_at(&f, "use `ctx.params.<field>` to read a launch parameter; counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`)");
+            self.err_at(&f, CTX_USAGE);
             return err_expr();
         }
         if let syn::Expr::Field(inner) = peel(&f.base) {
@@ -651,6 +763,10 @@ impl<'a> Cx<'a> {
                             err_expr()
                         }
                     };
+                }
+                if matches!(&inner.member, syn::Member::Named(n) if n == "buffers") {
+                    self.err_at(&f, "buffer elements are read with `ctx.buffers.<name>.get(i)` and written with `.set(i, v)`; see also `.len()` and `.atomic_add/min/max/cas`");
+                    return err_expr();
                 }
                 self.err_at(&f, "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
                 return err_expr();
@@ -682,7 +798,7 @@ impl<'a> Cx<'a> {
         fn ok(x: &Expr) -> bool {
             match &x.kind {
                 ExprKind::Local(_) | ExprKind::Error => true,
-                ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) => ok(b),
+                ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) | ExprKind::TupleField(b, _) => ok(b),
                 _ => false,
             }
         }
@@ -788,7 +904,7 @@ impl<'a> Cx<'a> {
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
                 matches!(r, Ty::Int(_) | Ty::Bool | Ty::Err) || kind == Some(VarKind::Int)
             }
-            BinOp::Eq | BinOp::Ne => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err),
+            BinOp::Eq | BinOp::Ne => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Enum(_) | Ty::Var(_) | Ty::Err),
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                 matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err)
             }
@@ -860,7 +976,7 @@ impl<'a> Cx<'a> {
 
     fn cast(&mut self, c: &syn::ExprCast) -> Expr {
         let inner = self.expr(&c.expr);
-        let target = match parse_type(&c.ty, &self.value_structs) {
+        let target = match self.parse_type(&c.ty) {
             Ok(t) => t,
             Err(e) => {
                 self.errors.push(e);
@@ -890,7 +1006,7 @@ impl<'a> Cx<'a> {
         let src = self.resolve(&inner.ty);
         let ok = match (&src, &target) {
             (Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err, _) => true,
-            (Ty::Bool, Ty::Int(_)) => true,
+            (Ty::Bool | Ty::Enum(_), Ty::Int(_)) => true,
             _ => false,
         };
         if !ok {
@@ -943,6 +1059,24 @@ impl<'a> Cx<'a> {
 
     fn call(&mut self, c: &syn::ExprCall) -> Expr {
         let span = c.span();
+        if let syn::Expr::Path(p) = peel(&c.func) {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if segs.len() == 2 {
+                if let (Some(t), Some(&(_, m))) = (IntTy::from_name(&segs[0]), INT_FUNCTIONS.iter().find(|(n, _)| *n == segs[1])) {
+                    if c.args.len() != 1 {
+                        self.err(span, format!("`{}::{}` takes 1 argument", segs[0], segs[1]));
+                        return err_expr();
+                    }
+                    let a = self.expr(&c.args[0]);
+                    self.expect_at(&c.args[0], &Ty::Int(t), &a.ty);
+                    return ex(Ty::Int(t), ExprKind::Method(m, Box::new(a), Vec::new()));
+                }
+            }
+            if segs.len() == 1 && (segs[0] == "Some" || segs[0] == "Ok" || segs[0] == "Err") {
+                self.err_at(&c.func, format!("`{}(..)` values are not supported; `Option` exists only as the result of `checked_*`", segs[0]));
+                return err_expr();
+            }
+        }
         let name = match peel(&c.func) {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().to_string(),
             _ => {
@@ -962,6 +1096,10 @@ impl<'a> Cx<'a> {
             self.err_at(&c.func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
             return err_expr();
         };
+        if f.kind == FnKind::Const {
+            self.err_at(&c.func, format!("`{name}` is a constant, not a function"));
+            return err_expr();
+        }
         if let FnKind::Handler { .. } = f.kind {
             self.err_at(&c.func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
             return err_expr();
@@ -985,7 +1123,7 @@ impl<'a> Cx<'a> {
         }
         if self.is_ctx(&mc.receiver) {
             if method != "spawn" || mc.args.len() != 1 {
-                self.err_at(&mc.method, "the context supports `ctx.spawn(task)`, `ctx.params.<field>` and `ctx.counters.<field>.add(v)`");
+                self.err_at(&mc.method, CTX_USAGE);
                 return err_expr();
             }
             let arg = self.expr(&mc.args[0]);
@@ -1007,6 +1145,9 @@ impl<'a> Cx<'a> {
                 if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "counters") {
                     return self.counter_op(mc, cf);
                 }
+                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "buffers") {
+                    return self.buffer_op(mc, cf);
+                }
             }
         }
         let recv = self.expr(&mc.receiver);
@@ -1014,6 +1155,15 @@ impl<'a> Cx<'a> {
         let table = match &rt {
             Ty::Int(_) => INT_METHODS,
             Ty::Float(_) => FLOAT_METHODS,
+            Ty::Option(inner) => return self.option_method(mc, recv, (**inner).clone()),
+            Ty::Array(_, n) if method == "len" && mc.args.is_empty() => {
+                // The receiver still runs (it may have effects); the length is a constant.
+                let (line, file) = loc(mc.receiver.span());
+                let stmts = vec![Stmt { line, file, kind: StmtKind::Expr(recv) }];
+                let len = ex(Ty::Int(IntTy::Usize), ExprKind::Int(*n as u128));
+                let b = Block { stmts, tail: Some(Box::new(len)), ty: Ty::Int(IntTy::Usize) };
+                return ex(Ty::Int(IntTy::Usize), ExprKind::Block(b));
+            }
             Ty::Err => return err_expr(),
             Ty::Var(_) => {
                 let msg = format!("can't call method `{method}` on ambiguous numeric type `{}`; add a suffix such as `1u32` or annotate the variable's type", self.show(&rt));
@@ -1024,24 +1174,39 @@ impl<'a> Cx<'a> {
         };
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
-            self.err(
-                mc.method.span(),
-                format!(
-                    "method `{method}` is not supported on `{}` in megakernel code; supported integer methods: {}; float methods: {}",
-                    self.show(&rt),
-                    list(INT_METHODS),
-                    list(FLOAT_METHODS)
-                ),
-            );
+            let hint = match (&rt, method.as_str()) {
+                (_, "unwrap" | "expect") => "`unwrap`/`expect` would panic, which device code cannot; use `unwrap_or(v)`, `match` or `if let Some(x)`".to_string(),
+                (Ty::Array(..), "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "fold") => "iterators other than ranges are not supported; loop with `for i in 0..N` and index the array".to_string(),
+                _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
+            };
+            self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));
             return err_expr();
         };
+        let signed = matches!(rt, Ty::Int(t) if t.signed());
+        if matches!(rt, Ty::Int(_)) && !signed && m == Method::Abs {
+            self.err(mc.method.span(), format!("no method `abs` on the unsigned type `{}`", self.show(&rt)));
+            return err_expr();
+        }
+        if signed && m == Method::IsPowerOfTwo {
+            self.err(mc.method.span(), format!("`is_power_of_two` exists for unsigned types only, not `{}`", self.show(&rt)));
+            return err_expr();
+        }
         let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
+        let u32t = Ty::Int(IntTy::U32);
+        let opt = Ty::Option(Box::new(rt.clone()));
+        use Method as M;
         let (params, ret): (Vec<Ty>, Ty) = match m {
-            Method::WrappingAdd | Method::WrappingSub | Method::WrappingMul | Method::Min | Method::Max | Method::Powf => {
-                (vec![rt.clone()], rt.clone())
-            }
-            Method::RotateLeft | Method::RotateRight => (vec![Ty::Int(IntTy::U32)], rt.clone()),
-            Method::CountOnes | Method::TrailingZeros | Method::LeadingZeros => (vec![], Ty::Int(IntTy::U32)),
+            M::WrappingAdd | M::WrappingSub | M::WrappingMul | M::SaturatingAdd | M::SaturatingSub | M::SaturatingMul
+            | M::Min | M::Max | M::Powf => (vec![rt.clone()], rt.clone()),
+            M::CheckedAdd | M::CheckedSub | M::CheckedMul | M::CheckedDiv | M::CheckedRem => (vec![rt.clone()], opt),
+            M::CheckedNeg => (vec![], opt),
+            M::CheckedShl | M::CheckedShr => (vec![u32t], opt),
+            M::WrappingShl | M::WrappingShr | M::Pow | M::RotateLeft | M::RotateRight => (vec![u32t], rt.clone()),
+            M::Powi => (vec![Ty::Int(IntTy::I32)], rt.clone()),
+            M::MulAdd => (vec![rt.clone(), rt.clone()], rt.clone()),
+            M::CountOnes | M::CountZeros | M::TrailingZeros | M::LeadingZeros => (vec![], u32t),
+            M::IsPowerOfTwo | M::IsNan => (vec![], Ty::Bool),
+            M::ToBits => (vec![], Ty::Int(if rt == Ty::Float(FloatTy::F32) { IntTy::U32 } else { IntTy::U64 })),
             _ => (vec![], rt.clone()),
         };
         if params.len() != args.len() {
@@ -1052,6 +1217,70 @@ impl<'a> Cx<'a> {
             self.expect_at(&s, p, &a.ty);
         }
         ex(ret, ExprKind::Method(m, Box::new(recv), args))
+    }
+
+    fn option_method(&mut self, mc: &syn::ExprMethodCall, recv: Expr, inner: Ty) -> Expr {
+        let method = mc.method.to_string();
+        let (op, params, ret) = match method.as_str() {
+            "unwrap_or" => (OptOp::UnwrapOr, vec![inner.clone()], inner),
+            "is_some" => (OptOp::IsSome, vec![], Ty::Bool),
+            "is_none" => (OptOp::IsNone, vec![], Ty::Bool),
+            "unwrap" | "expect" => {
+                self.err_at(&mc.method, "`unwrap`/`expect` would panic, which device code cannot; use `unwrap_or(v)`, `match` or `if let Some(x) = ...`");
+                return err_expr();
+            }
+            _ => {
+                self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none (or `match` / `if let Some(x)`)"));
+                return err_expr();
+            }
+        };
+        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
+        if params.len() != args.len() {
+            self.err(mc.span(), format!("`{method}` takes {} argument(s) but {} were supplied", params.len(), args.len()));
+            return err_expr();
+        }
+        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
+            self.expect_at(&s, p, &a.ty);
+        }
+        ex(ret, ExprKind::OptMethod(op, Box::new(recv), args))
+    }
+
+    fn buffer_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
+        let Some(bs) = self.m.buffers() else {
+            self.err_at(&cf, "this megakernel has no `#[buffers]` struct");
+            return err_expr();
+        };
+        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
+        let Some(b) = bs.buffers.iter().find(|b| b.name == *fname) else {
+            let msg = format!("no buffer `{fname}` in `{}`", bs.name);
+            self.err_at(&cf.member, msg);
+            return err_expr();
+        };
+        let elem = b.elem.clone();
+        let us = Ty::Int(IntTy::Usize);
+        let (op, params, ret) = match mc.method.to_string().as_str() {
+            "len" => (BufOp::Len, vec![], us.clone()),
+            "get" => (BufOp::Get, vec![us.clone()], elem.clone()),
+            "set" => (BufOp::Set, vec![us.clone(), elem.clone()], Ty::Unit),
+            "atomic_add" => (BufOp::AtomicAdd, vec![us.clone(), elem.clone()], elem.clone()),
+            "atomic_min" => (BufOp::AtomicMin, vec![us.clone(), elem.clone()], elem.clone()),
+            "atomic_max" => (BufOp::AtomicMax, vec![us.clone(), elem.clone()], elem.clone()),
+            "atomic_cas" => (BufOp::AtomicCas, vec![us.clone(), elem.clone(), elem.clone()], elem.clone()),
+            m => {
+                self.err_at(&mc.method, format!("buffers support `len()`, `get(i)`, `set(i, v)`, `atomic_add(i, v)`, `atomic_min(i, v)`, `atomic_max(i, v)` and `atomic_cas(i, current, new)`, not `{m}`"));
+                return err_expr();
+            }
+        };
+        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
+        if params.len() != args.len() {
+            self.err(mc.span(), format!("`{}` takes {} argument(s) but {} were supplied", mc.method, params.len(), args.len()));
+            return err_expr();
+        }
+        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
+            self.expect_at(&s, p, &a.ty);
+        }
+        let site = if op == BufOp::Len { u32::MAX } else { self.site(mc.span(), "index out of bounds") };
+        ex(ret, ExprKind::Buffer(fname.to_string(), op, args, site))
     }
 
     fn counter_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
@@ -1082,8 +1311,7 @@ impl<'a> Cx<'a> {
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
         if let syn::Expr::Let(l) = peel(&i.cond) {
-            self.err_at(&l, "`if let` is not supported; compare values with `==` and use if/else");
-            return err_expr();
+            return self.if_let(i, l);
         }
         let cond = self.expr(&i.cond);
         self.expect_at(&i.cond, &Ty::Bool, &cond.ty);
@@ -1111,9 +1339,6 @@ impl<'a> Cx<'a> {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
-        if let Some(l) = &f.label {
-            self.err_at(&l, "loop labels are not supported yet");
-        }
         let name = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
@@ -1122,8 +1347,25 @@ impl<'a> Cx<'a> {
                 return err_expr();
             }
         };
-        let syn::Expr::Range(r) = peel(&f.expr) else {
-            self.err_at(&f.expr, "`for` loops are supported over integer ranges `a..b` and `a..=b` only; index arrays with `for i in 0..N`");
+        // `(range)`, `(range).rev()`, `(range).step_by(k)`, `(range).rev().step_by(k)`.
+        let usage = "`for` loops iterate over integer ranges `a..b` / `a..=b`, optionally with `.rev()`, `.step_by(k)` or `.rev().step_by(k)`; other iterators are not supported (index arrays with `for i in 0..N`)";
+        let mut it = peel(&f.expr);
+        let mut step_src = None;
+        let mut rev = false;
+        if let syn::Expr::MethodCall(mc) = it {
+            if mc.method == "step_by" && mc.args.len() == 1 {
+                step_src = Some((&mc.args[0], mc.span()));
+                it = peel(&mc.receiver);
+            }
+        }
+        if let syn::Expr::MethodCall(mc) = it {
+            if mc.method == "rev" && mc.args.is_empty() {
+                rev = true;
+                it = peel(&mc.receiver);
+            }
+        }
+        let syn::Expr::Range(r) = it else {
+            self.err_at(&f.expr, usage);
             return err_expr();
         };
         let (Some(a), Some(b)) = (&r.start, &r.end) else {
@@ -1138,14 +1380,305 @@ impl<'a> Cx<'a> {
             let msg = format!("`for` ranges must be over integers, found `{}`", self.show(&rt));
             self.err_at(&r, msg);
         }
+        let step = match step_src {
+            Some((k, span)) => {
+                let kx = self.expr(k);
+                self.expect_at(k, &Ty::Int(IntTy::Usize), &kx.ty);
+                let site = self.site(span, "assertion failed: step != 0 (`step_by(0)`)");
+                Some((Box::new(kx), site))
+            }
+            None => None,
+        };
         let inclusive = matches!(r.limits, syn::RangeLimits::Closed(_));
         self.scopes.push(Vec::new());
         let var = self.new_local(&name, start.ty.clone());
-        self.loops.push(false);
+        let id = self.enter_loop(&f.label, false);
         let body = self.block(&f.body);
         self.loops.pop();
         self.scopes.pop();
         self.expect_at(&f.body, &Ty::Unit, &body.ty.clone());
-        ex(Ty::Unit, ExprKind::For { var, start: Box::new(start), end: Box::new(end), inclusive, body })
+        ex(Ty::Unit, ExprKind::For { var, start: Box::new(start), end: Box::new(end), inclusive, rev, step, body, id })
     }
+
+    fn enter_loop(&mut self, label: &Option<syn::Label>, is_loop: bool) -> LoopId {
+        let id = self.loop_labels.len();
+        self.loop_labels.push(label.is_some());
+        let label = label.as_ref().map(|l| l.name.ident.to_string());
+        self.loops.push(LoopCx { label, id, is_loop, broke: false, value: None });
+        id
+    }
+
+    /// The index in `self.loops` of the loop a `break`/`continue` leaves.
+    fn find_loop(&mut self, label: Option<&syn::Lifetime>, at: &syn::Expr, what: &str) -> Option<usize> {
+        match label {
+            None => {
+                if self.loops.is_empty() {
+                    self.err_at(at, format!("`{what}` outside of a loop"));
+                    return None;
+                }
+                Some(self.loops.len() - 1)
+            }
+            Some(l) => {
+                let name = l.ident.to_string();
+                let found = self.loops.iter().rposition(|c| c.label.as_deref() == Some(name.as_str()));
+                if found.is_none() {
+                    self.err_at(l, format!("use of undeclared label `'{name}` (labels name enclosing `loop`, `while` and `for` loops)"));
+                }
+                found
+            }
+        }
+    }
+
+    /// Joins the type of one more branch into `acc` (`!` branches don't count).
+    fn join_branch(&mut self, acc: &mut Ty, t: &Ty, at: &dyn quote::ToTokens, what: &str) {
+        if matches!(self.resolve(t), Ty::Never) {
+            return;
+        }
+        if matches!(self.resolve(acc), Ty::Never) {
+            *acc = t.clone();
+            return;
+        }
+        if self.sh.infer.unify(acc, t).is_err() {
+            let msg = format!("{what} have incompatible types: `{}` and `{}`", self.show(acc), self.show(t));
+            self.errors.push(syn::Error::new_spanned(at, msg));
+        }
+    }
+
+    fn match_expr(&mut self, m: &syn::ExprMatch) -> Expr {
+        let scrut = self.expr(&m.expr);
+        let sty = scrut.ty.clone();
+        let mut ty = Ty::Never;
+        let mut arms = Vec::new();
+        for arm in &m.arms {
+            self.scopes.push(Vec::new());
+            let pat = self.pattern(&arm.pat, &sty);
+            let guard = arm.guard.as_ref().map(|(_, g)| {
+                let gx = self.expr(g);
+                self.expect_at(g, &Ty::Bool, &gx.ty);
+                gx
+            });
+            let body = self.expr(&arm.body);
+            self.scopes.pop();
+            let bt = body.ty.clone();
+            self.join_branch(&mut ty, &bt, &arm.body, "`match` arms");
+            arms.push(Arm { pat, guard, body });
+        }
+        ex(ty, ExprKind::Match(Box::new(scrut), arms))
+    }
+
+    /// `if let PAT = value { a } else { b }` is `match value { PAT => a, _ => b }`.
+    fn if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Expr {
+        let scrut = self.expr(&l.expr);
+        self.scopes.push(Vec::new());
+        let pat = self.pattern(&l.pat, &scrut.ty.clone());
+        let then = self.block(&i.then_branch);
+        self.scopes.pop();
+        let then = ex(then.ty.clone(), ExprKind::Block(then));
+        let els = match &i.else_branch {
+            Some((_, e)) => self.expr(e),
+            None => {
+                let t = then.ty.clone();
+                if !matches!(self.resolve(&t), Ty::Never) {
+                    self.expect_at(&i.then_branch, &Ty::Unit, &t);
+                }
+                ex(Ty::Unit, ExprKind::Unit)
+            }
+        };
+        let mut ty = Ty::Never;
+        self.join_branch(&mut ty, &then.ty.clone(), &i.then_branch, "`if let` and `else`");
+        let et = els.ty.clone();
+        match &i.else_branch {
+            Some((_, e)) => self.join_branch(&mut ty, &et, e, "`if let` and `else`"),
+            None => ty = Ty::Unit,
+        }
+        let arms = vec![Arm { pat, guard: None, body: then }, Arm { pat: Pat::Wild, guard: None, body: els }];
+        ex(ty, ExprKind::Match(Box::new(scrut), arms))
+    }
+
+    fn pat_mismatch(&mut self, at: &dyn quote::ToTokens, ty: &Ty, found: &str) -> Pat {
+        if !matches!(self.resolve(ty), Ty::Err) {
+            let msg = format!("mismatched types: this pattern matches `{found}`, but the value has type `{}`", self.show(ty));
+            self.errors.push(syn::Error::new_spanned(at, msg));
+        }
+        Pat::Wild
+    }
+
+    fn pattern(&mut self, p: &syn::Pat, ty: &Ty) -> Pat {
+        use syn::Pat as P;
+        let rt = self.resolve(ty);
+        match p {
+            P::Wild(_) => Pat::Wild,
+            P::Paren(pp) => self.pattern(&pp.pat, ty),
+            P::Or(o) => {
+                let n = self.locals.len();
+                let alts = o.cases.iter().map(|c| self.pattern(c, ty)).collect();
+                if self.locals.len() != n {
+                    self.err_at(&o, "bindings inside `|` patterns are not supported yet; bind the whole value with a name arm instead");
+                }
+                Pat::Or(alts)
+            }
+            P::Lit(l) if matches!(l.lit, syn::Lit::Bool(_)) => {
+                let syn::Lit::Bool(b) = &l.lit else { unreachable!() };
+                if self.sh.infer.unify(ty, &Ty::Bool).is_err() {
+                    return self.pat_mismatch(l, ty, "bool");
+                }
+                Pat::Bool(b.value)
+            }
+            P::Lit(_) | P::Path(_) if self.pat_enum_or_none(p, ty).is_some() => self.pat_enum_or_none(p, ty).unwrap(),
+            P::Lit(_) | P::Path(_) => {
+                let e: syn::Expr = match p {
+                    P::Lit(l) => syn::Expr::Lit(l.clone()),
+                    P::Path(pp) => syn::Expr::Path(pp.clone()),
+                    _ => unreachable!(),
+                };
+                match self.pat_int(&e, ty) {
+                    Some(v) => Pat::Range(v, v),
+                    None => Pat::Wild,
+                }
+            }
+            P::Range(r) => {
+                let int = match rt {
+                    Ty::Int(t) => Some(t),
+                    _ => None,
+                };
+                let lo = match &r.start {
+                    Some(e) => self.pat_int(e, ty),
+                    None => int.map(|t| t.min()),
+                };
+                let hi = match &r.end {
+                    Some(e) => self.pat_int(e, ty).map(|v| if matches!(r.limits, syn::RangeLimits::HalfOpen(_)) { v - 1 } else { v }),
+                    None => int.map(|t| t.max()),
+                };
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) => Pat::Range(lo, hi),
+                    _ => {
+                        if r.start.is_none() || r.end.is_none() {
+                            self.err_at(&r, "open range patterns need a known integer type; write both bounds");
+                        }
+                        Pat::Wild
+                    }
+                }
+            }
+            P::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
+                let name = pi.ident.to_string();
+                if name == "None" {
+                    return match rt {
+                        Ty::Option(_) => Pat::None,
+                        _ => self.pat_mismatch(pi, ty, "Option<_>"),
+                    };
+                }
+                if let Some(f) = self.m.func(&name).filter(|f| f.kind == FnKind::Const) {
+                    let e: syn::Expr = syn::parse_quote!(#pi);
+                    let _ = f;
+                    return match self.pat_int(&e, ty) {
+                        Some(v) => Pat::Range(v, v),
+                        None => Pat::Wild,
+                    };
+                }
+                Pat::Bind(self.new_local(&name, ty.clone()))
+            }
+            P::TupleStruct(ts) if ts.path.is_ident("Some") && ts.elems.len() == 1 => match rt {
+                Ty::Option(inner) => Pat::Some(Box::new(self.pattern(&ts.elems[0], &inner))),
+                _ => self.pat_mismatch(ts, ty, "Option<_>"),
+            },
+            P::Tuple(t) => match rt {
+                Ty::Tuple(ts) if ts.len() == t.elems.len() => {
+                    Pat::Tuple(t.elems.iter().zip(ts.iter()).map(|(p, et)| self.pattern(p, et)).collect())
+                }
+                _ => self.pat_mismatch(t, ty, &format!("a tuple of {}", t.elems.len())),
+            },
+            other => {
+                self.err_at(other, "this pattern is not supported; use integer or bool literals, ranges `a..=b`, `_`, names, `|`, enum variants `E::V`, `Some(x)` / `None` and tuples");
+                Pat::Wild
+            }
+        }
+    }
+
+    /// `Enum::Variant` or `None` as a pattern.
+    fn pat_enum_or_none(&mut self, p: &syn::Pat, ty: &Ty) -> Option<Pat> {
+        let syn::Pat::Path(pp) = p else { return None };
+        let segs: Vec<String> = pp.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() == 1 && segs[0] == "None" {
+            return Some(match self.resolve(ty) {
+                Ty::Option(_) => Pat::None,
+                _ => self.pat_mismatch(pp, ty, "Option<_>"),
+            });
+        }
+        if segs.len() != 2 {
+            return None;
+        }
+        let en = self.m.enum_def(&segs[0])?;
+        let d = en.variants.iter().find(|(v, _)| *v == segs[1]).map(|(_, d)| *d);
+        let Some(d) = d else {
+            self.err_at(pp, format!("no variant `{}` in enum `{}`", segs[1], segs[0]));
+            return Some(Pat::Wild);
+        };
+        if self.sh.infer.unify(ty, &Ty::Enum(segs[0].clone())).is_err() {
+            return Some(self.pat_mismatch(pp, ty, &segs[0]));
+        }
+        Some(Pat::Variant(d))
+    }
+
+    /// The value of an integer pattern bound (literal, `T::MIN`/`T::MAX`, integer const).
+    fn pat_int(&mut self, e: &syn::Expr, ty: &Ty) -> Option<i128> {
+        let (v, t) = match peel(e) {
+            syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => {
+                let v = match l.base10_parse::<i128>() {
+                    Ok(v) => v,
+                    Err(err) => {
+                        self.errors.push(err);
+                        return None;
+                    }
+                };
+                let t = match l.suffix() {
+                    "" => self.sh.infer.fresh(VarKind::Int),
+                    s => match IntTy::from_name(s) {
+                        Some(t) => Ty::Int(t),
+                        None => {
+                            self.err_at(l, format!("unsupported literal suffix `{s}`"));
+                            return None;
+                        }
+                    },
+                };
+                (v, t)
+            }
+            syn::Expr::Path(p) => {
+                let x = self.path(p);
+                let ExprKind::Int(bits) = x.kind else {
+                    self.err_at(p, "range and literal patterns take integer literals, `T::MIN`/`T::MAX` or integer consts of this module");
+                    return None;
+                };
+                let v = match self.resolve(&x.ty) {
+                    Ty::Int(t) if t.signed() => {
+                        let sh = 128 - t.bits();
+                        ((bits as i128) << sh) >> sh
+                    }
+                    _ => bits as i128,
+                };
+                (v, x.ty)
+            }
+            syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Const(_) | _ => {
+                self.err_at(e, "range and literal patterns take integer literals, `T::MIN`/`T::MAX` or integer consts of this module");
+                return None;
+            }
+        };
+        if self.sh.infer.unify(ty, &t).is_err() {
+            let found = self.show(&t);
+            self.pat_mismatch(e, ty, &found);
+            return None;
+        }
+        if let Ty::Int(it) = self.resolve(ty) {
+            if v < it.min() || v > it.max() {
+                self.err_at(e, format!("literal out of range for `{}` (its range is {}..={})", it.name(), it.min(), it.max()));
+                return None;
+            }
+        }
+        Some(v)
+    }
+}
+
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()` and `ctx.spawn(task)`";
+
+fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
+    locals[id].ty.clone()
 }

@@ -137,6 +137,13 @@ pub enum Ty {
     Never,
     Array(Box<Ty>, u64),
     Struct(String),
+    /// A field-less enum of the module, `#[repr(u32)]` on both sides.
+    Enum(String),
+    /// `(A, B, ...)`, at least two elements (locals, helper parameters and results).
+    Tuple(Vec<Ty>),
+    /// `Option<int>`: only as the result of `checked_*`, consumed by `match`, `if let`,
+    /// `unwrap_or`, `is_some`, `is_none`.
+    Option(Box<Ty>),
     /// An inference variable of an unsuffixed literal (see `infer.rs`).
     Var(u32),
     /// Already reported; unifies with everything so one mistake gives one error.
@@ -158,7 +165,9 @@ pub fn rust_name(ty: &Ty) -> String {
         Ty::Unit => "()".into(),
         Ty::Never => "!".into(),
         Ty::Array(e, n) => format!("[{}; {}]", rust_name(e), n),
-        Ty::Struct(s) => s.clone(),
+        Ty::Struct(s) | Ty::Enum(s) => s.clone(),
+        Ty::Tuple(ts) => format!("({})", ts.iter().map(rust_name).collect::<Vec<_>>().join(", ")),
+        Ty::Option(t) => format!("Option<{}>", rust_name(t)),
         Ty::Var(_) => "{number}".into(),
         Ty::Err => "{error}".into(),
     }
@@ -171,8 +180,10 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Int(i) => i.c(),
         Ty::Float(f) => f.c(),
         Ty::Bool => "bool".into(),
-        Ty::Struct(s) => format!("u_{s}"),
+        Ty::Struct(s) | Ty::Enum(s) => format!("u_{s}"),
         Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
+        Ty::Tuple(_) => format!("ws_{}", mangle(ty)),
+        Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
         Ty::Unit | Ty::Never => "void".into(),
         Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
     }
@@ -183,8 +194,11 @@ fn mangle(ty: &Ty) -> String {
         Ty::Int(i) => i.name().into(),
         Ty::Float(f) => f.name().into(),
         Ty::Bool => "bool".into(),
-        Ty::Struct(s) => format!("u_{s}"),
+        Ty::Struct(s) | Ty::Enum(s) => format!("u_{s}"),
         Ty::Array(e, n) => format!("arr_{}_{}", mangle(e), n),
+        // The element count first keeps the name unambiguous for nested tuples.
+        Ty::Tuple(ts) => format!("tup{}_{}", ts.len(), ts.iter().map(mangle).collect::<Vec<_>>().join("_")),
+        Ty::Option(t) => format!("opt_{}", mangle(t)),
         _ => "x".into(),
     }
 }
@@ -204,6 +218,12 @@ pub fn layout(ty: &Ty, structs: &BTreeMap<String, (u64, u64)>) -> (u64, u64) {
             (s * n, a)
         }
         Ty::Struct(name) => structs.get(name).copied().unwrap_or((1, 1)),
+        Ty::Enum(_) => (4, 4),
+        Ty::Tuple(ts) => {
+            let refs: Vec<&Ty> = ts.iter().collect();
+            let (s, a, _) = struct_layout(&refs, structs);
+            (s, a)
+        }
         _ => (0, 1),
     }
 }
@@ -231,7 +251,9 @@ pub fn struct_layout(
 }
 
 /// Parses a type written by the user. `structs` are the names of the module's value structs.
-pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
+/// `parse_type` that also knows the module's enums and integer constants (array lengths).
+pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Option<u64>)]) -> syn::Result<Ty> {
+    let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, names);
     let err = |msg: &str| Err(syn::Error::new_spanned(ty, msg));
     match ty {
         syn::Type::Paren(p) => parse_type(&p.elem, structs),
@@ -241,6 +263,10 @@ pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
             let n = match &a.len {
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => {
                     l.base10_parse::<u64>()?
+                }
+                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| names.iter().any(|(n, v)| i == n && v.is_some())) => {
+                    let id = p.path.get_ident().unwrap().to_string();
+                    names.iter().find(|(n, _)| *n == id).and_then(|(_, v)| *v).unwrap()
                 }
                 other => {
                     return Err(syn::Error::new(
@@ -255,7 +281,20 @@ pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
             Ok(Ty::Array(Box::new(elem), n))
         }
         syn::Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
-        syn::Type::Tuple(_) => err("tuples are not supported yet; declare a struct instead"),
+        syn::Type::Tuple(t) => {
+            let mut elems = Vec::new();
+            for e in &t.elems {
+                let e = parse_type(e, structs)?;
+                if !e.is_value() {
+                    return Err(syn::Error::new_spanned(ty, "tuple elements must be values (no `()`)"));
+                }
+                elems.push(e);
+            }
+            if elems.len() < 2 {
+                return err("one-element tuples are not supported; use the element type itself");
+            }
+            Ok(Ty::Tuple(elems))
+        }
         syn::Type::Reference(_) => err(
             "references are not supported here; values are passed by copy, so write the type itself",
         ),
@@ -270,8 +309,9 @@ pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
             let name = last.ident.to_string();
             if !last.arguments.is_none() {
                 let what = match name.as_str() {
+                    "Option" => "`Option` is supported only as the result of `checked_*`, consumed on the spot by `match`, `if let Some(x)`, `unwrap_or`, `is_some` or `is_none`; it cannot be stored, passed or returned".to_string(),
                     "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "Box" | "Rc"
-                    | "Arc" | "Option" | "Result" => format!(
+                    | "Arc" | "Result" | "String" => format!(
                         "`{name}` is not supported in megakernel code (no heap on the device); use a fixed-size array `[T; N]` or a struct"
                     ),
                     _ => "generic types are not supported in megakernel code; use scalars, fixed-size arrays and structs of this module".to_string(),
@@ -291,10 +331,14 @@ pub fn parse_type(ty: &syn::Type, structs: &[String]) -> syn::Result<Ty> {
                 if structs.contains(&name) {
                     return Ok(Ty::Struct(name));
                 }
+                if names.iter().any(|(n, v)| *n == name && v.is_none()) {
+                    return Ok(Ty::Enum(name));
+                }
             }
             let msg = match name.as_str() {
                 "String" | "str" => "`String` is not supported in megakernel code; use a fixed-size array of `u8`".to_string(),
                 "char" => "`char` is not supported yet; use `u32`".to_string(),
+                "Self" => "`Self` is not supported; name the type".to_string(),
                 "u128" | "i128" => "128-bit integers are not supported; use `u64`/`i64`".to_string(),
                 _ => format!("unsupported type `{name}`; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
             };

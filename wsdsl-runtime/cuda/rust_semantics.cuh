@@ -164,4 +164,150 @@ WS_FN ws_f32 ws_abs_f32(ws_f32 x) { return WS_MATH(fabsf)(x); }
 WS_FN ws_f32 ws_exp_f32(ws_f32 x) { return WS_MATH(expf)(x); }
 WS_FN ws_f32 ws_cos_f32(ws_f32 x) { return WS_MATH(cosf)(x); }
 
+/* ---- Option<int> (the result of checked_*): `some` and the value `v`. ---- */
+#define WS_OPT(T) struct ws_opt_##T { bool some; ws_##T v; }; \
+    WS_FN ws_opt_##T ws_some_##T(ws_##T v) { ws_opt_##T o; o.some = true; o.v = v; return o; } \
+    WS_FN ws_opt_##T ws_none_##T(void) { ws_opt_##T o; o.some = false; o.v = 0; return o; }
+WS_OPT(u8) WS_OPT(u16) WS_OPT(u32) WS_OPT(u64) WS_OPT(usize)
+WS_OPT(i8) WS_OPT(i16) WS_OPT(i32) WS_OPT(i64) WS_OPT(isize)
+
+/* checked_* / saturating_* / pow / abs. U is the unsigned type arithmetic wraps in (at least
+ * 32 bits, so no promotion to int), B the width. Overflow tests never overflow themselves. */
+#define WS_INT_COMMON(T, U, B) \
+    WS_FN ws_##T ws_wadd_##T(ws_##T a, ws_##T b) { return (ws_##T)((U)a + (U)b); } \
+    WS_FN ws_##T ws_wsub_##T(ws_##T a, ws_##T b) { return (ws_##T)((U)a - (U)b); } \
+    WS_FN ws_opt_##T ws_checked_shl_##T(ws_##T a, ws_u32 n) { if (n >= (B)) return ws_none_##T(); return ws_some_##T((ws_##T)((U)a << n)); } \
+    WS_FN ws_opt_##T ws_checked_shr_##T(ws_##T a, ws_u32 n) { if (n >= (B)) return ws_none_##T(); return ws_some_##T((ws_##T)(a >> n)); } \
+    WS_FN ws_##T ws_pow_##T(ws_##T x, ws_u32 e) { U base = (U)x; U r = 1; while (e) { if (e & 1u) r *= base; e >>= 1; base *= base; } return (ws_##T)r; }
+
+#define WS_UINT_OPS(T, U, B, MAX) \
+    WS_INT_COMMON(T, U, B) \
+    WS_FN ws_opt_##T ws_checked_add_##T(ws_##T a, ws_##T b) { ws_##T r = ws_wadd_##T(a, b); if (r < a) return ws_none_##T(); return ws_some_##T(r); } \
+    WS_FN ws_opt_##T ws_checked_sub_##T(ws_##T a, ws_##T b) { if (a < b) return ws_none_##T(); return ws_some_##T(ws_wsub_##T(a, b)); } \
+    WS_FN ws_opt_##T ws_checked_mul_##T(ws_##T a, ws_##T b) { ws_##T r = (ws_##T)((U)a * (U)b); if (a != 0 && (ws_##T)(r / a) != b) return ws_none_##T(); \
+        if ((B) < 32 && (ws_u64)a * (ws_u64)b > (ws_u64)(MAX)) return ws_none_##T(); return ws_some_##T(r); } \
+    WS_FN ws_opt_##T ws_checked_div_##T(ws_##T a, ws_##T b) { if (b == 0) return ws_none_##T(); return ws_some_##T((ws_##T)(a / b)); } \
+    WS_FN ws_opt_##T ws_checked_rem_##T(ws_##T a, ws_##T b) { if (b == 0) return ws_none_##T(); return ws_some_##T((ws_##T)(a % b)); } \
+    WS_FN ws_opt_##T ws_checked_neg_##T(ws_##T a) { if (a != 0) return ws_none_##T(); return ws_some_##T(a); } \
+    WS_FN ws_##T ws_saturating_add_##T(ws_##T a, ws_##T b) { ws_opt_##T r = ws_checked_add_##T(a, b); return r.some ? r.v : (ws_##T)(MAX); } \
+    WS_FN ws_##T ws_saturating_sub_##T(ws_##T a, ws_##T b) { return a < b ? (ws_##T)0 : ws_wsub_##T(a, b); } \
+    WS_FN ws_##T ws_saturating_mul_##T(ws_##T a, ws_##T b) { ws_opt_##T r = ws_checked_mul_##T(a, b); return r.some ? r.v : (ws_##T)(MAX); }
+
+/* Signed: W is a signed type wide enough for the exact product of two narrow values. */
+#define WS_SINT_OPS(T, U, B, MIN, MAX) \
+    WS_INT_COMMON(T, U, B) \
+    WS_FN ws_opt_##T ws_checked_add_##T(ws_##T a, ws_##T b) { ws_##T r = ws_wadd_##T(a, b); if (((a ^ r) & (b ^ r)) < 0) return ws_none_##T(); return ws_some_##T(r); } \
+    WS_FN ws_opt_##T ws_checked_sub_##T(ws_##T a, ws_##T b) { ws_##T r = ws_wsub_##T(a, b); if (((a ^ b) & (a ^ r)) < 0) return ws_none_##T(); return ws_some_##T(r); } \
+    WS_FN ws_opt_##T ws_checked_mul_##T(ws_##T a, ws_##T b) { \
+        if ((B) < 64) { ws_i64 p = (ws_i64)a * (ws_i64)b; if (p < (ws_i64)(MIN) || p > (ws_i64)(MAX)) return ws_none_##T(); return ws_some_##T((ws_##T)p); } \
+        if (a == 0 || b == 0) return ws_some_##T(0); \
+        if ((a == -1 && b == (MIN)) || (b == -1 && a == (MIN))) return ws_none_##T(); \
+        ws_##T r = (ws_##T)((U)a * (U)b); if (r / b != a) return ws_none_##T(); return ws_some_##T(r); } \
+    WS_FN ws_opt_##T ws_checked_div_##T(ws_##T a, ws_##T b) { if (b == 0 || (a == (MIN) && b == -1)) return ws_none_##T(); return ws_some_##T((ws_##T)(a / b)); } \
+    WS_FN ws_opt_##T ws_checked_rem_##T(ws_##T a, ws_##T b) { if (b == 0 || (a == (MIN) && b == -1)) return ws_none_##T(); return ws_some_##T((ws_##T)(a % b)); } \
+    WS_FN ws_opt_##T ws_checked_neg_##T(ws_##T a) { if (a == (MIN)) return ws_none_##T(); return ws_some_##T((ws_##T)-a); } \
+    WS_FN ws_##T ws_saturating_add_##T(ws_##T a, ws_##T b) { ws_opt_##T r = ws_checked_add_##T(a, b); return r.some ? r.v : (b < 0 ? (ws_##T)(MIN) : (ws_##T)(MAX)); } \
+    WS_FN ws_##T ws_saturating_sub_##T(ws_##T a, ws_##T b) { ws_opt_##T r = ws_checked_sub_##T(a, b); return r.some ? r.v : (b < 0 ? (ws_##T)(MAX) : (ws_##T)(MIN)); } \
+    WS_FN ws_##T ws_saturating_mul_##T(ws_##T a, ws_##T b) { ws_opt_##T r = ws_checked_mul_##T(a, b); return r.some ? r.v : (((a < 0) != (b < 0)) ? (ws_##T)(MIN) : (ws_##T)(MAX)); } \
+    WS_FN ws_##T ws_abs_##T(ws_##T a) { return a < 0 ? (ws_##T)((U)0 - (U)a) : a; }
+
+WS_UINT_OPS(u8, ws_u32, 8, 255u) WS_UINT_OPS(u16, ws_u32, 16, 65535u) WS_UINT_OPS(u32, ws_u32, 32, 4294967295u)
+WS_UINT_OPS(u64, ws_u64, 64, 18446744073709551615ull) WS_UINT_OPS(usize, ws_u64, 64, 18446744073709551615ull)
+WS_SINT_OPS(i8, ws_u32, 8, (ws_i8)-128, (ws_i8)127) WS_SINT_OPS(i16, ws_u32, 16, (ws_i16)-32768, (ws_i16)32767)
+WS_SINT_OPS(i32, ws_u32, 32, (ws_i32)(-2147483647 - 1), (ws_i32)2147483647)
+WS_SINT_OPS(i64, ws_u64, 64, (ws_i64)(-9223372036854775807LL - 1), (ws_i64)9223372036854775807LL)
+WS_SINT_OPS(isize, ws_u64, 64, (ws_isize)(-9223372036854775807LL - 1), (ws_isize)9223372036854775807LL)
+
+/* swap_bytes (to_be / from_be on these little-endian machines) and is_power_of_two. */
+WS_FN ws_u8 ws_swap_bytes_u8(ws_u8 x) { return x; }
+WS_FN ws_u16 ws_swap_bytes_u16(ws_u16 x) { return (ws_u16)((x >> 8) | (x << 8)); }
+WS_FN ws_u32 ws_swap_bytes_u32(ws_u32 x) { return (x >> 24) | ((x >> 8) & 0xff00u) | ((x << 8) & 0xff0000u) | (x << 24); }
+WS_FN ws_u64 ws_swap_bytes_u64(ws_u64 x) { return ((ws_u64)ws_swap_bytes_u32((ws_u32)x) << 32) | (ws_u64)ws_swap_bytes_u32((ws_u32)(x >> 32)); }
+WS_FN bool ws_is_power_of_two_u8(ws_u8 x) { return x != 0 && (x & (x - 1)) == 0; }
+WS_FN bool ws_is_power_of_two_u16(ws_u16 x) { return x != 0 && (x & (x - 1)) == 0; }
+WS_FN bool ws_is_power_of_two_u32(ws_u32 x) { return x != 0 && (x & (x - 1u)) == 0; }
+WS_FN bool ws_is_power_of_two_u64(ws_u64 x) { return x != 0 && (x & (x - 1ull)) == 0; }
+
+/* More float methods. min/max ignore a NaN operand (fmin/fmax, as Rust); mul_add is fused;
+ * powi multiplies by repeated squaring like compiler-rt's __powidf2, which Rust calls. */
+WS_FN ws_f64 ws_log2_f64(ws_f64 x) { return WS_MATH(log2)(x); }
+WS_FN ws_f64 ws_log10_f64(ws_f64 x) { return WS_MATH(log10)(x); }
+WS_FN ws_f64 ws_ceil_f64(ws_f64 x) { return WS_MATH(ceil)(x); }
+WS_FN ws_f64 ws_trunc_f64(ws_f64 x) { return WS_MATH(trunc)(x); }
+WS_FN ws_f64 ws_round_f64(ws_f64 x) { return WS_MATH(round)(x); }
+WS_FN ws_f64 ws_tan_f64(ws_f64 x) { return WS_MATH(tan)(x); }
+WS_FN ws_f64 ws_min_f64(ws_f64 a, ws_f64 b) { return WS_MATH(fmin)(a, b); }
+WS_FN ws_f64 ws_max_f64(ws_f64 a, ws_f64 b) { return WS_MATH(fmax)(a, b); }
+WS_FN ws_f64 ws_mul_add_f64(ws_f64 a, ws_f64 b, ws_f64 c) { return WS_MATH(fma)(a, b, c); }
+WS_FN bool ws_is_nan_f64(ws_f64 x) { return x != x; }
+WS_FN ws_u64 ws_to_bits_f64(ws_f64 f) { union { ws_u64 u; ws_f64 f; } x; x.f = f; return x.u; }
+WS_FN ws_f64 ws_powi_f64(ws_f64 a, ws_i32 b) { bool recip = b < 0; ws_f64 r = 1; for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } return recip ? 1 / r : r; }
+WS_FN ws_f32 ws_log2_f32(ws_f32 x) { return WS_MATH(log2f)(x); }
+WS_FN ws_f32 ws_log10_f32(ws_f32 x) { return WS_MATH(log10f)(x); }
+WS_FN ws_f32 ws_ceil_f32(ws_f32 x) { return WS_MATH(ceilf)(x); }
+WS_FN ws_f32 ws_trunc_f32(ws_f32 x) { return WS_MATH(truncf)(x); }
+WS_FN ws_f32 ws_round_f32(ws_f32 x) { return WS_MATH(roundf)(x); }
+WS_FN ws_f32 ws_tan_f32(ws_f32 x) { return WS_MATH(tanf)(x); }
+WS_FN ws_f32 ws_min_f32(ws_f32 a, ws_f32 b) { return WS_MATH(fminf)(a, b); }
+WS_FN ws_f32 ws_max_f32(ws_f32 a, ws_f32 b) { return WS_MATH(fmaxf)(a, b); }
+WS_FN ws_f32 ws_mul_add_f32(ws_f32 a, ws_f32 b, ws_f32 c) { return WS_MATH(fmaf)(a, b, c); }
+WS_FN bool ws_is_nan_f32(ws_f32 x) { return x != x; }
+WS_FN ws_u32 ws_to_bits_f32(ws_f32 f) { union { ws_u32 u; ws_f32 f; } x; x.f = f; return x.u; }
+WS_FN ws_f32 ws_powi_f32(ws_f32 a, ws_i32 b) { bool recip = b < 0; ws_f32 r = 1; for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } return recip ? 1 / r : r; }
+
+/* ---- #[buffers] elements: ctx.buffers.<name>.get/set/atomic_* ----
+ * An index past the end faults (Rust panics) and the access is skipped (reads give 0).
+ * Plain reads and writes are volatile: other tasks update elements concurrently (relaxed,
+ * like the CPU backend's atomics), so a loop must not keep a stale copy in a register. */
+#define WS_BUF_PLAIN(T) \
+    WS_FN ws_##T ws_buf_get_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } return ((volatile ws_##T*)p)[i]; } \
+    WS_FN void ws_buf_set_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return; } ((volatile ws_##T*)p)[i] = v; }
+WS_BUF_PLAIN(u32) WS_BUF_PLAIN(i32) WS_BUF_PLAIN(u64) WS_BUF_PLAIN(i64) WS_BUF_PLAIN(f32) WS_BUF_PLAIN(f64)
+
+#ifdef WS_DEVICE_BUILD
+/* Bits <-> value for the CAS-based operations. A is the atomic word type. */
+#define WS_BUF_BITS(T, A) \
+    WS_FN A ws_bits_##T(ws_##T v) { union { A a; ws_##T t; } x; x.t = v; return x.a; } \
+    WS_FN ws_##T ws_from_bits_##T(A a) { union { A a; ws_##T t; } x; x.a = a; return x.t; } \
+    WS_FN ws_##T ws_buf_atomic_cas_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T cur, ws_##T nv, ws_u32 site) { \
+        if (i >= n) { wsdsl_fault(site); return 0; } \
+        return ws_from_bits_##T(atomicCAS((A*)&p[i], ws_bits_##T(cur), ws_bits_##T(nv))); }
+WS_BUF_BITS(u32, unsigned int) WS_BUF_BITS(i32, unsigned int) WS_BUF_BITS(f32, unsigned int)
+WS_BUF_BITS(u64, unsigned long long) WS_BUF_BITS(i64, unsigned long long) WS_BUF_BITS(f64, unsigned long long)
+/* add / min / max with the hardware atomic of the right signedness (C is the pointer type). */
+#define WS_BUF_RMW(T, OP, FN, C) \
+    WS_FN ws_##T ws_buf_atomic_##OP##_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { \
+        if (i >= n) { wsdsl_fault(site); return 0; } return (ws_##T)FN((C*)&p[i], (C)v); }
+WS_BUF_RMW(u32, add, atomicAdd, unsigned int) WS_BUF_RMW(i32, add, atomicAdd, int)
+WS_BUF_RMW(u64, add, atomicAdd, unsigned long long) WS_BUF_RMW(i64, add, atomicAdd, unsigned long long)
+WS_BUF_RMW(f32, add, atomicAdd, float) WS_BUF_RMW(f64, add, atomicAdd, double)
+WS_BUF_RMW(u32, min, atomicMin, unsigned int) WS_BUF_RMW(i32, min, atomicMin, int)
+WS_BUF_RMW(u64, min, atomicMin, unsigned long long) WS_BUF_RMW(i64, min, atomicMin, long long)
+WS_BUF_RMW(u32, max, atomicMax, unsigned int) WS_BUF_RMW(i32, max, atomicMax, int)
+WS_BUF_RMW(u64, max, atomicMax, unsigned long long) WS_BUF_RMW(i64, max, atomicMax, long long)
+/* Float min / max: a CAS loop on the bit pattern, keeping the old value unless `v` is
+ * strictly smaller (larger), exactly the CPU backend's rule (NaN never replaces). */
+#define WS_BUF_FMINMAX(T, A, OP, CMP) \
+    WS_FN ws_##T ws_buf_atomic_##OP##_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { \
+        if (i >= n) { wsdsl_fault(site); return 0; } \
+        A* w = (A*)&p[i]; A old = *(volatile A*)w; \
+        for (;;) { ws_##T o = ws_from_bits_##T(old); if (!(v CMP o)) return o; \
+            A prev = atomicCAS(w, old, ws_bits_##T(v)); if (prev == old) return o; old = prev; } }
+WS_BUF_FMINMAX(f32, unsigned int, min, <) WS_BUF_FMINMAX(f32, unsigned int, max, >)
+WS_BUF_FMINMAX(f64, unsigned long long, min, <) WS_BUF_FMINMAX(f64, unsigned long long, max, >)
+#else
+/* Host builds (differential tests) are single-threaded: plain read-modify-write. */
+#define WS_BUF_HOST(T, ADD) \
+    WS_FN ws_##T ws_buf_atomic_add_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; p[i] = ADD; return o; } \
+    WS_FN ws_##T ws_buf_atomic_min_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; if (v < o) p[i] = v; return o; } \
+    WS_FN ws_##T ws_buf_atomic_max_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; if (v > o) p[i] = v; return o; } \
+    WS_FN ws_##T ws_buf_atomic_cas_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T c, ws_##T nv, ws_u32 site) { \
+        if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; \
+        union { ws_##T t; unsigned char b[sizeof(ws_##T)]; } x, y; x.t = o; y.t = c; bool eq = true; \
+        for (unsigned k = 0; k < sizeof(ws_##T); ++k) eq = eq && x.b[k] == y.b[k]; if (eq) p[i] = nv; return o; }
+WS_BUF_HOST(u32, (ws_u32)(o + v)) WS_BUF_HOST(i32, (ws_i32)((ws_u32)o + (ws_u32)v))
+WS_BUF_HOST(u64, o + v) WS_BUF_HOST(i64, (ws_i64)((ws_u64)o + (ws_u64)v))
+WS_BUF_HOST(f32, o + v) WS_BUF_HOST(f64, o + v)
+#endif
+
 #endif /* WSDSL_RUST_SEMANTICS_CUH */

@@ -230,7 +230,7 @@ impl FnLower<'_> {
                 let v = self.operands(&refs, out);
                 method_c(*m, &rt, &v)
             }
-            ExprKind::Block(_) | ExprKind::If(..) => {
+            ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) => {
                 if ty.is_value() {
                     let t = self.fresh();
                     let cty = self.cty(&ty);
@@ -242,17 +242,84 @@ impl FnLower<'_> {
                     return None;
                 }
             }
-            ExprKind::While(..) | ExprKind::Loop(_) | ExprKind::For { .. } => {
-                self.loop_stmt(e, out);
+            ExprKind::While(..) | ExprKind::Loop(..) | ExprKind::For { .. } => {
+                if ty.is_value() {
+                    // A `loop` that breaks with a value.
+                    let t = self.fresh();
+                    let cty = self.cty(&ty);
+                    out.push(format!("{cty} {t};"));
+                    self.loop_stmt(e, Some(&t), out);
+                    t
+                } else {
+                    self.loop_stmt(e, None, out);
+                    return None;
+                }
+            }
+            ExprKind::Break(id, v) => {
+                if let Some(v) = v {
+                    let val = self.expr(v, out);
+                    let dest = self.loops.iter().find(|l| l.0 == *id).and_then(|l| l.1.clone());
+                    if let (Some(val), Some(d)) = (val, dest) {
+                        out.push(format!("{d} = {val};"));
+                    }
+                }
+                out.push(self.jump(*id, false));
                 return None;
             }
-            ExprKind::Break => {
-                out.push("break;".into());
+            ExprKind::Continue(id) => {
+                out.push(self.jump(*id, true));
                 return None;
             }
-            ExprKind::Continue => {
-                out.push("continue;".into());
-                return None;
+            ExprKind::TupleLit(xs) => {
+                let t = self.fresh();
+                let cty = self.cty(&ty);
+                out.push(format!("{cty} {t};"));
+                for (i, x) in xs.iter().enumerate() {
+                    if let Some(v) = self.expr(x, out) {
+                        out.push(format!("{t}.f{i} = {v};"));
+                    }
+                }
+                t
+            }
+            ExprKind::TupleField(b, i) => {
+                let b = self.expr(b, out)?;
+                format!("({b}).f{i}")
+            }
+            ExprKind::Variant(d) => format!("((ws_u32){d}u)"),
+            ExprKind::OptMethod(op, recv, args) => {
+                let mut refs: Vec<&Expr> = vec![recv];
+                refs.extend(args.iter());
+                let v = self.operands(&refs, out);
+                match op {
+                    OptOp::UnwrapOr => format!("(({0}).some ? ({0}).v : ({1}))", v[0], v[1]),
+                    OptOp::IsSome => format!("(({}).some)", v[0]),
+                    OptOp::IsNone => format!("(!({}).some)", v[0]),
+                }
+            }
+            ExprKind::Buffer(name, op, args, site) => {
+                let refs: Vec<&Expr> = args.iter().collect();
+                let v = self.operands(&refs, out);
+                let b = "wsdsl_ctx_buffers(ctx)";
+                let (p, n) = (format!("{b}->u_{name}"), format!("{b}->n_{name}"));
+                let elem = self.buffer_elem(name);
+                let call = |f: &str, rest: &[String]| {
+                    let mut a = vec![p.clone(), n.clone()];
+                    a.extend(rest.iter().cloned());
+                    a.push(format!("{site}u"));
+                    format!("ws_buf_{f}_{elem}({})", a.join(", "))
+                };
+                match op {
+                    BufOp::Len => format!("((ws_usize)({n}))"),
+                    BufOp::Get => call("get", &v),
+                    BufOp::Set => {
+                        out.push(format!("{};", call("set", &v)));
+                        return None;
+                    }
+                    BufOp::AtomicAdd => call("atomic_add", &v),
+                    BufOp::AtomicMin => call("atomic_min", &v),
+                    BufOp::AtomicMax => call("atomic_max", &v),
+                    BufOp::AtomicCas => call("atomic_cas", &v),
+                }
             }
             ExprKind::Return(v) => {
                 match v {
@@ -307,6 +374,31 @@ impl FnLower<'_> {
     }
 }
 
+impl FnLower<'_> {
+    /// `break;`/`continue;` for the innermost loop, a `goto` to its label otherwise.
+    fn jump(&self, id: LoopId, cont: bool) -> String {
+        let innermost = self.loops.last().map(|l| l.0) == Some(id);
+        match (innermost, cont) {
+            (true, false) => "break;".into(),
+            (true, true) => "continue;".into(),
+            (false, false) => format!("goto wsb_{id};"),
+            (false, true) => format!("goto wsc_{id};"),
+        }
+    }
+
+    fn buffer_elem(&self, name: &str) -> &'static str {
+        let b = self.m.buffers().and_then(|b| b.buffers.iter().find(|f| f.name == name));
+        match b.map(|f| &f.elem) {
+            Some(Ty::Int(IntTy::U32)) => "u32",
+            Some(Ty::Int(IntTy::I32)) => "i32",
+            Some(Ty::Int(IntTy::U64)) => "u64",
+            Some(Ty::Int(IntTy::I64)) => "i64",
+            Some(Ty::Float(FloatTy::F32)) => "f32",
+            _ => "f64",
+        }
+    }
+}
+
 pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
     let x = &v[0];
     match rt {
@@ -314,11 +406,31 @@ pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
             let un = t.unsigned_name();
             let ux = format!("(ws_{un})({x})");
             let back = |s: String| if t.signed() || *t == IntTy::Usize { format!("(({})({s}))", t.c()) } else { s };
+            let n = t.name();
             match m {
                 Method::WrappingAdd => wrap_arith(*t, "+", x, &v[1]),
                 Method::WrappingSub => wrap_arith(*t, "-", x, &v[1]),
                 Method::WrappingMul => wrap_arith(*t, "*", x, &v[1]),
                 Method::WrappingNeg => wrap_arith(*t, "-", "0", x),
+                Method::WrappingShl => binop_c(BinOp::Shl, rt, rt, x, &v[1], 0),
+                Method::WrappingShr => binop_c(BinOp::Shr, rt, rt, x, &v[1], 0),
+                Method::CheckedAdd => format!("ws_checked_add_{n}({x}, {})", v[1]),
+                Method::CheckedSub => format!("ws_checked_sub_{n}({x}, {})", v[1]),
+                Method::CheckedMul => format!("ws_checked_mul_{n}({x}, {})", v[1]),
+                Method::CheckedDiv => format!("ws_checked_div_{n}({x}, {})", v[1]),
+                Method::CheckedRem => format!("ws_checked_rem_{n}({x}, {})", v[1]),
+                Method::CheckedNeg => format!("ws_checked_neg_{n}({x})"),
+                Method::CheckedShl => format!("ws_checked_shl_{n}({x}, {})", v[1]),
+                Method::CheckedShr => format!("ws_checked_shr_{n}({x}, {})", v[1]),
+                Method::SaturatingAdd => format!("ws_saturating_add_{n}({x}, {})", v[1]),
+                Method::SaturatingSub => format!("ws_saturating_sub_{n}({x}, {})", v[1]),
+                Method::SaturatingMul => format!("ws_saturating_mul_{n}({x}, {})", v[1]),
+                Method::Pow => format!("ws_pow_{n}({x}, {})", v[1]),
+                Method::Abs => format!("ws_abs_{n}({x})"),
+                Method::CountZeros => format!("((ws_u32)({}u - ws_count_ones_{un}({ux})))", t.bits()),
+                Method::SwapBytes | Method::ToBe | Method::FromBe => back(format!("ws_swap_bytes_{un}({ux})")),
+                Method::ToLe | Method::FromLe => x.to_string(),
+                Method::IsPowerOfTwo => format!("ws_is_power_of_two_{un}({ux})"),
                 Method::RotateLeft => back(format!("ws_rotl_{un}({ux}, {})", v[1])),
                 Method::RotateRight => back(format!("ws_rotr_{un}({ux}, {})", v[1])),
                 Method::CountOnes => format!("ws_count_ones_{un}({ux})"),
@@ -332,13 +444,25 @@ pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
         Ty::Float(f) => {
             let name = match m {
                 Method::Ln => "ln",
+                Method::Log2 => "log2",
+                Method::Log10 => "log10",
                 Method::Floor => "floor",
+                Method::Ceil => "ceil",
+                Method::Trunc => "trunc",
+                Method::Round => "round",
                 Method::Powf => "powf",
+                Method::Powi => "powi",
                 Method::Sin => "sin",
+                Method::Cos => "cos",
+                Method::Tan => "tan",
                 Method::Sqrt => "sqrt",
                 Method::Abs => "abs",
                 Method::Exp => "exp",
-                Method::Cos => "cos",
+                Method::Min => "min",
+                Method::Max => "max",
+                Method::MulAdd => "mul_add",
+                Method::IsNan => "is_nan",
+                Method::ToBits => "to_bits",
                 _ => "abs",
             };
             format!("ws_{name}_{}({})", f.name(), v.join(", "))

@@ -22,10 +22,10 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     let mut protos = String::new();
     let mut bodies = String::new();
     for (f, body) in m.fns.iter().zip(&ck.bodies) {
-        let mut fl = FnLower { m, infer: &ck.infer, body, tmp: 0, arrays: &mut arrays };
+        let mut fl = FnLower { m, infer: &ck.infer, body, tmp: 0, arrays: &mut arrays, loops: Vec::new() };
         let sig = match &f.kind {
             FnKind::Handler { task } => format!("__device__ static void h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
-            FnKind::Helper => {
+            FnKind::Helper | FnKind::Const => {
                 let ret = fl.cty(&f.ret);
                 let params: Vec<String> = body
                     .params
@@ -46,11 +46,11 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
                 out.push(format!("u_{task} {} = *task;", local_name(&body.locals[id].name, id)));
                 None
             }
-            FnKind::Helper if f.ret.is_value() => Some("return"),
-            FnKind::Helper => None,
+            FnKind::Helper | FnKind::Const if f.ret.is_value() => Some("return"),
+            FnKind::Helper | FnKind::Const => None,
         };
         fl.block_body(&body.body, dest, &mut out);
-        if matches!(f.kind, FnKind::Helper) {
+        if matches!(f.kind, FnKind::Helper | FnKind::Const) {
             writeln!(protos, "{sig};").unwrap();
         }
         writeln!(bodies, "{sig} {{").unwrap();
@@ -85,6 +85,13 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             writeln!(out, "struct {} {{ {} v[{n}]; }};", c_name(t), c_name(e)).unwrap();
         }
+        Ty::Tuple(ts) => {
+            for e in ts {
+                emit_type(e, m, done, out);
+            }
+            let fields: Vec<String> = ts.iter().enumerate().map(|(i, e)| format!("{} f{i};", c_name(e))).collect();
+            writeln!(out, "struct {} {{ {} }};", c_name(t), fields.join(" ")).unwrap();
+        }
         Ty::Struct(name) => {
             let Some(def) = m.struct_def(name) else { return };
             for f in &def.fields {
@@ -110,7 +117,11 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
 fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
     let mut out = format!("/* wsdsl program `{}`: types */\n", m.name);
     let mut done = Vec::new();
-    for s in m.structs.iter().filter(|s| s.kind != StructKind::Counters) {
+    // Field-less enums: `#[repr(u32)]` in Rust, so a `ws_u32` holding the discriminant.
+    for e in &m.enums {
+        writeln!(out, "typedef ws_u32 u_{};", e.name).unwrap();
+    }
+    for s in m.structs.iter().filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers)) {
         emit_type(&Ty::Struct(s.name.to_string()), m, &mut done, &mut out);
     }
     let mut arrays = Vec::new();
@@ -131,8 +142,17 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
             4
         }
     };
-    // Device buffers: an element pointer and a length per `#[buffers]` field (none yet).
-    out.push_str("struct wsdsl_buffers { ws_u64 unused; };\n");
+    // Device buffers: an element pointer and a length per `#[buffers]` field, in order.
+    match m.buffers() {
+        Some(b) if !b.buffers.is_empty() => {
+            out.push_str("struct wsdsl_buffers {");
+            for f in &b.buffers {
+                write!(out, " {}* u_{}; ws_u64 n_{};", c_name(&f.elem), f.name, f.name).unwrap();
+            }
+            out.push_str(" };\n");
+        }
+        _ => out.push_str("struct wsdsl_buffers { ws_u64 unused; };\n"),
+    }
 
     let mut max_size = 0;
     let mut max_align = 4;

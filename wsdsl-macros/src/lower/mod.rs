@@ -2,8 +2,10 @@
 //! statements and control flow, `items.rs` the program-level fragments.
 //!
 //! C naming: user structs `u_Name` with fields `u_field`; arrays `ws_arr_<elem>_<N>` with the
-//! elements in `v`; helpers `f_name`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
-//! function, so Rust shadowing needs no C scoping); temporaries `t_<n>`.
+//! elements in `v`; tuples `ws_tupN_<elems>` with fields `f0..`; `Option<int>` `ws_opt_<int>`
+//! (`some`, `v`); enums `u_Name` (a `ws_u32` typedef); helpers and consts `f_name`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
+//! function, so Rust shadowing needs no C scoping); temporaries `t_<n>`; C labels `wsb_<loop>`/`wsc_<loop>` for labelled
+//! `break`/`continue` (`goto`).
 
 mod expr;
 mod items;
@@ -23,8 +25,10 @@ pub struct FnLower<'a> {
     pub infer: &'a Infer,
     pub body: &'a FnBody,
     pub tmp: usize,
-    /// Array types met, so `items.rs` can emit their wrapper structs.
+    /// Array and tuple types met, so `items.rs` can emit their wrapper structs.
     pub arrays: &'a mut Vec<Ty>,
+    /// Enclosing loops, innermost last: (id, destination of `break value`).
+    pub loops: Vec<(crate::ir::LoopId, Option<String>)>,
 }
 
 impl FnLower<'_> {
@@ -54,12 +58,17 @@ pub fn local_name(name: &str, id: usize) -> String {
     format!("l_{}_{}", if name == "_" { "anon" } else { name }, id)
 }
 
+/// Records the array and tuple types inside `t`, elements first (C needs them declared in
+/// that order). `Option<int>` wrappers live in `rust_semantics.cuh`.
 pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
-    if let Ty::Array(e, _) = t {
-        record_arrays(e, arrays);
-        if !arrays.contains(t) {
-            arrays.push(t.clone());
-        }
+    match t {
+        Ty::Array(e, _) => record_arrays(e, arrays),
+        Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
+        Ty::Option(e) => return record_arrays(e, arrays),
+        _ => return,
+    }
+    if !arrays.contains(t) {
+        arrays.push(t.clone());
     }
 }
 

@@ -1,6 +1,7 @@
 //! Statements, blocks and control flow. Rust blocks map to C blocks; values of block and
 //! `if` expressions are assigned to a destination declared by the caller.
 
+use super::expr::int_lit;
 use super::{indent, FnLower};
 use crate::ir::*;
 use crate::types::Ty;
@@ -75,6 +76,13 @@ impl FnLower<'_> {
                 self.braced(b, dest, out);
                 out.push("}".into());
             }
+            ExprKind::Match(scrut, arms) => {
+                out.push("{".into());
+                let mut inner = Vec::new();
+                self.match_into(scrut, arms, dest, &mut inner);
+                out.extend(indent(inner));
+                out.push("}".into());
+            }
             ExprKind::If(c, then, els) => {
                 let c = self.expr(c, out).unwrap_or_else(|| "false".into());
                 out.push(format!("if ({c}) {{"));
@@ -101,56 +109,197 @@ impl FnLower<'_> {
         }
     }
 
-    pub fn loop_stmt(&mut self, e: &Expr, out: &mut Vec<String>) {
+    /// The lines inside a C loop's braces: `pre`, then the body. A labelled loop wraps the
+    /// body in its own block followed by its `continue` label, so a `goto` there never jumps
+    /// over a declaration that is still in scope (C++ forbids that).
+    fn loop_body(&mut self, pre: Vec<String>, b: &Block, id: LoopId, dest: Option<&str>) -> Vec<String> {
+        let mut lines = pre;
+        self.loops.push((id, dest.map(String::from)));
+        let mut inner = Vec::new();
+        self.block_body(b, None, &mut inner);
+        self.loops.pop();
+        if self.body.loops[id] {
+            lines.push("{".into());
+            lines.extend(indent(inner));
+            lines.push("}".into());
+            lines.push(format!("wsc_{id}: ;"));
+        } else {
+            lines.extend(inner);
+        }
+        lines
+    }
+
+    fn break_label(&self, id: LoopId, out: &mut Vec<String>) {
+        if self.body.loops[id] {
+            out.push(format!("wsb_{id}: ;"));
+        }
+    }
+
+    /// A loop; `dest` receives the value of a `loop` that breaks with one.
+    pub fn loop_stmt(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
         match &e.kind {
-            ExprKind::While(c, body) => {
+            ExprKind::While(c, body, id) => {
                 let mut cs = Vec::new();
                 let cv = self.expr(c, &mut cs).unwrap_or_else(|| "false".into());
                 if cs.is_empty() {
                     out.push(format!("while ({cv}) {{"));
-                    self.braced(body, None, out);
+                    let b = self.loop_body(Vec::new(), body, *id, None);
+                    out.extend(indent(b));
                 } else {
                     // The condition's statements rerun on every iteration (and after `continue`).
                     out.push("for (;;) {".into());
                     cs.push(format!("if (!({cv})) break;"));
-                    out.extend(indent(cs));
-                    self.braced(body, None, out);
+                    let b = self.loop_body(cs, body, *id, None);
+                    out.extend(indent(b));
                 }
                 out.push("}".into());
+                self.break_label(*id, out);
             }
-            ExprKind::Loop(body) => {
+            ExprKind::Loop(body, id) => {
                 out.push("for (;;) {".into());
-                self.braced(body, None, out);
+                let b = self.loop_body(Vec::new(), body, *id, dest);
+                out.extend(indent(b));
                 out.push("}".into());
+                self.break_label(*id, out);
             }
-            ExprKind::For { var, start, end, inclusive, body } => {
+            ExprKind::For { var, start, end, inclusive, rev, step, body, id } => {
                 let ty = self.ty(&start.ty);
                 let Ty::Int(it) = ty else { return };
                 let c = it.c();
+                let wide = it.c_wide_unsigned();
+                let un = format!("ws_{}", it.unsigned_name());
                 out.push("{".into());
                 let mut inner = Vec::new();
-                // Bounds are evaluated once, start first.
-                let v = self.operands(&[start, end], &mut inner);
-                let (s, en, cur) = (self.fresh(), self.fresh(), self.fresh());
-                inner.push(format!("{c} {s} = {}; {c} {en} = {};", v[0], v[1]));
-                let var = self.local(*var);
-                if *inclusive {
-                    // Advancing only while `cur != end` ends `a..=T::MAX` without overflow;
-                    // the test sits in the increment so `continue` advances too.
-                    let go = self.fresh();
-                    inner.push(format!("bool {go} = ({s} <= {en});"));
-                    inner.push(format!(
-                        "for ({c} {cur} = {s}; {go}; {go} = ({cur} != {en}) ? (({cur} = ({c})({cur} + 1)), true) : false) {{"
-                    ));
-                } else {
-                    inner.push(format!("for ({c} {cur} = {s}; {cur} < {en}; {cur} = ({c})({cur} + 1)) {{"));
+                // Bounds (and the step) are evaluated once, in source order.
+                let mut ops: Vec<&Expr> = vec![start, end];
+                if let Some((k, _)) = step {
+                    ops.push(k);
                 }
-                let mut b = vec![format!("{c} {var} = {cur};")];
-                self.block_body(body, None, &mut b);
+                let v = self.operands(&ops, &mut inner);
+                let (s, en, k, go, hi, cur) = (self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh());
+                inner.push(format!("{c} {s} = {}; {c} {en} = {};", v[0], v[1]));
+                inner.push(format!("ws_u64 {k} = {};", if step.is_some() { format!("(ws_u64)({})", v[2]) } else { "1ull".into() }));
+                let cmp = if *inclusive { "<=" } else { "<" };
+                inner.push(format!("bool {go} = ({s} {cmp} {en});"));
+                if let Some((_, site)) = step {
+                    inner.push(format!("if ({k} == 0ull) {{ wsdsl_fault({site}u); {go} = false; }}"));
+                }
+                // The last element; computed only for a non-empty range (`end - 1` could overflow).
+                if *inclusive {
+                    inner.push(format!("{c} {hi} = {en};"));
+                } else {
+                    inner.push(format!("{c} {hi} = {go} ? ({c})({en} - 1) : {en};"));
+                }
+                // Each step advances only if the remaining distance (exact in the unsigned type
+                // of the same width) allows it, so ranges ending at T::MAX / T::MIN never overflow
+                // and `continue` advances too (the test sits in the increment).
+                let (first, bound, op) = if *rev { (&hi, &s, "-") } else { (&s, &hi, "+") };
+                let dist = if *rev {
+                    format!("(ws_u64)({un})(({un}){cur} - ({un}){bound})")
+                } else {
+                    format!("(ws_u64)({un})(({un}){bound} - ({un}){cur})")
+                };
+                let adv = format!("({c})(({wide})({cur}) {op} ({wide})({k}))");
+                inner.push(format!(
+                    "for ({c} {cur} = {first}; {go}; {go} = ({dist} >= {k}) ? (({cur} = {adv}), true) : false) {{"
+                ));
+                let var = self.local(*var);
+                let b = self.loop_body(vec![format!("{c} {var} = {cur};")], body, *id, None);
                 inner.extend(indent(b));
                 inner.push("}".into());
                 out.extend(indent(inner));
                 out.push("}".into());
+                self.break_label(*id, out);
+            }
+            _ => {}
+        }
+    }
+
+    /// `match`: the scrutinee is saved once; each arm is tried in order until one matches
+    /// (pattern, then guard). The flag makes guards with statements straightforward.
+    pub fn match_into(&mut self, scrut: &Expr, arms: &[Arm], dest: Option<&str>, out: &mut Vec<String>) {
+        let sty = self.ty(&scrut.ty);
+        let v = self.expr(scrut, out).unwrap_or_else(|| "0".into());
+        let s = self.fresh();
+        let cty = self.cty(&sty);
+        out.push(format!("{cty} {s} = {v};"));
+        let done = self.fresh();
+        out.push(format!("bool {done} = false;"));
+        for arm in arms {
+            let test = self.pat_test(&arm.pat, &s, &sty);
+            out.push(format!("if (!{done} && {test}) {{"));
+            let mut inner = Vec::new();
+            self.pat_bind(&arm.pat, &s, &sty, &mut inner);
+            let mut body = vec![format!("{done} = true;")];
+            self.expr_into(&arm.body, dest, &mut body);
+            match &arm.guard {
+                Some(g) => {
+                    let gv = self.expr(g, &mut inner).unwrap_or_else(|| "false".into());
+                    inner.push(format!("if ({gv}) {{"));
+                    inner.extend(indent(body));
+                    inner.push("}".into());
+                }
+                None => inner.extend(body),
+            }
+            out.extend(indent(inner));
+            out.push("}".into());
+        }
+    }
+
+    /// A side-effect-free C condition: does the value at `place` match `p`?
+    fn pat_test(&self, p: &Pat, place: &str, ty: &Ty) -> String {
+        match p {
+            Pat::Wild | Pat::Bind(_) => "true".into(),
+            Pat::Range(lo, hi) => {
+                let Ty::Int(t) = ty else { return "true".into() };
+                let l = int_lit(*t, *lo as u128);
+                if lo == hi {
+                    format!("({place} == {l})")
+                } else {
+                    format!("({place} >= {l} && {place} <= {})", int_lit(*t, *hi as u128))
+                }
+            }
+            Pat::Bool(true) => format!("({place})"),
+            Pat::Bool(false) => format!("(!{place})"),
+            Pat::Variant(d) => format!("({place} == {d}u)"),
+            Pat::None => format!("(!{place}.some)"),
+            Pat::Some(inner) => {
+                let Ty::Option(et) = ty else { return "true".into() };
+                let et = self.ty(et);
+                format!("({place}.some && {})", self.pat_test(inner, &format!("{place}.v"), &et))
+            }
+            Pat::Tuple(ps) => {
+                let Ty::Tuple(ts) = ty else { return "true".into() };
+                let parts: Vec<String> =
+                    ps.iter().zip(ts).enumerate().map(|(i, (p, t))| self.pat_test(p, &format!("{place}.f{i}"), &self.ty(t))).collect();
+                format!("({})", parts.join(" && "))
+            }
+            Pat::Or(ps) => {
+                let parts: Vec<String> = ps.iter().map(|p| self.pat_test(p, place, ty)).collect();
+                format!("({})", parts.join(" || "))
+            }
+        }
+    }
+
+    fn pat_bind(&mut self, p: &Pat, place: &str, ty: &Ty, out: &mut Vec<String>) {
+        match p {
+            Pat::Bind(id) => {
+                let cty = self.cty(ty);
+                out.push(format!("{cty} {} = {place};", self.local(*id)));
+            }
+            Pat::Some(inner) => {
+                if let Ty::Option(et) = ty {
+                    let et = self.ty(et);
+                    self.pat_bind(inner, &format!("{place}.v"), &et, out);
+                }
+            }
+            Pat::Tuple(ps) => {
+                if let Ty::Tuple(ts) = ty {
+                    for (i, (p, t)) in ps.iter().zip(ts).enumerate() {
+                        let t = self.ty(t);
+                        self.pat_bind(p, &format!("{place}.f{i}"), &t, out);
+                    }
+                }
             }
             _ => {}
         }

@@ -124,6 +124,30 @@ diff! {
     fn compound(a: i16, b: u32) -> i16 { let mut x = a; x *= 3; x <<= b; x >>= 1; x ^= -1; x %= 1000; x } for [(i16::MIN, 1), (1234, 20), (-5, 0)]
     fn literals() -> i64 { -9223372036854775808 } for [()]
     fn structs(a: u32) -> u32 { let p = Pair { x: a, y: [a; 2] }; let mut q = p; q.y[1] = q.x + 1; id(q).y[1] } for [(1), (u32::MAX)]
+    fn match_int(x: i32) -> u32 { match x { i32::MIN => 1, -5..=-1 => 2, 0 => 3, 1 | 2 | 7 => 4, 10..20 => 5, n if n > 1000 => 6, _ => 7 } } for [(i32::MIN), (-3), (0), (7), (19), (20), (5000), (i32::MAX), (-6)]
+    fn match_u8(x: u8) -> u8 { match x { 0..=9 => x * 2, 250.. => 1, v => v / 2 } } for [(0), (9), (10), (250), (255), (100)]
+    fn match_enum(c: u32) -> u32 { let k = if c == 0 { Color::Red } else if c == 1 { Color::Green } else { Color::Blue }; let v = match k { Color::Red => 10, Color::Green | Color::Blue => 20 }; v + k as u32 + (k == Color::Blue) as u32 } for [(0), (1), (2)]
+    fn if_let_checked(a: u32, b: u32) -> u32 { if let Some(s) = a.checked_add(b) { s } else { 7 } } for [(1, 2), (u32::MAX, 1), (u32::MAX, 0)]
+    fn checked_i8(a: i8, b: i8) -> i32 { let mut r = 0i32; let ops = [a.checked_add(b), a.checked_sub(b), a.checked_mul(b), a.checked_div(b), a.checked_rem(b), a.checked_neg()]; for i in 0..6 { r = r * 3 + match ops[i] { Some(v) => 1 + (v as i32 & 1), None => 0 }; } r } for [(127, 1), (-128, -1), (-128, 0), (5, -3), (0, 0), (-128, 1), (100, 2)]
+    fn checked_u64(a: u64, b: u64) -> u64 { a.checked_mul(b).unwrap_or(1) + a.checked_sub(b).unwrap_or(2) + a.checked_add(b).is_some() as u64 + a.checked_shl(b as u32).unwrap_or(3) + a.checked_shr(70).is_none() as u64 } for [(u64::MAX, 2), (1 << 32, 1 << 32), (5, 3), (0, 64), (3, 63)]
+    fn checked_i64(a: i64, b: i64) -> i64 { a.checked_mul(b).unwrap_or(1).wrapping_add(a.checked_div(b).unwrap_or(2)) } for [(i64::MIN, -1), (i64::MAX, 2), (-3, 7), (i64::MIN, 1), (4, 0), (-1, i64::MIN)]
+    fn saturating(a: i16, b: i16) -> i64 { a.saturating_add(b) as i64 * 100000 + a.saturating_sub(b) as i64 * 10 + a.saturating_mul(b) as i64 } for [(i16::MAX, 1), (i16::MIN, 1), (-300, 300), (200, -200), (i16::MIN, -1)]
+    fn saturating_u32(a: u32, b: u32) -> u64 { a.saturating_add(b) as u64 + a.saturating_sub(b) as u64 + a.saturating_mul(b) as u64 } for [(u32::MAX, 1), (1, 2), (70000, 70000)]
+    fn pow_abs(a: i32, e: u32) -> i32 { a.pow(e).wrapping_add(a.abs()) } for [(3, 4), (2, 31), (-2, 31), (i32::MIN, 1), (7, 100), (0, 0)]
+    fn pow_u8(a: u8, e: u32) -> u8 { a.pow(e) } for [(2, 7), (2, 8), (3, 5), (255, 0)]
+    fn bytes(x: u32, y: i64, z: u16) -> u64 { x.swap_bytes() as u64 ^ y.to_be() as u64 ^ u16::from_be(z) as u64 ^ x.to_le() as u64 ^ x.count_zeros() as u64 ^ (z.is_power_of_two() as u64) << 40 } for [(0x12345678, -2, 0x0100), (0, i64::MIN, 3), (u32::MAX, 1, 0)]
+    fn wshift(x: i32, n: u32) -> i32 { x.wrapping_shl(n) ^ x.wrapping_shr(n) } for [(1, 33), (-7, 31), (i32::MIN, 64)]
+    fn labels(n: u32) -> u32 { let mut c = 0u32; 'outer: for i in 0..n { let mut j = 0u32; 'inner: loop { j += 1; if j > i { continue 'outer; } if (i * j) % 7 == 3 { break 'outer; } if j % 2 == 0 { continue 'inner; } c += i * j; } } c } for [(0), (5), (40)]
+    fn break_value(n: u64) -> u64 { let mut i = 0u64; let r = loop { i += 1; if i * i >= n { break i * 10; } }; let w = 'a: loop { loop { break 'a r + 1; } }; w } for [(0), (17), (1000000)]
+    fn while_label(n: i32) -> i32 { let mut s = 0; let mut i = 0; 'w: while i < n { i += 1; for k in 0..i { if k == 3 { continue 'w; } s += k; } } s } for [(0), (10)]
+    fn rev_step(a: u8, b: u8, k: usize) -> u32 { let mut s = 0u32; for i in (a..b).rev() { s = s * 3 + i as u32; } for i in (a..=b).step_by(k) { s = s.wrapping_mul(5) + i as u32; } for i in (a..b).rev().step_by(k) { s = s.wrapping_mul(7) ^ i as u32; } for i in (a..=b).rev().step_by(k) { s = s.wrapping_mul(11) ^ i as u32; } s } for [(0, 255, 1), (250, 255, 2), (0, 255, 100), (5, 5, 3), (7, 3, 1), (0, 10, 0), (0, 255, 254), (255, 255, 1)]
+    fn step_i64(a: i64, b: i64, k: usize) -> i64 { let mut s = 0i64; for i in (a..b).step_by(k) { s = s.wrapping_add(i); } for i in (a..=b).rev().step_by(k) { s = s.wrapping_mul(3).wrapping_add(i); } s } for [(i64::MIN, i64::MIN + 10, 3), (i64::MAX - 10, i64::MAX, 4), (i64::MIN, i64::MAX, usize::MAX), (-5, 5, 1)]
+    fn tuples(a: u32, b: i64) -> i64 { let t = (a, b, (a as u8, true)); let (x, y, (z, w)) = t; let mut u = swap(t.0 as i64, y); u.0 += 1; let m = match (x % 3, w) { (0, true) => 1, (_, false) => 2, (1, _) => 3, _ => 4 }; u.0 + u.1 + z as i64 + m } for [(3, -4), (4, 9), (u32::MAX, i64::MIN)]
+    fn consts_enum(i: usize) -> u32 { let t = TABLE; t[i % N] + LIMIT + N as u32 } for [(0), (5), (usize::MAX)]
+    fn floats_more(x: f64, y: f64) -> f64 { x.ceil() + x.trunc() * 2.0 + x.round() * 4.0 + x.min(y) * 8.0 + x.max(y) * 16.0 + x.mul_add(y, 1.0) + (x.is_nan() as u32 as f64) + y.powi(3) } for [(1.5, 2.0), (-2.5, 0.5), (f64::NAN, 1.0), (3.0, f64::NAN), (-0.5, -0.0), (f64::INFINITY, 2.0)]
+    fn floats_f32(x: f32, y: f32) -> f32 { x.ceil() - x.floor() + x.round() + x.min(y) + x.max(y) + x.mul_add(y, -1.0) + x.abs().sqrt() + y.powi(-2) + (x.to_bits() & 0xff) as f32 } for [(1.5, 2.0), (-2.5, 0.5), (f32::NAN, 4.0), (f32::NEG_INFINITY, -0.0)]
+    fn transcendental(x: f64) -> f64 { x.exp() + x.ln() + x.log2() + x.sin() + x.cos() + x.powf(1.5) + x.log10() + x.tan() } for [(1.0), (0.5), (10.0)]
+    fn block_if_let(x: i64) -> i64 { let y = { let z = x.checked_neg(); if let Some(v) = z { v } else { 0 } }; let y = y * 2; y } for [(i64::MIN), (5), (-9)]
 }
 
 // Used by `structs` above on the Rust side; the C side gets the same declarations.
@@ -135,7 +159,22 @@ struct Pair {
 fn id(p: Pair) -> Pair {
     p
 }
-const EXTRA: &str = "struct Pair { x: u32, y: [u32; 2] } fn id(p: Pair) -> Pair { p }";
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+enum Color {
+    Red,
+    Green = 5,
+    Blue,
+}
+fn swap(a: i64, b: i64) -> (i64, i64) {
+    (b, a)
+}
+const N: usize = 3;
+const LIMIT: u32 = u32::MAX - 5 + N as u32;
+const TABLE: [u32; N] = [1, 2, 3];
+const EXTRA: &str = "struct Pair { x: u32, y: [u32; 2] } fn id(p: Pair) -> Pair { p } \
+    enum Color { Red, Green = 5, Blue } fn swap(a: i64, b: i64) -> (i64, i64) { (b, a) } \
+    const N: usize = 3; const LIMIT: u32 = u32::MAX - 5 + N as u32; const TABLE: [u32; N] = [1, 2, 3];";
 
 #[test]
 fn generated_c_matches_rust_on_edge_values() {
