@@ -512,8 +512,12 @@ impl<'a> Cx<'a> {
                 let v = self.expr(&r.expr);
                 let n = match peel(&r.len) {
                     E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => l.base10_parse::<u64>().unwrap_or(0),
+                    E::Path(p) if p.path.get_ident().is_some_and(|i| self.m.type_names.iter().any(|(n, v)| i == n && v.is_some())) => {
+                        let id = p.path.get_ident().unwrap().to_string();
+                        self.m.type_names.iter().find(|(n, _)| *n == id).and_then(|(_, v)| *v).unwrap()
+                    }
                     other => {
-                        self.err_at(&other, "array lengths must be integer literals");
+                        self.err_at(&other, "array lengths must be integer literals or consts of this module defined by one");
                         return err_expr();
                     }
                 };

@@ -1,0 +1,229 @@
+//! Device buffers end to end, the NVRTC stage pointing back at Rust lines, and the
+//! differential cases as a megakernel: each `Case` task computes every construct on its
+//! inputs and stores the results in a buffer; the same functions run natively here and must
+//! agree. CPU backend always; on a GPU (`WSDSL_BACKEND=gpu` or auto with a GPU) too, else the
+//! GPU part prints `SKIPPED (no GPU)`.
+//!
+//! On the GPU machine: `target/release/deps/differential_gpu-* --nocapture` (built by
+//! `cargo test --release --no-run`).
+
+use wsdsl::prelude::*;
+
+#[megakernel]
+pub mod diffk {
+    use wsdsl::prelude::*;
+
+    #[buffers]
+    pub struct Bufs {
+        pub inputs: Buffer<u64>,
+        pub out: Buffer<u64>,
+        pub hist: Buffer<u32>,
+        pub fmin: Buffer<f64>,
+        pub imax: Buffer<i64>,
+    }
+
+    #[task]
+    pub struct Case {
+        pub i: u32,
+    }
+
+    pub const OUTS: usize = 12;
+
+    pub enum Kind {
+        Small,
+        Big = 7,
+        Huge,
+    }
+
+    pub fn kind(x: u64) -> Kind {
+        match x {
+            0..=255 => Kind::Small,
+            256..=0xffff_ffff => Kind::Big,
+            _ => Kind::Huge,
+        }
+    }
+
+    /// SplitMix64: the next state and its mixed output.
+    pub fn splitmix64(state: u64) -> (u64, u64) {
+        let s = state.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        (s, z ^ (z >> 31))
+    }
+
+    /// xxHash64-style avalanche of a word folded with a seed, with 32-bit lanes.
+    pub fn xxmix(x: u64, seed: u64) -> u64 {
+        let mut h = seed.wrapping_add(0x27D4EB2F165667C5).wrapping_add(8);
+        let k = x.wrapping_mul(0xC2B2AE3D27D4EB4F).rotate_left(31).wrapping_mul(0x9E3779B185EBCA87);
+        h ^= k;
+        h = h.rotate_left(27).wrapping_mul(0x9E3779B185EBCA87).wrapping_add(0x85EBCA77C2B2AE63);
+        h ^= h >> 33;
+        h = h.wrapping_mul(0xC2B2AE3D27D4EB4F);
+        h ^= h >> 29;
+        h = h.wrapping_mul(0x165667B19E3779F9);
+        h ^ (h >> 32)
+    }
+
+    pub fn compute(x: u64, y: u64) -> [u64; OUTS] {
+        let a = x as i32;
+        let b = y as i32;
+        let f = (x as i64) as f64 / 1024.0;
+        let g = (y as u16) as f32 - 300.5;
+        let mut r = [0u64; OUTS];
+        r[0] = a.wrapping_mul(b) as u64 ^ ((a >> (y as u32)) as u64) ^ ((x as u8) << (y as u32 & 15)) as u64;
+        r[1] = match a.checked_div(b) { Some(q) => q as u64, None => 77 } ^ (a.checked_rem(b).unwrap_or(5) as u64) << 32;
+        r[2] = a.saturating_mul(b) as u64 ^ (x as u16).saturating_add(y as u16) as u64 ^ (a.pow(y as u32 & 7) as u64) << 1;
+        r[3] = f as u8 as u64 | (f as i64 as u64) << 8 ^ (g as u32 as u64) << 20 ^ (f64::NAN as u16 as u64);
+        r[4] = (f.floor() * 3.0 + f.abs().sqrt() - f.ceil()).to_bits() ^ (g.trunc().max(g * 2.0)).to_bits() as u64;
+        r[5] = kind(x) as u64 + (kind(y) as u64) * 100;
+        let (s, z) = splitmix64(x ^ y);
+        r[6] = s ^ z;
+        r[7] = xxmix(x, y);
+        let mut acc = 0u64;
+        'o: for i in (0..(x % 17) as u32).rev().step_by(((y % 3) + 1) as usize) {
+            let mut j = 0u32;
+            let v = loop {
+                j += 1;
+                if j > i { continue 'o; }
+                if (i + j) % 5 == 4 { break j * 3; }
+            };
+            acc = acc.wrapping_mul(31).wrapping_add(v as u64);
+            if acc > 1_000_000_000 { break 'o; }
+        }
+        r[8] = acc;
+        r[9] = (x as u32).swap_bytes() as u64 ^ (y as u32).leading_zeros() as u64 ^ (x.trailing_zeros() as u64) << 8 ^ (x.count_ones() as u64) << 16;
+        r[10] = (x as i8).wrapping_neg() as u64 ^ (x as i16 as i64).abs() as u64 ^ (-(y as i64) % 7) as u64;
+        r[11] = (x as f32).mul_add(1.5, -(y as f32)).to_bits() as u64;
+        r
+    }
+
+    #[spawn]
+    fn case(c: &Case, ctx: &mut Ctx) {
+        let i = c.i as usize;
+        let x = ctx.buffers.inputs.get(2 * i);
+        let y = ctx.buffers.inputs.get(2 * i + 1);
+        let r = compute(x, y);
+        for k in 0..OUTS {
+            ctx.buffers.out.set(i * OUTS + k, r[k]);
+        }
+        let n = ctx.buffers.hist.len();
+        let _ = ctx.buffers.hist.atomic_add((x % n as u64) as usize, 1);
+        let _ = ctx.buffers.fmin.atomic_min(0, (x % 1000) as f64 - 0.5);
+        let _ = ctx.buffers.imax.atomic_max(0, y as i64);
+        let mut old = ctx.buffers.hist.get(0);
+        loop {
+            let seen = ctx.buffers.hist.atomic_cas(1, old, old);
+            if seen == old { break; }
+            old = seen;
+        }
+    }
+}
+
+fn inputs() -> Vec<u64> {
+    let edge = [0u64, 1, 2, 7, 31, 32, 33, 63, 64, 255, 256, u32::MAX as u64, i32::MAX as u64, i32::MIN as i64 as u64, u64::MAX, i64::MIN as u64, i64::MAX as u64, (-1i64) as u64, 0x8000, 1 << 40];
+    let mut v = Vec::new();
+    for &a in &edge {
+        for &b in &edge {
+            v.push(a);
+            v.push(b);
+        }
+    }
+    let mut s = 12345u64;
+    for _ in 0..200 {
+        let (n, z) = diffk::splitmix64(s);
+        s = n;
+        v.push(z);
+        v.push(z.rotate_left(17) >> (z % 64));
+    }
+    v
+}
+
+const HIST: usize = 13;
+
+fn run(rt: &Runtime) -> Result<(diffk::Bufs, usize, String), wsdsl::Error> {
+    let input = inputs();
+    let cases = input.len() / 2;
+    let bufs = diffk::Bufs {
+        inputs: Buffer::from_vec(input),
+        out: Buffer::zeroed(cases * diffk::OUTS),
+        hist: Buffer::zeroed(HIST),
+        fmin: Buffer::filled(1, f64::INFINITY),
+        imax: Buffer::filled(1, i64::MIN),
+    };
+    let roots: Vec<diffk::Case> = (0..cases as u32).map(|i| diffk::Case { i }).collect();
+    let out = rt.run_with::<diffk::Kernel>((), &bufs, roots)?;
+    Ok((bufs, cases, out.backend.to_string()))
+}
+
+fn check(bufs: &diffk::Bufs, cases: usize, backend: &str) {
+    let input = bufs.inputs.to_vec();
+    let out = bufs.out.to_vec();
+    let mut bad = Vec::new();
+    for i in 0..cases {
+        let want = diffk::compute(input[2 * i], input[2 * i + 1]);
+        for k in 0..diffk::OUTS {
+            if out[i * diffk::OUTS + k] != want[k] {
+                bad.push(format!("case {i} ({:#x}, {:#x}) output {k}: native {:#x}, {backend} {:#x}", input[2 * i], input[2 * i + 1], want[k], out[i * diffk::OUTS + k]));
+            }
+        }
+    }
+    let mut hist = vec![0u32; HIST];
+    for i in 0..cases {
+        hist[(input[2 * i] % HIST as u64) as usize] += 1;
+    }
+    assert_eq!(bufs.hist.to_vec(), hist, "{backend}: atomic_add histogram");
+    let fmin = (0..cases).map(|i| (input[2 * i] % 1000) as f64 - 0.5).fold(f64::INFINITY, f64::min);
+    assert_eq!(bufs.fmin.get(0), fmin, "{backend}: float atomic_min");
+    let imax = (0..cases).map(|i| input[2 * i + 1] as i64).max().unwrap();
+    assert_eq!(bufs.imax.get(0), imax, "{backend}: signed atomic_max");
+    assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+    println!("{backend}: {cases} cases x {} outputs agree with native Rust; buffers histogram/min/max agree", diffk::OUTS);
+}
+
+#[test]
+fn buffers_and_differential_cases_on_the_cpu_backend() {
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(2);
+    let (bufs, cases, backend) = run(&rt).expect("cpu run");
+    check(&bufs, cases, &backend);
+}
+
+#[test]
+fn differential_cases_on_the_gpu() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let (bufs, cases, backend) = run(&rt).expect("gpu run");
+    check(&bufs, cases, &backend);
+    println!("GPU DIFFERENTIAL: PASS ({cases} cases)");
+}
+
+#[test]
+fn buffer_program_compiles_with_nvrtc() {
+    match wsdsl::gpu::compile_check::<diffk::Kernel>("sm_90") {
+        Ok(bytes) => assert!(bytes > 1000),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A handler the macro accepts whose C NVRTC then rejects: the macro's output plus one
+/// statement that does not compile, placed under the `#line` of the handler's first Rust
+/// statement (as if the lowering had produced it). The error must name the Rust line.
+#[test]
+fn an_nvrtc_error_points_at_the_rust_line() {
+    use wsdsl::Program as _;
+    let src = wsdsl::gpu::kernel_source::<diffk::Kernel>(&wsdsl::gpu::KernelConfig::default());
+    let at = src.find("__device__ static void h_case(").expect("handler emitted");
+    let line_at = at + src[at..].find("#line ").expect("handler has #line");
+    let end = line_at + src[line_at..].find('\n').unwrap();
+    let directive = &src[line_at..end];
+    let broken = format!("{}\n    wsdsl_no_such_function(1);{}", &src[..end], &src[end..]);
+    let err = wsdsl::gpu::compile::compile_uncached(diffk::Kernel::NAME, &broken, "sm_90").expect_err("must not compile");
+    let msg = err.to_string();
+    let line: u32 = directive.split_whitespace().nth(1).unwrap().parse().unwrap();
+    assert!(directive.contains("differential_gpu.rs"), "{directive}");
+    assert!(msg.contains(&format!("differential_gpu.rs({line})")), "the NVRTC error names the Rust line {line}:\n{msg}");
+    assert!(msg.contains("wsdsl_no_such_function"), "{msg}");
+}
