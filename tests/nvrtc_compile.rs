@@ -8,7 +8,7 @@ mod nqueens;
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
 
-use wsdsl::gpu::{compile_check, megakernel_source, KernelConfig};
+use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
 use wsdsl::Program;
 
 fn compiles<P: Program>() {
@@ -35,8 +35,8 @@ fn uts_kernel_compiles() {
 
 #[test]
 fn generated_source_is_deterministic_and_points_back_at_rust() {
-    let a = megakernel_source::<uts::uts::Kernel>(&KernelConfig::default());
-    let b = megakernel_source::<uts::uts::Kernel>(&KernelConfig::default());
+    let a = kernel_source::<uts::uts::Kernel>(&KernelConfig::default());
+    let b = kernel_source::<uts::uts::Kernel>(&KernelConfig::default());
     assert_eq!(a, b);
     assert!(a.contains("#line") && a.contains("uts/kernel.rs"), "the CUDA names the Rust file it came from");
 }

@@ -2,7 +2,7 @@
 
 use crate::cpu;
 use crate::error::Error;
-use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Steal, Victim, Worker};
+use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
 use crate::stats::{BackendKind, Stats};
 use std::sync::OnceLock;
@@ -127,6 +127,18 @@ impl Runtime {
         self
     }
 
+    /// Which GPU scheduler runs the tasks (default: the work-stealing deques).
+    pub fn scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.gpu.kernel.scheduler = scheduler;
+        self
+    }
+
+    /// The whole GPU scheduler configuration at once.
+    pub fn kernel_config(mut self, config: KernelConfig) -> Self {
+        self.gpu.kernel = config;
+        self
+    }
+
     /// What a GPU worker is: a thread, a warp (default) or a block.
     pub fn worker(mut self, worker: Worker) -> Self {
         self.gpu.kernel.worker = worker;
@@ -146,7 +158,7 @@ impl Runtime {
     }
 
     /// The GPU scheduler configuration in use.
-    pub fn kernel_config(&self) -> KernelConfig {
+    pub fn config(&self) -> KernelConfig {
         self.gpu.kernel
     }
 
@@ -201,7 +213,7 @@ impl Runtime {
                 return Err(Error::InvalidConfig(format!("block_threads must be a multiple of 32 up to 1024, not {bt}")));
             }
             let dev = self.gpu()?;
-            let (counters, stats) = crate::gpu::launch::run::<P>(dev, &params, buffers, &roots, &self.gpu)?;
+            let (counters, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &self.gpu)?;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, stats, backend, note })
         } else {

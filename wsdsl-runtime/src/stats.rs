@@ -49,6 +49,8 @@ pub struct Stats {
     pub peak_queue: u64,
     /// Capacity of each worker's queue (0 = unbounded, CPU).
     pub queue_capacity: u64,
+    /// Kernel launches, one per generation (static scheduler only; 0 otherwise).
+    pub generations: u64,
     pub phases: Phases,
 }
 
@@ -80,7 +82,11 @@ impl fmt::Display for Stats {
         let p = &self.phases;
         writeln!(f, "tasks       {} ({:.1} M tasks/s)", self.tasks, self.tasks_per_second() / 1e6)?;
         writeln!(f, "steals      {} of {} attempts", self.steals, self.steal_attempts)?;
-        writeln!(f, "workers     {} ({} ran tasks, busiest ran {})", self.workers(), busy, max)?;
+        if self.generations > 0 {
+            writeln!(f, "generations {} launches (static scheduler)", self.generations)?;
+        } else {
+            writeln!(f, "workers     {} ({} ran tasks, busiest ran {})", self.workers(), busy, max)?;
+        }
         match self.queue_capacity {
             0 => writeln!(f, "queues      peak {} tasks", self.peak_queue)?,
             c => writeln!(f, "queues      peak {} of {} slots", self.peak_queue, c)?,

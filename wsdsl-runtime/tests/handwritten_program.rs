@@ -1,9 +1,9 @@
 //! The runtime tested on its own, with a `Program` written by hand (what `#[megakernel]`
 //! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
 
-use wsdsl_runtime::gpu::{all_kernel_configs, compile_check, compile_check_with, megakernel_source, KernelConfig};
+use wsdsl_runtime::gpu::{all_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
-use wsdsl_runtime::{Backend, Error, Max, Runtime, Sum};
+use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
 
 /// Task: a node at `depth` of a complete binary tree of height `params` (u32).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,8 +133,8 @@ fn every_scheduler_configuration_compiles_with_nvrtc() {
 
 #[test]
 fn assembly_is_deterministic_and_in_order() {
-    let a = megakernel_source::<Tree>(&KernelConfig::default());
-    assert_eq!(a, megakernel_source::<Tree>(&KernelConfig::default()));
+    let a = kernel_source::<Tree>(&KernelConfig::default());
+    assert_eq!(a, kernel_source::<Tree>(&KernelConfig::default()));
     let order = ["rust_semantics.cuh\"", "struct u_Node", "context.cuh\"", "h_grow", "deque.cuh\"", "megakernel.cuh\""];
     let positions: Vec<usize> = order.iter().map(|s| a.find(s).unwrap_or_else(|| panic!("{s} missing"))).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "assembly order: {positions:?}");
@@ -199,10 +199,21 @@ fn gpu_backend_walks_the_whole_tree() {
     }
     // Every scheduler configuration walks the tree exactly.
     for config in all_kernel_configs(256) {
-        let rt = Runtime::new(Backend::Gpu).worker(config.worker).victim(config.victim).steal(config.steal);
+        let rt = Runtime::new(Backend::Gpu).kernel_config(config);
         let out = rt.run::<Tree>(16, [Node { depth: 0 }]).unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.counters.leaves.get(), 1 << 16, "{config:?}");
-        assert!(out.stats.steals > 0, "{config:?}: a single root must be stolen to spread");
+        assert_eq!(out.counters.deepest.get(), 16, "{config:?}");
+        assert_eq!(out.stats.tasks, (2 << 16) - 1, "{config:?}");
+        match config.scheduler {
+            Scheduler::Deque => assert!(out.stats.steals > 0, "{config:?}: a single root must be stolen to spread"),
+            Scheduler::Static => assert_eq!(out.stats.generations, 17, "one launch per level"),
+        }
+    }
+    // The static baseline's arrays overflow like the deques do.
+    let tiny = Runtime::new(Backend::Gpu).scheduler(Scheduler::Static).deque_capacity(100);
+    match tiny.run::<Tree>(10, [Node { depth: 0 }]) {
+        Err(Error::QueueOverflow { capacity: 100, needed: 128, .. }) => {}
+        other => panic!("expected the static arrays to overflow at 128 > 100, got {other:?}"),
     }
     // A deque too small for the tree is an overflow error naming the capacity.
     let tiny = Runtime::new(Backend::Gpu).deque_capacity(2);

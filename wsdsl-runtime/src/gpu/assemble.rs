@@ -16,6 +16,16 @@ const TERMINATION: &str = include_str!("../../cuda/termination.cuh");
 const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
 const VICTIMS: &str = include_str!("../../cuda/victims.cuh");
 const MEGAKERNEL: &str = include_str!("../../cuda/megakernel.cuh");
+const STATIC_BASELINE: &str = include_str!("../../cuda/static_baseline.cuh");
+
+/// Which scheduler runs the tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheduler {
+    /// The persistent megakernel with one work-stealing deque per worker (the default).
+    Deque,
+    /// The static baseline: two task arrays, one kernel launch per generation.
+    Static,
+}
 
 /// How many threads form one worker (one deque, one batch of tasks at a time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -53,6 +63,7 @@ pub enum Steal {
 /// Scheduler settings baked into the kernel source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
+    pub scheduler: Scheduler,
     /// Threads per block (a multiple of 32).
     pub block_threads: u32,
     pub worker: Worker,
@@ -62,11 +73,25 @@ pub struct KernelConfig {
 
 impl Default for KernelConfig {
     fn default() -> Self {
-        KernelConfig { block_threads: 256, worker: Worker::Warp, victim: Victim::Random, steal: Steal::One }
+        KernelConfig {
+            scheduler: Scheduler::Deque,
+            block_threads: 256,
+            worker: Worker::Warp,
+            victim: Victim::Random,
+            steal: Steal::One,
+        }
     }
 }
 
 impl KernelConfig {
+    /// The kernel entry point of this configuration.
+    pub fn entry_point(&self) -> &'static str {
+        match self.scheduler {
+            Scheduler::Deque => "wsdsl_megakernel",
+            Scheduler::Static => "wsdsl_static_generation",
+        }
+    }
+
     /// Threads per worker.
     pub fn worker_threads(&self) -> u32 {
         match self.worker {
@@ -87,8 +112,8 @@ impl KernelConfig {
     }
 }
 
-/// The complete CUDA source of `P`'s megakernel.
-pub fn megakernel_source<P: Program>(config: &KernelConfig) -> String {
+/// The complete CUDA source of `P`'s kernel for `config`.
+pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
@@ -127,11 +152,16 @@ pub fn megakernel_source<P: Program>(config: &KernelConfig) -> String {
         src.push_str(text);
         src.push('\n');
     };
-    part("deque.cuh", DEQUE);
-    part("termination.cuh", TERMINATION);
-    part("launch.cuh", LAUNCH);
-    part("victims.cuh", VICTIMS);
-    part("megakernel.cuh", MEGAKERNEL);
+    match config.scheduler {
+        Scheduler::Deque => {
+            part("deque.cuh", DEQUE);
+            part("termination.cuh", TERMINATION);
+            part("launch.cuh", LAUNCH);
+            part("victims.cuh", VICTIMS);
+            part("megakernel.cuh", MEGAKERNEL);
+        }
+        Scheduler::Static => part("static_baseline.cuh", STATIC_BASELINE),
+    }
     src
 }
 

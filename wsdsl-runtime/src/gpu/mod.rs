@@ -3,12 +3,44 @@
 pub mod assemble;
 pub mod compile;
 pub mod device;
-pub mod launch;
+mod inputs;
 pub mod libs;
+mod module;
+mod persistent;
+mod static_run;
+mod watchdog;
 
-pub use assemble::{megakernel_source, KernelConfig, Steal, Victim, Worker};
+pub use assemble::{kernel_source, KernelConfig, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
-pub use launch::GpuOptions;
+
+use std::time::Duration;
+
+/// Knobs of a GPU run.
+#[derive(Debug, Clone)]
+pub struct GpuOptions {
+    pub kernel: KernelConfig,
+    /// Slots per worker deque (static scheduler: per task array); `None` picks a default
+    /// from free device memory.
+    pub deque_capacity: Option<u32>,
+    /// Stop the run (and report an error) after this long.
+    pub watchdog: Duration,
+    /// Cap on blocks per SM (default: as many as fit).
+    pub blocks_per_sm: Option<u32>,
+}
+
+/// Runs `roots` with the scheduler `opts` selects.
+pub(crate) fn run<P: Program>(
+    dev: &GpuDevice,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    opts: &GpuOptions,
+) -> Result<(P::Counters, crate::stats::Stats), Error> {
+    match opts.kernel.scheduler {
+        Scheduler::Deque => persistent::run::<P>(dev, params, buffers, roots, opts),
+        Scheduler::Static => static_run::run::<P>(dev, params, buffers, roots, opts),
+    }
+}
 
 use crate::error::Error;
 use crate::program::Program;
@@ -22,20 +54,21 @@ pub fn compile_check<P: Program>(arch: &str) -> Result<usize, Error> {
 
 /// [`compile_check`] for a given scheduler configuration.
 pub fn compile_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Result<usize, Error> {
-    let source = megakernel_source::<P>(config);
+    let source = kernel_source::<P>(config);
     compile::compile_uncached(P::NAME, &source, arch).map(|cubin| cubin.len())
 }
 
 /// Every scheduler configuration for a block size: each worker granularity with each victim
-/// policy and steal amount.
+/// policy and steal amount for the deque scheduler, then the static baseline.
 pub fn all_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     let mut all = Vec::new();
     for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
         for victim in [Victim::Random, Victim::RoundRobin, Victim::Pws, Victim::Hws, Victim::SmallWorld] {
             for steal in [Steal::One, Steal::Half] {
-                all.push(KernelConfig { block_threads, worker, victim, steal });
+                all.push(KernelConfig { scheduler: Scheduler::Deque, block_threads, worker, victim, steal });
             }
         }
     }
+    all.push(KernelConfig { scheduler: Scheduler::Static, ..KernelConfig::default() });
     all
 }

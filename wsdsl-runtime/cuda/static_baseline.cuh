@@ -1,0 +1,50 @@
+// static_baseline.cuh — the static two-array scheme of Cederman & Tsigas (section 35.3.1),
+// the baseline every dynamic scheduler is measured against.
+//
+// One launch per generation: each thread takes tasks of the input array (grid-stride), runs
+// them, and every spawned child takes the next slot of the output array with a fetch-and-add
+// on one global counter (the handler's `wsdsl_ctx_spawn`, with `spawned` pointing to global
+// memory). The host swaps the arrays and launches again until a generation creates nothing.
+// A child past the output capacity is not written; the host sees the count exceed the
+// capacity and reports the overflow with the size that was needed.
+#pragma once
+
+#ifndef WSDSL_BLOCK_THREADS
+#define WSDSL_BLOCK_THREADS 256
+#endif
+
+struct ws_static_launch {
+    const wsdsl_task* in;
+    wsdsl_task* out;
+    unsigned* out_count;                // children created so far in this generation
+    const wsdsl_params* params;
+    const wsdsl_buffers* buffers;
+    unsigned long long* counter_slots;
+    const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
+    unsigned n_in;
+    unsigned capacity;                  // slots of the output array
+};
+
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_generation(const ws_static_launch* launch) {
+    const ws_static_launch L = *launch;
+    wsdsl_ctx ctx;
+    ctx.params = L.params;
+    ctx.buffers = L.buffers;
+    wsdsl_counters_init(&ctx.counters);
+    ctx.slots = L.out;
+    ctx.base = 0;
+    ctx.capacity = L.capacity;
+    ctx.spawned = L.out_count;
+    const unsigned stride = gridDim.x * blockDim.x;
+    const bool poller = blockIdx.x == 0 && threadIdx.x == 0;   // the one reader of the host flag
+    unsigned done = 0;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < L.n_in; i += stride) {
+        if ((++done & 255u) == 0u) {
+            if (ws_failed()) break;
+            if (poller && ws_load_volatile_sys_u32(L.stop) != 0u) { ws_report(WS_STATUS_STOPPED, 0, 0, 0); break; }
+        }
+        wsdsl_task task = L.in[i];
+        wsdsl_execute(&task, &ctx);
+    }
+    wsdsl_counters_flush(&ctx.counters, L.counter_slots);
+}

@@ -1,0 +1,108 @@
+//! What every GPU launch of a program carries, whatever the scheduler: parameters, the user's
+//! buffers, the counter slots and the device status record.
+
+use crate::buffer::BufferSet;
+use crate::error::Error;
+use crate::program::{CounterSet, Program};
+use cudarc::driver::{CudaModule, CudaSlice, CudaStream, DevicePtr};
+use std::sync::Arc;
+
+/// The program's inputs and outputs in device memory.
+pub(crate) struct Inputs {
+    params: CudaSlice<u8>,
+    buffers: Vec<CudaSlice<u8>>,
+    buffer_table: CudaSlice<u64>,
+    counters: CudaSlice<u64>,
+    counter_count: usize,
+}
+
+impl Inputs {
+    /// Copies parameters and buffers to the device and sets every counter slot to the
+    /// identity of its reduction.
+    pub fn upload<P: Program>(stream: &Arc<CudaStream>, params: &P::Params, buffers: &P::Buffers) -> Result<Self, Error> {
+        let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
+        P::encode_params(params, &mut param_bytes);
+        let params = stream.clone_htod(&param_bytes).map_err(Error::driver("copying the parameters"))?;
+        // `struct wsdsl_buffers` lists (pointer, length) per buffer in declaration order.
+        let mut buffers_dev = Vec::new();
+        let mut table = Vec::new();
+        for b in buffers.buffers() {
+            let bytes = b.to_bytes();
+            let copy = stream
+                .clone_htod(if bytes.is_empty() { &[0u8][..] } else { &bytes[..] })
+                .map_err(Error::driver("copying a buffer to the device"))?;
+            table.push(ptr(&copy, stream));
+            table.push(b.len() as u64);
+            buffers_dev.push(copy);
+        }
+        if table.is_empty() {
+            table.push(0);
+        }
+        let buffer_table = stream.clone_htod(&table).map_err(Error::driver("copying the buffer table"))?;
+        let init: Vec<u64> = <P::Counters as CounterSet>::SLOTS.iter().map(|s| s.initial_bits()).collect();
+        let counter_count = init.len();
+        let counters = stream
+            .clone_htod(if init.is_empty() { &[0u64][..] } else { &init[..] })
+            .map_err(Error::driver("copying the counters"))?;
+        Ok(Inputs { params, buffers: buffers_dev, buffer_table, counters, counter_count })
+    }
+
+    pub fn params_ptr(&self, stream: &Arc<CudaStream>) -> u64 {
+        ptr(&self.params, stream)
+    }
+
+    pub fn buffers_ptr(&self, stream: &Arc<CudaStream>) -> u64 {
+        ptr(&self.buffer_table, stream)
+    }
+
+    pub fn counters_ptr(&self, stream: &Arc<CudaStream>) -> u64 {
+        ptr(&self.counters, stream)
+    }
+
+    /// Reads the counters back and refreshes the host buffers from the device.
+    pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, buffers: &P::Buffers) -> Result<P::Counters, Error> {
+        let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
+        for (b, copy) in buffers.buffers().iter().zip(&self.buffers) {
+            if b.len() > 0 {
+                b.load_bytes(&stream.clone_dtoh(copy).map_err(Error::driver("reading a buffer back"))?);
+            }
+        }
+        Ok(<P::Counters as CounterSet>::from_slots(&bits[..self.counter_count]))
+    }
+}
+
+/// Status codes of `struct ws_status_record` (`cuda/status.cuh`).
+const STATUS_OVERFLOW: u64 = 1;
+const STATUS_FAULT: u64 = 2;
+
+/// Zeroes the module's status record before a launch.
+pub(crate) fn clear_status(module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<(), Error> {
+    let mut status = module.get_global("wsdsl_status", stream).map_err(Error::driver("finding the status record"))?;
+    stream.memset_zeros(&mut status).map_err(Error::driver("clearing the status record"))
+}
+
+/// Turns the status record the kernel left into an error, if it holds one. `queue` names
+/// the queue an overflow happened in, given the worker id the device reported.
+pub(crate) fn check_status<P: Program>(
+    module: &Arc<CudaModule>,
+    stream: &Arc<CudaStream>,
+    queue: impl Fn(u64) -> String,
+) -> Result<(), Error> {
+    let view = module.get_global("wsdsl_status", stream).map_err(Error::driver("reading the status record"))?;
+    let bytes = stream.clone_dtoh(&view).map_err(Error::driver("reading the status record"))?;
+    let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    match w[0] {
+        0 => Ok(()),
+        STATUS_OVERFLOW => Err(Error::QueueOverflow { queue: queue(w[1]), capacity: w[3], needed: w[2] }),
+        STATUS_FAULT => Err(Error::DeviceFault {
+            site: P::FAULT_SITES.get(w[1] as usize).map_or_else(|| format!("fault site {}", w[1]), |s| s.to_string()),
+        }),
+        other => Err(Error::Driver { during: "reading the run status", message: format!("unknown status code {other}") }),
+    }
+}
+
+/// The device address of a buffer, for launch records.
+pub(crate) fn ptr<T>(slice: &CudaSlice<T>, stream: &Arc<CudaStream>) -> u64 {
+    let (p, _sync) = slice.device_ptr(stream);
+    p
+}

@@ -1,0 +1,39 @@
+//! A program's compiled kernel on a device: from this process's modules, the disk cache, or
+//! NVRTC, in that order.
+
+use super::assemble::{kernel_source, stable_hash, KernelConfig};
+use super::compile::compile_cached;
+use super::device::GpuDevice;
+use crate::error::Error;
+use crate::program::Program;
+use crate::stats::Phases;
+use cudarc::driver::{CudaFunction, CudaModule};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Loads the kernel of `P` for `config`; records compile time and cache use in `phases`.
+pub(crate) fn load<P: Program>(
+    dev: &GpuDevice,
+    config: &KernelConfig,
+    phases: &mut Phases,
+) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
+    let started = Instant::now();
+    let source = kernel_source::<P>(config);
+    let key = stable_hash(&[&source, &dev.arch]);
+    let mut modules = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((m, f)) = modules.get(&key) {
+        phases.cache_hit = true;
+        phases.compile = started.elapsed();
+        return Ok((m.clone(), f.clone()));
+    }
+    let cubin = compile_cached(P::NAME, &source, &dev.arch)?;
+    phases.cache_hit = cubin.from_cache;
+    let module = dev
+        .ctx
+        .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.image))
+        .map_err(Error::driver("loading the compiled kernel"))?;
+    let func = module.load_function(config.entry_point()).map_err(Error::driver("finding the kernel entry point"))?;
+    modules.insert(key, (module.clone(), func.clone()));
+    phases.compile = started.elapsed();
+    Ok((module, func))
+}

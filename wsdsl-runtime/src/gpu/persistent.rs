@@ -1,0 +1,192 @@
+//! A run of the persistent megakernel: size the grid, allocate the deques, launch once
+//! cooperatively, watch, read back.
+
+use super::device::GpuDevice;
+use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::module::load;
+use super::watchdog::{watch, StopFlag};
+use super::GpuOptions;
+use crate::error::Error;
+use crate::program::Program;
+use crate::stats::{Phases, Stats};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::time::{Duration, Instant};
+
+/// Bytes of one deque control block (`struct ws_deque`, one 128-byte line).
+const DEQUE_BYTES: usize = 128;
+/// u64 statistics per worker (`WS_STAT_COUNT`).
+const STATS_PER_WORKER: usize = 4;
+/// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
+const MAX_SM_IDS: usize = 4096;
+/// Largest default deque capacity; the memory budget may lower it.
+const DEFAULT_MAX_CAPACITY: u64 = 8192;
+
+/// Host mirror of `struct ws_launch` in `cuda/launch.cuh` (same order, C layout).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct LaunchRecord {
+    slots: u64,
+    deques: u64,
+    roots: u64,
+    params: u64,
+    buffers: u64,
+    counter_slots: u64,
+    stats: u64,
+    idle: u64,
+    stop: u64,
+    sm_of: u64,
+    sm_leader: u64,
+    workers: u32,
+    capacity: u32,
+    root_count: u32,
+    seed: u32,
+}
+
+pub(crate) fn run<P: Program>(
+    dev: &GpuDevice,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    opts: &GpuOptions,
+) -> Result<(P::Counters, Stats), Error> {
+    let mut phases = Phases::default();
+    let (module, func) = load::<P>(dev, &opts.kernel, &mut phases)?;
+
+    let t1 = Instant::now();
+    let stream = &dev.stream;
+    let block = opts.kernel.block_threads;
+    let fit = func
+        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+        .map_err(Error::driver("querying occupancy"))?;
+    if fit == 0 {
+        return Err(Error::InvalidConfig(format!(
+            "the megakernel of `{}` does not fit one block of {block} threads on an SM (too many registers); try a smaller block",
+            P::NAME
+        )));
+    }
+    let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
+    let grid = per_sm * dev.sm_count;
+    let workers = grid * (block / opts.kernel.worker_threads());
+    let capacity = choose_capacity::<P>(dev, workers as u64, opts.deque_capacity)?;
+    let needed_for_roots = (roots.len() as u64).div_ceil(workers as u64);
+    if needed_for_roots > capacity {
+        return Err(Error::QueueOverflow {
+            queue: "a worker deque (holding the initial tasks)".into(),
+            capacity,
+            needed: needed_for_roots,
+        });
+    }
+
+    // SAFETY: every slot is written before it is read (deque invariant: slots below tail).
+    let slots: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * capacity as usize * P::TASK_BYTES) }
+        .map_err(Error::driver("allocating the deques"))?;
+    let deques = stream.alloc_zeros::<u8>(workers as usize * DEQUE_BYTES).map_err(Error::driver("allocating deques"))?;
+    let mut root_bytes = vec![0u8; roots.len().max(1) * P::TASK_BYTES];
+    for (i, r) in roots.iter().enumerate() {
+        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
+    }
+    let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
+    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
+    let stats_dev = stream
+        .alloc_zeros::<u64>(workers as usize * STATS_PER_WORKER)
+        .map_err(Error::driver("allocating statistics"))?;
+    let idle_dev = stream.alloc_zeros::<u32>(32).map_err(Error::driver("allocating the idle counter"))?;
+    // SM placement tables for the victim policies: "unknown" (all ones) until workers write them.
+    let sm_of_dev = stream.clone_htod(&vec![u32::MAX; workers as usize]).map_err(Error::driver("allocating the SM table"))?;
+    let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
+    let stop = StopFlag::new(&dev.ctx)?;
+    clear_status(&module, stream)?;
+
+    let record = LaunchRecord {
+        slots: ptr(&slots, stream),
+        deques: ptr(&deques, stream),
+        roots: ptr(&roots_dev, stream),
+        params: inputs.params_ptr(stream),
+        buffers: inputs.buffers_ptr(stream),
+        counter_slots: inputs.counters_ptr(stream),
+        stats: ptr(&stats_dev, stream),
+        idle: ptr(&idle_dev, stream),
+        stop: stop.device,
+        sm_of: ptr(&sm_of_dev, stream),
+        sm_leader: ptr(&sm_leader_dev, stream),
+        workers,
+        capacity: capacity as u32,
+        root_count: roots.len() as u32,
+        seed: 0x5EED_1234,
+    };
+    // SAFETY: LaunchRecord is plain old data with no padding (11 u64 then 4 u32).
+    let record_bytes = unsafe {
+        std::slice::from_raw_parts(&record as *const LaunchRecord as *const u8, std::mem::size_of::<LaunchRecord>())
+    };
+    let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
+    let record_ptr = ptr(&record_dev, stream);
+    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+    phases.launch = t1.elapsed();
+
+    let launched = Instant::now();
+    start.record(stream).map_err(Error::driver("recording an event"))?;
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let mut launch = stream.launch_builder(&func);
+    launch.arg(&record_ptr);
+    // SAFETY: the kernel's one argument is a pointer to a LaunchRecord whose buffers all
+    // outlive the run (we wait for completion below before anything is dropped); the grid
+    // is at most the occupancy limit, and the launch is cooperative, so every block is
+    // resident at once, which the persistent workers rely on.
+    unsafe { launch.launch_cooperative(cfg) }.map_err(Error::driver("launching the megakernel"))?;
+    end.record(stream).map_err(Error::driver("recording an event"))?;
+
+    if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
+        if let Error::Watchdog { stopped: false, .. } = e {
+            // The kernel ignores the stop request: freeing its memory would block forever.
+            std::mem::forget((slots, deques, roots_dev, inputs, stats_dev, idle_dev, sm_of_dev, sm_leader_dev));
+            std::mem::forget((stop, record_dev, start, end, module));
+        }
+        return Err(e);
+    }
+    phases.run = Duration::from_secs_f64(start.elapsed_ms(&end).map_err(Error::driver("timing the run"))? as f64 / 1e3);
+
+    let t2 = Instant::now();
+    check_status::<P>(&module, stream, |w| format!("the deque of GPU worker {w} (program `{}`)", P::NAME))?;
+    let counters = inputs.read_back::<P>(stream, buffers)?;
+    let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    phases.copy_back = t2.elapsed();
+
+    let mut stats = Stats { queue_capacity: capacity, phases, ..Stats::default() };
+    for w in stat_words.chunks_exact(STATS_PER_WORKER) {
+        stats.tasks += w[0];
+        stats.steal_attempts += w[1];
+        stats.steals += w[2];
+        stats.peak_queue = stats.peak_queue.max(w[3]);
+        stats.per_worker_tasks.push(w[0]);
+    }
+    Ok((counters, stats))
+}
+
+/// Deque slots per worker: the requested number, or the largest power of two up to 8192
+/// that keeps all deques within a third of free device memory.
+fn choose_capacity<P: Program>(dev: &GpuDevice, workers: u64, requested: Option<u32>) -> Result<u64, Error> {
+    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+    let per_slot = workers * P::TASK_BYTES as u64;
+    let capacity = match requested {
+        Some(c) => c as u64,
+        None => {
+            let fit = (free as u64 / 3) / per_slot.max(1);
+            let mut c = DEFAULT_MAX_CAPACITY;
+            while c > 16 && c > fit {
+                c /= 2;
+            }
+            c
+        }
+    };
+    if capacity == 0 || capacity * per_slot > free as u64 {
+        return Err(Error::InvalidConfig(format!(
+            "{workers} deques of {capacity} slots of {} bytes do not fit in {} MiB of free device memory",
+            P::TASK_BYTES,
+            free >> 20
+        )));
+    }
+    Ok(capacity)
+}

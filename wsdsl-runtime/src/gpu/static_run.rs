@@ -1,0 +1,167 @@
+//! A run of the static baseline: two task arrays, one kernel launch per generation, until a
+//! generation spawns nothing (Cederman & Tsigas, section 35.3.1).
+
+use super::device::GpuDevice;
+use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::module::load;
+use super::watchdog::{watch, StopFlag};
+use super::GpuOptions;
+use crate::error::Error;
+use crate::program::Program;
+use crate::stats::{Phases, Stats};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::time::Instant;
+
+/// Largest default array capacity (tasks); the memory budget may lower it.
+const DEFAULT_MAX_CAPACITY: u64 = 1 << 26;
+
+/// Host mirror of `struct ws_static_launch` in `cuda/static_baseline.cuh`.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct StaticRecord {
+    input: u64,
+    output: u64,
+    out_count: u64,
+    params: u64,
+    buffers: u64,
+    counter_slots: u64,
+    stop: u64,
+    n_in: u32,
+    capacity: u32,
+}
+
+pub(crate) fn run<P: Program>(
+    dev: &GpuDevice,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    opts: &GpuOptions,
+) -> Result<(P::Counters, Stats), Error> {
+    let mut phases = Phases::default();
+    let (module, func) = load::<P>(dev, &opts.kernel, &mut phases)?;
+
+    let t1 = Instant::now();
+    let stream = &dev.stream;
+    let block = opts.kernel.block_threads;
+    let fit = func
+        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+        .map_err(Error::driver("querying occupancy"))?
+        .max(1);
+    let capacity = choose_capacity::<P>(dev, opts.deque_capacity, roots.len() as u64)?;
+    let bytes = capacity as usize * P::TASK_BYTES;
+    // SAFETY: a generation reads only the slots the previous one wrote (below its count).
+    let mut current: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
+    // SAFETY: as above.
+    let mut next: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
+    let mut root_bytes = vec![0u8; roots.len() * P::TASK_BYTES];
+    for (i, r) in roots.iter().enumerate() {
+        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
+    }
+    if !root_bytes.is_empty() {
+        stream.memcpy_htod(&root_bytes, &mut current.slice_mut(..root_bytes.len())).map_err(Error::driver("copying the initial tasks"))?;
+    }
+    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
+    let mut count_dev = stream.alloc_zeros::<u32>(1).map_err(Error::driver("allocating the task counter"))?;
+    let stop = StopFlag::new(&dev.ctx)?;
+    clear_status(&module, stream)?;
+    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+    phases.launch = t1.elapsed();
+
+    let launched = Instant::now();
+    let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
+    while n > 0 {
+        stream.memset_zeros(&mut count_dev).map_err(Error::driver("clearing the task counter"))?;
+        let record = StaticRecord {
+            input: ptr(&current, stream),
+            output: ptr(&next, stream),
+            out_count: ptr(&count_dev, stream),
+            params: inputs.params_ptr(stream),
+            buffers: inputs.buffers_ptr(stream),
+            counter_slots: inputs.counters_ptr(stream),
+            stop: stop.device,
+            n_in: n as u32,
+            capacity: capacity as u32,
+        };
+        // SAFETY: StaticRecord is plain old data with no padding (7 u64 then 2 u32).
+        let record_bytes = unsafe {
+            std::slice::from_raw_parts(&record as *const StaticRecord as *const u8, std::mem::size_of::<StaticRecord>())
+        };
+        let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
+        let record_ptr = ptr(&record_dev, stream);
+        let grid = (n.div_ceil(block as u64) as u32).clamp(1, fit * dev.sm_count);
+        start.record(stream).map_err(Error::driver("recording an event"))?;
+        let mut launch = stream.launch_builder(&func);
+        launch.arg(&record_ptr);
+        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: the record's buffers outlive the launch, which is waited for below.
+        unsafe { launch.launch(cfg) }.map_err(Error::driver("launching a generation"))?;
+        end.record(stream).map_err(Error::driver("recording an event"))?;
+        if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
+            if let Error::Watchdog { stopped: false, .. } = e {
+                // The kernel ignores the stop request: freeing its memory would block forever.
+                std::mem::forget((current, next, inputs, count_dev, stop, record_dev, start, end, module));
+            }
+            return Err(e);
+        }
+        check_status::<P>(&module, stream, |_| "the static scheduler's task array".into())?;
+        let created = stream.clone_dtoh(&count_dev).map_err(Error::driver("reading the task counter"))?[0] as u64;
+        if created > capacity {
+            return Err(Error::QueueOverflow {
+                queue: format!("the static scheduler's task array (generation {})", generations + 1),
+                capacity,
+                needed: created,
+            });
+        }
+        tasks += n;
+        generations += 1;
+        widest = widest.max(created);
+        std::mem::swap(&mut current, &mut next);
+        n = created;
+    }
+    phases.run = launched.elapsed();
+
+    let t2 = Instant::now();
+    let counters = inputs.read_back::<P>(stream, buffers)?;
+    phases.copy_back = t2.elapsed();
+    let stats = Stats {
+        tasks,
+        generations,
+        peak_queue: widest,
+        queue_capacity: capacity,
+        phases,
+        ..Stats::default()
+    };
+    Ok((counters, stats))
+}
+
+/// Slots per task array: the requested number, or the largest power of two up to 2^26 with
+/// both arrays within a third of free device memory (and at least the roots).
+fn choose_capacity<P: Program>(dev: &GpuDevice, requested: Option<u32>, roots: u64) -> Result<u64, Error> {
+    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+    let per_slot = 2 * P::TASK_BYTES as u64;
+    let capacity = match requested {
+        Some(c) => c as u64,
+        None => {
+            let fit = (free as u64 / 3) / per_slot;
+            let mut c = DEFAULT_MAX_CAPACITY;
+            while c > 1024 && c > fit {
+                c /= 2;
+            }
+            c.max(roots)
+        }
+    };
+    if roots > capacity {
+        return Err(Error::QueueOverflow { queue: "the static scheduler's task array (initial tasks)".into(), capacity, needed: roots });
+    }
+    if capacity * per_slot > free as u64 || capacity > u32::MAX as u64 {
+        return Err(Error::InvalidConfig(format!(
+            "two task arrays of {capacity} slots of {} bytes do not fit in {} MiB of free device memory",
+            P::TASK_BYTES,
+            free >> 20
+        )));
+    }
+    Ok(capacity)
+}
