@@ -1,0 +1,18 @@
+use wsdsl::prelude::*;
+
+#[megakernel]
+mod m {
+    use wsdsl::prelude::*;
+
+    #[task]
+    pub struct T {
+        pub x: u32,
+    }
+
+    #[spawn]
+    fn h(t: &T, ctx: &mut Ctx) {
+        core::arch::asm!("nop");
+    }
+}
+
+fn main() {}

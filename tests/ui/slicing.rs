@@ -1,0 +1,19 @@
+use wsdsl::prelude::*;
+
+#[megakernel]
+mod m {
+    use wsdsl::prelude::*;
+
+    #[task]
+    pub struct T {
+        pub x: u32,
+    }
+
+    #[spawn]
+    fn h(t: &T, ctx: &mut Ctx) {
+        let a = [1u32, 2, 3];
+        let b = a[0..2];
+    }
+}
+
+fn main() {}
