@@ -22,4 +22,5 @@ pub mod __private {
         CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce,
     };
     pub use wsdsl_runtime::buffer::{BufferElem, BufferSet, DeviceBuffer};
+    pub use wsdsl_runtime::gpu::{Schedule, Scheduler, Steal, Victim, Worker};
 }

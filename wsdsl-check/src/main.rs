@@ -188,7 +188,7 @@ fn measure(name: &str, rt: &Runtime, job: &Job<'_>, repeat: usize) -> Row {
     }
     times.sort();
     row.median_ms = times.get(times.len() / 2).map_or(0.0, |d: &Duration| d.as_secs_f64() * 1e3);
-    if backend == "GPU" && row.steals == 0 && rt.config().scheduler == wsdsl::Scheduler::Deque {
+    if backend == "GPU" && row.steals == 0 && rt.schedule().scheduler != Some(wsdsl::Scheduler::Static) {
         row.pass = false;
         row.note = format!("no steals happened; {}", row.note);
     }

@@ -13,6 +13,7 @@ mod infer;
 mod ir;
 mod lower;
 mod model;
+mod schedule;
 mod span;
 mod typeck;
 mod types;
@@ -32,14 +33,13 @@ pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
         Ok(m) => m,
         Err(e) => return e.to_compile_error().into(),
     };
-    if !args.is_empty() {
-        let e = syn::Error::new_spanned(args, "#[megakernel] takes no arguments");
-        return e.to_compile_error().into();
-    }
     let (vis, name) = (module.vis.clone(), module.ident.clone());
-    match compile(module) {
-        Ok((tokens, _)) => tokens.into(),
-        Err(e) => {
+    match (schedule::parse(args), compile(module)) {
+        (Ok(schedule), Ok((tokens, _))) => with_schedule(tokens, &schedule).into(),
+        (schedule, compiled) => {
+            let mut errors = schedule.err().into_iter().chain(compiled.err());
+            let mut e = errors.next().expect("one side failed");
+            errors.for_each(|more| e.combine(more));
             // An empty module keeps rustc from adding errors about the items we rejected.
             let errs = e.to_compile_error();
             quote!(#errs #vis mod #name {}).into()
@@ -48,6 +48,26 @@ pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
 }
 
 /// The whole pipeline; `Err` combines every error found.
+/// Adds the attribute's scheduler choice to the generated `impl Program for Kernel`.
+fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::ScheduleAttr) -> proc_macro2::TokenStream {
+    if schedule.is_empty() {
+        return tokens;
+    }
+    let Ok(mut module) = syn::parse2::<syn::ItemMod>(tokens.clone()) else { return tokens };
+    let constant: syn::ImplItem = syn::parse2(schedule.to_const()).expect("a valid associated const");
+    if let Some((_, items)) = &mut module.content {
+        for item in items.iter_mut() {
+            if let syn::Item::Impl(imp) = item {
+                let is_program = imp.trait_.as_ref().and_then(|(_, path, _)| path.segments.last()).is_some_and(|s| s.ident == "Program");
+                if is_program {
+                    imp.items.push(constant.clone());
+                }
+            }
+        }
+    }
+    quote!(#module)
+}
+
 pub(crate) fn compile(module: syn::ItemMod) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
     let model = model::Module::parse(module, &mut errors);

@@ -15,7 +15,7 @@ pub mod stats;
 
 pub use buffer::Buffer;
 pub use error::Error;
-pub use gpu::{KernelConfig, Scheduler, Steal, Victim, Worker};
+pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use runtime::{Backend, Output, Runtime};
 pub use stats::{BackendKind, Phases, Stats};

@@ -30,6 +30,7 @@
 //! Every fragment is deterministic: the same program always yields byte-identical text.
 
 use crate::buffer::BufferSet;
+use crate::gpu::Schedule;
 use std::fmt::Debug;
 
 /// A megakernel program, implemented by `#[megakernel]` on a marker type `Kernel`.
@@ -49,6 +50,8 @@ pub trait Program: Sized + 'static {
     const TASK_BYTES: usize;
     /// `sizeof(wsdsl_params)` on the device (at least 1).
     const PARAMS_BYTES: usize;
+    /// The scheduler chosen by `#[megakernel(...)]` (runtime settings take precedence).
+    const SCHEDULE: Schedule = Schedule::DEFAULT;
 
     /// Launch parameters, read by handlers through `ctx.params`.
     type Params: Copy + Send + Sync + Debug + 'static;

@@ -2,7 +2,7 @@
 
 use crate::cpu;
 use crate::error::Error;
-use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Scheduler, Steal, Victim, Worker};
+use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
 use crate::stats::{BackendKind, Stats};
 use std::sync::OnceLock;
@@ -56,7 +56,10 @@ impl<P: Program> std::fmt::Debug for Output<P> {
 pub struct Runtime {
     backend: Backend,
     cpu_threads: usize,
-    gpu: GpuOptions,
+    /// Scheduler choices made on this runtime; they override the program's attribute.
+    schedule: Schedule,
+    watchdog: Duration,
+    blocks_per_sm: Option<u32>,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
 }
@@ -67,12 +70,9 @@ impl Runtime {
         Runtime {
             backend,
             cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            gpu: GpuOptions {
-                kernel: KernelConfig::default(),
-                deque_capacity: None,
-                watchdog: Duration::from_secs(300),
-                blocks_per_sm: None,
-            },
+            schedule: Schedule::DEFAULT,
+            watchdog: Duration::from_secs(300),
+            blocks_per_sm: None,
             ordinal: 0,
             device: OnceLock::new(),
         }
@@ -111,60 +111,66 @@ impl Runtime {
 
     /// Slots per GPU worker deque (default: up to 8192, from free device memory).
     pub fn deque_capacity(mut self, slots: u32) -> Self {
-        self.gpu.deque_capacity = Some(slots);
+        self.schedule.capacity = Some(slots);
         self
     }
 
     /// Longest a GPU run may take before it is stopped and reported (default 300 s).
     pub fn watchdog(mut self, limit: Duration) -> Self {
-        self.gpu.watchdog = limit;
+        self.watchdog = limit;
         self
     }
 
     /// Threads per GPU block, a multiple of 32 (default 256).
     pub fn block_threads(mut self, threads: u32) -> Self {
-        self.gpu.kernel.block_threads = threads;
+        self.schedule.block_threads = Some(threads);
         self
     }
 
     /// Which GPU scheduler runs the tasks (default: the work-stealing deques).
     pub fn scheduler(mut self, scheduler: Scheduler) -> Self {
-        self.gpu.kernel.scheduler = scheduler;
+        self.schedule.scheduler = Some(scheduler);
         self
     }
 
     /// The whole GPU scheduler configuration at once.
     pub fn kernel_config(mut self, config: KernelConfig) -> Self {
-        self.gpu.kernel = config;
+        self.schedule = Schedule { capacity: self.schedule.capacity, ..Schedule::from(config) };
         self
     }
 
     /// What a GPU worker is: a thread, a warp (default) or a block.
     pub fn worker(mut self, worker: Worker) -> Self {
-        self.gpu.kernel.worker = worker;
+        self.schedule.worker = Some(worker);
         self
     }
 
     /// Whom idle GPU workers rob (default: random).
     pub fn victim(mut self, victim: Victim) -> Self {
-        self.gpu.kernel.victim = victim;
+        self.schedule.victim = Some(victim);
         self
     }
 
     /// Whether a GPU thief takes one task or half of the victim's (default: one).
     pub fn steal(mut self, steal: Steal) -> Self {
-        self.gpu.kernel.steal = steal;
+        self.schedule.steal = Some(steal);
         self
     }
 
-    /// The GPU scheduler configuration in use.
-    pub fn config(&self) -> KernelConfig {
-        self.gpu.kernel
+    /// The scheduler choices made on this runtime (they override a program's attribute).
+    pub fn schedule(&self) -> Schedule {
+        self.schedule
+    }
+
+    /// The GPU scheduler configuration a run of `P` uses: this runtime's choices, then the
+    /// program's `#[megakernel(...)]` attribute, then the defaults.
+    pub fn config_for<P: Program>(&self) -> KernelConfig {
+        self.schedule.or(P::SCHEDULE).resolve()
     }
 
     /// Caps the blocks per SM (default: as many as are resident at once).
     pub fn blocks_per_sm(mut self, blocks: u32) -> Self {
-        self.gpu.blocks_per_sm = Some(blocks);
+        self.blocks_per_sm = Some(blocks);
         self
     }
 
@@ -208,12 +214,16 @@ impl Runtime {
             },
         };
         if use_gpu {
-            let bt = self.gpu.kernel.block_threads;
-            if bt == 0 || bt % 32 != 0 || bt > 1024 {
-                return Err(Error::InvalidConfig(format!("block_threads must be a multiple of 32 up to 1024, not {bt}")));
-            }
+            let schedule = self.schedule.or(P::SCHEDULE);
+            let opts = GpuOptions {
+                kernel: schedule.resolve(),
+                capacity: schedule.capacity,
+                watchdog: self.watchdog,
+                blocks_per_sm: self.blocks_per_sm,
+            };
+            opts.kernel.validate().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
-            let (counters, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &self.gpu)?;
+            let (counters, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, stats, backend, note })
         } else {

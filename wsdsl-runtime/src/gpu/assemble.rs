@@ -83,7 +83,73 @@ impl Default for KernelConfig {
     }
 }
 
+/// A partial scheduler choice: what a `#[megakernel(...)]` attribute or a `Runtime` builder
+/// says, with the rest left to whoever comes next (runtime settings, then the program's
+/// attribute, then the defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Schedule {
+    pub scheduler: Option<Scheduler>,
+    pub block_threads: Option<u32>,
+    pub worker: Option<Worker>,
+    pub victim: Option<Victim>,
+    pub steal: Option<Steal>,
+    /// Deque slots per worker (static scheduler: per task array).
+    pub capacity: Option<u32>,
+}
+
+impl Schedule {
+    /// Nothing chosen.
+    pub const DEFAULT: Schedule =
+        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None };
+
+    /// These choices, completed by `fallback`'s.
+    pub fn or(self, fallback: Schedule) -> Schedule {
+        Schedule {
+            scheduler: self.scheduler.or(fallback.scheduler),
+            block_threads: self.block_threads.or(fallback.block_threads),
+            worker: self.worker.or(fallback.worker),
+            victim: self.victim.or(fallback.victim),
+            steal: self.steal.or(fallback.steal),
+            capacity: self.capacity.or(fallback.capacity),
+        }
+    }
+
+    /// The kernel configuration, defaults filling what nobody chose.
+    pub fn resolve(self) -> KernelConfig {
+        let d = KernelConfig::default();
+        KernelConfig {
+            scheduler: self.scheduler.unwrap_or(d.scheduler),
+            block_threads: self.block_threads.unwrap_or(d.block_threads),
+            worker: self.worker.unwrap_or(d.worker),
+            victim: self.victim.unwrap_or(d.victim),
+            steal: self.steal.unwrap_or(d.steal),
+        }
+    }
+}
+
+impl From<KernelConfig> for Schedule {
+    fn from(c: KernelConfig) -> Schedule {
+        Schedule {
+            scheduler: Some(c.scheduler),
+            block_threads: Some(c.block_threads),
+            worker: Some(c.worker),
+            victim: Some(c.victim),
+            steal: Some(c.steal),
+            capacity: None,
+        }
+    }
+}
+
 impl KernelConfig {
+    /// Whether the configuration can run, or why not.
+    pub fn validate(&self) -> Result<(), String> {
+        let bt = self.block_threads;
+        if bt == 0 || bt % 32 != 0 || bt > 1024 {
+            return Err(format!("block_threads must be a multiple of 32 up to 1024, not {bt}"));
+        }
+        Ok(())
+    }
+
     /// The kernel entry point of this configuration.
     pub fn entry_point(&self) -> &'static str {
         match self.scheduler {

@@ -10,7 +10,7 @@ mod persistent;
 mod static_run;
 mod watchdog;
 
-pub use assemble::{kernel_source, KernelConfig, Scheduler, Steal, Victim, Worker};
+pub use assemble::{kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 
 use std::time::Duration;
@@ -21,7 +21,7 @@ pub struct GpuOptions {
     pub kernel: KernelConfig,
     /// Slots per worker deque (static scheduler: per task array); `None` picks a default
     /// from free device memory.
-    pub deque_capacity: Option<u32>,
+    pub capacity: Option<u32>,
     /// Stop the run (and report an error) after this long.
     pub watchdog: Duration,
     /// Cap on blocks per SM (default: as many as fit).

@@ -68,7 +68,7 @@ pub(crate) fn run<P: Program>(
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
     let grid = per_sm * dev.sm_count;
     let workers = grid * (block / opts.kernel.worker_threads());
-    let capacity = choose_capacity::<P>(dev, workers as u64, opts.deque_capacity)?;
+    let capacity = choose_capacity::<P>(dev, workers as u64, opts.capacity)?;
     let needed_for_roots = (roots.len() as u64).div_ceil(workers as u64);
     if needed_for_roots > capacity {
         return Err(Error::QueueOverflow {

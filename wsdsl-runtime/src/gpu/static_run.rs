@@ -48,7 +48,7 @@ pub(crate) fn run<P: Program>(
         .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
         .map_err(Error::driver("querying occupancy"))?
         .max(1);
-    let capacity = choose_capacity::<P>(dev, opts.deque_capacity, roots.len() as u64)?;
+    let capacity = choose_capacity::<P>(dev, opts.capacity, roots.len() as u64)?;
     let bytes = capacity as usize * P::TASK_BYTES;
     // SAFETY: a generation reads only the slots the previous one wrote (below its count).
     let mut current: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;

@@ -1,0 +1,212 @@
+//! `#[megakernel(scheduler = deque, worker = warp, victim = random, steal = one, ...)]`: the
+//! scheduler a program asks for. Parsed and checked here, so an unknown or contradictory
+//! choice is a compile error at the attribute; emitted as `Program::SCHEDULE`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use syn::ext::IdentExt;
+use syn::parse::{Parse, ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::{Ident, Lit, Token};
+
+/// One `key = value`; the value may be any identifier (`static` is a keyword), a string or an
+/// integer.
+struct Setting {
+    key: Ident,
+    value: Value,
+}
+
+enum Value {
+    Word(Ident),
+    Lit(Lit),
+}
+
+impl Parse for Setting {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let key = Ident::parse_any(input)?;
+        input.parse::<Token![=]>()?;
+        let value = if input.peek(Lit) { Value::Lit(input.parse()?) } else { Value::Word(Ident::parse_any(input)?) };
+        Ok(Setting { key, value })
+    }
+}
+
+impl quote::ToTokens for Value {
+    fn to_tokens(&self, tokens: &mut TokenStream) {
+        match self {
+            Value::Word(i) => i.to_tokens(tokens),
+            Value::Lit(l) => l.to_tokens(tokens),
+        }
+    }
+}
+
+/// The keys and their values, as written (validated).
+#[derive(Debug, Default)]
+pub struct ScheduleAttr {
+    scheduler: Option<(String, Span)>,
+    worker: Option<(String, Span)>,
+    victim: Option<(String, Span)>,
+    steal: Option<(String, Span)>,
+    block_threads: Option<u32>,
+    capacity: Option<u32>,
+}
+
+const SCHEDULERS: &[&str] = &["deque", "static"];
+const WORKERS: &[&str] = &["thread", "warp", "block"];
+const VICTIMS: &[&str] = &["random", "round_robin", "pws", "hws", "small_world"];
+const STEALS: &[&str] = &["one", "half"];
+
+/// Parses the attribute's arguments, collecting every error.
+pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
+    let pairs = Punctuated::<Setting, Token![,]>::parse_terminated.parse2(args)?;
+    let mut attr = ScheduleAttr::default();
+    let mut errors: Vec<syn::Error> = Vec::new();
+    for pair in pairs {
+        let key = pair.key.to_string();
+        let seen = match key.as_str() {
+            "scheduler" => choice(&pair.value, SCHEDULERS, &key).map(|v| attr.scheduler.replace(v).is_some()),
+            "worker" => choice(&pair.value, WORKERS, &key).map(|v| attr.worker.replace(v).is_some()),
+            "victim" => choice(&pair.value, VICTIMS, &key).map(|v| attr.victim.replace(v).is_some()),
+            "steal" => choice(&pair.value, STEALS, &key).map(|v| attr.steal.replace(v).is_some()),
+            "block_threads" => number(&pair.value, &key).and_then(|n| {
+                if n % 32 == 0 && (32..=1024).contains(&n) {
+                    Ok(attr.block_threads.replace(n).is_some())
+                } else {
+                    Err(syn::Error::new_spanned(&pair.value, "block_threads must be a multiple of 32 from 32 to 1024"))
+                }
+            }),
+            "capacity" => number(&pair.value, &key).and_then(|n| {
+                if n > 0 {
+                    Ok(attr.capacity.replace(n).is_some())
+                } else {
+                    Err(syn::Error::new_spanned(&pair.value, "capacity must be at least 1 task slot"))
+                }
+            }),
+            _ => Err(syn::Error::new_spanned(
+                &pair.key,
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity",
+            )),
+        };
+        match seen {
+            Ok(true) => errors.push(syn::Error::new_spanned(&pair.key, format!("`{key}` is given twice"))),
+            Ok(false) => {}
+            Err(e) => errors.push(e),
+        }
+    }
+    if let Some((s, _)) = &attr.scheduler {
+        if s == "static" {
+            for (name, given) in [("worker", &attr.worker), ("victim", &attr.victim), ("steal", &attr.steal)] {
+                if let Some((_, span)) = given {
+                    errors.push(syn::Error::new(
+                        *span,
+                        format!("the static scheduler runs one task per thread and never steals, so `{name}` does not apply; remove it or use scheduler = deque"),
+                    ));
+                }
+            }
+        }
+    }
+    match errors.into_iter().reduce(|mut a, b| {
+        a.combine(b);
+        a
+    }) {
+        Some(e) => Err(e),
+        None => Ok(attr),
+    }
+}
+
+/// An identifier or string value that must be one of `allowed`.
+fn choice(value: &Value, allowed: &[&str], key: &str) -> syn::Result<(String, Span)> {
+    let (text, span) = match value {
+        Value::Word(i) => (i.to_string(), i.span()),
+        Value::Lit(Lit::Str(s)) => (s.value(), s.span()),
+        other => return Err(syn::Error::new_spanned(other, format!("`{key}` takes one of: {}", allowed.join(", ")))),
+    };
+    if allowed.contains(&text.as_str()) {
+        Ok((text, span))
+    } else {
+        Err(syn::Error::new(span, format!("unknown {key} `{text}`; the choices are: {}", allowed.join(", "))))
+    }
+}
+
+fn number(value: &Value, key: &str) -> syn::Result<u32> {
+    match value {
+        Value::Lit(Lit::Int(i)) => i.base10_parse::<u32>(),
+        other => Err(syn::Error::new_spanned(other, format!("`{key}` takes a whole number"))),
+    }
+}
+
+impl ScheduleAttr {
+    pub fn is_empty(&self) -> bool {
+        self.scheduler.is_none()
+            && self.worker.is_none()
+            && self.victim.is_none()
+            && self.steal.is_none()
+            && self.block_threads.is_none()
+            && self.capacity.is_none()
+    }
+
+    /// `const SCHEDULE: Schedule = ...;` for the generated `Program` impl.
+    pub fn to_const(&self) -> TokenStream {
+        let p = quote!(::wsdsl::__private);
+        let variant = |v: &Option<(String, Span)>, ty: TokenStream| match v {
+            Some((text, _)) => {
+                let name: String = text.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect();
+                let ident = syn::Ident::new(&name, Span::call_site());
+                quote!(::core::option::Option::Some(#p::#ty::#ident))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let number = |n: Option<u32>| match n {
+            Some(n) => quote!(::core::option::Option::Some(#n)),
+            None => quote!(::core::option::Option::None),
+        };
+        let (scheduler, worker, victim, steal) = (
+            variant(&self.scheduler, quote!(Scheduler)),
+            variant(&self.worker, quote!(Worker)),
+            variant(&self.victim, quote!(Victim)),
+            variant(&self.steal, quote!(Steal)),
+        );
+        let (block_threads, capacity) = (number(self.block_threads), number(self.capacity));
+        quote! {
+            const SCHEDULE: #p::Schedule = #p::Schedule {
+                scheduler: #scheduler,
+                block_threads: #block_threads,
+                worker: #worker,
+                victim: #victim,
+                steal: #steal,
+                capacity: #capacity,
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_every_documented_choice() {
+        let a = parse(quote!(scheduler = deque, worker = block, victim = small_world, steal = half, block_threads = 128, capacity = 64)).unwrap();
+        let text = a.to_const().to_string();
+        assert!(text.contains("Victim :: SmallWorld") && text.contains("Worker :: Block") && text.contains("128u32"), "{text}");
+        assert!(parse(quote!()).unwrap().is_empty());
+        assert!(parse(quote!(victim = "pws")).is_ok(), "string values work too");
+    }
+
+    #[test]
+    fn reports_every_bad_choice_together() {
+        let e = parse(quote!(scheduler = static, victim = hws, steal = all, block_threads = 100, colour = red, worker = warp)).unwrap_err();
+        let messages: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+        assert_eq!(messages.len(), 5, "{messages:#?}");
+        assert!(messages.iter().any(|m| m.contains("unknown steal `all`")));
+        assert!(messages.iter().any(|m| m.contains("multiple of 32")));
+        assert!(messages.iter().any(|m| m.contains("unknown #[megakernel] option")));
+        assert!(messages.iter().any(|m| m.contains("static scheduler") && m.contains("`victim`")));
+        assert!(messages.iter().any(|m| m.contains("static scheduler") && m.contains("`worker`")));
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let e = parse(quote!(worker = warp, worker = block)).unwrap_err();
+        assert!(e.to_string().contains("given twice"));
+    }
+}
