@@ -81,6 +81,14 @@ struct alignas(128) ws_broker_queue {
     T ring[N];
 };
 
+// Byte copy between an element and its 32-bit words (char access may alias anything; the
+// compiler turns it into register moves). NVRTC has no memcpy without headers.
+static __device__ __forceinline__ void ws_bq_copy_bytes(void* dst, const void* src, unsigned n) {
+    unsigned char* d = (unsigned char*)dst;
+    const unsigned char* s = (const unsigned char*)src;
+    for (unsigned i = 0; i < n; i++) d[i] = s[i];
+}
+
 // Exponential back-off between unsuccessful polls.
 static __device__ __forceinline__ void ws_bq_backoff(unsigned* ns) {
     __nanosleep(*ns);
@@ -190,7 +198,7 @@ template <class Q> static __device__ __forceinline__ void ws_bq_put_slot(Q* q, u
     const unsigned ticket = 2u * (pos / n);
     ws_bq_wait_ticket(&q->tickets[p], ticket);                          // line 23
     ws_atom_u32 words[sizeof(e) / 4u];
-    __builtin_memcpy(words, &e, sizeof(e));
+    ws_bq_copy_bytes(words, &e, sizeof(e));
     ws_atom_u32* dst = (ws_atom_u32*)&q->ring[p];
     for (unsigned i = 0; i < sizeof(e) / 4u; i++) ws_store_relaxed_u32(dst + i, words[i]);   // line 24
     ws_store_release_u32(&q->tickets[p], ticket + 1u);                  // line 25
@@ -204,7 +212,7 @@ template <class Q> static __device__ __forceinline__ void ws_bq_take_slot(Q* q, 
     ws_atom_u32 words[sizeof(*out) / 4u];
     const ws_atom_u32* src = (const ws_atom_u32*)&q->ring[p];
     for (unsigned i = 0; i < sizeof(*out) / 4u; i++) words[i] = ws_load_relaxed_u32(src + i);   // line 44
-    __builtin_memcpy(out, words, sizeof(*out));
+    ws_bq_copy_bytes(out, words, sizeof(*out));
     ws_store_release_u32(&q->tickets[p], 2u * ((pos + n) / n));         // line 45
 }
 
@@ -260,24 +268,25 @@ template <class Q> static __device__ int ws_bsq_dequeue(Q* queues, unsigned nq, 
 }
 
 #if defined(__CUDACC__)
-// Warp-aggregated operations (device only): the active lanes of a warp that call together
-// enqueue/dequeue with one broker atomic and one Head/Tail atomic issued by the first active
-// lane; lanes take consecutive positions. Every active lane must call with the same queue.
-// enqueue: returns WS_BQ_OK or WS_BQ_FULL per lane (lanes beyond a partial grant get Full
-// only in the sense "not granted": for BQ a partial grant is retried for the rest).
-template <bool Lin, class Q> static __device__ int ws_bq_warp_enqueue(Q* q, const typename Q::element& e) {
-    unsigned active = __activemask();
-    unsigned lane = threadIdx.x & 31u;
-    unsigned leader = __ffs(active) - 1u;
-    unsigned rank = __popc(active & ((1u << lane) - 1u));
-    unsigned total = __popc(active);
+// Warp-aggregated operations (device only): the lanes in `mask` (all of which must call, with
+// the same queue; build it with __ballot_sync, not __activemask, which does not promise that
+// lanes of one branch run together) enqueue/dequeue with one broker atomic and one Head/Tail
+// atomic issued by the lowest lane of the mask; lanes take consecutive positions, so their
+// ticket and slot accesses coalesce.
+// Enqueue: the leader asks for the lanes not yet placed until all are or the queue is Full
+// (BQ: observed; BWD: the broker's word); returns WS_BQ_OK or WS_BQ_FULL per lane.
+template <bool Lin, class Q> static __device__ int ws_bq_warp_enqueue(Q* q, const typename Q::element& e, unsigned mask) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned leader = __ffs(mask) - 1u;
+    const unsigned rank = __popc(mask & ((1u << lane) - 1u));
+    const unsigned total = __popc(mask);
     unsigned done = 0u;
     int result = WS_BQ_FULL;
     while (done < total) {
         unsigned pos = 0u, got = 0u;
         if (lane == leader) got = ws_bq_enqueue_reserve<Lin>(q, total - done, &pos);
-        got = __shfl_sync(active, got, leader);
-        pos = __shfl_sync(active, pos, leader);
+        got = __shfl_sync(mask, got, leader);
+        pos = __shfl_sync(mask, pos, leader);
         if (got == 0u) break;
         if (rank >= done && rank < done + got) { ws_bq_put_slot(q, pos + (rank - done), e); result = WS_BQ_OK; }
         done += got;
@@ -285,16 +294,16 @@ template <bool Lin, class Q> static __device__ int ws_bq_warp_enqueue(Q* q, cons
     return result;
 }
 
-template <bool Lin, class Q> static __device__ int ws_bq_warp_dequeue(Q* q, typename Q::element* out) {
-    unsigned active = __activemask();
-    unsigned lane = threadIdx.x & 31u;
-    unsigned leader = __ffs(active) - 1u;
-    unsigned rank = __popc(active & ((1u << lane) - 1u));
-    unsigned total = __popc(active);
+// Dequeue: one grant of up to popc(mask) elements; lanes beyond a partial grant get
+// WS_BQ_EMPTY, meaning "nothing for this lane this time" (not an observed Empty).
+template <bool Lin, class Q> static __device__ int ws_bq_warp_dequeue(Q* q, typename Q::element* out, unsigned mask) {
+    const unsigned lane = threadIdx.x & 31u;
+    const unsigned leader = __ffs(mask) - 1u;
+    const unsigned rank = __popc(mask & ((1u << lane) - 1u));
     unsigned pos = 0u, got = 0u;
-    if (lane == leader) got = ws_bq_dequeue_reserve<Lin>(q, total, &pos);
-    got = __shfl_sync(active, got, leader);
-    pos = __shfl_sync(active, pos, leader);
+    if (lane == leader) got = ws_bq_dequeue_reserve<Lin>(q, __popc(mask), &pos);
+    got = __shfl_sync(mask, got, leader);
+    pos = __shfl_sync(mask, pos, leader);
     if (rank >= got) return WS_BQ_EMPTY;
     ws_bq_take_slot(q, pos + rank, out);
     return WS_BQ_OK;
