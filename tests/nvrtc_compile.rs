@@ -40,3 +40,21 @@ fn generated_source_is_deterministic_and_points_back_at_rust() {
     assert_eq!(a, b);
     assert!(a.contains("#line") && a.contains("uts/kernel.rs"), "the CUDA names the Rust file it came from");
 }
+
+/// Every example's kernel compiles under the broker schedulers (BQ, BWD, BSQ; warp workers).
+#[test]
+fn example_kernels_compile_under_the_broker_schedulers() {
+    use wsdsl::gpu::compile_check_with;
+    use wsdsl::Scheduler;
+    for scheduler in [Scheduler::Bq, Scheduler::Bwd, Scheduler::Bsq] {
+        let config = KernelConfig { scheduler, ..KernelConfig::default() };
+        for (name, result) in [
+            ("nqueens", compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &config)),
+            ("fib", compile_check_with::<fib::fib::Kernel>("sm_90", &config)),
+            ("uts", compile_check_with::<uts::uts::Kernel>("sm_90", &config)),
+        ] {
+            let bytes = result.unwrap_or_else(|e| panic!("{name} under {scheduler:?}: {e}"));
+            assert!(bytes > 1000, "{name} under {scheduler:?}");
+        }
+    }
+}

@@ -50,7 +50,7 @@ pub struct ScheduleAttr {
     capacity: Option<u32>,
 }
 
-const SCHEDULERS: &[&str] = &["deque", "static"];
+const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
 const WORKERS: &[&str] = &["thread", "warp", "block"];
 const VICTIMS: &[&str] = &["random", "round_robin", "pws", "hws", "small_world"];
 const STEALS: &[&str] = &["one", "half"];
@@ -99,6 +99,16 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                     errors.push(syn::Error::new(
                         *span,
                         format!("the static scheduler runs one task per thread and never steals, so `{name}` does not apply; remove it or use scheduler = deque"),
+                    ));
+                }
+            }
+        }
+        if matches!(s.as_str(), "bq" | "bwd" | "bsq") {
+            for (name, given) in [("victim", &attr.victim), ("steal", &attr.steal)] {
+                if let Some((_, span)) = given {
+                    errors.push(syn::Error::new(
+                        *span,
+                        format!("the {s} scheduler shares broker queues instead of robbing deques, so `{name}` does not apply; remove it or use scheduler = deque"),
                     ));
                 }
             }
@@ -202,6 +212,20 @@ mod tests {
         assert!(messages.iter().any(|m| m.contains("unknown #[megakernel] option")));
         assert!(messages.iter().any(|m| m.contains("static scheduler") && m.contains("`victim`")));
         assert!(messages.iter().any(|m| m.contains("static scheduler") && m.contains("`worker`")));
+    }
+
+    #[test]
+    fn broker_schedulers_take_a_worker_but_no_victim_or_steal() {
+        for s in ["bq", "bwd", "bsq"] {
+            let name = syn::Ident::new(s, Span::call_site());
+            let text = parse(quote!(scheduler = #name, worker = block, capacity = 1024)).unwrap().to_const().to_string();
+            let variant = format!("Scheduler :: {}", s[..1].to_uppercase() + &s[1..]);
+            assert!(text.contains(&variant), "{text}");
+            let e = parse(quote!(scheduler = #name, victim = pws, steal = half)).unwrap_err();
+            let messages: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
+            assert_eq!(messages.len(), 2, "{messages:#?}");
+            assert!(messages.iter().all(|m| m.contains(&format!("the {s} scheduler")) && m.contains("does not apply")));
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The runtime tested on its own, with a `Program` written by hand (what `#[megakernel]`
 //! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
 
-use wsdsl_runtime::gpu::{all_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
+use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
 
@@ -125,9 +125,23 @@ fn templates_compile_with_nvrtc() {
 
 #[test]
 fn every_scheduler_configuration_compiles_with_nvrtc() {
-    for config in all_kernel_configs(256) {
+    for config in all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)) {
         let bytes = compile_check_with::<Tree>("sm_90", &config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert!(bytes > 1000, "{config:?}");
+    }
+}
+
+/// The broker megakernel compiles at the largest queue size too (the queue's N is a template
+/// constant), and capacities round up to powers of two.
+#[test]
+fn broker_queues_compile_at_the_largest_size() {
+    use wsdsl_runtime::gpu::{broker_kernel_source, broker_slots_for};
+    assert_eq!((broker_slots_for(100), broker_slots_for(1), broker_slots_for(4096)), (128, 2, 4096));
+    for scheduler in [Scheduler::Bq, Scheduler::Bsq] {
+        let config = KernelConfig { scheduler, ..KernelConfig::default() };
+        let source = broker_kernel_source::<Tree>(&config, 1 << 28);
+        assert!(source.contains("#define WSDSL_BROKER_SLOTS 268435456u") && source.contains("broker_megakernel.cuh\""));
+        wsdsl_runtime::gpu::compile::compile_uncached("tree", &source, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
@@ -198,7 +212,7 @@ fn gpu_backend_walks_the_whole_tree() {
         }
     }
     // Every scheduler configuration walks the tree exactly.
-    for config in all_kernel_configs(256) {
+    for config in all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)) {
         let rt = Runtime::new(Backend::Gpu).kernel_config(config);
         let out = rt.run::<Tree>(16, [Node { depth: 0 }]).unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(out.counters.leaves.get(), 1 << 16, "{config:?}");
@@ -207,6 +221,34 @@ fn gpu_backend_walks_the_whole_tree() {
         match config.scheduler {
             Scheduler::Deque => assert!(out.stats.steals > 0, "{config:?}: a single root must be stolen to spread"),
             Scheduler::Static => assert_eq!(out.stats.generations, 17, "one launch per level"),
+            // Shared queues: no steals (BQ, BWD); BSQ steals only when a block runs dry.
+            Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
+                assert!(out.stats.peak_queue > 0 && out.stats.peak_queue <= out.stats.queue_capacity, "{config:?}: {}", out.stats);
+                assert_eq!(out.stats.per_worker_tasks.iter().sum::<u64>(), out.stats.tasks, "{config:?}");
+                if config.scheduler != Scheduler::Bsq {
+                    assert_eq!(out.stats.steals, 0, "{config:?}");
+                }
+            }
+        }
+    }
+    // The broker schedulers from many roots, and with queues too small: an exact answer or a
+    // clean overflow naming the capacity, never a wrong answer or a hang.
+    for scheduler in [Scheduler::Bq, Scheduler::Bwd, Scheduler::Bsq] {
+        let rt = Runtime::new(Backend::Gpu).scheduler(scheduler);
+        let out = rt.run::<Tree>(10, vec![Node { depth: 0 }; 5000]).unwrap_or_else(|e| panic!("{scheduler:?}: {e}"));
+        assert_eq!(out.counters.leaves.get(), 5000 << 10, "{scheduler:?}");
+        assert_eq!(out.stats.tasks, 5000 * ((2 << 10) - 1), "{scheduler:?}");
+        // Initial tasks that cannot fit are refused before the launch.
+        let tiny = Runtime::new(Backend::Gpu).scheduler(scheduler).deque_capacity(16);
+        match tiny.run::<Tree>(2, vec![Node { depth: 0 }; 100_000]) {
+            Err(Error::QueueOverflow { capacity: 16, needed, .. }) => assert!(needed > 16),
+            other => panic!("{scheduler:?}: expected the queue to overflow with the roots, got {:?}", other.map(|o| o.stats)),
+        }
+        let tiny = Runtime::new(Backend::Gpu).scheduler(scheduler).deque_capacity(2);
+        match tiny.run::<Tree>(16, [Node { depth: 0 }]) {
+            Ok(out) => assert_eq!(out.counters.leaves.get(), 1 << 16, "{scheduler:?}"),
+            Err(Error::QueueOverflow { capacity, needed, .. }) => assert!(capacity == 2 && needed > 2, "{scheduler:?}"),
+            Err(other) => panic!("{scheduler:?}: expected an exact answer or an overflow, got {other}"),
         }
     }
     // The static baseline's arrays overflow like the deques do.

@@ -17,6 +17,8 @@ const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
 const VICTIMS: &str = include_str!("../../cuda/victims.cuh");
 const MEGAKERNEL: &str = include_str!("../../cuda/megakernel.cuh");
 const STATIC_BASELINE: &str = include_str!("../../cuda/static_baseline.cuh");
+const BROKER_QUEUE: &str = include_str!("../../cuda/broker_queue.cuh");
+const BROKER_MEGAKERNEL: &str = include_str!("../../cuda/broker_megakernel.cuh");
 
 /// Which scheduler runs the tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,6 +27,12 @@ pub enum Scheduler {
     Deque,
     /// The static baseline: two task arrays, one kernel launch per generation.
     Static,
+    /// The persistent megakernel over one Broker Queue for the whole grid (linearizable FIFO).
+    Bq,
+    /// The same over one Broker Work Distributor (the broker's word taken at face value).
+    Bwd,
+    /// The same over a Broker Stealing Queue: one BQ per block, empty blocks rob the others.
+    Bsq,
 }
 
 /// How many threads form one worker (one deque, one batch of tasks at a time).
@@ -155,6 +163,7 @@ impl KernelConfig {
         match self.scheduler {
             Scheduler::Deque => "wsdsl_megakernel",
             Scheduler::Static => "wsdsl_static_generation",
+            Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => "wsdsl_broker_megakernel",
         }
     }
 
@@ -164,6 +173,16 @@ impl KernelConfig {
             Worker::Thread => 1,
             Worker::Warp => 32,
             Worker::Block => self.block_threads,
+        }
+    }
+
+    /// `WSDSL_BROKER_KIND` of the broker schedulers (`cuda/broker_megakernel.cuh`).
+    pub fn broker_kind(&self) -> Option<u32> {
+        match self.scheduler {
+            Scheduler::Bq => Some(0),
+            Scheduler::Bwd => Some(1),
+            Scheduler::Bsq => Some(2),
+            Scheduler::Deque | Scheduler::Static => None,
         }
     }
 
@@ -191,6 +210,9 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
         config.victim_code(),
         (config.steal == Steal::Half) as u32,
     ));
+    if let Some(kind) = config.broker_kind() {
+        src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n"));
+    }
     let mut part = |file: &str, text: &str| {
         src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
         src.push_str(text);
@@ -227,6 +249,12 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
             part("megakernel.cuh", MEGAKERNEL);
         }
         Scheduler::Static => part("static_baseline.cuh", STATIC_BASELINE),
+        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
+            part("deque.cuh", DEQUE);
+            part("launch.cuh", LAUNCH);
+            part("broker_queue.cuh", BROKER_QUEUE);
+            part("broker_megakernel.cuh", BROKER_MEGAKERNEL);
+        }
     }
     src
 }

@@ -1,6 +1,7 @@
 //! The GPU backend: assemble -> NVRTC (cached) -> launch -> terminate -> results.
 
 pub mod assemble;
+mod broker_run;
 pub mod compile;
 pub mod device;
 mod inputs;
@@ -12,6 +13,7 @@ mod watchdog;
 
 pub use assemble::{kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
+pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
 use std::time::Duration;
 
@@ -39,6 +41,7 @@ pub(crate) fn run<P: Program>(
     match opts.kernel.scheduler {
         Scheduler::Deque => persistent::run::<P>(dev, params, buffers, roots, opts),
         Scheduler::Static => static_run::run::<P>(dev, params, buffers, roots, opts),
+        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => broker_run::run::<P>(dev, params, buffers, roots, opts),
     }
 }
 
@@ -59,7 +62,9 @@ pub fn compile_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Resu
 }
 
 /// Every scheduler configuration for a block size: each worker granularity with each victim
-/// policy and steal amount for the deque scheduler, then the static baseline.
+/// policy and steal amount for the deque scheduler, then the static baseline. The broker
+/// schedulers are listed apart ([`broker_kernel_configs`]) while the host emulation
+/// (`gpu::emulate`, which iterates this list) cannot run them yet.
 pub fn all_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     let mut all = Vec::new();
     for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
@@ -70,5 +75,17 @@ pub fn all_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
         }
     }
     all.push(KernelConfig { scheduler: Scheduler::Static, ..KernelConfig::default() });
+    all
+}
+
+/// Every broker scheduler configuration for a block size: BQ, BWD and BSQ with each worker
+/// granularity (victim and steal do not apply to them).
+pub fn broker_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
+    let mut all = Vec::new();
+    for scheduler in [Scheduler::Bq, Scheduler::Bwd, Scheduler::Bsq] {
+        for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
+            all.push(KernelConfig { scheduler, block_threads, worker, ..KernelConfig::default() });
+        }
+    }
     all
 }

@@ -17,22 +17,32 @@ pub(crate) fn load<P: Program>(
     config: &KernelConfig,
     phases: &mut Phases,
 ) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
+    load_source::<P>(dev, &kernel_source::<P>(config), config.entry_point(), phases)
+}
+
+/// [`load`] for an assembled `source` whose kernel is `entry` (the broker schedulers bake
+/// their queue size into the source).
+pub(crate) fn load_source<P: Program>(
+    dev: &GpuDevice,
+    source: &str,
+    entry: &str,
+    phases: &mut Phases,
+) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
     let started = Instant::now();
-    let source = kernel_source::<P>(config);
-    let key = stable_hash(&[&source, &dev.arch]);
+    let key = stable_hash(&[source, &dev.arch]);
     let mut modules = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((m, f)) = modules.get(&key) {
         phases.cache_hit = true;
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
     }
-    let cubin = compile_cached(P::NAME, &source, &dev.arch)?;
+    let cubin = compile_cached(P::NAME, source, &dev.arch)?;
     phases.cache_hit = cubin.from_cache;
     let module = dev
         .ctx
         .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.image))
         .map_err(Error::driver("loading the compiled kernel"))?;
-    let func = module.load_function(config.entry_point()).map_err(Error::driver("finding the kernel entry point"))?;
+    let func = module.load_function(entry).map_err(Error::driver("finding the kernel entry point"))?;
     modules.insert(key, (module.clone(), func.clone()));
     phases.compile = started.elapsed();
     Ok((module, func))

@@ -1,0 +1,252 @@
+// broker_megakernel.cuh — the persistent kernel over the Broker Queue family (broker_queue.cuh):
+// BQ (one linearizable queue for the grid), BWD (the same queue, the broker's word taken at
+// face value) and BSQ (one BQ per block, an empty block robs the others in turn; paper 6.2).
+//
+// Needs launch.cuh (worker granularity WS_GROUP, ws_group_sync, the statistics layout) and
+// broker_queue.cuh. Configuration (defined by the runtime before the templates):
+//   WSDSL_BROKER_KIND   0 BQ, 1 BWD, 2 BSQ
+//   WSDSL_BROKER_SLOTS  slots of each queue (a power of two; compile-time, as the queue's N)
+//
+// Every worker (a thread, a warp or a block) of a grid sized to be fully resident loops:
+//   1. its first thread reserves up to one task per thread with one broker grant and one Head
+//      atomic (multi-element dequeue), BSQ: from the block's queue, else the other queues;
+//   2. each thread takes its slot and runs its task; `wsdsl_ctx_spawn` writes children to the
+//      worker's staging area in global memory (a shared-memory counter hands out entries);
+//   3. the first thread adds (children - tasks run) to the global count of outstanding tasks,
+//      then reserves positions for all children at once (retrying partial grants) and the
+//      threads fill them side by side (multi-element enqueue).
+// Termination without an atomic per task: `pending` counts tasks that are in a queue, being
+// run, or being enqueued. It changes once per batch, by (children - tasks run), *before* the
+// children are enqueued, so it cannot reach zero while a task exists anywhere, and once it is
+// zero nothing can create a task: a worker that finds no work and reads zero stops.
+// Failures: a staging area or a queue too small is reported through ws_report(OVERFLOW) and
+// the run ends (never a lost task nor a hang: positions already reserved are always filled
+// and emptied, so no ticket wait can block forever). Workers stop on ws_failed(); the host's
+// stop flag is read by worker 0 only (PCIe; see megakernel.cuh) and turned into the error word.
+// Overflow arg0: the worker id for its staging area, WS_BROKER_QUEUE_TAG | queue for a queue.
+#pragma once
+
+#ifndef WSDSL_BROKER_KIND
+#define WSDSL_BROKER_KIND 0
+#endif
+#ifndef WSDSL_BROKER_SLOTS
+#define WSDSL_BROKER_SLOTS 4096u
+#endif
+// Upper bound on queue operations in flight at once (positions reserved, not yet filled or
+// emptied): only used for telling Full from Empty in the packed Head/Tail (broker_queue.cuh).
+#define WS_BROKER_MAX_THREADS (1u << 24)
+#define WS_BROKER_LIN (WSDSL_BROKER_KIND != 1)
+#define WS_BROKER_QUEUE_TAG (1ull << 32)
+#define WS_BROKER_POLL_EVERY 256
+// Shared-memory declarations (a macro, so a host emulation can give each block its own arena).
+#ifndef WS_SHARED
+#define WS_SHARED(T, name, n) __shared__ T name[n]
+#endif
+#define WS_BROKER_HOST_POLL_MASK 63u
+
+// The queue element: a task padded to whole 32-bit words (the queue copies words).
+union ws_broker_box {
+    wsdsl_task task;
+    unsigned words[(sizeof(wsdsl_task) + 3u) / 4u];
+};
+typedef ws_broker_queue<ws_broker_box, WSDSL_BROKER_SLOTS, WS_BROKER_MAX_THREADS> ws_task_queue;
+
+// Read by the host to size the queue array (queue i starts at i * this many bytes).
+__device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_task_queue);
+
+// Everything a launch needs (host mirror: `gpu/broker_run.rs`, struct BrokerRecord).
+struct ws_broker_launch {
+    unsigned char* queues;              // queue_count queues, all-zero = empty
+    wsdsl_task* staging;                // workers * staging_cap children
+    const wsdsl_task* roots;            // initial tasks; worker w enqueues a contiguous share
+    const wsdsl_params* params;
+    const wsdsl_buffers* buffers;
+    unsigned long long* counter_slots;
+    unsigned long long* stats;          // workers * WS_STAT_COUNT
+    ws_atom_u32* pending;               // outstanding tasks, set to root_count by the host
+    const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
+    unsigned workers;
+    unsigned queue_count;               // 1 (BQ, BWD) or the number of blocks (BSQ)
+    unsigned staging_cap;               // children per worker and batch
+    unsigned root_count;
+};
+
+static __device__ __forceinline__ ws_task_queue* ws_broker_queue_at(const ws_broker_launch* L, unsigned i) {
+    return (ws_task_queue*)(L->queues + (unsigned long long)i * sizeof(ws_task_queue));
+}
+
+static __device__ __forceinline__ bool ws_broker_must_stop(const ws_broker_launch* L, unsigned self, unsigned round) {
+    if (ws_failed()) return true;
+    if (self == 0u && (round & WS_BROKER_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
+        ws_report(WS_STATUS_STOPPED, 0, 0, 0);
+        return true;
+    }
+    return false;
+}
+
+// Whole worker: enqueues src[0, n) into queue `qi` (n the same on every thread). The first
+// thread asks for all remaining elements at once; the threads fill the granted positions side
+// by side. Returns false, after reporting the overflow, if the queue is full.
+static __device__ bool ws_broker_group_enqueue(const ws_broker_launch* L, unsigned qi, const wsdsl_task* src, unsigned n,
+                                               unsigned rank, unsigned* s_pos, unsigned* s_got,
+                                               unsigned long long* peak) {
+    ws_task_queue* q = ws_broker_queue_at(L, qi);
+    unsigned done = 0;
+    while (done < n) {
+        if (rank == 0u) {
+            unsigned pos = 0u;
+            unsigned got = ws_bq_enqueue_reserve<WS_BROKER_LIN>(q, n - done, &pos);
+            if (got == 0u) {
+                int held = (int)ws_load_relaxed_u32(&q->count);
+                unsigned long long needed = (unsigned long long)(held > 0 ? held : 0) + (n - done);
+                if (needed <= WSDSL_BROKER_SLOTS) needed = WSDSL_BROKER_SLOTS + 1ull;
+                ws_report(WS_STATUS_OVERFLOW, WS_BROKER_QUEUE_TAG | qi, needed, WSDSL_BROKER_SLOTS);
+            } else {
+                int held = (int)ws_load_relaxed_u32(&q->count);
+                if (held > 0 && (unsigned long long)held > *peak) *peak = (unsigned long long)held;
+            }
+            *s_pos = pos;
+            *s_got = got;
+        }
+        ws_group_sync();
+        const unsigned pos = *s_pos, got = *s_got;
+        ws_group_sync();   // everyone has read the grant before the first thread asks again
+        if (got == 0u) return false;
+        for (unsigned i = rank; i < got; i += WS_GROUP) {
+            ws_broker_box b;
+            b.task = src[done + i];
+            ws_bq_put_slot(q, pos + i, b);
+        }
+        done += got;
+    }
+    return true;
+}
+
+struct ws_broker_stats {
+    unsigned long long tasks, tries, steals, peak;
+};
+
+// First thread of an idle worker: reserve up to WS_GROUP tasks. Returns the grant; *which is
+// the queue and [*pos, *pos + grant) the positions to take from it.
+static __device__ unsigned ws_broker_reserve(const ws_broker_launch* L, unsigned own, unsigned* which, unsigned* pos,
+                                             ws_broker_stats* st) {
+    unsigned got = ws_bq_dequeue_reserve<WS_BROKER_LIN>(ws_broker_queue_at(L, own), WS_GROUP, pos);
+    *which = own;
+#if WSDSL_BROKER_KIND == 2
+    // BSQ (section 6.2): the block's own queue is empty; try the others in turn.
+    unsigned v = own;
+    for (unsigned i = 1u; got == 0u && i < L->queue_count; i++) {
+        v = v + 1u == L->queue_count ? 0u : v + 1u;
+        st->tries++;
+        got = ws_bq_dequeue_reserve<true>(ws_broker_queue_at(L, v), WS_GROUP, pos);
+        if (got > 0u) {
+            *which = v;
+            st->steals += got;
+        }
+    }
+#endif
+    return got;
+}
+
+enum { WS_BROKER_FOUND = 0, WS_BROKER_DONE = 1, WS_BROKER_ABORTED = 2 };
+
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_megakernel(const ws_broker_launch* launch) {
+    WS_SHARED(unsigned, s_spawned, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_count, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_which, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_pos, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_got, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
+    const ws_broker_launch L = *launch;
+    const unsigned group = threadIdx.x / WS_GROUP;
+    const unsigned rank = threadIdx.x % WS_GROUP;
+    const bool leader = rank == 0u;
+    const unsigned self = blockIdx.x * WS_GROUPS_PER_BLOCK + group;
+    const unsigned own = WSDSL_BROKER_KIND == 2 ? blockIdx.x : 0u;
+    wsdsl_task* staging = L.staging + (unsigned long long)self * L.staging_cap;
+
+    wsdsl_ctx ctx;
+    ctx.params = L.params;
+    ctx.buffers = L.buffers;
+    wsdsl_counters_init(&ctx.counters);
+    ctx.slots = staging;
+    ctx.base = 0u;
+    ctx.capacity = L.staging_cap;
+    ctx.spawned = &s_spawned[group];
+
+    ws_broker_stats st = {0, 0, 0, 0};
+
+    // The roots: worker w enqueues roots [w*R/W, (w+1)*R/W) into its queue. They are already
+    // counted in `pending` (the host set it to R), so nobody stops before they are run.
+    {
+        const unsigned long long R = L.root_count, W = L.workers;
+        const unsigned first = (unsigned)(self * R / W), last = (unsigned)((self + 1ull) * R / W);
+        if (last > first &&
+            !ws_broker_group_enqueue(&L, own, L.roots + first, last - first, rank, &s_pos[group], &s_got[group], &st.peak)) {
+            // Reported; fall through to the loop, which sees ws_failed() and stops.
+        }
+    }
+
+    unsigned polls = 0;
+    wsdsl_task task;
+    for (;;) {
+        if (leader) {
+            int outcome = WS_BROKER_FOUND;
+            unsigned n = 0, which = own, pos = 0;
+            if (++polls == WS_BROKER_POLL_EVERY) {
+                polls = 0;
+                if (ws_broker_must_stop(&L, self, 0u)) outcome = WS_BROKER_ABORTED;
+            }
+            if (outcome == WS_BROKER_FOUND && ws_failed()) outcome = WS_BROKER_ABORTED;
+            for (unsigned round = 1; outcome == WS_BROKER_FOUND; round++) {
+                n = ws_broker_reserve(&L, own, &which, &pos, &st);
+                if (n > 0u) break;
+                if (ws_broker_must_stop(&L, self, round)) { outcome = WS_BROKER_ABORTED; break; }
+                if (ws_load_acquire_u32(L.pending) == 0u) { outcome = WS_BROKER_DONE; break; }
+                // Back off while nothing is found, so idle workers leave L2 to busy ones.
+                __nanosleep(round < 64u ? 100u : 800u);
+            }
+            s_outcome[group] = outcome;
+            s_count[group] = n;
+            s_which[group] = which;
+            s_pos[group] = pos;
+            s_spawned[group] = 0u;
+        }
+        ws_group_sync();
+        if (s_outcome[group] != WS_BROKER_FOUND) break;
+        const unsigned n = s_count[group];
+        const bool have = rank < n;
+        if (have) {
+            ws_broker_box b;
+            ws_bq_take_slot(ws_broker_queue_at(&L, s_which[group]), s_pos[group] + rank, &b);
+            task = b.task;
+        }
+        ws_group_sync();   // the grant in shared memory is read before the next one is written
+        if (have) wsdsl_execute(&task, &ctx);
+        ws_group_sync();   // children in staging are written before anyone enqueues them
+        const unsigned spawned = s_spawned[group];
+        ws_group_sync();   // everyone has read the count before the first thread resets it
+        if (spawned > L.staging_cap) {
+            if (leader) ws_report(WS_STATUS_OVERFLOW, self, spawned, L.staging_cap);
+            break;
+        }
+        if (leader) {
+            st.tasks += n;
+            // Children counted before they can be seen, the batch uncounted after it ran.
+            if (spawned != n) ws_add_acq_rel_u32(L.pending, spawned - n);
+        }
+        if (spawned > 0u) {
+            ws_group_sync();   // the count is updated before any child is visible
+            if (!ws_broker_group_enqueue(&L, own, staging, spawned, rank, &s_pos[group], &s_got[group], &st.peak)) break;
+        }
+    }
+
+    wsdsl_counters_flush(&ctx.counters, L.counter_slots);
+    if (leader) {
+        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_COUNT;
+        s[WS_STAT_TASKS] = st.tasks;
+        s[WS_STAT_STEAL_TRIES] = st.tries;
+        s[WS_STAT_STEALS] = st.steals;
+        s[WS_STAT_PEAK] = st.peak;
+    }
+}

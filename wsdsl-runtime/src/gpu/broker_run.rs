@@ -1,0 +1,264 @@
+//! A run of the persistent megakernel over the Broker Queue family (`cuda/broker_megakernel.cuh`):
+//! BQ and BWD (one queue for the grid) and BSQ (one queue per block). Size the queues, bake
+//! their slot count into the kernel (the queue's N is a template constant), launch once
+//! cooperatively, watch, read back.
+
+use super::assemble::{kernel_source, KernelConfig, Scheduler};
+use super::device::GpuDevice;
+use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::module::load_source;
+use super::watchdog::{watch, StopFlag};
+use super::GpuOptions;
+use crate::error::Error;
+use crate::program::Program;
+use crate::stats::{Phases, Stats};
+use cudarc::driver::sys::CUevent_flags;
+use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use std::time::{Duration, Instant};
+
+/// u64 statistics per worker (`WS_STAT_COUNT` in `cuda/launch.cuh`).
+const STATS_PER_WORKER: usize = 4;
+/// Children one thread's task may spawn in one batch (staging area per worker: this many per
+/// thread of the worker).
+pub const STAGING_PER_THREAD: u32 = 64;
+/// Most slots of all queues together, by default (the memory budget may lower it).
+const DEFAULT_MAX_TOTAL_SLOTS: u64 = 1 << 26;
+/// Most slots of one queue (ticket rounds stay plentiful: 2^32 / N; broker_queue.cuh).
+pub const MAX_SLOTS: u64 = 1 << 28;
+/// Fewest slots of one queue, by default.
+const DEFAULT_MIN_SLOTS: u64 = 1 << 10;
+/// Overflow `arg0` tag of a queue (else it is the worker whose staging area overflowed).
+const QUEUE_TAG: u64 = 1 << 32;
+
+/// Host mirror of `struct ws_broker_launch` in `cuda/broker_megakernel.cuh` (same order).
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct BrokerRecord {
+    queues: u64,
+    staging: u64,
+    roots: u64,
+    params: u64,
+    buffers: u64,
+    counter_slots: u64,
+    stats: u64,
+    pending: u64,
+    stop: u64,
+    workers: u32,
+    queue_count: u32,
+    staging_cap: u32,
+    root_count: u32,
+}
+
+/// The kernel source of a broker scheduler with queues of `slots` slots (a power of two).
+pub fn broker_kernel_source<P: Program>(config: &KernelConfig, slots: u64) -> String {
+    format!("#define WSDSL_BROKER_SLOTS {slots}u\n{}", kernel_source::<P>(config))
+}
+
+/// Slots per queue for a requested capacity: the next power of two (at least 2).
+pub fn slots_for(requested: u32) -> u64 {
+    (requested as u64).next_power_of_two().max(2)
+}
+
+fn name(config: &KernelConfig) -> &'static str {
+    match config.scheduler {
+        Scheduler::Bq => "BQ",
+        Scheduler::Bwd => "BWD",
+        _ => "BSQ",
+    }
+}
+
+pub(crate) fn run<P: Program>(
+    dev: &GpuDevice,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    opts: &GpuOptions,
+) -> Result<(P::Counters, Stats), Error> {
+    let mut phases = Phases::default();
+    let config = &opts.kernel;
+    let per_queue = config.scheduler == Scheduler::Bsq;
+    let block = config.block_threads;
+    let group = config.worker_threads();
+    // The BSQ has a queue per block, and the grid is known only once the kernel is compiled;
+    // size the queues for the most blocks an SM can hold (2048 threads, 32 blocks).
+    let resident = (2048 / block).clamp(1, 32);
+    let per_sm_bound = opts.blocks_per_sm.map_or(resident, |b| b.clamp(1, resident));
+    let queues_bound = if per_queue { (per_sm_bound * dev.sm_count) as u64 } else { 1 };
+    let staging_cap = group * STAGING_PER_THREAD;
+    let staging_bytes_bound = (per_sm_bound * dev.sm_count * block) as u64 * STAGING_PER_THREAD as u64 * P::TASK_BYTES as u64;
+    let slots = choose_slots::<P>(dev, queues_bound, staging_bytes_bound, opts.capacity)?;
+    let source = broker_kernel_source::<P>(config, slots);
+    let (module, func) = load_source::<P>(dev, &source, config.entry_point(), &mut phases)?;
+
+    let t1 = Instant::now();
+    let stream = &dev.stream;
+    let fit = func
+        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
+        .map_err(Error::driver("querying occupancy"))?;
+    if fit == 0 {
+        return Err(Error::InvalidConfig(format!(
+            "the broker megakernel of `{}` does not fit one block of {block} threads on an SM (too many registers); try a smaller block",
+            P::NAME
+        )));
+    }
+    let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit)).min(per_sm_bound);
+    let grid = per_sm * dev.sm_count;
+    let workers = grid * (block / group);
+    let queue_count = if per_queue { grid } else { 1 };
+    let queue_bytes = {
+        let view = module
+            .get_global("wsdsl_broker_queue_bytes", stream)
+            .map_err(Error::driver("finding the queue size"))?;
+        let bytes = stream.clone_dtoh(&view).map_err(Error::driver("reading the queue size"))?;
+        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
+    };
+    // Roots: worker w enqueues [w*R/W, (w+1)*R/W) into its queue; a queue receives those of
+    // the workers it serves.
+    let r = roots.len() as u64;
+    let served = (workers / queue_count) as u64;
+    let needed_for_roots = (0..queue_count as u64)
+        .map(|q| ((q + 1) * served * r / workers as u64) - (q * served * r / workers as u64))
+        .max()
+        .unwrap_or(0);
+    if needed_for_roots > slots {
+        return Err(Error::QueueOverflow {
+            queue: format!("the {} queue of {slots} slots (holding the initial tasks)", name(config)),
+            capacity: slots,
+            needed: needed_for_roots,
+        });
+    }
+
+    let queues = stream
+        .alloc_zeros::<u8>((queue_count as u64 * queue_bytes) as usize)
+        .map_err(Error::driver("allocating the broker queues"))?;
+    // SAFETY: a worker reads only the staging entries its own batch wrote (below its count).
+    let staging: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * staging_cap as usize * P::TASK_BYTES) }
+        .map_err(Error::driver("allocating the staging areas"))?;
+    let mut root_bytes = vec![0u8; roots.len().max(1) * P::TASK_BYTES];
+    for (i, r) in roots.iter().enumerate() {
+        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
+    }
+    let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
+    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
+    let stats_dev = stream
+        .alloc_zeros::<u64>(workers as usize * STATS_PER_WORKER)
+        .map_err(Error::driver("allocating statistics"))?;
+    let pending_dev = stream.clone_htod(&[roots.len() as u32]).map_err(Error::driver("allocating the task count"))?;
+    let stop = StopFlag::new(&dev.ctx)?;
+    clear_status(&module, stream)?;
+
+    let record = BrokerRecord {
+        queues: ptr(&queues, stream),
+        staging: ptr(&staging, stream),
+        roots: ptr(&roots_dev, stream),
+        params: inputs.params_ptr(stream),
+        buffers: inputs.buffers_ptr(stream),
+        counter_slots: inputs.counters_ptr(stream),
+        stats: ptr(&stats_dev, stream),
+        pending: ptr(&pending_dev, stream),
+        stop: stop.device,
+        workers,
+        queue_count,
+        staging_cap,
+        root_count: roots.len() as u32,
+    };
+    // SAFETY: BrokerRecord is plain old data with no padding (9 u64 then 4 u32).
+    let record_bytes = unsafe {
+        std::slice::from_raw_parts(&record as *const BrokerRecord as *const u8, std::mem::size_of::<BrokerRecord>())
+    };
+    let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
+    let record_ptr = ptr(&record_dev, stream);
+    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
+    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+    phases.launch = t1.elapsed();
+
+    let launched = Instant::now();
+    start.record(stream).map_err(Error::driver("recording an event"))?;
+    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
+    let mut launch = stream.launch_builder(&func);
+    launch.arg(&record_ptr);
+    // SAFETY: the kernel's one argument is a pointer to a BrokerRecord whose buffers all
+    // outlive the run (we wait for completion below before anything is dropped); the grid is
+    // at most the occupancy limit and the launch is cooperative, so every block is resident
+    // at once, which the persistent workers (and the queues' ticket waits) rely on.
+    unsafe { launch.launch_cooperative(cfg) }.map_err(Error::driver("launching the broker megakernel"))?;
+    end.record(stream).map_err(Error::driver("recording an event"))?;
+
+    if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
+        if let Error::Watchdog { stopped: false, .. } = e {
+            // The kernel ignores the stop request: freeing its memory would block forever.
+            std::mem::forget((queues, staging, roots_dev, inputs, stats_dev, pending_dev));
+            std::mem::forget((stop, record_dev, start, end, module));
+        }
+        return Err(e);
+    }
+    phases.run = Duration::from_secs_f64(start.elapsed_ms(&end).map_err(Error::driver("timing the run"))? as f64 / 1e3);
+
+    let t2 = Instant::now();
+    let kind = name(config);
+    check_status::<P>(&module, stream, |arg| {
+        if arg >= QUEUE_TAG {
+            let q = arg - QUEUE_TAG;
+            if per_queue {
+                format!("the BSQ queue of block {q} (program `{}`)", P::NAME)
+            } else {
+                format!("the {kind} queue (program `{}`)", P::NAME)
+            }
+        } else {
+            format!(
+                "the child staging area of GPU worker {arg} ({STAGING_PER_THREAD} children per task of a batch; program `{}`)",
+                P::NAME
+            )
+        }
+    })?;
+    let counters = inputs.read_back::<P>(stream, buffers)?;
+    let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    phases.copy_back = t2.elapsed();
+
+    let mut stats = Stats { queue_capacity: slots, phases, ..Stats::default() };
+    for w in stat_words.chunks_exact(STATS_PER_WORKER) {
+        stats.tasks += w[0];
+        stats.steal_attempts += w[1];
+        stats.steals += w[2];
+        stats.peak_queue = stats.peak_queue.max(w[3]);
+        stats.per_worker_tasks.push(w[0]);
+    }
+    Ok((counters, stats))
+}
+
+/// Slots per queue: the requested capacity rounded up to a power of two, or the largest power
+/// of two with all queues together within 2^26 slots and a third of free device memory (less
+/// the staging areas).
+fn choose_slots<P: Program>(dev: &GpuDevice, queues: u64, staging_bytes: u64, requested: Option<u32>) -> Result<u64, Error> {
+    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+    let free = free as u64;
+    // A slot holds a task padded to 32-bit words plus its ticket.
+    let per_slot = queues * (P::TASK_BYTES as u64).div_ceil(4) * 4 + queues * 4;
+    let slots = match requested {
+        Some(c) => slots_for(c),
+        None => {
+            let budget = (free / 3).saturating_sub(staging_bytes);
+            let mut s = (DEFAULT_MAX_TOTAL_SLOTS / queues.max(1)).next_power_of_two();
+            if s * queues > DEFAULT_MAX_TOTAL_SLOTS {
+                s /= 2;
+            }
+            while s > DEFAULT_MIN_SLOTS && s * per_slot > budget {
+                s /= 2;
+            }
+            s.max(2)
+        }
+    };
+    if slots > MAX_SLOTS {
+        return Err(Error::InvalidConfig(format!("a broker queue holds at most {MAX_SLOTS} slots, not {slots}")));
+    }
+    if slots * per_slot + staging_bytes > free {
+        return Err(Error::InvalidConfig(format!(
+            "{queues} broker queue(s) of {slots} slots of {} bytes and the staging areas ({} MiB) do not fit in {} MiB of free device memory",
+            P::TASK_BYTES,
+            staging_bytes >> 20,
+            free >> 20
+        )));
+    }
+    Ok(slots)
+}
