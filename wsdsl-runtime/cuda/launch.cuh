@@ -18,6 +18,11 @@
 #ifndef WSDSL_STEAL_HALF
 #define WSDSL_STEAL_HALF 0
 #endif
+// Shared memory, declared through a macro so the host emulation can give each emulated
+// block its own arena (cuda/host/emulation.h).
+#ifndef WS_SHARED
+#define WS_SHARED(T, name, n) __shared__ T name[n]
+#endif
 #define WS_GROUP WSDSL_WORKER_THREADS
 #define WS_GROUPS_PER_BLOCK (WSDSL_BLOCK_THREADS / WS_GROUP)
 
@@ -49,6 +54,15 @@ static __device__ __forceinline__ unsigned ws_xorshift(unsigned* s) {
     x ^= x << 13; x ^= x >> 17; x ^= x << 5;
     return *s = x;
 }
+
+// Where a worker may lose its processor. On the GPU warps interleave anyway; the host
+// emulation runs a block's threads as fibers, which switch only when told, so without this a
+// busy worker would starve the others of its emulated SM.
+#ifdef WS_HOST_EMULATION
+#define ws_preempt() ws_emu_yield()
+#else
+#define ws_preempt() ((void)0)
+#endif
 
 // Barrier over the threads of one worker.
 static __device__ __forceinline__ void ws_group_sync() {

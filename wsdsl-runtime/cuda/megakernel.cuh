@@ -89,11 +89,11 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
 }
 
 extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakernel(const ws_launch* launch) {
-    __shared__ unsigned s_spawned[WS_GROUPS_PER_BLOCK];
-    __shared__ unsigned s_count[WS_GROUPS_PER_BLOCK];
-    __shared__ unsigned s_first[WS_GROUPS_PER_BLOCK];
-    __shared__ unsigned s_base[WS_GROUPS_PER_BLOCK];
-    __shared__ int s_outcome[WS_GROUPS_PER_BLOCK];
+    WS_SHARED(unsigned, s_spawned, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_count, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_first, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_base, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     const ws_launch L = *launch;
     const unsigned group = threadIdx.x / WS_GROUP;
     const unsigned rank = threadIdx.x % WS_GROUP;
@@ -131,6 +131,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
     unsigned polls = 0;
     wsdsl_task task;
     for (;;) {
+        ws_preempt();
         if (leader) {
             int outcome = WS_FOUND;
             unsigned n = 0, first = 0;

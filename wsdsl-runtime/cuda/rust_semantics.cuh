@@ -4,7 +4,8 @@
 #ifndef WSDSL_RUST_SEMANTICS_CUH
 #define WSDSL_RUST_SEMANTICS_CUH
 
-#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__) || defined(WS_HOST_EMULATION)
+/* The GPU, or the host emulating it with real threads (cuda/host/emulation.h). */
 #define WS_DEVICE_BUILD 1
 #define WS_FN static __device__ __forceinline__
 #else

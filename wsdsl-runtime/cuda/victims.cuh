@@ -22,9 +22,13 @@
 #define WS_NO_SM 0xffffffffu
 
 static __device__ __forceinline__ unsigned ws_smid() {
+#ifdef WS_HOST_EMULATION
+    return blockIdx.x / 2u;   // the host emulation places two blocks on each "SM"
+#else
     unsigned id;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
     return id;
+#endif
 }
 
 // A stateless 32-bit mix (for the fixed small-world graph).

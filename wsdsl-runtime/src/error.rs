@@ -13,8 +13,8 @@ pub enum Error {
     LibraryMissing { library: &'static str, searched: Vec<String>, hint: &'static str },
     /// A CUDA driver call failed.
     Driver { during: &'static str, message: String },
-    /// NVRTC rejected the generated kernel.
-    Compile { program: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
+    /// NVRTC (or, for the host emulation, the host C++ compiler) rejected the generated kernel.
+    Compile { program: &'static str, compiler: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
     /// A fixed-size queue ran out of room on the device.
     QueueOverflow { queue: String, capacity: u64, needed: u64 },
     /// Handler code did something Rust would panic on (index out of bounds, division by zero).
@@ -42,8 +42,8 @@ impl fmt::Display for Error {
                 write!(f, "\n{hint}")
             }
             Error::Driver { during, message } => write!(f, "CUDA driver error while {during}: {message}"),
-            Error::Compile { program, log, source, excerpt } => {
-                write!(f, "NVRTC could not compile the megakernel of `{program}`:\n{log}")?;
+            Error::Compile { program, compiler, log, source, excerpt } => {
+                write!(f, "{compiler} could not compile the megakernel of `{program}`:\n{log}")?;
                 if !excerpt.is_empty() {
                     write!(f, "\ngenerated source around the first error:\n{excerpt}")?;
                 }

@@ -1,6 +1,7 @@
 //! The runtime tested on its own, with a `Program` written by hand (what `#[megakernel]`
 //! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
 
+use wsdsl_runtime::gpu::emulate::{run_emulated, Emulation};
 use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
@@ -128,6 +129,29 @@ fn every_scheduler_configuration_compiles_with_nvrtc() {
     for config in all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)) {
         let bytes = compile_check_with::<Tree>("sm_90", &config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert!(bytes > 1000, "{config:?}");
+    }
+}
+
+/// The GPU templates compiled for the host (`gpu::emulate`): every scheduler configuration
+/// walks the tree exactly, with steals between the emulated workers.
+#[test]
+fn every_configuration_is_exact_on_the_host_emulation() {
+    let emu = Emulation::default();
+    for config in all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)) {
+        let (counters, stats) = run_emulated::<Tree>(&12, &(), &[Node { depth: 0 }], &config, &emu)
+            .unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert_eq!(counters.leaves.get(), 1 << 12, "{config:?}");
+        assert_eq!(counters.deepest.get(), 12, "{config:?}");
+        assert_eq!(stats.tasks, (2 << 12) - 1, "{config:?}");
+        if config.scheduler == Scheduler::Deque {
+            assert!(stats.steals > 0, "{config:?}: the single root must be stolen to spread");
+        }
+    }
+    // Errors come back as on the GPU: a deque too small overflows.
+    let tiny = Emulation { capacity: 2, ..Emulation::default() };
+    match run_emulated::<Tree>(&12, &(), &[Node { depth: 0 }], &KernelConfig::default(), &tiny) {
+        Err(Error::QueueOverflow { capacity: 2, .. }) => {}
+        other => panic!("expected an overflow, got {:?}", other.map(|(_, s)| s)),
     }
 }
 

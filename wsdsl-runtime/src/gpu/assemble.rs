@@ -9,6 +9,8 @@ use std::path::PathBuf;
 /// Template headers, in the order they are needed (see `program.rs` for the full order).
 const RUST_SEMANTICS: &str = include_str!("../../cuda/rust_semantics.cuh");
 const ATOMICS: &str = include_str!("../../cuda/atomics.cuh");
+const HOST_SHIM: &str = include_str!("../../cuda/host/ws_host_shim.h");
+const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
@@ -199,6 +201,12 @@ impl KernelConfig {
 
 /// The complete CUDA source of `P`'s kernel for `config`.
 pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
+    assemble::<P>(config, false)
+}
+
+/// The source for NVRTC, or (`host`) for the host C++ compiler with the emulation shims in
+/// place of the PTX atomics.
+fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
@@ -220,8 +228,14 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
             src.push('\n');
         }
     };
+    if host {
+        part("host/ws_host_shim.h", HOST_SHIM);
+        part("host/emulation.h", HOST_EMULATION);
+    }
     part("rust_semantics.cuh", RUST_SEMANTICS);
-    part("atomics.cuh", ATOMICS);
+    if !host {
+        part("atomics.cuh", ATOMICS);
+    }
     part("status.cuh", STATUS);
     src.push_str("// ---- program types (generated from Rust) ----\n");
     src.push_str(P::CUDA_TYPES);
@@ -256,6 +270,29 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
             part("broker_megakernel.cuh", BROKER_MEGAKERNEL);
         }
     }
+    src
+}
+
+/// The source of `P`'s kernel for the host emulation (`gpu::emulate`): the same templates
+/// and handlers, plus an exported launcher `ws_host_launch(record, grid, block, os_threads)`
+/// and `ws_host_status()`, the address of the device status record.
+pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
+    let mut src = assemble::<P>(config, true);
+    let record = match config.scheduler {
+        Scheduler::Deque => "ws_launch",
+        Scheduler::Static => "ws_static_launch",
+        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
+            src.push_str("extern \"C\" unsigned long long ws_host_broker_queue_bytes() { return wsdsl_broker_queue_bytes; }\n");
+            "ws_broker_launch"
+        }
+    };
+    src.push_str(&format!(
+        "\n// ---- host emulation entry points ----\n\
+         extern \"C\" void ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads) {{\n\
+         \x20   ws_emu_run(grid, block, os_threads, 4096, [record]() {{ {}((const {record}*)record); }});\n}}\n\
+         extern \"C\" void* ws_host_status() {{ return (void*)&wsdsl_status; }}\n",
+        config.entry_point()
+    ));
     src
 }
 

@@ -28,25 +28,25 @@ pub const MAX_SLOTS: u64 = 1 << 28;
 /// Fewest slots of one queue, by default.
 const DEFAULT_MIN_SLOTS: u64 = 1 << 10;
 /// Overflow `arg0` tag of a queue (else it is the worker whose staging area overflowed).
-const QUEUE_TAG: u64 = 1 << 32;
+pub(crate) const QUEUE_TAG: u64 = 1 << 32;
 
 /// Host mirror of `struct ws_broker_launch` in `cuda/broker_megakernel.cuh` (same order).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
-struct BrokerRecord {
-    queues: u64,
-    staging: u64,
-    roots: u64,
-    params: u64,
-    buffers: u64,
-    counter_slots: u64,
-    stats: u64,
-    pending: u64,
-    stop: u64,
-    workers: u32,
-    queue_count: u32,
-    staging_cap: u32,
-    root_count: u32,
+pub(crate) struct BrokerRecord {
+    pub queues: u64,
+    pub staging: u64,
+    pub roots: u64,
+    pub params: u64,
+    pub buffers: u64,
+    pub counter_slots: u64,
+    pub stats: u64,
+    pub pending: u64,
+    pub stop: u64,
+    pub workers: u32,
+    pub queue_count: u32,
+    pub staging_cap: u32,
+    pub root_count: u32,
 }
 
 /// The kernel source of a broker scheduler with queues of `slots` slots (a power of two).
@@ -59,7 +59,7 @@ pub fn slots_for(requested: u32) -> u64 {
     (requested as u64).next_power_of_two().max(2)
 }
 
-fn name(config: &KernelConfig) -> &'static str {
+pub(crate) fn name(config: &KernelConfig) -> &'static str {
     match config.scheduler {
         Scheduler::Bq => "BQ",
         Scheduler::Bwd => "BWD",

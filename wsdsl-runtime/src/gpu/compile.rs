@@ -107,7 +107,7 @@ fn compile_error(program: &'static str, source: &str, log: String) -> Error {
         let path = std::env::temp_dir().join(format!("wsdsl-{program}-{key:016x}.cu"));
         std::fs::write(&path, source).ok().map(|_| path)
     });
-    Error::Compile { program, excerpt: excerpt_for(source, &log), log, source: saved }
+    Error::Compile { program, compiler: "NVRTC", excerpt: excerpt_for(source, &log), log, source: saved }
 }
 
 /// The numbered generated lines near the first diagnostic of the log. NVRTC reports

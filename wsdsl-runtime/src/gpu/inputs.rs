@@ -91,6 +91,11 @@ pub(crate) fn check_status<P: Program>(
     let view = module.get_global("wsdsl_status", stream).map_err(Error::driver("reading the status record"))?;
     let bytes = stream.clone_dtoh(&view).map_err(Error::driver("reading the status record"))?;
     let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
+    status_result::<P>(&w, queue)
+}
+
+/// The error a status record `[code, arg0, arg1, arg2]` describes, if any.
+pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String) -> Result<(), Error> {
     match w[0] {
         0 => Ok(()),
         STATUS_OVERFLOW => Err(Error::QueueOverflow { queue: queue(w[1]), capacity: w[3], needed: w[2] }),

@@ -4,6 +4,7 @@ pub mod assemble;
 mod broker_run;
 pub mod compile;
 pub mod device;
+pub mod emulate;
 mod inputs;
 pub mod libs;
 mod module;
@@ -11,7 +12,7 @@ mod persistent;
 mod static_run;
 mod watchdog;
 
-pub use assemble::{kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use assemble::{host_kernel_source, kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 

@@ -14,33 +14,33 @@ use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
 use std::time::{Duration, Instant};
 
 /// Bytes of one deque control block (`struct ws_deque`, one 128-byte line).
-const DEQUE_BYTES: usize = 128;
+pub(crate) const DEQUE_BYTES: usize = 128;
 /// u64 statistics per worker (`WS_STAT_COUNT`).
-const STATS_PER_WORKER: usize = 4;
+pub(crate) const STATS_PER_WORKER: usize = 4;
 /// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
-const MAX_SM_IDS: usize = 4096;
+pub(crate) const MAX_SM_IDS: usize = 4096;
 /// Largest default deque capacity; the memory budget may lower it.
 const DEFAULT_MAX_CAPACITY: u64 = 8192;
 
 /// Host mirror of `struct ws_launch` in `cuda/launch.cuh` (same order, C layout).
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
-struct LaunchRecord {
-    slots: u64,
-    deques: u64,
-    roots: u64,
-    params: u64,
-    buffers: u64,
-    counter_slots: u64,
-    stats: u64,
-    idle: u64,
-    stop: u64,
-    sm_of: u64,
-    sm_leader: u64,
-    workers: u32,
-    capacity: u32,
-    root_count: u32,
-    seed: u32,
+pub(crate) struct LaunchRecord {
+    pub slots: u64,
+    pub deques: u64,
+    pub roots: u64,
+    pub params: u64,
+    pub buffers: u64,
+    pub counter_slots: u64,
+    pub stats: u64,
+    pub idle: u64,
+    pub stop: u64,
+    pub sm_of: u64,
+    pub sm_leader: u64,
+    pub workers: u32,
+    pub capacity: u32,
+    pub root_count: u32,
+    pub seed: u32,
 }
 
 pub(crate) fn run<P: Program>(

@@ -19,16 +19,16 @@ const DEFAULT_MAX_CAPACITY: u64 = 1 << 26;
 /// Host mirror of `struct ws_static_launch` in `cuda/static_baseline.cuh`.
 #[repr(C)]
 #[derive(Clone, Copy, Default)]
-struct StaticRecord {
-    input: u64,
-    output: u64,
-    out_count: u64,
-    params: u64,
-    buffers: u64,
-    counter_slots: u64,
-    stop: u64,
-    n_in: u32,
-    capacity: u32,
+pub(crate) struct StaticRecord {
+    pub input: u64,
+    pub output: u64,
+    pub out_count: u64,
+    pub params: u64,
+    pub buffers: u64,
+    pub counter_slots: u64,
+    pub stop: u64,
+    pub n_in: u32,
+    pub capacity: u32,
 }
 
 pub(crate) fn run<P: Program>(

@@ -1,0 +1,59 @@
+//! The scheduler templates compiled for the host (`wsdsl::gpu::emulate`, no GPU needed):
+//! every scheduler configuration computes N-Queens 12 and UTS T3 exactly, as on the GPU.
+//! (The GPU runs of the same matrix are in gpu-check.)
+
+#[allow(dead_code)]
+#[path = "../examples/nqueens/kernel.rs"]
+mod nqueens;
+#[allow(dead_code)]
+#[path = "../examples/uts/kernel.rs"]
+mod uts;
+
+use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
+use wsdsl::gpu::emulate::{run_emulated, Emulation};
+use wsdsl::{KernelConfig, Program};
+
+/// The emulated grid: 4 blocks of 64 threads on 2 OS threads (two blocks per emulated SM).
+fn emulation() -> Emulation {
+    Emulation::default()
+}
+
+fn configs() -> Vec<KernelConfig> {
+    all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)).collect()
+}
+
+fn label(c: &KernelConfig) -> String {
+    format!("{:?}/{:?}/{:?}/{:?}", c.scheduler, c.worker, c.victim, c.steal)
+}
+
+fn check_all<P: Program<Buffers = ()>>(params: P::Params, root: P::Task, answer: impl Fn(&P::Counters) -> bool) {
+    let mut failures = Vec::new();
+    for config in configs() {
+        match run_emulated::<P>(&params, &(), &[root], &config, &emulation()) {
+            Ok((counters, stats)) if answer(&counters) => {
+                eprintln!("{:<40} ok   {:>9} tasks {:>7} steals {:>8.1} ms", label(&config), stats.tasks, stats.steals, stats.phases.run.as_secs_f64() * 1e3);
+            }
+            Ok((counters, _)) => failures.push(format!("{}: wrong answer {counters:?}", label(&config))),
+            Err(e) => failures.push(format!("{}: {e}", label(&config))),
+        }
+    }
+    assert!(failures.is_empty(), "{} configurations failed:\n{}", failures.len(), failures.join("\n"));
+}
+
+#[test]
+fn nqueens_12_under_every_scheduler_configuration() {
+    check_all::<nqueens::nqueens::Kernel>(
+        nqueens::nqueens::Params { n: 12 },
+        nqueens::nqueens::Board { row: 0, cols: 0, left: 0, right: 0 }.into(),
+        |c| c.solutions.get() == 14_200,
+    );
+}
+
+#[test]
+fn uts_t3_under_every_scheduler_configuration() {
+    let t3 = uts::preset("T3").unwrap();
+    let (nodes, leaves, depth) = t3.known.unwrap();
+    check_all::<uts::uts::Kernel>(t3.params, uts::root(t3.seed).into(), |c| {
+        (c.nodes.get(), c.leaves.get(), c.depth.get()) == (nodes, leaves, depth)
+    });
+}

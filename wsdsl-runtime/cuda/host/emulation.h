@@ -1,0 +1,167 @@
+// emulation.h — runs an assembled wsdsl kernel on the host, so CI (no GPU) exercises the very
+// template code the GPU runs: the same deque, termination, victim and worker-loop source,
+// compiled by the host C++ compiler.
+//
+// Model: every emulated GPU thread is a fiber (ucontext) with its own stack. The fibers of a
+// block share one OS thread and a shared-memory arena, and switch only at barriers
+// (`__syncthreads`, `__syncwarp`) and sleeps (`__nanosleep`), so a block's barriers cost a few
+// context switches, not OS scheduling. Blocks are dealt to several OS threads, which run truly
+// in parallel: the queues' cross-worker atomics race for real (ws_host_shim.h gives every
+// `ws_*` operation its memory order with GCC atomics). Warp-synchronous code must use the
+// explicit barriers, which the templates do.
+//
+// Include after ws_host_shim.h and before rust_semantics.cuh (WS_HOST_EMULATION makes that
+// header take its device branch: real atomics, CUDA math names).
+#pragma once
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <ucontext.h>
+#include <vector>
+
+#define WS_HOST_EMULATION 1
+#define __launch_bounds__(...)
+#define WS_SHARED(T, name, n) T* name = ws_emu_shared<T>(n)
+
+struct ws_emu_dim3 { unsigned x, y, z; };
+
+struct ws_emu_block;
+struct ws_emu_fiber {
+    ucontext_t context;
+    ws_emu_block* block;
+    ws_emu_dim3 thread_idx;
+    size_t shared_cursor;
+    bool done;
+    std::vector<char> stack;
+};
+
+struct ws_emu_block {
+    ws_emu_dim3 block_idx;
+    std::vector<ws_emu_fiber*> fibers;
+    std::vector<unsigned char> shared;          // the block's shared-memory arena
+    unsigned barrier_count = 0, barrier_generation = 0;
+    std::vector<unsigned> warp_count, warp_generation;
+};
+
+struct ws_emu_launch_state {
+    ws_emu_dim3 grid, block;
+};
+
+static ws_emu_launch_state ws_emu_launch;
+static thread_local ws_emu_fiber* ws_emu_current = nullptr;
+static thread_local ucontext_t ws_emu_scheduler;
+
+#define threadIdx (ws_emu_current->thread_idx)
+#define blockIdx (ws_emu_current->block->block_idx)
+#define blockDim (ws_emu_launch.block)
+#define gridDim (ws_emu_launch.grid)
+
+// Gives the running fiber's OS thread to the next fiber of its blocks.
+static inline void ws_emu_yield() { swapcontext(&ws_emu_current->context, &ws_emu_scheduler); }
+
+template <class T> static inline T* ws_emu_shared(size_t n) {
+    ws_emu_block* b = ws_emu_current->block;
+    size_t at = (ws_emu_current->shared_cursor + 15) & ~size_t(15);
+    ws_emu_current->shared_cursor = at + n * sizeof(T);
+    if (b->shared.size() < ws_emu_current->shared_cursor) abort();   // arena sized by the launcher
+    return reinterpret_cast<T*>(b->shared.data() + at);
+}
+
+static inline void __syncthreads() {
+    ws_emu_block* b = ws_emu_current->block;
+    unsigned gen = b->barrier_generation;
+    if (++b->barrier_count == b->fibers.size()) { b->barrier_count = 0; b->barrier_generation++; return; }
+    while (b->barrier_generation == gen) ws_emu_yield();
+}
+
+static inline void __syncwarp(unsigned = 0xffffffffu) {
+    ws_emu_block* b = ws_emu_current->block;
+    unsigned w = ws_emu_current->thread_idx.x / 32u;
+    unsigned lanes = (unsigned)b->fibers.size() - w * 32u;
+    if (lanes > 32u) lanes = 32u;
+    unsigned gen = b->warp_generation[w];
+    if (++b->warp_count[w] == lanes) { b->warp_count[w] = 0; b->warp_generation[w]++; return; }
+    while (b->warp_generation[w] == gen) ws_emu_yield();
+}
+
+// A sleeping GPU thread lets the others of its SM run: so does a fiber.
+#undef __nanosleep
+#define __nanosleep(ns) ws_emu_yield()
+
+// Intrinsics the device branch of the templates uses.
+static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
+static inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned long long)x); }
+static inline int __ffs(int x) { return __builtin_ffs(x); }
+static inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+static inline int __popc(unsigned x) { return __builtin_popcount(x); }
+static inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+#define __powf(a, b) powf(a, b)   // the fast device intrinsic; the host has only powf
+// Atomics GCC cannot do with fetch_add/min/max on the type: CAS loops on the bits.
+template <class T, class F> static inline T ws_emu_rmw(T* p, F f) {
+    T old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    while (!__atomic_compare_exchange_n(p, &old, f(old), false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) {}
+    return old;
+}
+template <class T> static inline T atomicMax(T* p, T v) { return ws_emu_rmw(p, [v](T o) { return v > o ? v : o; }); }
+template <class T> static inline T atomicMin(T* p, T v) { return ws_emu_rmw(p, [v](T o) { return v < o ? v : o; }); }
+template <class T, class B> static inline T ws_emu_float_add(T* p, T v) {
+    B* w = reinterpret_cast<B*>(p);
+    B old = __atomic_load_n(w, __ATOMIC_RELAXED);
+    for (;;) {
+        T o; std::memcpy(&o, &old, sizeof o);
+        T n = o + v; B nb; std::memcpy(&nb, &n, sizeof nb);
+        if (__atomic_compare_exchange_n(w, &old, nb, false, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)) return o;
+    }
+}
+static inline float atomicAdd(float* p, float v) { return ws_emu_float_add<float, unsigned>(p, v); }
+static inline double atomicAdd(double* p, double v) { return ws_emu_float_add<double, unsigned long long>(p, v); }
+
+// Runs `kernel` over a grid: each block's threads as fibers on one of `os_threads` threads.
+template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigned os_threads, size_t shared_bytes, K kernel) {
+    ws_emu_launch.grid = {grid, 1, 1};
+    ws_emu_launch.block = {block, 1, 1};
+    std::vector<ws_emu_block> blocks(grid);
+    static K* body;
+    body = &kernel;
+    for (unsigned b = 0; b < grid; b++) {
+        blocks[b].block_idx = {b, 1, 1};
+        blocks[b].shared.assign(shared_bytes, 0);
+        blocks[b].warp_count.assign((block + 31) / 32, 0);
+        blocks[b].warp_generation.assign((block + 31) / 32, 0);
+    }
+    auto run_blocks = [&](unsigned first) {
+        std::vector<ws_emu_fiber*> mine;
+        for (unsigned b = first; b < grid; b += os_threads) {
+            for (unsigned t = 0; t < block; t++) {
+                auto* f = new ws_emu_fiber();
+                f->block = &blocks[b];
+                f->thread_idx = {t, 0, 0};
+                f->shared_cursor = 0;
+                f->done = false;
+                f->stack.resize(256 * 1024);
+                getcontext(&f->context);
+                f->context.uc_stack.ss_sp = f->stack.data();
+                f->context.uc_stack.ss_size = f->stack.size();
+                f->context.uc_link = &ws_emu_scheduler;
+                makecontext(&f->context, (void (*)())+[]() { (*body)(); ws_emu_current->done = true; }, 0);
+                blocks[b].fibers.push_back(f);
+                mine.push_back(f);
+            }
+        }
+        for (size_t live = mine.size(); live > 0;) {
+            live = 0;
+            for (ws_emu_fiber* f : mine) {
+                if (f->done) continue;
+                ws_emu_current = f;
+                swapcontext(&ws_emu_scheduler, &f->context);
+                if (!f->done) live++;
+            }
+        }
+        for (ws_emu_fiber* f : mine) delete f;
+    };
+    std::vector<std::thread> threads;
+    for (unsigned i = 0; i < os_threads && i < grid; i++) threads.emplace_back(run_blocks, i);
+    for (auto& t : threads) t.join();
+}
