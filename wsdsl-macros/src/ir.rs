@@ -312,6 +312,9 @@ pub enum ExprKind {
     /// A variant of a field-less enum: its discriminant.
     Variant(u32),
     Spawn(String, Box<Expr>),
+    /// `ctx.thread()`, `ctx.threads()` (u32) or `ctx.sync()` (unit): the threads that run one
+    /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/context.cuh`).
+    CtxCall(&'static str),
     Unit,
     Error,
 }

@@ -24,6 +24,10 @@ enum Value {
 impl Parse for Setting {
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let key = Ident::parse_any(input)?;
+        if key == "cooperative" && !input.peek(Token![=]) {
+            // A bare flag.
+            return Ok(Setting { value: Value::Word(Ident::new("true", key.span())), key });
+        }
         input.parse::<Token![=]>()?;
         let value = if input.peek(Lit) { Value::Lit(input.parse()?) } else { Value::Word(Ident::parse_any(input)?) };
         Ok(Setting { key, value })
@@ -48,6 +52,7 @@ pub struct ScheduleAttr {
     steal: Option<(String, Span)>,
     block_threads: Option<u32>,
     capacity: Option<u32>,
+    cooperative: Option<(bool, Span)>,
 }
 
 const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
@@ -74,6 +79,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                     Err(syn::Error::new_spanned(&pair.value, "block_threads must be a multiple of 32 from 32 to 1024"))
                 }
             }),
+            "cooperative" => choice(&pair.value, &["true", "false"], &key).map(|(v, span)| attr.cooperative.replace((v == "true", span)).is_some()),
             "capacity" => number(&pair.value, &key).and_then(|n| {
                 if n > 0 {
                     Ok(attr.capacity.replace(n).is_some())
@@ -83,7 +89,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             }),
             _ => Err(syn::Error::new_spanned(
                 &pair.key,
-                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity",
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative",
             )),
         };
         match seen {
@@ -112,6 +118,11 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                     ));
                 }
             }
+        }
+    }
+    if let (Some((true, span)), Some((s, _))) = (&attr.cooperative, &attr.scheduler) {
+        if s != "deque" {
+            errors.push(syn::Error::new(*span, format!("cooperative tasks need the deque scheduler; scheduler = {s} runs one task per thread")));
         }
     }
     match errors.into_iter().reduce(|mut a, b| {
@@ -152,6 +163,7 @@ impl ScheduleAttr {
             && self.steal.is_none()
             && self.block_threads.is_none()
             && self.capacity.is_none()
+            && self.cooperative.is_none()
     }
 
     /// `const SCHEDULE: Schedule = ...;` for the generated `Program` impl.
@@ -176,6 +188,10 @@ impl ScheduleAttr {
             variant(&self.steal, quote!(Steal)),
         );
         let (block_threads, capacity) = (number(self.block_threads), number(self.capacity));
+        let cooperative = match self.cooperative {
+            Some((c, _)) => quote!(::core::option::Option::Some(#c)),
+            None => quote!(::core::option::Option::None),
+        };
         quote! {
             const SCHEDULE: #p::Schedule = #p::Schedule {
                 scheduler: #scheduler,
@@ -184,6 +200,7 @@ impl ScheduleAttr {
                 victim: #victim,
                 steal: #steal,
                 capacity: #capacity,
+                cooperative: #cooperative,
             };
         }
     }

@@ -1126,9 +1126,15 @@ impl<'a> Cx<'a> {
             self.err_at(&t, "turbofish `::<...>` is not supported");
         }
         if self.is_ctx(&mc.receiver) {
-            if method != "spawn" || mc.args.len() != 1 {
-                self.err_at(&mc.method, CTX_USAGE);
-                return err_expr();
+            match (method.as_str(), mc.args.len()) {
+                ("thread", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("thread")),
+                ("threads", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("threads")),
+                ("sync", 0) => return ex(Ty::Unit, ExprKind::CtxCall("sync")),
+                ("spawn", 1) => {}
+                _ => {
+                    self.err_at(&mc.method, CTX_USAGE);
+                    return err_expr();
+                }
             }
             let arg = self.expr(&mc.args[0]);
             let r = self.resolve(&arg.ty);
@@ -1681,7 +1687,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()` and `ctx.spawn(task)`";
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

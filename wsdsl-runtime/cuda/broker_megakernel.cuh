@@ -122,6 +122,27 @@ static __device__ bool ws_broker_group_enqueue(const ws_broker_launch* L, unsign
     return true;
 }
 
+// A child that does not fit in the worker's staging area goes straight into the worker's
+// queue, one element, from the thread that spawned it. It is counted in `pending` before it
+// can be seen (the termination invariant above), so the batch's own update below counts only
+// the staged children.
+static __device__ void ws_spawn_spill(wsdsl_ctx* ctx, const wsdsl_task* task) {
+    const ws_broker_launch* L = (const ws_broker_launch*)ctx->sched;
+    ws_add_acq_rel_u32(L->pending, 1u);
+    ws_task_queue* q = ws_broker_queue_at(L, ctx->sched_queue);
+    unsigned pos = 0u;
+    if (ws_bq_enqueue_reserve<WS_BROKER_LIN>(q, 1u, &pos) == 0u) {
+        int held = (int)ws_load_relaxed_u32(&q->count);
+        unsigned long long needed = (unsigned long long)(held > 0 ? held : 0) + 1ull;
+        if (needed <= WSDSL_BROKER_SLOTS) needed = WSDSL_BROKER_SLOTS + 1ull;
+        ws_report(WS_STATUS_OVERFLOW, WS_BROKER_QUEUE_TAG | ctx->sched_queue, needed, WSDSL_BROKER_SLOTS);
+        return;
+    }
+    ws_broker_box b;
+    b.task = *task;
+    ws_bq_put_slot(q, pos, b);
+}
+
 struct ws_broker_stats {
     unsigned long long tasks, tries, steals, peak;
 };
@@ -173,6 +194,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
     ctx.base = 0u;
     ctx.capacity = L.staging_cap;
     ctx.spawned = &s_spawned[group];
+    ctx.sched = &L;
+    ctx.sched_queue = own;
 
     ws_broker_stats st = {0, 0, 0, 0};
 
@@ -224,12 +247,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
         ws_group_sync();   // the grant in shared memory is read before the next one is written
         if (have) wsdsl_execute(&task, &ctx);
         ws_group_sync();   // children in staging are written before anyone enqueues them
-        const unsigned spawned = s_spawned[group];
+        // Children past the staging area were spilled into the queue (ws_spawn_spill).
+        const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
         ws_group_sync();   // everyone has read the count before the first thread resets it
-        if (spawned > L.staging_cap) {
-            if (leader) ws_report(WS_STATUS_OVERFLOW, self, spawned, L.staging_cap);
-            break;
-        }
         if (leader) {
             st.tasks += n;
             // Children counted before they can be seen, the batch uncounted after it ran.

@@ -14,17 +14,50 @@ struct wsdsl_ctx {
     wsdsl_task* slots;      // the worker's deque slots
     unsigned base;          // first free slot (the deque's tail after the batch was popped)
     unsigned capacity;      // number of slots
-    unsigned* spawned;      // shared memory: tasks spawned by this warp's current batch
+    unsigned* spawned;      // shared memory: tasks spawned by this worker's current batch
+    const void* sched;      // scheduler-specific (the broker scheduler's launch record)
+    unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
 };
+
+#ifdef WS_SPAWN_SPILL
+// Schedulers that can take a child another way when the slots are full define this (the
+// broker scheduler enqueues it directly); the others report the overflow after the batch.
+static __device__ void ws_spawn_spill(wsdsl_ctx* ctx, const wsdsl_task* task);
+#endif
+
+// Cooperative schedules (WSDSL_COOPERATIVE): every thread of a worker runs the same task, and
+// the handler sees its rank among them, their number, and a barrier over them. Otherwise a
+// task has one thread of its own.
+#ifndef WSDSL_COOPERATIVE
+#define WSDSL_COOPERATIVE 0
+#endif
+#ifndef WSDSL_WORKER_THREADS
+#define WSDSL_WORKER_THREADS 32
+#endif
+static __device__ __forceinline__ ws_u32 wsdsl_ctx_thread(wsdsl_ctx*) {
+    return WSDSL_COOPERATIVE ? (ws_u32)(threadIdx.x % WSDSL_WORKER_THREADS) : 0u;
+}
+static __device__ __forceinline__ ws_u32 wsdsl_ctx_threads(wsdsl_ctx*) { return WSDSL_COOPERATIVE ? WSDSL_WORKER_THREADS : 1u; }
+static __device__ __forceinline__ void wsdsl_ctx_sync(wsdsl_ctx*) {
+#if WSDSL_COOPERATIVE && WSDSL_WORKER_THREADS == 32
+    __syncwarp();
+#elif WSDSL_COOPERATIVE && WSDSL_WORKER_THREADS > 32
+    __syncthreads();
+#endif
+}
 
 static __device__ __forceinline__ const wsdsl_params* wsdsl_ctx_params(wsdsl_ctx* ctx) { return ctx->params; }
 static __device__ __forceinline__ const wsdsl_buffers* wsdsl_ctx_buffers(wsdsl_ctx* ctx) { return ctx->buffers; }
 static __device__ __forceinline__ wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* ctx) { return &ctx->counters; }
 
-// Writes the task into the next free slot. A slot past the capacity is not written; the
-// worker sees the count exceed the capacity after the batch and reports the overflow.
+// Writes the task into the next free slot. A slot past the capacity is not written: the
+// scheduler spills the task (WS_SPAWN_SPILL), or sees the count exceed the capacity after the
+// batch and reports the overflow.
 static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
     unsigned i = atomicAdd(ctx->spawned, 1u);
     unsigned long long slot = (unsigned long long)ctx->base + i;
     if (slot < ctx->capacity) ctx->slots[slot] = *task;
+#ifdef WS_SPAWN_SPILL
+    else ws_spawn_spill(ctx, task);
+#endif
 }

@@ -12,6 +12,12 @@
 #define WS_IDLE_AFTER 8
 // How often (in batches) a busy worker polls the error word and the host's stop flag.
 #define WS_POLL_EVERY 256
+// Tasks a worker takes at a time: one per thread, or one for all (cooperative).
+#if WSDSL_COOPERATIVE
+#define WS_BATCH 1u
+#else
+#define WS_BATCH WS_GROUP
+#endif
 // `first` value meaning "the task was stolen and is in the leader's hands".
 #define WS_IN_HAND 0xffffffffu
 
@@ -139,12 +145,16 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
                 polls = 0;
                 if (ws_must_stop(&L, self, 0u)) outcome = WS_ABORTED;
             }
-            if (outcome == WS_FOUND) n = ws_deque_pop_batch(dq, &tail, WS_GROUP, &first);
+            if (outcome == WS_FOUND) n = ws_deque_pop_batch(dq, &tail, WS_BATCH, &first);
             while (outcome == WS_FOUND && n == 0) {
                 outcome = ws_find_work(&L, self, &vs, &idle, &task, &tail, &st);
                 if (outcome == WS_FOUND) { n = 1; first = WS_IN_HAND; }
-                if (outcome == WS_DEPOSITED) { outcome = WS_FOUND; n = ws_deque_pop_batch(dq, &tail, WS_GROUP, &first); }
+                if (outcome == WS_DEPOSITED) { outcome = WS_FOUND; n = ws_deque_pop_batch(dq, &tail, WS_BATCH, &first); }
             }
+#if WSDSL_COOPERATIVE
+            // Every thread reads the one task from a slot: put a stolen one where they look.
+            if (n > 0 && first == WS_IN_HAND) { my_slots[tail] = task; first = tail; }
+#endif
             s_outcome[group] = outcome;
             s_count[group] = n;
             s_first[group] = first;
@@ -156,8 +166,13 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
         const unsigned n = s_count[group];
         const unsigned first = s_first[group];
         ctx.base = s_base[group];
+#if WSDSL_COOPERATIVE
+        const bool have = n > 0;   // the whole worker runs the one task
+        if (have) task = my_slots[first];
+#else
         const bool have = rank < n;
         if (have && first != WS_IN_HAND) task = my_slots[first + rank];
+#endif
         ws_group_sync();   // every thread holds its task before any child overwrites a slot
         if (have) {
             wsdsl_execute(&task, &ctx);

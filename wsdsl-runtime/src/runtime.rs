@@ -151,6 +151,13 @@ impl Runtime {
         self
     }
 
+    /// Whether every thread of a GPU worker runs the same task together (handlers then use
+    /// `ctx.thread()`, `ctx.threads()` and `ctx.sync()`); deque scheduler only.
+    pub fn cooperative(mut self, cooperative: bool) -> Self {
+        self.schedule.cooperative = Some(cooperative);
+        self
+    }
+
     /// Whether a GPU thief takes one task or half of the victim's (default: one).
     pub fn steal(mut self, steal: Steal) -> Self {
         self.schedule.steal = Some(steal);

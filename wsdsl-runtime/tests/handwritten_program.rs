@@ -288,3 +288,4 @@ fn gpu_backend_walks_the_whole_tree() {
         other => panic!("expected an overflow, got {other:?}"),
     }
 }
+

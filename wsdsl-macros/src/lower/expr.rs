@@ -368,6 +368,11 @@ impl FnLower<'_> {
                 ));
                 return None;
             }
+            ExprKind::CtxCall("sync") => {
+                out.push("wsdsl_ctx_sync(ctx);".into());
+                return None;
+            }
+            ExprKind::CtxCall(name) => format!("wsdsl_ctx_{name}(ctx)"),
             ExprKind::Unit => return None,
             ExprKind::Error => "0".into(),
         })

@@ -79,6 +79,9 @@ pub struct KernelConfig {
     pub worker: Worker,
     pub victim: Victim,
     pub steal: Steal,
+    /// Every thread of a worker runs the same task (`ctx.thread()`, `ctx.threads()`,
+    /// `ctx.sync()`); deque scheduler only.
+    pub cooperative: bool,
 }
 
 impl Default for KernelConfig {
@@ -89,6 +92,7 @@ impl Default for KernelConfig {
             worker: Worker::Warp,
             victim: Victim::Random,
             steal: Steal::One,
+            cooperative: false,
         }
     }
 }
@@ -105,12 +109,13 @@ pub struct Schedule {
     pub steal: Option<Steal>,
     /// Deque slots per worker (static scheduler: per task array).
     pub capacity: Option<u32>,
+    pub cooperative: Option<bool>,
 }
 
 impl Schedule {
     /// Nothing chosen.
     pub const DEFAULT: Schedule =
-        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None };
+        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None };
 
     /// These choices, completed by `fallback`'s.
     pub fn or(self, fallback: Schedule) -> Schedule {
@@ -121,6 +126,7 @@ impl Schedule {
             victim: self.victim.or(fallback.victim),
             steal: self.steal.or(fallback.steal),
             capacity: self.capacity.or(fallback.capacity),
+            cooperative: self.cooperative.or(fallback.cooperative),
         }
     }
 
@@ -133,6 +139,7 @@ impl Schedule {
             worker: self.worker.unwrap_or(d.worker),
             victim: self.victim.unwrap_or(d.victim),
             steal: self.steal.unwrap_or(d.steal),
+            cooperative: self.cooperative.unwrap_or(d.cooperative),
         }
     }
 }
@@ -146,6 +153,7 @@ impl From<KernelConfig> for Schedule {
             victim: Some(c.victim),
             steal: Some(c.steal),
             capacity: None,
+            cooperative: Some(c.cooperative),
         }
     }
 }
@@ -156,6 +164,9 @@ impl KernelConfig {
         let bt = self.block_threads;
         if bt == 0 || bt % 32 != 0 || bt > 1024 {
             return Err(format!("block_threads must be a multiple of 32 up to 1024, not {bt}"));
+        }
+        if self.cooperative && self.scheduler != Scheduler::Deque {
+            return Err(format!("cooperative tasks need the deque scheduler, not {:?}", self.scheduler));
         }
         Ok(())
     }
@@ -210,16 +221,17 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
-         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n",
+         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n",
         P::NAME,
         config,
         config.block_threads,
         config.worker_threads(),
         config.victim_code(),
         (config.steal == Steal::Half) as u32,
+        config.cooperative as u32,
     ));
     if let Some(kind) = config.broker_kind() {
-        src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n"));
+        src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
     }
     let mut part = |file: &str, text: &str| {
         src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));

@@ -34,13 +34,23 @@ pub struct Emulation {
     pub os_threads: u32,
     /// Slots per deque (static scheduler: per task array).
     pub capacity: u32,
+    /// Slots per broker queue. A FIFO queue holds a whole breadth-first level of the task
+    /// tree, not a depth-first frontier as a deque does, so it needs far more.
+    pub queue_capacity: u32,
     /// Longest a run may take before it is stopped and reported.
     pub watchdog: Duration,
 }
 
 impl Default for Emulation {
     fn default() -> Self {
-        Emulation { grid: 4, block_threads: 64, os_threads: 2, capacity: 8192, watchdog: Duration::from_secs(120) }
+        Emulation {
+            grid: 4,
+            block_threads: 64,
+            os_threads: 2,
+            capacity: 8192,
+            queue_capacity: 1 << 20,
+            watchdog: Duration::from_secs(120),
+        }
     }
 }
 
@@ -179,7 +189,7 @@ pub fn run_emulated<P: Program>(
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate().map_err(Error::InvalidConfig)?;
     let started = Instant::now();
-    let broker_slots = slots_for(emu.capacity);
+    let broker_slots = slots_for(emu.queue_capacity);
     let prefix = match config.scheduler {
         Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => format!("#define WSDSL_BROKER_SLOTS {broker_slots}u\n"),
         _ => String::new(),
