@@ -41,6 +41,10 @@ struct Args {
     /// Timed runs per matrix cell after its warm-up (each run's answer is checked).
     #[arg(long, default_value_t = 3)]
     matrix_repeat: usize,
+    /// Watchdog for every GPU run, in seconds: a run that hangs fails its row instead of
+    /// holding up the whole check.
+    #[arg(long, default_value_t = 60)]
+    watchdog: u64,
     /// Skip the error-path checks (overflow, watchdog): for runs under compute-sanitizer,
     /// whose slowdown defeats the watchdog's grace period.
     #[arg(long)]
@@ -68,7 +72,8 @@ type Job<'a> = Box<dyn Fn(&Runtime) -> Result<(String, String, Stats), Error> + 
 
 fn main() -> ExitCode {
     let args = Args::parse();
-    let gpu = Runtime::new(Backend::Gpu);
+    let limit = Duration::from_secs(args.watchdog);
+    let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
     match gpu.gpu() {
         Ok(dev) => println!("device: {} ({}, {} SMs)", dev.name, dev.arch, dev.sm_count),
         Err(e) => {
@@ -88,7 +93,7 @@ fn main() -> ExitCode {
     if !args.no_error_paths {
         rows.extend(error_path_checks(&gpu));
     }
-    let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows, args.matrix_repeat.max(1)) };
+    let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows, args.matrix_repeat.max(1), limit) };
 
     let table = format!("{}{matrix}", render(&rows));
     println!("\n{table}");
@@ -228,7 +233,7 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
         print_row(&row);
         rows.push(row);
     };
-    let tiny = Runtime::new(Backend::Gpu).deque_capacity(4);
+    let tiny = Runtime::new(Backend::Gpu).deque_capacity(4).watchdog(Duration::from_secs(60));
     let outcome = nqueens::solve(&tiny, 12).map(|r| r.0.to_string());
     let pass = matches!(outcome, Err(Error::QueueOverflow { .. }));
     check("nqueens 12, deques of 4 slots", "QueueOverflow error", outcome, pass);
@@ -247,13 +252,13 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
 
 /// N-Queens 12 and UTS T3 under every scheduler configuration: exact answers, and the run
 /// time of each (median of `repeat` runs after a warm-up).
-fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize) -> String {
+fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> String {
     let mut table = String::from(
         "\n| worker | victim | steal | nqueens 12 | ms | steals | uts T3 | ms | steals |\n|---|---|---|---|---:|---:|---|---:|---:|\n",
     );
     let t3 = uts::preset("T3").unwrap();
     for config in wsdsl::gpu::all_kernel_configs(256).into_iter().chain(wsdsl::gpu::broker_kernel_configs(256)) {
-        let rt = Runtime::new(Backend::Gpu).kernel_config(config);
+        let rt = Runtime::new(Backend::Gpu).kernel_config(config).watchdog(limit);
         let name = match config.scheduler {
             wsdsl::Scheduler::Static => "Static".to_string(),
             s @ (wsdsl::Scheduler::Bq | wsdsl::Scheduler::Bwd | wsdsl::Scheduler::Bsq) => format!("{s:?}/{:?}", config.worker),
