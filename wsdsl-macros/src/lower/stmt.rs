@@ -176,6 +176,23 @@ impl FnLower<'_> {
                     ops.push(k);
                 }
                 let v = self.operands(&ops, &mut inner);
+                if !*inclusive && !*rev && step.is_none() {
+                    // The common `a..b`: the canonical counted loop, which the CUDA compiler can
+                    // unroll (constant bounds keep arrays indexed by the loop variable in
+                    // registers). `cur < end` before `++cur` means the increment never
+                    // overflows, and `continue` reaches the increment.
+                    let (s, en, cur) = (self.fresh(), self.fresh(), self.fresh());
+                    inner.push(format!("{c} {s} = {}; {c} {en} = {};", v[0], v[1]));
+                    inner.push(format!("for ({c} {cur} = {s}; {cur} < {en}; ++{cur}) {{"));
+                    let var = self.local(*var);
+                    let b = self.loop_body(vec![format!("{c} {var} = {cur};")], body, *id, None);
+                    inner.extend(indent(b));
+                    inner.push("}".into());
+                    out.extend(indent(inner));
+                    out.push("}".into());
+                    self.break_label(*id, out);
+                    return;
+                }
                 let (s, en, k, go, hi, cur) = (self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh(), self.fresh());
                 inner.push(format!("{c} {s} = {}; {c} {en} = {};", v[0], v[1]));
                 inner.push(format!("ws_u64 {k} = {};", if step.is_some() { format!("(ws_u64)({})", v[2]) } else { "1ull".into() }));
