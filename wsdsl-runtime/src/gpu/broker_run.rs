@@ -7,17 +7,16 @@ use super::assemble::{kernel_source, KernelConfig, Scheduler};
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, ptr, Inputs};
 use super::module::load_source;
-use super::watchdog::{watch, StopFlag};
+use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
+use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::Program;
 use crate::stats::{Phases, Stats};
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use std::time::{Duration, Instant};
+use cudarc::driver::CudaSlice;
+use std::time::Instant;
 
 /// u64 statistics per worker (`WS_STAT_COUNT` in `cuda/launch.cuh`).
-const STATS_PER_WORKER: usize = 4;
 /// Children one thread's task may spawn in one batch (staging area per worker: this many per
 /// thread of the worker).
 pub const STAGING_PER_THREAD: u32 = 64;
@@ -162,38 +161,32 @@ pub(crate) fn run<P: Program>(
         staging_cap,
         root_count: roots.len() as u32,
     };
-    // SAFETY: BrokerRecord is plain old data with no padding (9 u64 then 4 u32).
-    let record_bytes = unsafe {
-        std::slice::from_raw_parts(&record as *const BrokerRecord as *const u8, std::mem::size_of::<BrokerRecord>())
-    };
-    let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
-    let record_ptr = ptr(&record_dev, stream);
-    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
-    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
-    let launched = Instant::now();
-    start.record(stream).map_err(Error::driver("recording an event"))?;
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-    let mut launch = stream.launch_builder(&func);
-    launch.arg(&record_ptr);
-    // SAFETY: the kernel's one argument is a pointer to a BrokerRecord whose buffers all
-    // outlive the run (we wait for completion below before anything is dropped); the grid is
-    // at most the occupancy limit and the launch is cooperative, so every block is resident
-    // at once, which the persistent workers (and the queues' ticket waits) rely on.
-    unsafe { launch.launch_cooperative(cfg) }.map_err(Error::driver("launching the broker megakernel"))?;
-    end.record(stream).map_err(Error::driver("recording an event"))?;
-
-    if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
-        if let Error::Watchdog { stopped: false, .. } = e {
-            // The kernel ignores the stop request: freeing its memory would block forever.
-            std::mem::forget((queues, staging, roots_dev, inputs, stats_dev, pending_dev));
-            std::mem::forget((stop, record_dev, start, end, module));
+    let launch = Launch {
+        func: &func,
+        grid,
+        block,
+        cooperative: true,
+        limit: opts.watchdog,
+        since: Instant::now(),
+        what: "launching the broker megakernel",
+    };
+    // SAFETY: the record points to buffers that live until the end of this function; the grid
+    // is at most the occupancy limit and the launch cooperative, so every block is resident at
+    // once, which the persistent workers (and the queues' ticket waits) rely on.
+    match unsafe { launch_with_record(dev, &launch, &record, &stop) } {
+        Ok(run) => phases.run = run,
+        Err(e) => {
+            if let Error::Watchdog { stopped: false, .. } = e {
+                // The kernel still runs: its memory must stay valid.
+                std::mem::forget((queues, staging, roots_dev, inputs, stats_dev, pending_dev));
+                std::mem::forget((stop, module));
+            }
+            return Err(e);
         }
-        return Err(e);
     }
-    phases.run = Duration::from_secs_f64(start.elapsed_ms(&end).map_err(Error::driver("timing the run"))? as f64 / 1e3);
 
     let t2 = Instant::now();
     let kind = name(config);
@@ -216,15 +209,7 @@ pub(crate) fn run<P: Program>(
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
     phases.copy_back = t2.elapsed();
 
-    let mut stats = Stats { queue_capacity: slots, phases, ..Stats::default() };
-    for w in stat_words.chunks_exact(STATS_PER_WORKER) {
-        stats.tasks += w[0];
-        stats.steal_attempts += w[1];
-        stats.steals += w[2];
-        stats.peak_queue = stats.peak_queue.max(w[3]);
-        stats.per_worker_tasks.push(w[0]);
-    }
-    Ok((counters, stats))
+    Ok((counters, worker_stats(&stat_words, slots, phases)))
 }
 
 /// Slots per queue: the requested capacity rounded up to a power of two, or the largest power

@@ -10,7 +10,8 @@
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
 use super::broker_run::{name as broker_name, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
 use super::inputs::status_result;
-use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS, STATS_PER_WORKER};
+use super::launch::{worker_stats, STATS_PER_WORKER};
+use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
 use crate::error::Error;
@@ -264,15 +265,7 @@ fn run_persistent<P: Program>(
     }
     phases.run = ran.elapsed();
     status_result::<P>(&status(kernel), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
-    let mut out = Stats { queue_capacity: capacity as u64, phases, ..Stats::default() };
-    for w in stats.0.chunks_exact(STATS_PER_WORKER) {
-        out.tasks += w[0];
-        out.steal_attempts += w[1];
-        out.steals += w[2];
-        out.peak_queue = out.peak_queue.max(w[3]);
-        out.per_worker_tasks.push(w[0]);
-    }
-    Ok(out)
+    Ok(worker_stats(&stats.0, capacity as u64, phases))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -332,15 +325,7 @@ fn run_broker<P: Program>(
             format!("the child staging area of emulated worker {arg} (program `{}`)", P::NAME)
         }
     })?;
-    let mut out = Stats { queue_capacity: slots, phases, ..Stats::default() };
-    for w in stats.0.chunks_exact(STATS_PER_WORKER) {
-        out.tasks += w[0];
-        out.steal_attempts += w[1];
-        out.steals += w[2];
-        out.peak_queue = out.peak_queue.max(w[3]);
-        out.per_worker_tasks.push(w[0]);
-    }
-    Ok(out)
+    Ok(worker_stats(&stats.0, slots, phases))
 }
 
 fn run_static<P: Program>(

@@ -6,6 +6,7 @@ pub mod compile;
 pub mod device;
 pub mod emulate;
 mod inputs;
+mod launch;
 pub mod libs;
 mod module;
 mod persistent;

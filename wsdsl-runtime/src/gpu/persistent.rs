@@ -4,19 +4,18 @@
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, ptr, Inputs};
 use super::module::load;
-use super::watchdog::{watch, StopFlag};
+use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
+use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::Program;
 use crate::stats::{Phases, Stats};
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
-use std::time::{Duration, Instant};
+
+use cudarc::driver::CudaSlice;
+use std::time::Instant;
 
 /// Bytes of one deque control block (`struct ws_deque`, one 128-byte line).
 pub(crate) const DEQUE_BYTES: usize = 128;
-/// u64 statistics per worker (`WS_STAT_COUNT`).
-pub(crate) const STATS_PER_WORKER: usize = 4;
 /// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
 pub(crate) const MAX_SM_IDS: usize = 4096;
 /// Largest default deque capacity; the memory budget may lower it.
@@ -115,38 +114,31 @@ pub(crate) fn run<P: Program>(
         root_count: roots.len() as u32,
         seed: 0x5EED_1234,
     };
-    // SAFETY: LaunchRecord is plain old data with no padding (11 u64 then 4 u32).
-    let record_bytes = unsafe {
-        std::slice::from_raw_parts(&record as *const LaunchRecord as *const u8, std::mem::size_of::<LaunchRecord>())
-    };
-    let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
-    let record_ptr = ptr(&record_dev, stream);
-    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
-    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
-    let launched = Instant::now();
-    start.record(stream).map_err(Error::driver("recording an event"))?;
-    let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-    let mut launch = stream.launch_builder(&func);
-    launch.arg(&record_ptr);
-    // SAFETY: the kernel's one argument is a pointer to a LaunchRecord whose buffers all
-    // outlive the run (we wait for completion below before anything is dropped); the grid
-    // is at most the occupancy limit, and the launch is cooperative, so every block is
-    // resident at once, which the persistent workers rely on.
-    unsafe { launch.launch_cooperative(cfg) }.map_err(Error::driver("launching the megakernel"))?;
-    end.record(stream).map_err(Error::driver("recording an event"))?;
-
-    if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
-        if let Error::Watchdog { stopped: false, .. } = e {
-            // The kernel ignores the stop request: freeing its memory would block forever.
-            std::mem::forget((slots, deques, roots_dev, inputs, stats_dev, idle_dev, sm_of_dev, sm_leader_dev));
-            std::mem::forget((stop, record_dev, start, end, module));
+    let launch = Launch {
+        func: &func,
+        grid,
+        block,
+        cooperative: true,
+        limit: opts.watchdog,
+        since: Instant::now(),
+        what: "launching the megakernel",
+    };
+    // SAFETY: the record points to buffers that live until the end of this function, and the
+    // grid is at most the occupancy limit (the persistent workers need every block resident).
+    match unsafe { launch_with_record(dev, &launch, &record, &stop) } {
+        Ok(run) => phases.run = run,
+        Err(e) => {
+            if let Error::Watchdog { stopped: false, .. } = e {
+                // The kernel still runs: its memory must stay valid.
+                std::mem::forget((slots, deques, roots_dev, inputs, stats_dev, idle_dev, sm_of_dev, sm_leader_dev));
+                std::mem::forget((stop, module));
+            }
+            return Err(e);
         }
-        return Err(e);
     }
-    phases.run = Duration::from_secs_f64(start.elapsed_ms(&end).map_err(Error::driver("timing the run"))? as f64 / 1e3);
 
     let t2 = Instant::now();
     check_status::<P>(&module, stream, |w| format!("the deque of GPU worker {w} (program `{}`)", P::NAME))?;
@@ -154,15 +146,7 @@ pub(crate) fn run<P: Program>(
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
     phases.copy_back = t2.elapsed();
 
-    let mut stats = Stats { queue_capacity: capacity, phases, ..Stats::default() };
-    for w in stat_words.chunks_exact(STATS_PER_WORKER) {
-        stats.tasks += w[0];
-        stats.steal_attempts += w[1];
-        stats.steals += w[2];
-        stats.peak_queue = stats.peak_queue.max(w[3]);
-        stats.per_worker_tasks.push(w[0]);
-    }
-    Ok((counters, stats))
+    Ok((counters, worker_stats(&stat_words, capacity, phases)))
 }
 
 /// Deque slots per worker: the requested number, or the largest power of two up to 8192

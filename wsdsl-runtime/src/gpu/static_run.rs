@@ -4,13 +4,13 @@
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, ptr, Inputs};
 use super::module::load;
-use super::watchdog::{watch, StopFlag};
+use super::launch::{launch_with_record, Launch};
+use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::Program;
 use crate::stats::{Phases, Stats};
-use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::CudaSlice;
 use std::time::Instant;
 
 /// Largest default array capacity (tasks); the memory budget may lower it.
@@ -65,8 +65,6 @@ pub(crate) fn run<P: Program>(
     let mut count_dev = stream.alloc_zeros::<u32>(1).map_err(Error::driver("allocating the task counter"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
-    let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
-    let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
@@ -85,24 +83,20 @@ pub(crate) fn run<P: Program>(
             n_in: n as u32,
             capacity: capacity as u32,
         };
-        // SAFETY: StaticRecord is plain old data with no padding (7 u64 then 2 u32).
-        let record_bytes = unsafe {
-            std::slice::from_raw_parts(&record as *const StaticRecord as *const u8, std::mem::size_of::<StaticRecord>())
+        let launch = Launch {
+            func: &func,
+            grid: (n.div_ceil(block as u64) as u32).clamp(1, fit * dev.sm_count),
+            block,
+            cooperative: false,
+            limit: opts.watchdog,
+            since: launched,
+            what: "launching a generation",
         };
-        let record_dev = stream.clone_htod(record_bytes).map_err(Error::driver("copying the launch record"))?;
-        let record_ptr = ptr(&record_dev, stream);
-        let grid = (n.div_ceil(block as u64) as u32).clamp(1, fit * dev.sm_count);
-        start.record(stream).map_err(Error::driver("recording an event"))?;
-        let mut launch = stream.launch_builder(&func);
-        launch.arg(&record_ptr);
-        let cfg = LaunchConfig { grid_dim: (grid, 1, 1), block_dim: (block, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: the record's buffers outlive the launch, which is waited for below.
-        unsafe { launch.launch(cfg) }.map_err(Error::driver("launching a generation"))?;
-        end.record(stream).map_err(Error::driver("recording an event"))?;
-        if let Err(e) = watch(&end, launched, opts.watchdog, &stop) {
+        // SAFETY: the record's buffers outlive the launch, which is waited for.
+        if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, &stop) } {
             if let Error::Watchdog { stopped: false, .. } = e {
-                // The kernel ignores the stop request: freeing its memory would block forever.
-                std::mem::forget((current, next, inputs, count_dev, stop, record_dev, start, end, module));
+                // The kernel still runs: its memory must stay valid.
+                std::mem::forget((current, next, inputs, count_dev, stop, module));
             }
             return Err(e);
         }
