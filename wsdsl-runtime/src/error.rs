@@ -32,7 +32,7 @@ impl fmt::Display for Error {
         match self {
             Error::NoGpu { reason } => write!(
                 f,
-                "no usable GPU: {reason}. Run with the CPU backend (WSDSL_BACKEND=cpu, or Backend::Cpu)."
+                "no usable GPU: {reason}; run with the CPU backend instead (WSDSL_BACKEND=cpu, or Backend::Cpu)"
             ),
             Error::LibraryMissing { library, searched, hint } => {
                 write!(f, "could not load {library}; searched:")?;

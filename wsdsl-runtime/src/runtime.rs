@@ -188,7 +188,12 @@ impl Runtime {
     /// The GPU, opened on first use.
     pub fn gpu(&self) -> Result<&GpuDevice, Error> {
         self.device
-            .get_or_init(|| GpuDevice::open(self.ordinal).map_err(|e| e.to_string()))
+            .get_or_init(|| {
+                GpuDevice::open(self.ordinal).map_err(|e| match e {
+                    Error::NoGpu { reason } => reason,
+                    other => other.to_string(),
+                })
+            })
             .as_ref()
             .map_err(|reason| Error::NoGpu { reason: reason.clone() })
     }
@@ -217,6 +222,7 @@ impl Runtime {
             Backend::Gpu => (true, None),
             Backend::Auto => match self.gpu() {
                 Ok(_) => (true, None),
+                Err(Error::NoGpu { reason }) => (false, Some(reason)),
                 Err(e) => (false, Some(e.to_string())),
             },
         };

@@ -22,7 +22,9 @@ pub struct GpuDevice {
 impl GpuDevice {
     /// Opens GPU `ordinal`, or explains why there is none.
     pub fn open(ordinal: usize) -> Result<GpuDevice, Error> {
-        libs::ensure_driver().map_err(|e| Error::NoGpu { reason: e.to_string() })?;
+        libs::ensure_driver().map_err(|_| Error::NoGpu {
+            reason: "the CUDA driver (libcuda.so.1, installed with the NVIDIA driver) is not on the dynamic loader path".into(),
+        })?;
         let count = CudaContext::device_count().map_err(|e| Error::NoGpu {
             reason: format!("the CUDA driver could not be initialised ({e})"),
         })?;

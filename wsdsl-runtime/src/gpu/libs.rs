@@ -33,10 +33,16 @@ pub fn ensure_driver() -> Result<(), Error> {
     }
     Err(Error::LibraryMissing {
         library: "libcuda (the CUDA driver)",
-        searched: cudarc::get_lib_name_candidates("cuda")
-            .into_iter()
-            .map(|n| format!("{n} on the dynamic loader path"))
-            .collect(),
+        searched: {
+            let names = cudarc::get_lib_name_candidates("cuda");
+            let mut unique: Vec<String> = Vec::new();
+            for n in names {
+                if !unique.contains(&n) {
+                    unique.push(n);
+                }
+            }
+            vec![format!("{} on the dynamic loader path", unique.join(", "))]
+        },
         hint: DRIVER_HINT,
     })
 }
