@@ -187,13 +187,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
     wsdsl_task* staging = L.staging + (unsigned long long)self * L.staging_cap;
 
     wsdsl_ctx ctx;
-    ctx.params = L.params;
-    ctx.buffers = L.buffers;
-    wsdsl_counters_init(&ctx.counters);
-    ctx.slots = staging;
-    ctx.base = 0u;
-    ctx.capacity = L.staging_cap;
-    ctx.spawned = &s_spawned[group];
+    wsdsl_ctx_init(&ctx, L.params, L.buffers, staging, L.staging_cap, &s_spawned[group]);
     ctx.sched = &L;
     ctx.sched_queue = own;
 

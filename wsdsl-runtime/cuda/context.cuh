@@ -19,6 +19,22 @@ struct wsdsl_ctx {
     unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
 };
 
+// A worker thread's context: counters at their identities, children written to `slots` from
+// `base` 0 on (up to `capacity`), counted in `*spawned`. Kernels set `base` per batch and the
+// scheduler-specific fields when they use them.
+static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsdsl_params* params, const wsdsl_buffers* buffers,
+                                                      wsdsl_task* slots, unsigned capacity, unsigned* spawned) {
+    ctx->params = params;
+    ctx->buffers = buffers;
+    wsdsl_counters_init(&ctx->counters);
+    ctx->slots = slots;
+    ctx->base = 0u;
+    ctx->capacity = capacity;
+    ctx->spawned = spawned;
+    ctx->sched = 0;
+    ctx->sched_queue = 0u;
+}
+
 #ifdef WS_SPAWN_SPILL
 // Schedulers that can take a child another way when the slots are full define this (the
 // broker scheduler enqueues it directly); the others report the overflow after the batch.

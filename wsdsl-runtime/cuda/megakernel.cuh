@@ -109,12 +109,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
     wsdsl_task* my_slots = L.slots + (unsigned long long)self * L.capacity;
 
     wsdsl_ctx ctx;
-    ctx.params = L.params;
-    ctx.buffers = L.buffers;
-    wsdsl_counters_init(&ctx.counters);
-    ctx.slots = my_slots;
-    ctx.capacity = L.capacity;
-    ctx.spawned = &s_spawned[group];
+    wsdsl_ctx_init(&ctx, L.params, L.buffers, my_slots, L.capacity, &s_spawned[group]);
 
     ws_victim_state vs;
     vs.rng = (self + 1u) * 0x9E3779B9u ^ L.seed;

@@ -28,13 +28,7 @@ struct ws_static_launch {
 extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_generation(const ws_static_launch* launch) {
     const ws_static_launch L = *launch;
     wsdsl_ctx ctx;
-    ctx.params = L.params;
-    ctx.buffers = L.buffers;
-    wsdsl_counters_init(&ctx.counters);
-    ctx.slots = L.out;
-    ctx.base = 0;
-    ctx.capacity = L.capacity;
-    ctx.spawned = L.out_count;
+    wsdsl_ctx_init(&ctx, L.params, L.buffers, L.out, L.capacity, L.out_count);
     const unsigned stride = gridDim.x * blockDim.x;
     const bool poller = blockIdx.x == 0 && threadIdx.x == 0;   // the one reader of the host flag
     unsigned done = 0;

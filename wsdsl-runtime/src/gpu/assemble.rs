@@ -215,6 +215,13 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false)
 }
 
+/// Appends a template header, with a `#line` naming it so compiler messages point at it.
+fn part(src: &mut String, file: &str, text: &str) {
+    src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
+    src.push_str(text);
+    src.push('\n');
+}
+
 /// The source for NVRTC, or (`host`) for the host C++ compiler with the emulation shims in
 /// place of the PTX atomics.
 fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
@@ -233,53 +240,36 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
     }
-    let mut part = |file: &str, text: &str| {
-        src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
-        src.push_str(text);
-        if !text.ends_with('\n') {
-            src.push('\n');
-        }
-    };
     if host {
-        part("host/ws_host_shim.h", HOST_SHIM);
-        part("host/emulation.h", HOST_EMULATION);
+        part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
+        part(&mut src, "host/emulation.h", HOST_EMULATION);
     }
-    part("rust_semantics.cuh", RUST_SEMANTICS);
+    part(&mut src, "rust_semantics.cuh", RUST_SEMANTICS);
     if !host {
-        part("atomics.cuh", ATOMICS);
+        part(&mut src, "atomics.cuh", ATOMICS);
     }
-    part("status.cuh", STATUS);
+    part(&mut src, "status.cuh", STATUS);
     src.push_str("// ---- program types (generated from Rust) ----\n");
     src.push_str(P::CUDA_TYPES);
     src.push('\n');
-    let mut part = |file: &str, text: &str| {
-        src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
-        src.push_str(text);
-        src.push('\n');
-    };
-    part("context.cuh", CONTEXT);
+    part(&mut src, "context.cuh", CONTEXT);
     src.push_str("// ---- program handlers (generated from Rust) ----\n");
     src.push_str(P::CUDA_HANDLERS);
     src.push('\n');
-    let mut part = |file: &str, text: &str| {
-        src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));
-        src.push_str(text);
-        src.push('\n');
-    };
     match config.scheduler {
         Scheduler::Deque => {
-            part("deque.cuh", DEQUE);
-            part("termination.cuh", TERMINATION);
-            part("launch.cuh", LAUNCH);
-            part("victims.cuh", VICTIMS);
-            part("megakernel.cuh", MEGAKERNEL);
+            part(&mut src, "deque.cuh", DEQUE);
+            part(&mut src, "termination.cuh", TERMINATION);
+            part(&mut src, "launch.cuh", LAUNCH);
+            part(&mut src, "victims.cuh", VICTIMS);
+            part(&mut src, "megakernel.cuh", MEGAKERNEL);
         }
-        Scheduler::Static => part("static_baseline.cuh", STATIC_BASELINE),
+        Scheduler::Static => part(&mut src, "static_baseline.cuh", STATIC_BASELINE),
         Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
-            part("deque.cuh", DEQUE);
-            part("launch.cuh", LAUNCH);
-            part("broker_queue.cuh", BROKER_QUEUE);
-            part("broker_megakernel.cuh", BROKER_MEGAKERNEL);
+            part(&mut src, "deque.cuh", DEQUE);
+            part(&mut src, "launch.cuh", LAUNCH);
+            part(&mut src, "broker_queue.cuh", BROKER_QUEUE);
+            part(&mut src, "broker_megakernel.cuh", BROKER_MEGAKERNEL);
         }
     }
     src

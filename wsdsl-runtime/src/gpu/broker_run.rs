@@ -5,7 +5,7 @@
 
 use super::assemble::{kernel_source, KernelConfig, Scheduler};
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
 use super::module::load_source;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
@@ -16,7 +16,6 @@ use crate::stats::{Phases, Stats};
 use cudarc::driver::CudaSlice;
 use std::time::Instant;
 
-/// u64 statistics per worker (`WS_STAT_COUNT` in `cuda/launch.cuh`).
 /// Children one thread's task may spawn in one batch (staging area per worker: this many per
 /// thread of the worker).
 pub const STAGING_PER_THREAD: u32 = 64;
@@ -50,7 +49,12 @@ pub(crate) struct BrokerRecord {
 
 /// The kernel source of a broker scheduler with queues of `slots` slots (a power of two).
 pub fn broker_kernel_source<P: Program>(config: &KernelConfig, slots: u64) -> String {
-    format!("#define WSDSL_BROKER_SLOTS {slots}u\n{}", kernel_source::<P>(config))
+    format!("{}{}", slots_define(slots), kernel_source::<P>(config))
+}
+
+/// The line that fixes the queues' slot count (a template constant of the queue).
+pub(crate) fn slots_define(slots: u64) -> String {
+    format!("#define WSDSL_BROKER_SLOTS {slots}u\n")
 }
 
 /// Slots per queue for a requested capacity: the next power of two (at least 2).
@@ -133,10 +137,7 @@ pub(crate) fn run<P: Program>(
     // SAFETY: a worker reads only the staging entries its own batch wrote (below its count).
     let staging: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * staging_cap as usize * P::TASK_BYTES) }
         .map_err(Error::driver("allocating the staging areas"))?;
-    let mut root_bytes = vec![0u8; roots.len().max(1) * P::TASK_BYTES];
-    for (i, r) in roots.iter().enumerate() {
-        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
-    }
+    let root_bytes = encode_tasks::<P>(roots);
     let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
     let stats_dev = stream

@@ -8,8 +8,8 @@
 //! GPU launch records describe it (`persistent.rs`, `static_run.rs`).
 
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
-use super::broker_run::{name as broker_name, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
-use super::inputs::status_result;
+use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
+use super::inputs::{encode_tasks, status_result};
 use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
@@ -192,15 +192,12 @@ pub fn run_emulated<P: Program>(
     let started = Instant::now();
     let broker_slots = slots_for(emu.queue_capacity);
     let prefix = match config.scheduler {
-        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => format!("#define WSDSL_BROKER_SLOTS {broker_slots}u\n"),
+        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => slots_define(broker_slots),
         _ => String::new(),
     };
     let kernel = host_kernel::<P>(&config, &prefix)?;
     let phases = Phases { compile: started.elapsed(), ..Phases::default() };
-    let mut root_bytes = vec![0u8; roots.len().max(1) * P::TASK_BYTES];
-    for (i, r) in roots.iter().enumerate() {
-        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
-    }
+    let root_bytes = encode_tasks::<P>(roots);
     let mut inputs = HostInputs::new::<P>(params, buffers);
     let (stats, inputs) = match config.scheduler {
         Scheduler::Static => run_static::<P>(&kernel, &config, emu, roots.len(), &root_bytes, inputs, phases)?,

@@ -71,6 +71,16 @@ impl Inputs {
     }
 }
 
+/// The device images of `tasks`, back to back (at least one zeroed record, so the buffer is
+/// never empty).
+pub(crate) fn encode_tasks<P: Program>(tasks: &[P::Task]) -> Vec<u8> {
+    let mut bytes = vec![0u8; tasks.len().max(1) * P::TASK_BYTES];
+    for (task, out) in tasks.iter().zip(bytes.chunks_exact_mut(P::TASK_BYTES)) {
+        P::encode_task(task, out);
+    }
+    bytes
+}
+
 /// Status codes of `struct ws_status_record` (`cuda/status.cuh`).
 const STATUS_OVERFLOW: u64 = 1;
 const STATUS_FAULT: u64 = 2;

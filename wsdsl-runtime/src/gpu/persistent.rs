@@ -2,7 +2,7 @@
 //! cooperatively, watch, read back.
 
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
 use super::module::load;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
@@ -81,10 +81,7 @@ pub(crate) fn run<P: Program>(
     let slots: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * capacity as usize * P::TASK_BYTES) }
         .map_err(Error::driver("allocating the deques"))?;
     let deques = stream.alloc_zeros::<u8>(workers as usize * DEQUE_BYTES).map_err(Error::driver("allocating deques"))?;
-    let mut root_bytes = vec![0u8; roots.len().max(1) * P::TASK_BYTES];
-    for (i, r) in roots.iter().enumerate() {
-        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
-    }
+    let root_bytes = encode_tasks::<P>(roots);
     let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
     let stats_dev = stream

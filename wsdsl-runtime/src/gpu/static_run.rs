@@ -2,7 +2,7 @@
 //! generation spawns nothing (Cederman & Tsigas, section 35.3.1).
 
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
 use super::module::load;
 use super::launch::{launch_with_record, Launch};
 use super::watchdog::StopFlag;
@@ -54,13 +54,8 @@ pub(crate) fn run<P: Program>(
     let mut current: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
     // SAFETY: as above.
     let mut next: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
-    let mut root_bytes = vec![0u8; roots.len() * P::TASK_BYTES];
-    for (i, r) in roots.iter().enumerate() {
-        P::encode_task(r, &mut root_bytes[i * P::TASK_BYTES..(i + 1) * P::TASK_BYTES]);
-    }
-    if !root_bytes.is_empty() {
-        stream.memcpy_htod(&root_bytes, &mut current.slice_mut(..root_bytes.len())).map_err(Error::driver("copying the initial tasks"))?;
-    }
+    let root_bytes = encode_tasks::<P>(roots);
+    stream.memcpy_htod(&root_bytes, &mut current.slice_mut(..root_bytes.len())).map_err(Error::driver("copying the initial tasks"))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
     let mut count_dev = stream.alloc_zeros::<u32>(1).map_err(Error::driver("allocating the task counter"))?;
     let stop = StopFlag::new(&dev.ctx)?;
