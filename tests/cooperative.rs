@@ -95,7 +95,7 @@ fn the_block_cooperates_on_the_host_compiled_templates() {
     let (buffers, expected) = inputs();
     let config = Runtime::new(Backend::Cpu).config_for::<blocksum::Kernel>();
     assert!(config.cooperative && config.worker == wsdsl::Worker::Block);
-    let (counters, stats) =
+    let (counters, _, stats) =
         run_emulated::<blocksum::Kernel>(&(), &buffers, &[blocksum::Range { lo: 0, hi: N }.into()], &config, &Emulation::default())
             .unwrap_or_else(|e| panic!("{e}"));
     check(&counters, expected);

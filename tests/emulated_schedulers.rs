@@ -30,10 +30,10 @@ fn check_all<P: Program<Buffers = ()>>(params: P::Params, root: P::Task, answer:
     let mut failures = Vec::new();
     for config in configs() {
         match run_emulated::<P>(&params, &(), &[root], &config, &emulation()) {
-            Ok((counters, stats)) if answer(&counters) => {
+            Ok((counters, _, stats)) if answer(&counters) => {
                 eprintln!("{:<40} ok   {:>9} tasks {:>7} steals {:>8.1} ms", label(&config), stats.tasks, stats.steals, stats.phases.run.as_secs_f64() * 1e3);
             }
-            Ok((counters, _)) => failures.push(format!("{}: wrong answer {counters:?}", label(&config))),
+            Ok((counters, _, _)) => failures.push(format!("{}: wrong answer {counters:?}", label(&config))),
             Err(e) => failures.push(format!("{}: {e}", label(&config))),
         }
     }

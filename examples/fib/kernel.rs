@@ -1,7 +1,6 @@
-//! The call tree of naive Fibonacci as tasks: `fib(n)` spawns `fib(n-1)` and `fib(n-2)`.
-//! Leaves are `fib(0)` and `fib(1)`; their values add up to fib(n), and there are fib(n+1)
-//! of them. (The version where values flow back up through complete handlers comes with
-//! fork-join support.)
+//! Fork-join Fibonacci: `fib(n)` spawns `fib(n-1)` and `fib(n-2)`, and its complete handler
+//! adds the two values they hand back. Leaves are `fib(0)` and `fib(1)`, which return `n`;
+//! the root's value is fib(n). The call tree has fib(n+1) leaves and fib(n+1) - 1 joins.
 
 use wsdsl::prelude::*;
 
@@ -13,24 +12,30 @@ pub mod fib {
     pub struct Counters {
         /// Leaves of the call tree.
         pub leaves: Sum<u64>,
-        /// Sum of the leaves' values: fib(n).
-        pub value: Sum<u64>,
+        /// Complete handlers run (inner nodes of the call tree).
+        pub joins: Sum<u64>,
     }
 
-    #[task]
+    #[task(value = u64)]
     pub struct Call {
         pub n: u32,
     }
 
     #[spawn]
-    fn call(c: &Call, ctx: &mut Ctx) {
+    fn call(c: &Call, ctx: &mut Ctx) -> u64 {
         if c.n < 2 {
             ctx.counters.leaves.add(1);
-            ctx.counters.value.add(c.n as u64);
-        } else {
-            ctx.spawn(Call { n: c.n - 1 });
-            ctx.spawn(Call { n: c.n - 2 });
+            return c.n as u64;
         }
+        ctx.spawn(Call { n: c.n - 1 });
+        ctx.spawn(Call { n: c.n - 2 });
+        0 // replaced by `add`'s result once both children are done
+    }
+
+    #[complete(max_children = 2)]
+    fn add(_c: &Call, children: &[u64], ctx: &mut Ctx) -> u64 {
+        ctx.counters.joins.add(1);
+        children[0] + children[1]
     }
 }
 
@@ -43,7 +48,8 @@ pub fn reference(n: u32) -> u64 {
     a
 }
 
-/// Runs the call tree of fib(n); returns (leaves, value).
+/// Runs the call tree of fib(n); returns (leaves, fib(n) as joined up the tree, output).
+/// The output's `joins` counter is the number of complete handlers that ran.
 pub fn solve(rt: &Runtime, n: u32) -> Result<(u64, u64, Output<fib::Kernel>), wsdsl::Error> {
     if n > 60 {
         return Err(wsdsl::Error::InvalidConfig(format!(
@@ -52,5 +58,5 @@ pub fn solve(rt: &Runtime, n: u32) -> Result<(u64, u64, Output<fib::Kernel>), ws
         )));
     }
     let out = rt.run::<fib::Kernel>((), [fib::Call { n }])?;
-    Ok((out.counters.leaves.get(), out.counters.value.get(), out))
+    Ok((out.counters.leaves.get(), out.values[0], out))
 }

@@ -1,5 +1,6 @@
-//! Enumerates the call tree of naive Fibonacci and checks it: fib(n+1) leaves whose values
-//! sum to fib(n), against an iterative reference.
+//! Fork-join Fibonacci: every call waits for its two children and adds their values in its
+//! complete handler. Checks fib(n), the fib(n+1) leaves and the fib(n+1) - 1 joins against an
+//! iterative reference.
 //!
 //!     cargo run --release --example fib -- 30
 
@@ -10,7 +11,7 @@ use std::process::ExitCode;
 use wsdsl::prelude::*;
 
 #[derive(Parser)]
-#[command(about = "Count the leaves of fib(n)'s call tree and check them")]
+#[command(about = "Compute fib(n) by fork-join tasks and check it")]
 struct Args {
     /// Which Fibonacci number (0..=60).
     #[arg(default_value_t = 30)]
@@ -41,14 +42,15 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     if let Some(why) = &out.note {
         println!("note: running on the CPU because {why}");
     }
-    println!("fib({}) = {value}, call tree with {leaves} leaves, on {}", args.n, out.backend);
+    let joins = out.counters.joins.get();
+    println!("fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}", args.n, out.backend);
     println!("{}", out.stats);
     let (want_value, want_leaves) = (kernel::reference(args.n), kernel::reference(args.n + 1));
-    if value == want_value && leaves == want_leaves {
-        println!("PASS: fib({}) = {want_value} and {want_leaves} leaves, as the iterative reference says", args.n);
+    if value == want_value && leaves == want_leaves && joins + 1 == want_leaves {
+        println!("PASS: fib({}) = {want_value}, {want_leaves} leaves and {} joins, as the iterative reference says", args.n, want_leaves - 1);
         Ok(true)
     } else {
-        println!("FAIL: expected fib({}) = {want_value} with {want_leaves} leaves", args.n);
+        println!("FAIL: expected fib({}) = {want_value} with {want_leaves} leaves and {} joins", args.n, want_leaves - 1);
         Ok(false)
     }
 }

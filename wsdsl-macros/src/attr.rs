@@ -1,7 +1,8 @@
-//! The inert marker attributes (`#[task]`, `#[spawn]`, `#[params]`, `#[counters]`,
-//! `#[buffers]`) that
-//! `#[megakernel]` consumes. They are never expanded by rustc: the module macro runs first
-//! and strips them, which is why they need no definitions of their own.
+//! The inert marker attributes (`#[task]`, `#[spawn]`, `#[complete]`, `#[params]`,
+//! `#[counters]`, `#[buffers]`) that `#[megakernel]` consumes. They are never expanded by
+//! rustc: the module macro runs first and strips them, which is why they need no definitions
+//! of their own. `#[task(value = T)]` and `#[complete(max_children = N)]` take arguments;
+//! `model.rs` parses them.
 
 use syn::spanned::Spanned;
 use syn::Attribute;
@@ -10,6 +11,7 @@ use syn::Attribute;
 pub enum Marker {
     Task,
     Spawn,
+    Complete,
     Params,
     Counters,
     Buffers,
@@ -20,6 +22,7 @@ impl Marker {
         match self {
             Marker::Task => "task",
             Marker::Spawn => "spawn",
+            Marker::Complete => "complete",
             Marker::Params => "params",
             Marker::Counters => "counters",
             Marker::Buffers => "buffers",
@@ -32,6 +35,7 @@ fn marker_of(attr: &Attribute) -> Option<Marker> {
     match last.ident.to_string().as_str() {
         "task" => Some(Marker::Task),
         "spawn" => Some(Marker::Spawn),
+        "complete" => Some(Marker::Complete),
         "params" => Some(Marker::Params),
         "counters" => Some(Marker::Counters),
         "buffers" => Some(Marker::Buffers),
@@ -39,27 +43,39 @@ fn marker_of(attr: &Attribute) -> Option<Marker> {
     }
 }
 
-/// Removes the marker attributes from `attrs` and returns the (single) marker found.
-pub fn take_marker(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> Option<Marker> {
-    let mut found: Option<Marker> = None;
+/// A marker and its arguments (`value = T` in `#[task(value = T)]`), if it has any.
+pub struct Marked {
+    pub marker: Marker,
+    pub args: Option<syn::MetaList>,
+}
+
+/// Removes the marker attributes from `attrs` and returns the (single) marker found. Only
+/// `#[task]` and `#[complete]` may carry arguments.
+pub fn take_marker(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> Option<Marked> {
+    let mut found: Option<Marked> = None;
     attrs.retain(|a| {
         let Some(m) = marker_of(a) else { return true };
-        if !matches!(a.meta, syn::Meta::Path(_)) {
+        let takes_args = matches!(m, Marker::Task | Marker::Complete);
+        let args = match &a.meta {
+            syn::Meta::List(l) if takes_args => Some(l.clone()),
+            _ => None,
+        };
+        if !matches!(a.meta, syn::Meta::Path(_)) && args.is_none() {
             errors.push(syn::Error::new(
                 a.span(),
                 format!("`#[{}]` takes no arguments", m.name()),
             ));
         }
-        if let Some(prev) = found {
+        if let Some(prev) = &found {
             errors.push(syn::Error::new(
                 a.span(),
                 format!(
                     "an item can carry only one marker; it is already `#[{}]`",
-                    prev.name()
+                    prev.marker.name()
                 ),
             ));
         } else {
-            found = Some(m);
+            found = Some(Marked { marker: m, args });
         }
         false
     });

@@ -4,7 +4,7 @@
 use crate::lower::Cuda;
 use crate::model::{FnKind, Module, Reduce, StructKind};
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::quote;
 
 pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     let p = quote!(::wsdsl::__private);
@@ -153,16 +153,57 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
     let tags: Vec<u32> = (0..tasks.len() as u32).collect();
     let task_names: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
-    let handlers: Vec<_> = tasks
+    // Each task's spawn handler, as a call yielding the task's value (the default value for
+    // tasks that declare none).
+    let runs: Vec<TokenStream> = tasks
         .iter()
         .map(|t| {
-            m.fns
-                .iter()
-                .find(|f| f.kind == FnKind::Handler { task: t.to_string() })
-                .map(|f| f.name.clone())
-                .unwrap_or_else(|| format_ident!("missing_handler"))
+            let Some(f) = m.spawn_handler(&t.to_string()) else {
+                return quote!(::core::default::Default::default());
+            };
+            let h = &f.name;
+            if f.ret.is_value() {
+                quote!(#h(t, &mut ctx))
+            } else {
+                quote!({ #h(t, &mut ctx); ::core::default::Default::default() })
+            }
         })
         .collect();
+    let completes: Vec<TokenStream> = m
+        .tasks()
+        .filter_map(|t| {
+            let c = m.complete_handler(&t.name.to_string())?;
+            let (tn, h) = (&t.name, &c.name);
+            let call = if c.params.len() == 2 { quote!(#h(t, children, &mut ctx)) } else { quote!(#h(t, &mut ctx)) };
+            Some(if c.ret.is_value() {
+                quote!(Task::#tn(t) => #call,)
+            } else {
+                quote!(Task::#tn(t) => { #call; ::core::default::Default::default() })
+            })
+        })
+        .collect();
+    let complete_of: Vec<TokenStream> = m
+        .tasks()
+        .filter_map(|t| {
+            let c = m.complete_handler(&t.name.to_string())?;
+            let tn = &t.name;
+            let n = match (&c.kind, c.params.len()) {
+                (FnKind::Complete { max_children: Some(n), .. }, 2) => *n,
+                _ => u32::MAX,
+            };
+            Some(quote!(Task::#tn(_) => ::core::option::Option::Some(#n),))
+        })
+        .collect();
+    let value_ty: TokenStream = match m.value_ty() {
+        Some(t) => crate::types::rust_name(t).parse().expect("a scalar type name"),
+        None => quote!(()),
+    };
+    let join_layout = if cuda.frame_bytes > 0 {
+        let (frame, value) = (cuda.frame_bytes as usize, cuda.value_bytes as usize);
+        quote!(::core::option::Option::Some(#p::JoinLayout { frame_bytes: #frame, value_bytes: #value }))
+    } else {
+        quote!(::core::option::Option::None)
+    };
     let name = m.name.to_string();
     let (types, hand) = (&cuda.types, &cuda.handlers);
     let (task_bytes, params_bytes, off) =
@@ -235,6 +276,8 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             type Task = Task;
             type Counters = #counters_ty;
             type Buffers = #buffers_ty;
+            type Value = #value_ty;
+            const JOIN: ::core::option::Option<#p::JoinLayout> = #join_layout;
 
             fn encode_task(task: &Task, out: &mut [u8]) {
                 match task {
@@ -255,10 +298,37 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 buffers: &#buffers_ty,
                 counters: &mut #counters_ty,
                 spawn: &mut dyn FnMut(Task),
-            ) {
+            ) -> #value_ty {
                 let mut ctx = Ctx { params, buffers, counters, spawner: spawn };
                 match task {
-                    #(Task::#tasks(t) => #handlers(t, &mut ctx),)*
+                    #(Task::#tasks(t) => #runs,)*
+                }
+            }
+
+            fn complete_of(task: &Task) -> ::core::option::Option<u32> {
+                #[allow(unreachable_patterns)]
+                match task {
+                    #(#complete_of)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            #[allow(unused_variables, unused_mut)]
+            fn complete(
+                task: &Task,
+                children: &[#value_ty],
+                params: &#params_ty,
+                buffers: &#buffers_ty,
+                counters: &mut #counters_ty,
+            ) -> #value_ty {
+                let _ = children;
+                // Complete handlers never spawn (`#[megakernel]` rejects it).
+                let mut no_spawn = |_: Task| {};
+                let mut ctx = Ctx { params, buffers, counters, spawner: &mut no_spawn };
+                #[allow(unreachable_patterns)]
+                match task {
+                    #(#completes)*
+                    _ => ::core::default::Default::default(),
                 }
             }
         }

@@ -21,6 +21,8 @@ pub struct FnBody {
     /// One entry per loop (indexed by `LoopId`): whether it carries a Rust label, i.e. may
     /// be the target of a `break`/`continue` from an inner loop (C needs a `goto` there).
     pub loops: Vec<bool>,
+    /// Task types spawned by this body and where (for the join checks).
+    pub spawns: Vec<(String, proc_macro2::Span)>,
 }
 
 pub type LoopId = usize;
@@ -270,6 +272,10 @@ pub enum ExprKind {
     Field(Box<Expr>, String),
     /// base, index, array length, fault site
     Index(Box<Expr>, Box<Expr>, u64, u32),
+    /// `children[i]` of a complete handler's value slice: (slice, index, fault site).
+    SliceIndex(Box<Expr>, Box<Expr>, u32),
+    /// `children.len()`.
+    SliceLen(Box<Expr>),
     Unary(UnOp, Box<Expr>),
     /// The site is set for `/` and `%`.
     Binary(BinOp, Box<Expr>, Box<Expr>, u32),

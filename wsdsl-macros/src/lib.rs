@@ -2,8 +2,8 @@
 //! `wsdsl::__private::Program` with a native Rust implementation and a CUDA C translation.
 //!
 //! Pipeline, one stage per file: `model` (classify and parse items, C layouts) → `typeck`
-//! (exact Rust types of every expression, into `ir`) → `lower` (CUDA C) → `expand` (Rust
-//! glue). Every stage collects errors so one build reports all of them.
+//! (exact Rust types of every expression, into `ir`) → `join` (values flow to receivers of
+//! their type) → `lower` (CUDA C) → `expand` (Rust glue). Every stage collects errors so one build reports all of them.
 
 extern crate proc_macro;
 
@@ -11,6 +11,7 @@ mod attr;
 mod expand;
 mod infer;
 mod ir;
+mod join;
 mod lower;
 mod model;
 mod schedule;
@@ -73,6 +74,9 @@ pub(crate) fn compile(module: syn::ItemMod) -> syn::Result<(proc_macro2::TokenSt
     let model = model::Module::parse(module, &mut errors);
     let Some(model) = model else { return Err(combine(errors)) };
     let checked = typeck::check(&model, &mut errors);
+    if errors.is_empty() {
+        join::check(&model, &checked.bodies, &mut errors);
+    }
     if !errors.is_empty() {
         return Err(combine(errors));
     }

@@ -1,7 +1,7 @@
 //! The module as the macro understands it: marker-classified structs and functions with
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
-use crate::attr::{reject_derive_repr, take_marker, Marker};
+use crate::attr::{reject_derive_repr, take_marker, Marked, Marker};
 use crate::types::{parse_type_in, struct_layout, FloatTy, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
@@ -50,11 +50,17 @@ pub struct StructDef {
     /// C size and alignment (not for counters, which never cross the host/device boundary).
     pub size: u64,
     pub align: u64,
+    /// For tasks: what the task hands its parent (`#[task(value = T)]`), a scalar type.
+    pub value: Option<(Ty, proc_macro2::Span)>,
 }
 
 #[derive(Clone, PartialEq, Eq, Debug)]
 pub enum FnKind {
+    /// `#[spawn]`: runs when the task is taken from a queue.
     Handler { task: String },
+    /// `#[complete]`: runs once after every child of the task is done. `max_children` bounds
+    /// the children whose values it receives (the size of the frame's value array).
+    Complete { task: String, max_children: Option<u32> },
     Helper,
     /// A module `const`, checked and lowered as a helper without parameters; Rust keeps the
     /// original item (`FnDef::konst`).
@@ -148,38 +154,47 @@ impl Module {
             match item {
                 syn::Item::Use(_) => passthrough.push(item),
                 syn::Item::Struct(mut s) => {
-                    let marker = take_marker(&mut s.attrs, errors);
-                    let kind = match marker {
+                    let marked = take_marker(&mut s.attrs, errors);
+                    let mut value_arg = None;
+                    let kind = match marked {
                         None => StructKind::Plain,
-                        Some(Marker::Task) => StructKind::Task,
-                        Some(Marker::Params) => StructKind::Params,
-                        Some(Marker::Counters) => StructKind::Counters,
-                        Some(Marker::Buffers) => StructKind::Buffers,
-                        Some(Marker::Spawn) => {
+                        Some(Marked { marker: Marker::Task, args }) => {
+                            value_arg = args;
+                            StructKind::Task
+                        }
+                        Some(Marked { marker: Marker::Params, .. }) => StructKind::Params,
+                        Some(Marked { marker: Marker::Counters, .. }) => StructKind::Counters,
+                        Some(Marked { marker: Marker::Buffers, .. }) => StructKind::Buffers,
+                        Some(Marked { marker: m @ (Marker::Spawn | Marker::Complete), .. }) => {
                             errors.push(syn::Error::new(
                                 s.ident.span(),
-                                "`#[spawn]` marks handler functions, not structs; use `#[task]` on task structs",
+                                format!("`#[{}]` marks handler functions, not structs; use `#[task]` on task structs", m.name()),
                             ));
                             StructKind::Plain
                         }
                     };
                     reject_derive_repr(&s.attrs, errors);
-                    raw_structs.push((kind, s));
+                    raw_structs.push((kind, s, value_arg));
                 }
                 syn::Item::Fn(mut f) => {
-                    let marker = take_marker(&mut f.attrs, errors);
-                    match marker {
-                        None | Some(Marker::Spawn) => {}
-                        Some(m) => errors.push(syn::Error::new(
-                            f.sig.ident.span(),
-                            format!("`#[{}]` marks structs; handler functions are marked `#[spawn]`", m.name()),
-                        )),
-                    }
-                    raw_fns.push((marker == Some(Marker::Spawn), f));
+                    let marked = take_marker(&mut f.attrs, errors);
+                    let role = match marked {
+                        None => FnRole::Helper,
+                        Some(Marked { marker: Marker::Spawn, .. }) => FnRole::Spawn,
+                        Some(Marked { marker: Marker::Complete, args }) => FnRole::Complete(args),
+                        Some(m) => {
+                            errors.push(syn::Error::new(
+                                f.sig.ident.span(),
+                                format!("`#[{}]` marks structs; handler functions are marked `#[spawn]` or `#[complete]`", m.marker.name()),
+                            ));
+                            FnRole::Helper
+                        }
+                    };
+                    raw_fns.push((role, f));
                 }
                 syn::Item::Enum(mut e) => {
                     if let Some(m) = take_marker(&mut e.attrs, errors) {
-                        errors.push(syn::Error::new(e.ident.span(), format!("`#[{}]` does not apply to enums", m.name())));
+                        errors.push(syn::Error::new(e.ident.span(), format!("`#[{}]` does not apply to enums", m.marker.name())));
                     }
                     reject_derive_repr(&e.attrs, errors);
                     raw_enums.push(e);
@@ -205,16 +220,16 @@ impl Module {
         }
 
         for kind in [StructKind::Params, StructKind::Counters, StructKind::Buffers] {
-            let mut of_kind = raw_structs.iter().filter(|(k, _)| *k == kind);
+            let mut of_kind = raw_structs.iter().filter(|(k, _, _)| *k == kind);
             of_kind.next();
-            for (_, s) in of_kind {
+            for (_, s, _) in of_kind {
                 errors.push(syn::Error::new(
                     s.ident.span(),
                     format!("a megakernel has at most one `#[{}]` struct", match kind { StructKind::Params => "params", StructKind::Counters => "counters", _ => "buffers" }),
                 ));
             }
         }
-        let has = |k| raw_structs.iter().any(|(kind, _)| *kind == k);
+        let has = |k| raw_structs.iter().any(|(kind, _, _)| *kind == k);
         let mut reserved: Vec<&str> = RESERVED.to_vec();
         if !has(StructKind::Params) {
             reserved.push("Params");
@@ -226,7 +241,7 @@ impl Module {
             reserved.push("Buffers");
         }
         let mut names: Vec<(String, proc_macro2::Span)> = Vec::new();
-        let idents = raw_structs.iter().map(|(_, s)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident));
+        let idents = raw_structs.iter().map(|(_, s, _)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident));
         let idents = idents.chain(raw_enums.iter().map(|e| &e.ident)).chain(raw_consts.iter().map(|c| &c.ident));
         for id in idents {
             let n = id.to_string();
@@ -246,8 +261,8 @@ impl Module {
 
         let value_structs: Vec<String> = raw_structs
             .iter()
-            .filter(|(k, _)| !matches!(k, StructKind::Counters | StructKind::Buffers))
-            .map(|(_, s)| s.ident.to_string())
+            .filter(|(k, _, _)| !matches!(k, StructKind::Counters | StructKind::Buffers))
+            .map(|(_, s, _)| s.ident.to_string())
             .collect();
         let enums: Vec<EnumDef> = raw_enums.into_iter().filter_map(|e| parse_enum(e, errors)).collect();
         // Names types may mention besides structs: enums, and integer constants (array lengths).
@@ -262,7 +277,8 @@ impl Module {
         let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
 
         let mut structs = Vec::new();
-        for (kind, s) in raw_structs {
+        for (kind, s, value_arg) in raw_structs {
+            let value = value_arg.and_then(|a| parse_value_arg(&a, &names, errors));
             if !s.generics.params.is_empty() {
                 errors.push(syn::Error::new(s.generics.span(), "generic structs are not supported in megakernel code"));
             }
@@ -307,7 +323,7 @@ impl Module {
                 }
             }
             let name = s.ident.clone();
-            structs.push(StructDef { kind, name, fields, counters, buffers, item: s, size: 0, align: 1 });
+            structs.push(StructDef { kind, name, fields, counters, buffers, item: s, size: 0, align: 1, value });
         }
 
         let mut layouts = BTreeMap::new();
@@ -328,8 +344,8 @@ impl Module {
         }
 
         let mut fns = Vec::new();
-        for (is_handler, f) in raw_fns {
-            if let Some(def) = parse_fn(is_handler, f, &value_structs, &names, &structs, errors) {
+        for (role, f) in raw_fns {
+            if let Some(def) = parse_fn(role, f, &value_structs, &names, &structs, errors) {
                 fns.push(def);
             }
         }
@@ -393,7 +409,35 @@ impl Module {
                     ),
                 ));
             }
+            let completes: Vec<&FnDef> =
+                self.fns.iter().filter(|f| matches!(&f.kind, FnKind::Complete { task, .. } if *task == t.name.to_string())).collect();
+            for h in completes.iter().skip(1) {
+                errors.push(syn::Error::new(
+                    h.name.span(),
+                    format!("task `{}` already has the complete handler `{}`; a task type has at most one", t.name, completes[0].name),
+                ));
+            }
         }
+    }
+
+    /// The spawn handler of task `task`.
+    pub fn spawn_handler(&self, task: &str) -> Option<&FnDef> {
+        self.fns.iter().find(|f| matches!(&f.kind, FnKind::Handler { task: t } if t == task))
+    }
+
+    /// The complete handler of task `task`, if it has one.
+    pub fn complete_handler(&self, task: &str) -> Option<&FnDef> {
+        self.fns.iter().find(|f| matches!(&f.kind, FnKind::Complete { task: t, .. } if t == task))
+    }
+
+    /// Whether any task has a complete handler (the program then needs join frames).
+    pub fn joins(&self) -> bool {
+        self.fns.iter().any(|f| matches!(f.kind, FnKind::Complete { .. }))
+    }
+
+    /// The value type tasks hand their parents (one per module), if any task declares one.
+    pub fn value_ty(&self) -> Option<&Ty> {
+        self.tasks().find_map(|t| t.value.as_ref().map(|(ty, _)| ty))
     }
 }
 
@@ -529,8 +573,123 @@ fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
     Ok((reduce, int))
 }
 
+/// What a marker makes of a function.
+enum FnRole {
+    Helper,
+    Spawn,
+    /// `#[complete]`, with its arguments (`max_children = N`) if any.
+    Complete(Option<syn::MetaList>),
+}
+
+/// `value = T` of `#[task(value = T)]`: T must be a scalar (it travels in a frame slot).
+fn parse_value_arg(args: &syn::MetaList, names: &[(String, Option<u64>)], errors: &mut Vec<syn::Error>) -> Option<(Ty, proc_macro2::Span)> {
+    let usage = "`#[task]` takes one argument, the type of the value the task hands its parent: `#[task(value = u64)]`";
+    let parsed = args.parse_args_with(|input: syn::parse::ParseStream| {
+        let key: Ident = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        let ty: syn::Type = input.parse()?;
+        Ok((key, ty))
+    });
+    let (key, ty) = match parsed {
+        Ok(kv) if kv.0 == "value" => kv,
+        Ok((key, _)) => {
+            errors.push(syn::Error::new(key.span(), usage));
+            return None;
+        }
+        Err(_) => {
+            errors.push(syn::Error::new_spanned(args, usage));
+            return None;
+        }
+    };
+    let _ = key;
+    match parse_type_in(&ty, &[], names) {
+        Ok(t @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some((t, ty.span())),
+        Ok(_) | Err(_) => {
+            errors.push(syn::Error::new_spanned(
+                &ty,
+                "a task's value must be an integer, float or bool type (it is passed up through a frame slot); put more data in buffers",
+            ));
+            None
+        }
+    }
+}
+
+/// `max_children = N` of `#[complete(max_children = N)]`.
+fn parse_max_children(args: &syn::MetaList, errors: &mut Vec<syn::Error>) -> Option<u32> {
+    let usage = "`#[complete]` takes `max_children = N`: the most children a task spawns, which bounds the values its complete handler receives";
+    let parsed = args.parse_args_with(|input: syn::parse::ParseStream| {
+        let key: Ident = input.parse()?;
+        input.parse::<syn::Token![=]>()?;
+        let n: syn::LitInt = input.parse()?;
+        Ok((key, n))
+    });
+    match parsed {
+        Ok((key, n)) if key == "max_children" => match n.base10_parse::<u32>() {
+            Ok(v) if (1..=1024).contains(&v) => Some(v),
+            _ => {
+                errors.push(syn::Error::new(n.span(), "`max_children` must be between 1 and 1024"));
+                None
+            }
+        },
+        Ok((key, _)) => {
+            errors.push(syn::Error::new(key.span(), usage));
+            None
+        }
+        Err(_) => {
+            errors.push(syn::Error::new_spanned(args, usage));
+            None
+        }
+    }
+}
+
+/// The `&TaskType` first parameter of a handler: the task's name.
+fn handler_task(t0: &syn::Type, structs: &[StructDef], usage: &str, errors: &mut Vec<syn::Error>) -> Option<String> {
+    if let syn::Type::Reference(r) = t0 {
+        if r.mutability.is_none() {
+            if let syn::Type::Path(p) = &*r.elem {
+                if let Some(id) = p.path.get_ident() {
+                    let n = id.to_string();
+                    if structs.iter().any(|s| s.kind == StructKind::Task && s.name == n) {
+                        return Some(n);
+                    }
+                    errors.push(syn::Error::new(
+                        r.elem.span(),
+                        format!("`{n}` is not a `#[task]` struct; a handler's first parameter is `&TaskType`"),
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+    errors.push(syn::Error::new(t0.span(), usage));
+    None
+}
+
+fn is_ctx_param(t: &syn::Type) -> bool {
+    match t {
+        syn::Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
+            syn::Type::Path(p) => p.path.segments.len() == 1 && p.path.segments[0].ident == "Ctx",
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// `&[T]` with `T` a scalar: the children's values of a complete handler.
+fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
+    let syn::Type::Reference(r) = t else { return None };
+    if r.mutability.is_some() {
+        return None;
+    }
+    let syn::Type::Slice(sl) = &*r.elem else { return None };
+    match parse_type_in(&sl.elem, &[], names) {
+        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e))),
+        _ => None,
+    }
+}
+
 fn parse_fn(
-    is_handler: bool,
+    role: FnRole,
     f: syn::ItemFn,
     value_structs: &[String],
     names: &[(String, Option<u64>)],
@@ -570,59 +729,65 @@ fn parse_fn(
     };
     let mut params = Vec::new();
     let mut ctx = None;
-    let mut kind = FnKind::Helper;
-    if is_handler {
-        let usage = "a spawn handler's signature must be `fn name(task: &TaskType, ctx: &mut Ctx)`";
-        let inputs: Vec<&syn::FnArg> = sig.inputs.iter().collect();
-        if inputs.len() != 2 || ret != Ty::Unit {
-            errors.push(syn::Error::new(sig.span(), usage));
-            return None;
-        }
-        let (p0, t0) = typed_arg(inputs[0], errors)?;
-        let (p1, t1) = typed_arg(inputs[1], errors)?;
-        let task = match t0 {
-            syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-                syn::Type::Path(p) if p.path.get_ident().is_some() => {
-                    let n = p.path.get_ident().unwrap().to_string();
-                    if structs.iter().any(|s| s.kind == StructKind::Task && s.name == n) {
-                        Some(n)
-                    } else {
-                        errors.push(syn::Error::new(
-                            r.elem.span(),
-                            format!("`{n}` is not a `#[task]` struct; a spawn handler's first parameter is `&TaskType`"),
-                        ));
-                        return None;
-                    }
-                }
-                _ => None,
-            },
-            _ => None,
-        };
-        let Some(task) = task else {
-            errors.push(syn::Error::new(t0.span(), usage));
-            return None;
-        };
-        let ctx_ok = match t1 {
-            syn::Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
-                syn::Type::Path(p) => p.path.segments.len() == 1 && p.path.segments[0].ident == "Ctx",
-                _ => false,
-            },
-            _ => false,
-        };
-        if !ctx_ok {
-            errors.push(syn::Error::new(t1.span(), usage));
-            return None;
-        }
-        params.push(Param { name: p0, ty: Ty::Struct(task.clone()) });
-        ctx = Some(p1);
-        kind = FnKind::Handler { task };
-    } else {
-        for arg in &sig.inputs {
-            let Some((name, ty)) = typed_arg(arg, errors) else { continue };
-            match parse_type(ty, value_structs) {
-                Ok(t) => params.push(Param { name, ty: t }),
-                Err(e) => errors.push(e),
+    let kind;
+    let inputs: Vec<&syn::FnArg> = sig.inputs.iter().collect();
+    match role {
+        FnRole::Spawn => {
+            let usage = "a spawn handler's signature must be `fn name(task: &TaskType, ctx: &mut Ctx)`, with `-> T` when the task declares `#[task(value = T)]`";
+            if inputs.len() != 2 {
+                errors.push(syn::Error::new(sig.span(), usage));
+                return None;
             }
+            let (p0, t0) = typed_arg(inputs[0], errors)?;
+            let (p1, t1) = typed_arg(inputs[1], errors)?;
+            let task = handler_task(t0, structs, usage, errors)?;
+            if !is_ctx_param(t1) {
+                errors.push(syn::Error::new(t1.span(), usage));
+                return None;
+            }
+            params.push(Param { name: p0, ty: Ty::Struct(task.clone()) });
+            ctx = Some(p1);
+            kind = FnKind::Handler { task };
+        }
+        FnRole::Complete(args) => {
+            let usage = "a complete handler's signature must be `fn name(task: &TaskType, children: &[V], ctx: &mut Ctx) -> T` \
+                         (`children` holds the values the children returned, in spawn order; leave it out when they return none)";
+            if !(2..=3).contains(&inputs.len()) {
+                errors.push(syn::Error::new(sig.span(), usage));
+                return None;
+            }
+            let (p0, t0) = typed_arg(inputs[0], errors)?;
+            let task = handler_task(t0, structs, usage, errors)?;
+            params.push(Param { name: p0, ty: Ty::Struct(task.clone()) });
+            if inputs.len() == 3 {
+                let (p1, t1) = typed_arg(inputs[1], errors)?;
+                let Some(slice) = slice_param(t1, names) else {
+                    errors.push(syn::Error::new(
+                        t1.span(),
+                        "the children's values are received as a slice of the children's value type, e.g. `children: &[i32]`",
+                    ));
+                    return None;
+                };
+                params.push(Param { name: p1, ty: slice });
+            }
+            let (pc, tc) = typed_arg(inputs[inputs.len() - 1], errors)?;
+            if !is_ctx_param(tc) {
+                errors.push(syn::Error::new(tc.span(), usage));
+                return None;
+            }
+            ctx = Some(pc);
+            let max_children = args.and_then(|a| parse_max_children(&a, errors));
+            kind = FnKind::Complete { task, max_children };
+        }
+        FnRole::Helper => {
+            for arg in &sig.inputs {
+                let Some((name, ty)) = typed_arg(arg, errors) else { continue };
+                match parse_type(ty, value_structs) {
+                    Ok(t) => params.push(Param { name, ty: t }),
+                    Err(e) => errors.push(e),
+                }
+            }
+            kind = FnKind::Helper;
         }
     }
     if errors.len() != n0 {

@@ -61,6 +61,10 @@ struct Cx<'a> {
     loop_labels: Vec<bool>,
     calls: Vec<(String, Span)>,
     task_local: Option<LocalId>,
+    /// Task types this body spawns, where (for the join checks in `join.rs`).
+    spawns: Vec<(String, Span)>,
+    /// In a complete handler, which must not spawn.
+    in_complete: bool,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
@@ -85,13 +89,15 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             loop_labels: Vec::new(),
             calls: Vec::new(),
             task_local: None,
+            spawns: Vec::new(),
+            in_complete: matches!(f.kind, FnKind::Complete { .. }),
         };
         let mut params = Vec::new();
         for p in &f.params {
             let id = cx.new_local(&p.name.to_string(), p.ty.clone());
             params.push(id);
         }
-        if let FnKind::Handler { .. } = f.kind {
+        if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
             cx.task_local = params.first().copied();
         }
         if let Some(c) = &f.ctx {
@@ -112,8 +118,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             );
             cx.err(span, msg);
         }
-        let (locals, calls, loops) = (cx.locals, cx.calls, cx.loop_labels);
-        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops });
+        let (locals, calls, loops, spawns) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns);
+        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns });
     }
     sh.infer.finish();
     for l in &sh.lits {
@@ -482,6 +488,10 @@ impl<'a> Cx<'a> {
                     Ty::Array(elem, n) => {
                         let site = self.site(e.span(), "index out of bounds");
                         ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
+                    }
+                    Ty::Slice(elem) => {
+                        let site = self.site(e.span(), "index out of bounds");
+                        ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
                     Ty::Err => err_expr(),
                     t => {
@@ -1108,6 +1118,10 @@ impl<'a> Cx<'a> {
             self.err_at(&c.func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
             return err_expr();
         }
+        if let FnKind::Complete { .. } = f.kind {
+            self.err_at(&c.func, format!("`{name}` is a complete handler and cannot be called directly; it runs when the task's children are done"));
+            return err_expr();
+        }
         if f.params.len() != args.len() {
             self.err(span, format!("`{name}` takes {} argument(s) but {} were supplied", f.params.len(), args.len()));
             return err_expr();
@@ -1140,6 +1154,11 @@ impl<'a> Cx<'a> {
             let r = self.resolve(&arg.ty);
             if let Ty::Struct(n) = &r {
                 if self.m.task_tag(n).is_some() {
+                    if self.in_complete {
+                        self.err_at(&mc.method, "a complete handler cannot spawn: it runs after the task's children are done; spawn from the spawn handler");
+                        return err_expr();
+                    }
+                    self.spawns.push((n.clone(), mc.span()));
                     return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
                 }
             }
@@ -1173,6 +1192,14 @@ impl<'a> Cx<'a> {
                 let len = ex(Ty::Int(IntTy::Usize), ExprKind::Int(*n as u128));
                 let b = Block { stmts, tail: Some(Box::new(len)), ty: Ty::Int(IntTy::Usize) };
                 return ex(Ty::Int(IntTy::Usize), ExprKind::Block(b));
+            }
+            Ty::Slice(_) if method == "len" && mc.args.is_empty() => {
+                return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
+            }
+            Ty::Slice(_) => {
+                let msg = format!("method `{method}` is not supported on the children's values; use `len()` and index them: `for i in 0..children.len() {{ children[i] }}`");
+                self.err(mc.method.span(), msg);
+                return err_expr();
             }
             Ty::Err => return err_expr(),
             Ty::Var(_) => {

@@ -144,6 +144,9 @@ pub enum Ty {
     /// `Option<int>`: only as the result of `checked_*`, consumed by `match`, `if let`,
     /// `unwrap_or`, `is_some`, `is_none`.
     Option(Box<Ty>),
+    /// `&[T]`, `T` a scalar: only the children's values a complete handler receives, read
+    /// with `len()` and indexing. C: `ws_slice_<T>` (pointer and length).
+    Slice(Box<Ty>),
     /// An inference variable of an unsuffixed literal (see `infer.rs`).
     Var(u32),
     /// Already reported; unifies with everything so one mistake gives one error.
@@ -168,6 +171,7 @@ pub fn rust_name(ty: &Ty) -> String {
         Ty::Struct(s) | Ty::Enum(s) => s.clone(),
         Ty::Tuple(ts) => format!("({})", ts.iter().map(rust_name).collect::<Vec<_>>().join(", ")),
         Ty::Option(t) => format!("Option<{}>", rust_name(t)),
+        Ty::Slice(t) => format!("&[{}]", rust_name(t)),
         Ty::Var(_) => "{number}".into(),
         Ty::Err => "{error}".into(),
     }
@@ -184,6 +188,7 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
         Ty::Tuple(_) => format!("ws_{}", mangle(ty)),
         Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
+        Ty::Slice(t) => format!("ws_slice_{}", mangle(t)),
         Ty::Unit | Ty::Never => "void".into(),
         Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
     }

@@ -255,6 +255,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
         }
     }
 
+    ws_join_flush(&ctx);
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
     if (leader) {
         unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_COUNT;

@@ -7,6 +7,11 @@
 // publishes them all with one release store after the batch (deque.cuh).
 #pragma once
 
+// Programs with complete handlers or task values define WSDSL_JOIN in their types fragment.
+#ifndef WSDSL_JOIN
+#define WSDSL_JOIN 0
+#endif
+
 struct wsdsl_ctx {
     const wsdsl_params* params;
     const wsdsl_buffers* buffers;
@@ -17,6 +22,15 @@ struct wsdsl_ctx {
     unsigned* spawned;      // shared memory: tasks spawned by this worker's current batch
     const void* sched;      // scheduler-specific (the broker scheduler's launch record)
     unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
+#if WSDSL_JOIN
+    // Complete handlers (join.cuh): the task being run, its frame once it spawned, its
+    // children so far, and this thread's spare frames.
+    const wsdsl_task* cur;
+    unsigned child_frame;
+    unsigned child_count;
+    unsigned free_head;
+    unsigned free_len;
+#endif
 };
 
 // A worker thread's context: counters at their identities, children written to `slots` from
@@ -33,7 +47,18 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->spawned = spawned;
     ctx->sched = 0;
     ctx->sched_queue = 0u;
+#if WSDSL_JOIN
+    ctx->cur = 0;
+    ctx->child_frame = 0xfffffffdu;   // WS_JOIN_NONE
+    ctx->child_count = 0u;
+    ctx->free_head = 0xfffffffdu;
+    ctx->free_len = 0u;
+#endif
 }
+
+#if WSDSL_JOIN
+static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child);
+#endif
 
 #ifdef WS_SPAWN_SPILL
 // Schedulers that can take a child another way when the slots are full define this (the
@@ -70,6 +95,11 @@ static __device__ __forceinline__ wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* 
 // scheduler spills the task (WS_SPAWN_SPILL), or sees the count exceed the capacity after the
 // batch and reports the overflow.
 static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
+#if WSDSL_JOIN
+    wsdsl_task linked = *task;
+    ws_join_link_child(ctx, &linked);
+    task = &linked;
+#endif
     unsigned i = atomicAdd(ctx->spawned, 1u);
     unsigned long long slot = (unsigned long long)ctx->base + i;
     if (slot < ctx->capacity) ctx->slots[slot] = *task;

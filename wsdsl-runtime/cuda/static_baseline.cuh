@@ -40,5 +40,6 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_g
         wsdsl_task task = L.in[i];
         wsdsl_execute(&task, &ctx);
     }
+    ws_join_flush(&ctx);
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
 }

@@ -10,6 +10,8 @@ enum {
     WS_STATUS_OVERFLOW = 1,   // arg0 = worker, arg1 = slots needed, arg2 = capacity
     WS_STATUS_FAULT = 2,      // arg0 = fault site (Program::FAULT_SITES)
     WS_STATUS_STOPPED = 3,    // the host's watchdog asked the kernel to stop
+    WS_STATUS_FRAMES = 4,     // the join frame pool ran out: arg1 = its capacity
+    WS_STATUS_CHILDREN = 5,   // arg0 = task tag, arg1 = its complete handler's max_children
 };
 
 struct ws_status_record {

@@ -17,6 +17,10 @@ pub enum Error {
     Compile { program: &'static str, compiler: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
     /// A fixed-size queue ran out of room on the device.
     QueueOverflow { queue: String, capacity: u64, needed: u64 },
+    /// The pool of join frames (one per task waiting for its children) ran out.
+    FramePoolExhausted { capacity: u64 },
+    /// A task spawned more children than its complete handler's `max_children`.
+    TooManyChildren { task: &'static str, max_children: u32 },
     /// Handler code did something Rust would panic on (index out of bounds, division by zero).
     DeviceFault { site: String },
     /// A handler panicked on the CPU backend.
@@ -57,6 +61,18 @@ impl fmt::Display for Error {
                 "{queue} overflowed: it holds {capacity} tasks but needed at least {needed}. \
                  Raise the capacity (Runtime::deque_capacity or WSDSL_DEQUE_CAPACITY) to {} or more.",
                 needed.next_power_of_two()
+            ),
+            Error::FramePoolExhausted { capacity } => write!(
+                f,
+                "the pool of join frames ran out: {capacity} tasks were waiting for their children at once. \
+                 Raise it (Runtime::frames or WSDSL_FRAMES) to {} or more; breadth-first schedules \
+                 (the static scheduler, broker queues) keep many more tasks waiting than the deques.",
+                (capacity * 2).next_power_of_two()
+            ),
+            Error::TooManyChildren { task, max_children } => write!(
+                f,
+                "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
+                 raise it in `#[complete(max_children = N)]`"
             ),
             Error::DeviceFault { site } => write!(f, "a handler faulted on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),

@@ -12,6 +12,7 @@ pub mod gpu;
 pub mod program;
 pub mod runtime;
 pub mod stats;
+pub mod value;
 
 pub use buffer::Buffer;
 pub use error::Error;
@@ -19,3 +20,4 @@ pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use runtime::{Backend, Output, Runtime};
 pub use stats::{BackendKind, Phases, Stats};
+pub use value::{JoinLayout, TaskValue};

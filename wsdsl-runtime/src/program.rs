@@ -24,13 +24,18 @@
 //!    `wsdsl_ctx_params(ctx)`, `wsdsl_ctx_buffers(ctx)`, `wsdsl_ctx_counters(ctx)`,
 //!    `wsdsl_ctx_spawn(ctx, const wsdsl_task*)`.
 //! 4. [`Program::CUDA_HANDLERS`] — helper functions, one device function per handler, and
-//!    `__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx)`.
+//!    `__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx)`. Programs with
+//!    complete handlers or values ([`Program::JOIN`]) also define `WSDSL_JOIN`, `wsdsl_value`
+//!    and `struct ws_frame` in part 2, call `ws_join_begin`/`ws_join_end` around the spawn
+//!    handler in `wsdsl_execute`, and define `wsdsl_value wsdsl_complete(const wsdsl_task*,
+//!    const wsdsl_value* values, ws_u32 n, wsdsl_ctx*)`; `cuda/join.cuh` (part 3) runs them.
 //! 5. The scheduler templates and the kernel entry point (the runtime).
 //!
 //! Every fragment is deterministic: the same program always yields byte-identical text.
 
 use crate::buffer::BufferSet;
 use crate::gpu::Schedule;
+use crate::value::{JoinLayout, TaskValue};
 use std::fmt::Debug;
 
 /// A megakernel program, implemented by `#[megakernel]` on a marker type `Kernel`.
@@ -61,21 +66,49 @@ pub trait Program: Sized + 'static {
     type Counters: CounterSet;
     /// The user's device buffers (or `()` when the program declares none).
     type Buffers: BufferSet;
+    /// What tasks hand their parents (`#[task(value = T)]`), or `()`.
+    type Value: TaskValue;
+    /// The device layout of join frames, for programs with complete handlers or values.
+    /// Their task records carry `join_frame`/`join_slot` after the tag (`cuda/join.cuh`).
+    const JOIN: Option<JoinLayout> = None;
 
     /// Writes the device image of `task` (a `wsdsl_task`: tag, then the task struct at the
     /// union's offset) into `out`, which is `TASK_BYTES` long and zeroed.
     fn encode_task(task: &Self::Task, out: &mut [u8]);
     /// Writes the device image of the parameters into `out` (`PARAMS_BYTES`, zeroed).
     fn encode_params(params: &Self::Params, out: &mut [u8]);
-    /// Runs the spawn handler of `task` natively; every `ctx.spawn` calls `spawn`.
+    /// Runs the spawn handler of `task` natively; every `ctx.spawn` calls `spawn`. Returns
+    /// the task's value (its parent's, if it spawned nothing and has a complete handler).
     fn execute(
         task: &Self::Task,
         params: &Self::Params,
         buffers: &Self::Buffers,
         counters: &mut Self::Counters,
         spawn: &mut dyn FnMut(Self::Task),
-    );
+    ) -> Self::Value;
+
+    /// For a task type with a complete handler: the most children whose values it receives
+    /// (`u32::MAX` when it takes none). `None`: the task has no complete handler.
+    fn complete_of(_task: &Self::Task) -> Option<u32> {
+        None
+    }
+
+    /// Runs the complete handler of `task` natively, with its children's values in spawn
+    /// order; returns the task's value.
+    fn complete(
+        _task: &Self::Task,
+        _children: &[Self::Value],
+        _params: &Self::Params,
+        _buffers: &Self::Buffers,
+        _counters: &mut Self::Counters,
+    ) -> Self::Value {
+        Self::Value::default()
+    }
 }
+
+/// What a backend's run of `P` yields: the counters, the roots' values in root order
+/// (`()` each for programs without values) and the statistics.
+pub type RunResult<P> = (<P as Program>::Counters, Vec<<P as Program>::Value>, crate::stats::Stats);
 
 /// How a counter combines the values of different workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

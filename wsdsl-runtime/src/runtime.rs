@@ -31,9 +31,13 @@ impl Backend {
     }
 }
 
-/// The result of a run: the program's counters, the scheduler statistics, and who ran it.
+/// The result of a run: the program's counters, the roots' values, the scheduler statistics,
+/// and who ran it.
 pub struct Output<P: Program> {
     pub counters: P::Counters,
+    /// The value each root task produced (`#[task(value = T)]`: its spawn handler's result,
+    /// or its complete handler's when it spawned), in the order the roots were given.
+    pub values: Vec<P::Value>,
     pub stats: Stats,
     pub backend: BackendKind,
     /// Why `Backend::Auto` chose the CPU, if it did.
@@ -44,6 +48,7 @@ impl<P: Program> std::fmt::Debug for Output<P> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Output")
             .field("counters", &self.counters)
+            .field("values", &self.values)
             .field("stats", &self.stats)
             .field("backend", &self.backend)
             .field("note", &self.note)
@@ -60,6 +65,7 @@ pub struct Runtime {
     schedule: Schedule,
     watchdog: Duration,
     blocks_per_sm: Option<u32>,
+    frames: Option<u32>,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
 }
@@ -73,13 +79,15 @@ impl Runtime {
             schedule: Schedule::DEFAULT,
             watchdog: Duration::from_secs(300),
             blocks_per_sm: None,
+            frames: None,
             ordinal: 0,
             device: OnceLock::new(),
         }
     }
 
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
-    /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_WATCHDOG_SECS`, `WSDSL_DEVICE`.
+    /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
+    /// `WSDSL_DEVICE`.
     pub fn from_env() -> Result<Runtime, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -93,6 +101,9 @@ impl Runtime {
         }
         if let Some(c) = number("WSDSL_DEQUE_CAPACITY")? {
             rt = rt.deque_capacity(c as u32);
+        }
+        if let Some(f) = number("WSDSL_FRAMES")? {
+            rt = rt.frames(f.min(u32::MAX as u64) as u32);
         }
         if let Some(s) = number("WSDSL_WATCHDOG_SECS")? {
             rt = rt.watchdog(Duration::from_secs(s));
@@ -112,6 +123,13 @@ impl Runtime {
     /// Slots per GPU worker deque (default: up to 8192, from free device memory).
     pub fn deque_capacity(mut self, slots: u32) -> Self {
         self.schedule.capacity = Some(slots);
+        self
+    }
+
+    /// Join frames on the GPU, one per task waiting for its children (programs with complete
+    /// handlers; default: up to 16 M, from free device memory).
+    pub fn frames(mut self, frames: u32) -> Self {
+        self.frames = Some(frames);
         self
     }
 
@@ -233,15 +251,16 @@ impl Runtime {
                 capacity: schedule.capacity,
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,
+                frames: self.frames,
             };
-            opts.kernel.validate().map_err(Error::InvalidConfig)?;
+            opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
-            let (counters, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
+            let (counters, values, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
-            Ok(Output { counters, stats, backend, note })
+            Ok(Output { counters, values, stats, backend, note })
         } else {
-            let (counters, stats) = cpu::run::<P>(&params, buffers, &roots, self.cpu_threads)?;
-            Ok(Output { counters, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
+            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, self.cpu_threads)?;
+            Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
     }
 }

@@ -51,6 +51,9 @@ pub struct Stats {
     pub queue_capacity: u64,
     /// Kernel launches, one per generation (static scheduler only; 0 otherwise).
     pub generations: u64,
+    /// Join frames (tasks waiting for their children) in use at once, at most. On the GPU
+    /// this is the pool's high-water mark, an upper bound (threads keep a few spare frames).
+    pub peak_frames: u64,
     pub phases: Phases,
 }
 

@@ -71,6 +71,7 @@ static __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
     type Task = Node;
     type Counters = Counters;
     type Buffers = ();
+    type Value = ();
 
     fn encode_task(task: &Node, out: &mut [u8]) {
         0u32.write_device_bytes(out);
@@ -138,7 +139,7 @@ fn every_scheduler_configuration_compiles_with_nvrtc() {
 fn every_configuration_is_exact_on_the_host_emulation() {
     let emu = Emulation::default();
     for config in all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)) {
-        let (counters, stats) = run_emulated::<Tree>(&12, &(), &[Node { depth: 0 }], &config, &emu)
+        let (counters, _, stats) = run_emulated::<Tree>(&12, &(), &[Node { depth: 0 }], &config, &emu)
             .unwrap_or_else(|e| panic!("{config:?}: {e}"));
         assert_eq!(counters.leaves.get(), 1 << 12, "{config:?}");
         assert_eq!(counters.deepest.get(), 12, "{config:?}");
@@ -151,7 +152,7 @@ fn every_configuration_is_exact_on_the_host_emulation() {
     let tiny = Emulation { capacity: 2, ..Emulation::default() };
     match run_emulated::<Tree>(&12, &(), &[Node { depth: 0 }], &KernelConfig::default(), &tiny) {
         Err(Error::QueueOverflow { capacity: 2, .. }) => {}
-        other => panic!("expected an overflow, got {:?}", other.map(|(_, s)| s)),
+        other => panic!("expected an overflow, got {:?}", other.map(|(_, _, s)| s)),
     }
 }
 
@@ -193,6 +194,7 @@ fn a_broken_fragment_is_a_compile_error_with_the_log() {
         type Task = Node;
         type Counters = Counters;
     type Buffers = ();
+    type Value = ();
         fn encode_task(_: &Node, _: &mut [u8]) {}
         fn encode_params(_: &u32, _: &mut [u8]) {}
         fn execute(_: &Node, _: &u32, _: &(), _: &mut Counters, _: &mut dyn FnMut(Node)) {}

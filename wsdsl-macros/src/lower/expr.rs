@@ -143,6 +143,14 @@ impl FnLower<'_> {
                 let v = self.operands(&[b, i], out);
                 format!("({}).v[ws_index({}, {n}ull, {site}u)]", v[0], v[1])
             }
+            ExprKind::SliceIndex(b, i, site) => {
+                let v = self.operands(&[b, i], out);
+                format!("({0}).v[ws_index({1}, ({0}).n, {site}u)]", v[0], v[1])
+            }
+            ExprKind::SliceLen(b) => {
+                let v = self.expr(b, out)?;
+                format!("(ws_usize)(({v}).n)")
+            }
             ExprKind::Unary(op, x) => {
                 if let (UnOp::Neg, ExprKind::Int(v), Ty::Int(t)) = (op, &x.kind, &ty) {
                     return Some(int_lit(*t, v.wrapping_neg()));

@@ -15,6 +15,10 @@ pub struct Cuda {
     /// Offset of the task union inside `wsdsl_task`.
     pub union_offset: u64,
     pub params_bytes: u64,
+    /// `sizeof(ws_frame)`, 0 without join support.
+    pub frame_bytes: u64,
+    /// Size of a task value on the device, 0 when tasks have none.
+    pub value_bytes: u64,
 }
 
 pub fn lower(m: &Module, ck: &Checked) -> Cuda {
@@ -23,10 +27,18 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     let mut bodies = String::new();
     for (f, body) in m.fns.iter().zip(&ck.bodies) {
         let mut fl = FnLower { m, infer: &ck.infer, body, tmp: 0, arrays: &mut arrays, loops: Vec::new() };
+        let ret = if f.ret.is_value() { fl.cty(&f.ret) } else { "void".to_string() };
         let sig = match &f.kind {
-            FnKind::Handler { task } => format!("__device__ static void h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
+            FnKind::Handler { task } => format!("__device__ static {ret} h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
+            FnKind::Complete { task, .. } => {
+                // The children's values, when the handler takes them: a `ws_slice_<T>`.
+                let children = match body.params.get(1) {
+                    Some(&id) => format!(", {} {}", fl.cty(&body.locals[id].ty), fl.local(id)),
+                    None => String::new(),
+                };
+                format!("__device__ static {ret} c_{}(const u_{task}* task{children}, wsdsl_ctx* ctx)", f.name)
+            }
             FnKind::Helper | FnKind::Const => {
-                let ret = fl.cty(&f.ret);
                 let params: Vec<String> = body
                     .params
                     .iter()
@@ -40,15 +52,11 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
             }
         };
         let mut out = Vec::new();
-        let dest = match &f.kind {
-            FnKind::Handler { task } => {
-                let id = body.params[0];
-                out.push(format!("u_{task} {} = *task;", local_name(&body.locals[id].name, id)));
-                None
-            }
-            FnKind::Helper | FnKind::Const if f.ret.is_value() => Some("return"),
-            FnKind::Helper | FnKind::Const => None,
-        };
+        if let FnKind::Handler { task } | FnKind::Complete { task, .. } = &f.kind {
+            let id = body.params[0];
+            out.push(format!("u_{task} {} = *task;", local_name(&body.locals[id].name, id)));
+        }
+        let dest = if f.ret.is_value() { Some("return") } else { None };
         fl.block_body(&body.body, dest, &mut out);
         if matches!(f.kind, FnKind::Helper | FnKind::Const) {
             writeln!(protos, "{sig};").unwrap();
@@ -64,16 +72,128 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     handlers.push_str(&protos);
     handlers.push('\n');
     handlers.push_str(&bodies);
-    handlers.push_str("__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx) {\n    switch (task->tag) {\n");
+    handlers.push_str(&dispatch(m, &mut arrays, ck));
+    let (types, l) = types_fragment(m, &arrays);
+    Cuda {
+        types,
+        handlers,
+        task_bytes: l.task_bytes,
+        union_offset: l.union_offset,
+        params_bytes: l.params_bytes,
+        frame_bytes: l.frame_bytes,
+        value_bytes: l.value_bytes,
+    }
+}
+
+/// `wsdsl_execute`, and for programs with values or complete handlers `wsdsl_complete` and
+/// the per-task join tables (`cuda/join.cuh` uses them).
+fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
+    let mut out = String::new();
+    let join = m.joins() || m.value_ty().is_some();
+    out.push_str("__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx) {\n");
+    if join {
+        out.push_str("    wsdsl_value value = (wsdsl_value)0;\n    ws_join_begin(ctx, task);\n");
+    }
+    out.push_str("    switch (task->tag) {\n");
     for (tag, t) in m.tasks().enumerate() {
-        if let Some(h) = m.fns.iter().find(|f| f.kind == FnKind::Handler { task: t.name.to_string() }) {
-            writeln!(handlers, "    case {tag}u: h_{}(&task->u.t_{}, ctx); break;", h.name, t.name).unwrap();
+        if let Some(h) = m.spawn_handler(&t.name.to_string()) {
+            let keep = if join && h.ret.is_value() { "value = " } else { "" };
+            writeln!(out, "    case {tag}u: {keep}h_{}(&task->u.t_{}, ctx); break;", h.name, t.name).unwrap();
         }
     }
-    handlers.push_str("    default: break;\n    }\n}\n");
+    out.push_str("    default: break;\n    }\n");
+    if join {
+        out.push_str("    ws_join_end(ctx, task, value);\n");
+    }
+    out.push_str("}\n");
+    if !join {
+        return out;
+    }
 
-    let (types, task_bytes, union_offset, params_bytes) = types_fragment(m, &arrays);
-    Cuda { types, handlers, task_bytes, union_offset, params_bytes }
+    // The complete handlers, by tag, with the children's values as a slice.
+    out.push_str("__device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx) {\n");
+    out.push_str("    wsdsl_value value = (wsdsl_value)0;\n    (void)values; (void)n;\n    switch (task->tag) {\n");
+    for (tag, t) in m.tasks().enumerate() {
+        let Some(c) = m.complete_handler(&t.name.to_string()) else { continue };
+        let keep = if c.ret.is_value() { "value = " } else { "" };
+        let body = &ck.bodies[m.fns.iter().position(|f| std::ptr::eq(f, c)).expect("handler of the module")];
+        match body.params.get(1) {
+            Some(&id) => {
+                let slice = ck.infer.resolve(&body.locals[id].ty);
+                record_arrays(&slice, arrays);
+                writeln!(
+                    out,
+                    "    case {tag}u: {{ {} s; s.v = values; s.n = n; {keep}c_{}(&task->u.t_{}, s, ctx); }} break;",
+                    c_name(&slice),
+                    c.name,
+                    t.name
+                )
+                .unwrap();
+            }
+            None => writeln!(out, "    case {tag}u: {keep}c_{}(&task->u.t_{}, ctx); break;", c.name, t.name).unwrap(),
+        }
+    }
+    out.push_str("    default: break;\n    }\n    return value;\n}\n");
+    out
+}
+
+/// Per task tag: whether it has a complete handler, and the most children whose values it
+/// keeps (`WS_JOIN_NO_VALUES` when its complete handler takes none).
+fn join_tables(m: &Module, out: &mut String) {
+    out.push_str("static __device__ __forceinline__ bool wsdsl_has_complete(ws_u32 tag) {\n    switch (tag) {\n");
+    for (tag, t) in m.tasks().enumerate() {
+        if m.complete_handler(&t.name.to_string()).is_some() {
+            writeln!(out, "    case {tag}u: return true;").unwrap();
+        }
+    }
+    out.push_str("    default: return false;\n    }\n}\n");
+    out.push_str("static __device__ __forceinline__ ws_u32 wsdsl_max_children(ws_u32 tag) {\n    switch (tag) {\n");
+    for (tag, t) in m.tasks().enumerate() {
+        if let Some(c) = m.complete_handler(&t.name.to_string()) {
+            let n = match (&c.kind, c.params.len()) {
+                (FnKind::Complete { max_children: Some(n), .. }, 2) => format!("{n}u"),
+                _ => "0xffffffffu".to_string(),
+            };
+            writeln!(out, "    case {tag}u: return {n};").unwrap();
+        }
+    }
+    out.push_str("    default: return 0u;\n    }\n}\n");
+    out.push_str("static __device__ __forceinline__ bool wsdsl_takes_values(ws_u32 tag) {\n    switch (tag) {\n");
+    for (tag, t) in m.tasks().enumerate() {
+        if m.complete_handler(&t.name.to_string()).is_some_and(|c| c.params.len() == 2) {
+            writeln!(out, "    case {tag}u: return true;").unwrap();
+        }
+    }
+    out.push_str("    default: return false;\n    }\n}\n");
+}
+
+/// Layout of a join frame (`struct ws_frame`): six `u32` words, the parent task record, then
+/// the children's values. Returns (size, C definition).
+pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, String) {
+    let value = m.value_ty().cloned().unwrap_or(Ty::Int(crate::types::IntTy::U32));
+    let (vsize, valign) = layout(&value, &m.layouts);
+    let max_children = m
+        .fns
+        .iter()
+        .filter_map(|f| match (&f.kind, f.params.len()) {
+            (FnKind::Complete { max_children: Some(n), .. }, 2) => Some(*n as u64),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(1);
+    let task_off = align_up(24, task_align);
+    let values_off = align_up(task_off + task_bytes, valign);
+    let align = 4u64.max(task_align).max(valign);
+    let size = align_up(values_off + max_children * vsize, align);
+    let mut c = String::new();
+    writeln!(c, "#define WSDSL_JOIN 1\ntypedef {} wsdsl_value;\n#define WSDSL_MAX_CHILDREN {max_children}u", c_name(&value)).unwrap();
+    c.push_str(
+        "// A task waiting for its children (cuda/join.cuh): join counter, free-list links, the\n\
+         // number of children, the task itself, and the children's values in spawn order.\n\
+         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 next;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 reserved;\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
+    );
+    writeln!(c, "static_assert(sizeof(ws_frame) == {size}, \"wsdsl: join frame size\");").unwrap();
+    (size, vsize, c)
 }
 
 fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
@@ -84,6 +204,9 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
         Ty::Array(e, n) => {
             emit_type(e, m, done, out);
             writeln!(out, "struct {} {{ {} v[{n}]; }};", c_name(t), c_name(e)).unwrap();
+        }
+        Ty::Slice(e) => {
+            writeln!(out, "struct {} {{ const {}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
         }
         Ty::Tuple(ts) => {
             for e in ts {
@@ -114,7 +237,7 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
     done.push(t.clone());
 }
 
-fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
+fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
     let mut out = format!("/* wsdsl program `{}`: types */\n", m.name);
     let mut done = Vec::new();
     // Field-less enums: `#[repr(u32)]` in Rust, so a `ws_u32` holding the discriminant.
@@ -156,7 +279,14 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
 
     let mut max_size = 0;
     let mut max_align = 4;
-    out.push_str("struct wsdsl_task {\n    ws_u32 tag;\n    union {\n");
+    let join = m.joins() || m.value_ty().is_some();
+    out.push_str("struct wsdsl_task {\n    ws_u32 tag;\n");
+    if join {
+        // Where the task's value goes: the frame of the parent waiting for it (or
+        // WS_JOIN_ROOT / WS_JOIN_DETACHED) and the slot in it (the root index for roots).
+        out.push_str("    ws_u32 join_frame;\n    ws_u32 join_slot;\n");
+    }
+    out.push_str("    union {\n");
     for t in m.tasks() {
         let (s, a) = layout(&Ty::Struct(t.name.to_string()), &m.layouts);
         max_size = max_size.max(s);
@@ -164,9 +294,18 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
         writeln!(out, "        u_{0} t_{0};", t.name).unwrap();
     }
     out.push_str("    } u;\n};\n");
-    let union_offset = align_up(4, max_align);
+    let union_offset = align_up(if join { 12 } else { 4 }, max_align);
     let task_bytes = align_up(union_offset + max_size.max(1), max_align);
     writeln!(out, "static_assert(sizeof(wsdsl_task) == {task_bytes}, \"wsdsl: task record size\");").unwrap();
+    let mut frame_bytes = 0;
+    let mut value_bytes = 0;
+    if join {
+        let (size, vsize, frame) = frame_layout(m, task_bytes, max_align);
+        out.push_str(&frame);
+        join_tables(m, &mut out);
+        frame_bytes = size;
+        value_bytes = if m.value_ty().is_some() { vsize } else { 0 };
+    }
 
     out.push_str("struct wsdsl_counters {\n");
     let counters: Vec<_> = m.counters().map(|c| c.counters.iter().collect()).unwrap_or_default();
@@ -208,5 +347,14 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, u64, u64, u64) {
         out.push_str("    (void)c; (void)slots;\n");
     }
     out.push_str("}\n");
-    (out, task_bytes, union_offset, params_bytes)
+    (out, Layouts { task_bytes, union_offset, params_bytes, frame_bytes, value_bytes })
+}
+
+/// Sizes the host needs, from the types fragment.
+struct Layouts {
+    task_bytes: u64,
+    union_offset: u64,
+    params_bytes: u64,
+    frame_bytes: u64,
+    value_bytes: u64,
 }

@@ -58,13 +58,14 @@ pub fn local_name(name: &str, id: usize) -> String {
     format!("l_{}_{}", if name == "_" { "anon" } else { name }, id)
 }
 
-/// Records the array and tuple types inside `t`, elements first (C needs them declared in
-/// that order). `Option<int>` wrappers live in `rust_semantics.cuh`.
+/// Records the array, tuple and slice types inside `t`, elements first (C needs them declared
+/// in that order). `Option<int>` wrappers live in `rust_semantics.cuh`.
 pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
     match t {
         Ty::Array(e, _) => record_arrays(e, arrays),
         Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
         Ty::Option(e) => return record_arrays(e, arrays),
+        Ty::Slice(_) => {}
         _ => return,
     }
     if !arrays.contains(t) {

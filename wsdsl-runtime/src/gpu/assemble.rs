@@ -13,6 +13,7 @@ const HOST_SHIM: &str = include_str!("../../cuda/host/ws_host_shim.h");
 const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
+const JOIN: &str = include_str!("../../cuda/join.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
 const TERMINATION: &str = include_str!("../../cuda/termination.cuh");
 const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
@@ -171,6 +172,19 @@ impl KernelConfig {
         Ok(())
     }
 
+    /// [`KernelConfig::validate`], and whether `P` can run under it: complete handlers run
+    /// one task per thread, so not in a cooperative schedule (yet).
+    pub fn validate_for<P: Program>(&self) -> Result<(), String> {
+        self.validate()?;
+        if self.cooperative && P::JOIN.is_some() {
+            return Err(format!(
+                "`{}` has complete handlers or task values, which cooperative schedules do not support yet; drop `cooperative`",
+                P::NAME
+            ));
+        }
+        Ok(())
+    }
+
     /// The kernel entry point of this configuration.
     pub fn entry_point(&self) -> &'static str {
         match self.scheduler {
@@ -253,6 +267,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     src.push_str(P::CUDA_TYPES);
     src.push('\n');
     part(&mut src, "context.cuh", CONTEXT);
+    part(&mut src, "join.cuh", JOIN);
     src.push_str("// ---- program handlers (generated from Rust) ----\n");
     src.push_str(P::CUDA_HANDLERS);
     src.push('\n');
@@ -295,6 +310,9 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
          extern \"C\" void* ws_host_status() {{ return (void*)&wsdsl_status; }}\n",
         config.entry_point()
     ));
+    if P::JOIN.is_some() {
+        src.push_str("extern \"C\" void* ws_host_join() { return (void*)&wsdsl_join; }\n");
+    }
     src
 }
 

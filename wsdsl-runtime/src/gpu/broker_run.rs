@@ -6,12 +6,13 @@
 use super::assemble::{kernel_source, KernelConfig, Scheduler};
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::join::JoinPool;
 use super::module::load_source;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
-use crate::program::Program;
+use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
 use cudarc::driver::CudaSlice;
 use std::time::Instant;
@@ -76,7 +77,7 @@ pub(crate) fn run<P: Program>(
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
-) -> Result<(P::Counters, Stats), Error> {
+) -> Result<RunResult<P>, Error> {
     let mut phases = Phases::default();
     let config = &opts.kernel;
     let per_queue = config.scheduler == Scheduler::Bsq;
@@ -146,6 +147,7 @@ pub(crate) fn run<P: Program>(
     let pending_dev = stream.clone_htod(&[roots.len() as u32]).map_err(Error::driver("allocating the task count"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
 
     let record = BrokerRecord {
         queues: ptr(&queues, stream),
@@ -183,7 +185,7 @@ pub(crate) fn run<P: Program>(
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
                 std::mem::forget((queues, staging, roots_dev, inputs, stats_dev, pending_dev));
-                std::mem::forget((stop, module));
+                std::mem::forget((stop, module, join));
             }
             return Err(e);
         }
@@ -208,9 +210,11 @@ pub(crate) fn run<P: Program>(
     })?;
     let counters = inputs.read_back::<P>(stream, buffers)?;
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    let (values, peak_frames) = JoinPool::results::<P>(&join, &module, stream, roots.len())?;
     phases.copy_back = t2.elapsed();
 
-    Ok((counters, worker_stats(&stat_words, slots, phases)))
+    let stats = Stats { peak_frames, ..worker_stats(&stat_words, slots, phases) };
+    Ok((counters, values, stats))
 }
 
 /// Slots per queue: the requested capacity rounded up to a power of two, or the largest power

@@ -10,12 +10,13 @@
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
 use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
 use super::inputs::{encode_tasks, status_result};
+use super::join::{decode_root_values, JoinRecord, ROOT_VALUE_BYTES};
 use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
 use crate::error::Error;
-use crate::program::{CounterSet, Program};
+use crate::program::{CounterSet, Program, RunResult};
 use crate::stats::{Phases, Stats};
 use std::collections::HashMap;
 use std::io::Write;
@@ -40,6 +41,8 @@ pub struct Emulation {
     pub queue_capacity: u32,
     /// Longest a run may take before it is stopped and reported.
     pub watchdog: Duration,
+    /// Join frames in the pool (programs with complete handlers).
+    pub frames: u32,
 }
 
 impl Default for Emulation {
@@ -51,6 +54,7 @@ impl Default for Emulation {
             capacity: 8192,
             queue_capacity: 1 << 20,
             watchdog: Duration::from_secs(120),
+            frames: 1 << 18,
         }
     }
 }
@@ -58,6 +62,7 @@ impl Default for Emulation {
 type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
+type JoinAddress = unsafe extern "C" fn() -> *mut u8;
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 struct HostKernel {
@@ -65,6 +70,8 @@ struct HostKernel {
     status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
     queue_bytes: Option<QueueBytes>,
+    /// The address of `wsdsl_join` (programs with joins only).
+    join: Option<JoinAddress>,
 }
 
 /// Compiles (or finds in this process or the disk cache) the host build of `P` for `config`
@@ -94,7 +101,8 @@ fn host_kernel<P: Program>(config: &KernelConfig, prefix: &str) -> Result<Arc<Ho
         let launch = *library.get::<Launch>(b"ws_host_launch\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes }
+        let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
+        HostKernel { launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
     let kernel = Arc::new(kernel);
@@ -186,9 +194,9 @@ pub fn run_emulated<P: Program>(
     roots: &[P::Task],
     config: &KernelConfig,
     emu: &Emulation,
-) -> Result<(P::Counters, Stats), Error> {
+) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
-    config.validate().map_err(Error::InvalidConfig)?;
+    config.validate_for::<P>().map_err(Error::InvalidConfig)?;
     let started = Instant::now();
     let broker_slots = slots_for(emu.queue_capacity);
     let prefix = match config.scheduler {
@@ -199,18 +207,61 @@ pub fn run_emulated<P: Program>(
     let phases = Phases { compile: started.elapsed(), ..Phases::default() };
     let root_bytes = encode_tasks::<P>(roots);
     let mut inputs = HostInputs::new::<P>(params, buffers);
-    let (stats, inputs) = match config.scheduler {
-        Scheduler::Static => run_static::<P>(&kernel, &config, emu, roots.len(), &root_bytes, inputs, phases)?,
+    let mut join = HostJoin::prepare::<P>(&kernel, roots.len(), emu.frames);
+    let ran = (|| match config.scheduler {
+        Scheduler::Static => run_static::<P>(&kernel, &config, emu, roots.len(), &root_bytes, inputs, phases),
         Scheduler::Deque => {
             let stats = run_persistent::<P>(&kernel, &config, emu, roots.len(), &root_bytes, &mut inputs, phases)?;
-            (stats, inputs)
+            Ok((stats, inputs))
         }
         Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
             let stats = run_broker::<P>(&kernel, &config, emu, broker_slots, roots.len(), &root_bytes, &mut inputs, phases)?;
-            (stats, inputs)
+            Ok((stats, inputs))
+        }
+    })();
+    let (mut stats, inputs) = match ran {
+        Ok(r) => r,
+        Err(e) => {
+            if matches!(e, Error::Watchdog { stopped: false, .. }) {
+                // The kernel thread still runs and may touch the frames.
+                std::mem::forget(join);
+            }
+            return Err(e);
         }
     };
-    Ok((inputs.read_back::<P>(buffers), stats))
+    let (values, peak_frames) = match &mut join {
+        Some(j) => j.results::<P>(&kernel, roots.len()),
+        None => (vec![P::Value::default(); roots.len()], 0),
+    };
+    stats.peak_frames = peak_frames;
+    Ok((inputs.read_back::<P>(buffers), values, stats))
+}
+
+/// The frame pool and the roots' values in host memory, and the kernel's `wsdsl_join`
+/// pointing at them (`gpu/join.rs` on the GPU).
+struct HostJoin {
+    _frames: HostBuf,
+    root_values: HostBuf,
+}
+
+impl HostJoin {
+    fn prepare<P: Program>(kernel: &HostKernel, roots: usize, frames: u32) -> Option<HostJoin> {
+        let layout = P::JOIN?;
+        let address = kernel.join?;
+        let mut pool = HostBuf::zeroed(frames as usize * layout.frame_bytes);
+        let mut root_values = HostBuf::zeroed(roots.max(1) * ROOT_VALUE_BYTES);
+        let record = JoinRecord::new(pool.addr(), root_values.addr(), frames);
+        // SAFETY: `wsdsl_join` is a 32-byte record in the loaded library; no kernel runs now.
+        unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), 32) };
+        Some(HostJoin { _frames: pool, root_values })
+    }
+
+    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: usize) -> (Vec<P::Value>, u64) {
+        let address = kernel.join.expect("prepared with the join record");
+        // SAFETY: as above; the kernel has returned.
+        let record = JoinRecord::from_bytes(unsafe { std::slice::from_raw_parts(address(), 32) });
+        (decode_root_values::<P>(self.root_values.bytes_mut(), roots), record.high_water())
+    }
 }
 
 fn run_persistent<P: Program>(

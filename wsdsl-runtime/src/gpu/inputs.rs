@@ -71,12 +71,17 @@ impl Inputs {
     }
 }
 
-/// The device images of `tasks`, back to back (at least one zeroed record, so the buffer is
-/// never empty).
+/// The device images of the root tasks, back to back (at least one zeroed record, so the
+/// buffer is never empty). In programs with joins, root `i` sends its value to the host's
+/// slot `i`.
 pub(crate) fn encode_tasks<P: Program>(tasks: &[P::Task]) -> Vec<u8> {
     let mut bytes = vec![0u8; tasks.len().max(1) * P::TASK_BYTES];
-    for (task, out) in tasks.iter().zip(bytes.chunks_exact_mut(P::TASK_BYTES)) {
+    for (i, (task, out)) in tasks.iter().zip(bytes.chunks_exact_mut(P::TASK_BYTES)).enumerate() {
         P::encode_task(task, out);
+        if P::JOIN.is_some() {
+            out[4..8].copy_from_slice(&crate::value::JOIN_ROOT.to_le_bytes());
+            out[8..12].copy_from_slice(&(i as u32).to_le_bytes());
+        }
     }
     bytes
 }
@@ -84,6 +89,8 @@ pub(crate) fn encode_tasks<P: Program>(tasks: &[P::Task]) -> Vec<u8> {
 /// Status codes of `struct ws_status_record` (`cuda/status.cuh`).
 const STATUS_OVERFLOW: u64 = 1;
 const STATUS_FAULT: u64 = 2;
+const STATUS_FRAMES: u64 = 4;
+const STATUS_CHILDREN: u64 = 5;
 
 /// Zeroes the module's status record before a launch.
 pub(crate) fn clear_status(module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<(), Error> {
@@ -111,6 +118,11 @@ pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String
         STATUS_OVERFLOW => Err(Error::QueueOverflow { queue: queue(w[1]), capacity: w[3], needed: w[2] }),
         STATUS_FAULT => Err(Error::DeviceFault {
             site: P::FAULT_SITES.get(w[1] as usize).map_or_else(|| format!("fault site {}", w[1]), |s| s.to_string()),
+        }),
+        STATUS_FRAMES => Err(Error::FramePoolExhausted { capacity: w[2] }),
+        STATUS_CHILDREN => Err(Error::TooManyChildren {
+            task: P::TASK_NAMES.get(w[1] as usize).copied().unwrap_or("?"),
+            max_children: w[2] as u32,
         }),
         other => Err(Error::Driver { during: "reading the run status", message: format!("unknown status code {other}") }),
     }

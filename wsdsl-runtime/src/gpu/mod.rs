@@ -6,6 +6,7 @@ pub mod compile;
 pub mod device;
 pub mod emulate;
 mod inputs;
+mod join;
 mod launch;
 pub mod libs;
 mod module;
@@ -30,6 +31,9 @@ pub struct GpuOptions {
     pub watchdog: Duration,
     /// Cap on blocks per SM (default: as many as fit).
     pub blocks_per_sm: Option<u32>,
+    /// Join frames in the pool (programs with complete handlers); `None` picks a default
+    /// from free device memory.
+    pub frames: Option<u32>,
 }
 
 /// Runs `roots` with the scheduler `opts` selects.
@@ -39,7 +43,7 @@ pub(crate) fn run<P: Program>(
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
-) -> Result<(P::Counters, crate::stats::Stats), Error> {
+) -> Result<crate::program::RunResult<P>, Error> {
     match opts.kernel.scheduler {
         Scheduler::Deque => persistent::run::<P>(dev, params, buffers, roots, opts),
         Scheduler::Static => static_run::run::<P>(dev, params, buffers, roots, opts),

@@ -3,12 +3,13 @@
 
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::join::JoinPool;
 use super::module::load;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
-use crate::program::Program;
+use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
 
 use cudarc::driver::CudaSlice;
@@ -48,7 +49,7 @@ pub(crate) fn run<P: Program>(
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
-) -> Result<(P::Counters, Stats), Error> {
+) -> Result<RunResult<P>, Error> {
     let mut phases = Phases::default();
     let (module, func) = load::<P>(dev, &opts.kernel, &mut phases)?;
 
@@ -93,6 +94,7 @@ pub(crate) fn run<P: Program>(
     let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
 
     let record = LaunchRecord {
         slots: ptr(&slots, stream),
@@ -131,7 +133,7 @@ pub(crate) fn run<P: Program>(
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
                 std::mem::forget((slots, deques, roots_dev, inputs, stats_dev, idle_dev, sm_of_dev, sm_leader_dev));
-                std::mem::forget((stop, module));
+                std::mem::forget((stop, module, join));
             }
             return Err(e);
         }
@@ -141,9 +143,11 @@ pub(crate) fn run<P: Program>(
     check_status::<P>(&module, stream, |w| format!("the deque of GPU worker {w} (program `{}`)", P::NAME))?;
     let counters = inputs.read_back::<P>(stream, buffers)?;
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    let (values, peak_frames) = JoinPool::results::<P>(&join, &module, stream, roots.len())?;
     phases.copy_back = t2.elapsed();
 
-    Ok((counters, worker_stats(&stat_words, capacity, phases)))
+    let stats = Stats { peak_frames, ..worker_stats(&stat_words, capacity, phases) };
+    Ok((counters, values, stats))
 }
 
 /// Deque slots per worker: the requested number, or the largest power of two up to 8192

@@ -3,12 +3,13 @@
 
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::join::JoinPool;
 use super::module::load;
 use super::launch::{launch_with_record, Launch};
 use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
-use crate::program::Program;
+use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
 use cudarc::driver::CudaSlice;
 use std::time::Instant;
@@ -37,7 +38,7 @@ pub(crate) fn run<P: Program>(
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
-) -> Result<(P::Counters, Stats), Error> {
+) -> Result<RunResult<P>, Error> {
     let mut phases = Phases::default();
     let (module, func) = load::<P>(dev, &opts.kernel, &mut phases)?;
 
@@ -60,6 +61,8 @@ pub(crate) fn run<P: Program>(
     let mut count_dev = stream.alloc_zeros::<u32>(1).map_err(Error::driver("allocating the task counter"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
+    // The frames outlive generations: a task waits for children of later ones.
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
@@ -91,7 +94,7 @@ pub(crate) fn run<P: Program>(
         if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, &stop) } {
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
-                std::mem::forget((current, next, inputs, count_dev, stop, module));
+                std::mem::forget((current, next, inputs, count_dev, stop, module, join));
             }
             return Err(e);
         }
@@ -114,16 +117,18 @@ pub(crate) fn run<P: Program>(
 
     let t2 = Instant::now();
     let counters = inputs.read_back::<P>(stream, buffers)?;
+    let (values, peak_frames) = JoinPool::results::<P>(&join, &module, stream, roots.len())?;
     phases.copy_back = t2.elapsed();
     let stats = Stats {
         tasks,
         generations,
         peak_queue: widest,
         queue_capacity: capacity,
+        peak_frames,
         phases,
         ..Stats::default()
     };
-    Ok((counters, stats))
+    Ok((counters, values, stats))
 }
 
 /// Slots per task array: the requested number, or the largest power of two up to 2^26 with

@@ -3,27 +3,38 @@
 //! One LIFO deque per thread (crossbeam-deque, the Chase-Lev deque), random-victim stealing,
 //! and the GPU's termination rule: a thread counts itself idle only with an empty deque and
 //! empty hands, and the run ends when every thread is idle. A panicking handler stops the
-//! run and comes back as [`Error::TaskPanicked`]; nothing is lost silently.
+//! run and comes back as [`Error::TaskPanicked`]; nothing is lost silently. Complete
+//! handlers and values: `join.rs`.
+
+mod join;
 
 use crate::error::Error;
-use crate::program::{CounterSet, Program};
+use crate::program::{CounterSet, Program, RunResult};
 use crate::stats::{Phases, Stats};
 use crossbeam_deque::{Steal, Stealer, Worker};
+use join::{Finisher, Job, Link};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 /// Failed steal rounds before a thread declares itself idle.
 const IDLE_AFTER: u32 = 4;
 
 struct Shared<'a, P: Program> {
-    params: &'a P::Params,
-    buffers: &'a P::Buffers,
-    stealers: Vec<Stealer<P::Task>>,
+    join: Finisher<'a, P>,
+    stealers: Vec<Stealer<Job<P>>>,
     idle: AtomicUsize,
     abort: AtomicBool,
-    panic: Mutex<Option<String>>,
+    /// The first error (a panic, too many children); it stops the run.
+    failure: Mutex<Option<Error>>,
+}
+
+impl<P: Program> Shared<'_, P> {
+    fn fail(&self, error: Error) {
+        self.failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
+        self.abort.store(true, Ordering::Relaxed);
+    }
 }
 
 struct WorkerReport<C> {
@@ -35,26 +46,26 @@ struct WorkerReport<C> {
 }
 
 /// Runs `roots` and everything they spawn on `threads` threads.
-pub fn run<P: Program>(
-    params: &P::Params,
-    buffers: &P::Buffers,
-    roots: &[P::Task],
-    threads: usize,
-) -> Result<(P::Counters, Stats), Error> {
+pub fn run<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], threads: usize) -> Result<RunResult<P>, Error> {
     if threads == 0 {
         return Err(Error::InvalidConfig("the CPU backend needs at least one thread".into()));
     }
-    let workers: Vec<Worker<P::Task>> = (0..threads).map(|_| Worker::new_lifo()).collect();
+    let workers: Vec<Worker<Job<P>>> = (0..threads).map(|_| Worker::new_lifo()).collect();
     for (i, root) in roots.iter().enumerate() {
-        workers[i % threads].push(*root);
+        workers[i % threads].push(Job { task: *root, link: Link::Root(i) });
     }
     let shared = Shared::<P> {
-        params,
-        buffers,
+        join: Finisher {
+            params,
+            buffers,
+            root_values: roots.iter().map(|_| OnceLock::new()).collect(),
+            live_frames: AtomicUsize::new(0),
+            peak_frames: AtomicUsize::new(0),
+        },
         stealers: workers.iter().map(|w| w.stealer()).collect(),
         idle: AtomicUsize::new(0),
         abort: AtomicBool::new(false),
-        panic: Mutex::new(None),
+        failure: Mutex::new(None),
     };
 
     let start = Instant::now();
@@ -71,11 +82,12 @@ pub fn run<P: Program>(
     });
     let run = start.elapsed();
 
-    if let Some(message) = shared.panic.lock().unwrap_or_else(|e| e.into_inner()).take() {
-        return Err(Error::TaskPanicked { message });
+    if let Some(error) = shared.failure.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(error);
     }
     let mut counters = P::Counters::default();
-    let mut stats = Stats { phases: Phases { run, ..Phases::default() }, ..Stats::default() };
+    let frames = shared.join.peak_frames.load(Ordering::Relaxed) as u64;
+    let mut stats = Stats { phases: Phases { run, ..Phases::default() }, peak_frames: frames, ..Stats::default() };
     for r in &reports {
         counters.merge(&r.counters);
         stats.tasks += r.tasks;
@@ -84,11 +96,15 @@ pub fn run<P: Program>(
         stats.peak_queue = stats.peak_queue.max(r.peak);
         stats.per_worker_tasks.push(r.tasks);
     }
-    Ok((counters, stats))
+    // Every root is finished once the run ends without error: the last child of a frame
+    // always completes it.
+    let values = shared.join.root_values.iter().map(|v| v.get().copied().unwrap_or_default()).collect();
+    Ok((counters, values, stats))
 }
 
-fn work<P: Program>(shared: &Shared<'_, P>, id: usize, local: Worker<P::Task>) -> WorkerReport<P::Counters> {
+fn work<P: Program>(shared: &Shared<'_, P>, id: usize, local: Worker<Job<P>>) -> WorkerReport<P::Counters> {
     let mut report = WorkerReport { counters: P::Counters::default(), tasks: 0, steal_attempts: 0, steals: 0, peak: 0 };
+    let mut children: Vec<P::Task> = Vec::new();
     let n = shared.stealers.len();
     let mut rng = (id as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut idle = false;
@@ -97,7 +113,7 @@ fn work<P: Program>(shared: &Shared<'_, P>, id: usize, local: Worker<P::Task>) -
         if shared.abort.load(Ordering::Relaxed) {
             return report;
         }
-        let task = match local.pop() {
+        let job = match local.pop() {
             Some(t) => t,
             None => match steal(shared, id, &mut rng, &mut idle, &mut report) {
                 Some(t) => {
@@ -119,18 +135,29 @@ fn work<P: Program>(shared: &Shared<'_, P>, id: usize, local: Worker<P::Task>) -
             },
         };
         report.tasks += 1;
+        let task = job.task;
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            P::execute(&task, shared.params, shared.buffers, &mut report.counters, &mut |child| local.push(child))
+            let (join, counters) = (&shared.join, &mut report.counters);
+            children.clear();
+            let value = P::execute(&task, join.params, join.buffers, counters, &mut |child| children.push(child));
+            join.after_spawn(job, value, &mut children, counters, |child| local.push(child))
         }));
-        if let Err(payload) = outcome {
-            let message = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "non-string panic payload".into());
-            shared.panic.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(message);
-            shared.abort.store(true, Ordering::Relaxed);
-            return report;
+        match outcome {
+            Ok(Ok(())) => {}
+            Ok(Err(max_children)) => {
+                let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
+                shared.fail(Error::TooManyChildren { task: name, max_children });
+                return report;
+            }
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-string panic payload".into());
+                shared.fail(Error::TaskPanicked { message });
+                return report;
+            }
         }
         report.peak = report.peak.max(local.len() as u64);
     }
@@ -143,7 +170,7 @@ fn steal<P: Program>(
     rng: &mut u64,
     idle: &mut bool,
     report: &mut WorkerReport<P::Counters>,
-) -> Option<P::Task> {
+) -> Option<Job<P>> {
     let n = shared.stealers.len();
     if n < 2 {
         return None;
@@ -175,4 +202,11 @@ fn steal<P: Program>(
         }
     }
     None
+}
+
+/// The tag of `task` (its index in `Program::TASK_NAMES`), from its device encoding.
+fn task_index<P: Program>(task: &P::Task) -> usize {
+    let mut bytes = vec![0u8; P::TASK_BYTES];
+    P::encode_task(task, &mut bytes);
+    u32::from_le_bytes(bytes[..4].try_into().expect("tag")) as usize
 }

@@ -1,0 +1,256 @@
+//! Complete handlers on every backend that runs without a GPU: the CPU backend, and the
+//! scheduler templates compiled for the host (`wsdsl::gpu::emulate`), where frames, join
+//! counters and the frame pool run exactly as on the device. Also the ways a join can fail:
+//! a task spawning more children than `max_children`, and an exhausted frame pool.
+
+#[allow(dead_code)]
+#[path = "../examples/fib/kernel.rs"]
+mod fib;
+
+use wsdsl::gpu::emulate::{run_emulated, Emulation};
+use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
+use wsdsl::prelude::*;
+use wsdsl::{Error, KernelConfig, Steal, Victim, Worker};
+
+/// Three levels of values: `Sum` nodes add their children's values, a `Max` node keeps the
+/// largest, and leaves return their weight. Checks that values reach the right slots and
+/// parents, across task types, with several roots.
+#[megakernel]
+pub mod mixed {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        /// Children per inner node.
+        pub fanout: u32,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub completes: Sum<u64>,
+    }
+
+    #[task(value = i64)]
+    pub struct Sum3 {
+        pub depth: u32,
+        pub base: i64,
+    }
+
+    #[task(value = i64)]
+    pub struct MaxOf {
+        pub base: i64,
+    }
+
+    #[task(value = i64)]
+    pub struct Leaf {
+        pub weight: i64,
+    }
+
+    #[spawn]
+    fn sum_spawn(s: &Sum3, ctx: &mut Ctx) -> i64 {
+        for i in 0..ctx.params.fanout {
+            if s.depth == 0 {
+                ctx.spawn(MaxOf { base: s.base * 10 + i as i64 });
+            } else {
+                ctx.spawn(Sum3 { depth: s.depth - 1, base: s.base * 10 + i as i64 });
+            }
+        }
+        -1
+    }
+
+    #[complete(max_children = 8)]
+    fn sum_done(s: &Sum3, children: &[i64], ctx: &mut Ctx) -> i64 {
+        ctx.counters.completes.add(1);
+        let mut total = 0i64;
+        for i in 0..children.len() {
+            // Weighted by position: a value in the wrong slot changes the answer.
+            total += children[i] * (i as i64 + 1);
+        }
+        total + s.depth as i64
+    }
+
+    #[spawn]
+    fn max_spawn(m: &MaxOf, ctx: &mut Ctx) -> i64 {
+        if m.base % 3 == 0 {
+            // No children: this is the value.
+            return m.base;
+        }
+        for i in 0..3 {
+            ctx.spawn(Leaf { weight: (m.base * 7 + i) % 11 - 5 });
+        }
+        0
+    }
+
+    #[complete(max_children = 3)]
+    fn max_done(_m: &MaxOf, children: &[i64], ctx: &mut Ctx) -> i64 {
+        ctx.counters.completes.add(1);
+        let mut best = children[0];
+        for i in 1..children.len() {
+            best = best.max(children[i]);
+        }
+        best
+    }
+
+    #[spawn]
+    fn leaf(l: &Leaf, _ctx: &mut Ctx) -> i64 {
+        l.weight
+    }
+}
+
+/// `mixed` computed directly: (value, complete handlers run).
+fn mixed_reference(fanout: u32, depth: u32, base: i64) -> (i64, u64) {
+    let mut completes = 0;
+    let mut total = 0;
+    for i in 0..fanout {
+        let b = base * 10 + i as i64;
+        let (v, c) = if depth == 0 {
+            if b % 3 == 0 {
+                (b, 0)
+            } else {
+                ((0..3).map(|k| (b * 7 + k) % 11 - 5).max().unwrap(), 1)
+            }
+        } else {
+            mixed_reference(fanout, depth - 1, b)
+        };
+        completes += c;
+        total += v * (i as i64 + 1);
+    }
+    (total + depth as i64, completes + 1)
+}
+
+fn mixed_roots() -> Vec<mixed::Task> {
+    (0..5).map(|r| mixed::Sum3 { depth: (r % 3) as u32, base: r as i64 + 1 }.into()).collect()
+}
+
+fn mixed_expected(fanout: u32) -> (Vec<i64>, u64) {
+    let answers: Vec<(i64, u64)> = (0..5).map(|r| mixed_reference(fanout, (r % 3) as u32, r as i64 + 1)).collect();
+    (answers.iter().map(|a| a.0).collect(), answers.iter().map(|a| a.1).sum())
+}
+
+#[test]
+fn values_reach_their_parents_on_the_cpu() {
+    let out = Runtime::new(Backend::Cpu).run::<mixed::Kernel>(mixed::Params { fanout: 4 }, mixed_roots()).unwrap();
+    let (values, completes) = mixed_expected(4);
+    assert_eq!(out.values, values);
+    assert_eq!(out.counters.completes.get(), completes);
+    assert!(out.stats.peak_frames > 0, "frames were used: {}", out.stats);
+}
+
+#[test]
+fn fib_joins_on_the_cpu() {
+    for n in [0, 1, 2, 10, 24] {
+        let (leaves, value, out) = fib::solve(&Runtime::new(Backend::Cpu).cpu_threads(3), n).unwrap();
+        assert_eq!((value, leaves), (fib::reference(n), fib::reference(n + 1)), "fib({n})");
+        assert_eq!(out.counters.joins.get() + 1, fib::reference(n + 1), "joins of fib({n})");
+    }
+}
+
+fn label(c: &KernelConfig) -> String {
+    format!("{:?}/{:?}/{:?}/{:?}", c.scheduler, c.worker, c.victim, c.steal)
+}
+
+/// One deque configuration per worker granularity and victim family, plus the static and
+/// broker schedulers: every path by which a child can reach another worker.
+fn join_configs() -> Vec<KernelConfig> {
+    all_kernel_configs(256)
+        .into_iter()
+        .filter(|c| c.steal == Steal::One || c.victim == Victim::Hws)
+        .filter(|c| c.victim != Victim::RoundRobin)
+        .chain(broker_kernel_configs(256))
+        .collect()
+}
+
+#[test]
+fn values_reach_their_parents_under_every_scheduler_on_the_host_build() {
+    let emu = Emulation::default();
+    let (values, completes) = mixed_expected(5);
+    let mut failures = Vec::new();
+    for config in join_configs() {
+        match run_emulated::<mixed::Kernel>(&mixed::Params { fanout: 5 }, &(), &mixed_roots(), &config, &emu) {
+            Ok((counters, got, _)) if got == values && counters.completes.get() == completes => {}
+            Ok((counters, got, _)) => failures.push(format!("{}: values {got:?}, {} completes", label(&config), counters.completes.get())),
+            Err(e) => failures.push(format!("{}: {e}", label(&config))),
+        }
+    }
+    assert!(failures.is_empty(), "expected {values:?}, {completes} completes:\n{}", failures.join("\n"));
+}
+
+#[test]
+fn fib_joins_under_every_scheduler_on_the_host_build() {
+    let emu = Emulation::default();
+    let n = 20;
+    let mut failures = Vec::new();
+    for config in join_configs() {
+        match run_emulated::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n }.into()], &config, &emu) {
+            Ok((counters, values, stats)) => {
+                let ok = values == [fib::reference(n)]
+                    && counters.leaves.get() == fib::reference(n + 1)
+                    && counters.joins.get() + 1 == fib::reference(n + 1);
+                eprintln!("{:<40} {}  fib({n}) = {:?}, {} frames at most", label(&config), if ok { "ok  " } else { "FAIL" }, values, stats.peak_frames);
+                if !ok {
+                    failures.push(format!("{}: {values:?} {counters:?}", label(&config)));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", label(&config))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn an_exhausted_frame_pool_is_reported() {
+    // fib(22) keeps far more than 16 tasks waiting at once on 256 emulated threads.
+    let emu = Emulation { frames: 16, ..Emulation::default() };
+    match run_emulated::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 22 }.into()], &KernelConfig::default(), &emu) {
+        Err(Error::FramePoolExhausted { capacity: 16 }) => {}
+        other => panic!("expected the frame pool to run out, got {:?}", other.map(|(_, v, s)| (v, s))),
+    }
+    let message = Error::FramePoolExhausted { capacity: 16 }.to_string();
+    assert!(message.contains("WSDSL_FRAMES") && message.contains("32"), "{message}");
+}
+
+/// Spawns `n` children though its complete handler declares room for 2 values.
+#[megakernel]
+pub mod greedy {
+    #[task(value = u32)]
+    pub struct Parent {
+        pub n: u32,
+    }
+
+    #[spawn]
+    fn spawn_many(p: &Parent, ctx: &mut Ctx) -> u32 {
+        for _ in 0..p.n {
+            ctx.spawn(Parent { n: 0 });
+        }
+        1
+    }
+
+    #[complete(max_children = 2)]
+    fn sum(_p: &Parent, children: &[u32], _ctx: &mut Ctx) -> u32 {
+        children[0] + children[1]
+    }
+}
+
+#[test]
+fn spawning_past_max_children_is_reported() {
+    let check = |r: Result<(Vec<u32>, String), Error>, backend: &str| match r {
+        Err(Error::TooManyChildren { task: "Parent", max_children: 2 }) => {}
+        other => panic!("{backend}: expected TooManyChildren, got {other:?}"),
+    };
+    let cpu = Runtime::new(Backend::Cpu).run::<greedy::Kernel>((), [greedy::Parent { n: 3 }]);
+    check(cpu.map(|o| (o.values, o.stats.to_string())), "CPU");
+    let emulated = run_emulated::<greedy::Kernel>(&(), &(), &[greedy::Parent { n: 3 }.into()], &KernelConfig::default(), &Emulation::default());
+    check(emulated.map(|(_, v, s)| (v, s.to_string())), "host build");
+    // Within the bound it works: two children of value 1 each.
+    let out = Runtime::new(Backend::Cpu).run::<greedy::Kernel>((), [greedy::Parent { n: 2 }]).unwrap();
+    assert_eq!(out.values, [2]);
+}
+
+#[test]
+fn cooperative_schedules_refuse_programs_with_joins() {
+    let config = KernelConfig { cooperative: true, worker: Worker::Block, ..KernelConfig::default() };
+    match run_emulated::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 5 }.into()], &config, &Emulation::default()) {
+        Err(Error::InvalidConfig(m)) => assert!(m.contains("cooperative"), "{m}"),
+        other => panic!("expected a configuration error, got {:?}", other.map(|(_, v, _)| v)),
+    }
+}

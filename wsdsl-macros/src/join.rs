@@ -1,0 +1,109 @@
+//! The rules that make values flow up the task tree, checked once the bodies are typed:
+//! every value a task produces has a receiver of the same type, and every complete handler
+//! has children to wait for.
+//!
+//! - One value type per module (`#[task(value = T)]`): it is the element of a frame's value
+//!   array on the device.
+//! - A spawn handler returns its task's value type, or nothing when the task declares none.
+//! - A complete handler returns its task's value type (or nothing), and exists only for a task
+//!   whose spawn handler spawns.
+//! - A complete handler taking `children: &[C]` receives the values of everything its task
+//!   spawns: each spawned type must produce `C`. It declares `max_children`, the size of the
+//!   frame's value array.
+//! - A task that produces a value is spawned only by a task whose complete handler takes
+//!   the values; anywhere else the value would be lost.
+
+use crate::ir::FnBody;
+use crate::model::{FnKind, Module};
+use crate::types::{rust_name, Ty};
+
+pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+    let mut err = |span: proc_macro2::Span, msg: String| errors.push(syn::Error::new(span, msg));
+    let value_of = |task: &str| m.struct_def(task).and_then(|t| t.value.as_ref().map(|(ty, _)| ty.clone()));
+    let show = |t: &Option<Ty>| t.as_ref().map_or("nothing".to_string(), |t| format!("`{}`", rust_name(t)));
+
+    if let Some(first) = m.value_ty() {
+        for t in m.tasks() {
+            if let Some((ty, span)) = &t.value {
+                if ty != first {
+                    err(*span, format!(
+                        "all tasks of a megakernel hand their parents values of one type, here `{}`; `{}` declares `{}` (several value types are not supported yet)",
+                        rust_name(first), t.name, rust_name(ty)
+                    ));
+                }
+            }
+        }
+    }
+
+    for (f, body) in m.fns.iter().zip(bodies) {
+        let (task, is_complete) = match &f.kind {
+            FnKind::Handler { task } => (task, false),
+            FnKind::Complete { task, .. } => (task, true),
+            FnKind::Helper | FnKind::Const => continue,
+        };
+        let declared = value_of(task);
+        let returned = if f.ret.is_value() { Some(f.ret.clone()) } else { None };
+        if returned != declared && f.ret != Ty::Err {
+            let span = match &f.item.sig.output {
+                syn::ReturnType::Type(_, t) => syn::spanned::Spanned::span(&**t),
+                syn::ReturnType::Default => f.name.span(),
+            };
+            let which = if is_complete { "complete" } else { "spawn" };
+            let msg = match (&declared, &returned) {
+                (None, Some(r)) => format!(
+                    "task `{task}` declares no value, so its {which} handler returns nothing; to hand `{}` to the parent, declare `#[task(value = {})]`",
+                    rust_name(r), rust_name(r)
+                ),
+                (Some(d), None) => format!(
+                    "task `{task}` declares `#[task(value = {})]`: its {which} handler must return `{}` (add `-> {}`)",
+                    rust_name(d), rust_name(d), rust_name(d)
+                ),
+                _ => format!(
+                    "mismatched value type: task `{task}` declares {}, but its {which} handler returns {}",
+                    show(&declared), show(&returned)
+                ),
+            };
+            err(span, msg);
+        }
+        if !is_complete {
+            // Values of children spawned by a task without a complete handler taking them.
+            let receives = m.complete_handler(task).is_some_and(|c| c.params.len() == 2);
+            for (child, span) in &body.spawns {
+                if let (Some(v), false) = (value_of(child), receives) {
+                    err(*span, format!(
+                        "`{child}` hands its parent a `{}`, but `{task}` has no complete handler taking the children's values, so it would be lost; \
+                         add `#[complete(max_children = N)] fn name(t: &{task}, children: &[{}], ctx: &mut Ctx)`",
+                        rust_name(&v), rust_name(&v)
+                    ));
+                }
+            }
+            continue;
+        }
+
+        let Some(spawn) = m.spawn_handler(task) else { continue };
+        let spawn_body = &bodies[m.fns.iter().position(|g| std::ptr::eq(g, spawn)).expect("handler of the module")];
+        if spawn_body.spawns.is_empty() {
+            err(f.name.span(), format!(
+                "`{}` is a complete handler for `{task}`, whose spawn handler `{}` never spawns: it would have no children to wait for; remove it, or spawn from `{}`",
+                f.name, spawn.name, spawn.name
+            ));
+        }
+        let Some(&children) = body.params.get(1) else { continue };
+        let Ty::Slice(elem) = &body.locals[children].ty else { continue };
+        if let FnKind::Complete { max_children: None, .. } = f.kind {
+            err(f.name.span(), format!(
+                "`{}` receives the children's values: declare how many children `{task}` spawns at most, e.g. `#[complete(max_children = 8)]` (the size of its frame's value array)",
+                f.name
+            ));
+        }
+        for (child, span) in &spawn_body.spawns {
+            let produced = value_of(child);
+            if produced.as_ref() != Some(&**elem) {
+                err(*span, format!(
+                    "mismatched value type: `{}` receives `{}` from each child, but the child `{child}` hands {}",
+                    f.name, rust_name(&Ty::Slice(elem.clone())), show(&produced)
+                ));
+            }
+        }
+    }
+}
