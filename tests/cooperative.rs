@@ -106,6 +106,21 @@ fn the_block_cooperates_on_the_host_compiled_templates() {
 }
 
 #[test]
+fn the_static_scheduler_runs_cooperative_tasks_on_the_host_compiled_templates() {
+    let (buffers, expected) = inputs();
+    let config = Runtime::new(Backend::Cpu).scheduler(wsdsl::Scheduler::Static).config_for::<blocksum::Kernel>();
+    config.validate().unwrap_or_else(|e| panic!("{e}"));
+    let (counters, _, stats) =
+        run_emulated::<blocksum::Kernel>(&(), &buffers, &[blocksum::Range { lo: 0, hi: N }.into()], &config, &Emulation::default())
+            .unwrap_or_else(|e| panic!("{e}"));
+    check(&counters, expected);
+    // One generation per level of the tree of ranges: 2^20 / 4096 = 2^8 leaves, 9 levels.
+    assert_eq!(stats.generations, 9, "{stats}");
+    let partial = buffers.partial.to_vec();
+    assert!(partial[..1024].iter().take(64).all(|&p| p > 0) && partial[64..1024].iter().all(|&p| p == 0));
+}
+
+#[test]
 fn the_cooperative_kernel_compiles_and_runs_on_the_gpu_when_present() {
     let rt = Runtime::new(Backend::Gpu);
     let config = rt.config_for::<blocksum::Kernel>();
@@ -121,7 +136,9 @@ fn the_cooperative_kernel_compiles_and_runs_on_the_gpu_when_present() {
 }
 
 #[test]
-fn cooperative_needs_the_deque_scheduler() {
-    let err = Runtime::new(Backend::Gpu).scheduler(wsdsl::Scheduler::Static).config_for::<blocksum::Kernel>().validate().unwrap_err();
-    assert!(err.contains("deque scheduler"), "{err}");
+fn cooperative_needs_the_deque_or_the_static_scheduler() {
+    let err = Runtime::new(Backend::Gpu).scheduler(wsdsl::Scheduler::Bq).config_for::<blocksum::Kernel>().validate().unwrap_err();
+    assert!(err.contains("deque or the static scheduler"), "{err}");
+    let config = Runtime::new(Backend::Gpu).scheduler(wsdsl::Scheduler::Static).config_for::<blocksum::Kernel>();
+    compile_check_with::<blocksum::Kernel>("sm_90", &config).unwrap_or_else(|e| panic!("{e}"));
 }

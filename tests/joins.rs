@@ -6,6 +6,9 @@
 #[allow(dead_code)]
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
+#[allow(dead_code)]
+#[path = "../examples/mergesort/kernel.rs"]
+mod mergesort;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
@@ -189,6 +192,47 @@ fn fib_joins_under_every_scheduler_on_the_host_build() {
                 eprintln!("{:<40} {}  fib({n}) = {:?}, {} frames at most", label(&config), if ok { "ok  " } else { "FAIL" }, values, stats.peak_frames);
                 if !ok {
                     failures.push(format!("{}: {values:?} {counters:?}", label(&config)));
+                }
+            }
+            Err(e) => failures.push(format!("{}: {e}", label(&config))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn mergesort_merges_in_complete_handlers_on_the_cpu() {
+    for (n, cutoff, distinct) in [(0usize, 4u32, 10u32), (1, 4, 10), (7, 1, 3), (10_000, 8, 50), (30_001, 32, u32::MAX)] {
+        let input = mergesort::keys(n, n as u64, distinct);
+        let (sorted, _) = mergesort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff).unwrap();
+        mergesort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys: {e}"));
+        assert_eq!((sorted.leaves, sorted.merges), mergesort::tree_shape(n as u32, cutoff), "{n} keys");
+    }
+}
+
+#[test]
+fn the_mergesort_check_catches_unsorted_and_altered_output() {
+    let input = [3, 1, 2];
+    assert!(mergesort::check(&input, &[1, 3, 2]).unwrap_err().contains("not sorted"));
+    assert!(mergesort::check(&input, &[1, 2, 2]).unwrap_err().contains("permutation"));
+    assert!(mergesort::check(&input, &[1, 2]).is_err());
+}
+
+#[test]
+fn mergesort_under_every_scheduler_on_the_host_build() {
+    let emu = Emulation::default();
+    let input = mergesort::keys(20_000, 9, 1000);
+    let mut failures = Vec::new();
+    for config in join_configs() {
+        let buffers = mergesort::mergesort::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
+        let root = mergesort::mergesort::Sort { lo: 0, hi: input.len() as u32 }.into();
+        let params = mergesort::mergesort::Params { cutoff: 16 };
+        match run_emulated::<mergesort::mergesort::Kernel>(&params, &buffers, &[root], &config, &emu) {
+            Ok((counters, _, _)) => {
+                if let Err(e) = mergesort::check(&input, &buffers.data.to_vec()) {
+                    failures.push(format!("{}: {e}", label(&config)));
+                } else if (counters.leaves.get(), counters.merges.get()) != mergesort::tree_shape(input.len() as u32, 16) {
+                    failures.push(format!("{}: tree {counters:?}", label(&config)));
                 }
             }
             Err(e) => failures.push(format!("{}: {e}", label(&config))),

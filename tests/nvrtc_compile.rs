@@ -3,6 +3,9 @@
 
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
+#[allow(dead_code)]
+#[path = "../examples/mergesort/kernel.rs"]
+mod mergesort;
 #[path = "../examples/nqueens/kernel.rs"]
 mod nqueens;
 #[path = "../examples/uts/kernel.rs"]
@@ -29,6 +32,11 @@ fn fib_kernel_compiles() {
 }
 
 #[test]
+fn mergesort_kernel_compiles() {
+    compiles::<mergesort::mergesort::Kernel>();
+}
+
+#[test]
 fn uts_kernel_compiles() {
     compiles::<uts::uts::Kernel>();
 }
@@ -51,6 +59,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
         for (name, result) in [
             ("nqueens", compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &config)),
             ("fib", compile_check_with::<fib::fib::Kernel>("sm_90", &config)),
+            ("mergesort", compile_check_with::<mergesort::mergesort::Kernel>("sm_90", &config)),
             ("uts", compile_check_with::<uts::uts::Kernel>("sm_90", &config)),
         ] {
             let bytes = result.unwrap_or_else(|e| panic!("{name} under {scheduler:?}: {e}"));

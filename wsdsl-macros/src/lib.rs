@@ -74,9 +74,7 @@ pub(crate) fn compile(module: syn::ItemMod) -> syn::Result<(proc_macro2::TokenSt
     let model = model::Module::parse(module, &mut errors);
     let Some(model) = model else { return Err(combine(errors)) };
     let checked = typeck::check(&model, &mut errors);
-    if errors.is_empty() {
-        join::check(&model, &checked.bodies, &mut errors);
-    }
+    join::check(&model, &checked.bodies, &mut errors);
     if !errors.is_empty() {
         return Err(combine(errors));
     }

@@ -121,8 +121,8 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
         }
     }
     if let (Some((true, span)), Some((s, _))) = (&attr.cooperative, &attr.scheduler) {
-        if s != "deque" {
-            errors.push(syn::Error::new(*span, format!("cooperative tasks need the deque scheduler; scheduler = {s} runs one task per thread")));
+        if s != "deque" && s != "static" {
+            errors.push(syn::Error::new(*span, format!("cooperative tasks need the deque or the static scheduler; scheduler = {s} runs one task per thread")));
         }
     }
     match errors.into_iter().reduce(|mut a, b| {

@@ -1158,7 +1158,7 @@ impl<'a> Cx<'a> {
                         self.err_at(&mc.method, "a complete handler cannot spawn: it runs after the task's children are done; spawn from the spawn handler");
                         return err_expr();
                     }
-                    self.spawns.push((n.clone(), mc.span()));
+                    self.spawns.push((n.clone(), mc.args[0].span()));
                     return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
                 }
             }

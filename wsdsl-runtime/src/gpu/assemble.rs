@@ -81,7 +81,7 @@ pub struct KernelConfig {
     pub victim: Victim,
     pub steal: Steal,
     /// Every thread of a worker runs the same task (`ctx.thread()`, `ctx.threads()`,
-    /// `ctx.sync()`); deque scheduler only.
+    /// `ctx.sync()`); deque and static schedulers.
     pub cooperative: bool,
 }
 
@@ -166,8 +166,8 @@ impl KernelConfig {
         if bt == 0 || bt % 32 != 0 || bt > 1024 {
             return Err(format!("block_threads must be a multiple of 32 up to 1024, not {bt}"));
         }
-        if self.cooperative && self.scheduler != Scheduler::Deque {
-            return Err(format!("cooperative tasks need the deque scheduler, not {:?}", self.scheduler));
+        if self.cooperative && !matches!(self.scheduler, Scheduler::Deque | Scheduler::Static) {
+            return Err(format!("cooperative tasks need the deque or the static scheduler, not {:?}", self.scheduler));
         }
         Ok(())
     }

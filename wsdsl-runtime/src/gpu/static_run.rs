@@ -66,6 +66,8 @@ pub(crate) fn run<P: Program>(
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
+    // A thread takes a task at a time, or a whole worker in a cooperative schedule.
+    let tasks_per_block = (if opts.kernel.cooperative { block / opts.kernel.worker_threads() } else { block }) as u64;
     let launched = Instant::now();
     let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
     while n > 0 {
@@ -83,7 +85,7 @@ pub(crate) fn run<P: Program>(
         };
         let launch = Launch {
             func: &func,
-            grid: (n.div_ceil(block as u64) as u32).clamp(1, fit * dev.sm_count),
+            grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, fit * dev.sm_count),
             block,
             cooperative: false,
             limit: opts.watchdog,

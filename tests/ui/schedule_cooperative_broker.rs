@@ -1,6 +1,6 @@
 use wsdsl::prelude::*;
 
-#[megakernel(scheduler = static, cooperative)]
+#[megakernel(scheduler = bq, cooperative)]
 mod m {
     #[task]
     pub struct T {

@@ -1,0 +1,71 @@
+//! Sorts pseudo-random keys with fork-join merge sort tasks (GPU if present, else CPU) and
+//! checks the result: ascending, a permutation of the input, and the task tree's shape.
+//!
+//!     cargo run --release --example mergesort -- --keys 1000000
+//!     WSDSL_BACKEND=cpu cargo run --release --example mergesort -- --keys 100000 --cutoff 16
+
+mod kernel;
+
+use clap::Parser;
+use std::process::ExitCode;
+use wsdsl::prelude::*;
+
+#[derive(Parser)]
+#[command(about = "Merge sort with complete handlers, checked against the standard library's sort")]
+struct Args {
+    /// Number of keys.
+    #[arg(long, default_value_t = 1 << 20)]
+    keys: usize,
+    /// Ranges of at most this many keys are insertion-sorted by one task.
+    #[arg(long, default_value_t = 32)]
+    cutoff: u32,
+    /// Keys are drawn from 0..distinct (small values give many repeats).
+    #[arg(long, default_value_t = u32::MAX)]
+    distinct: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<bool, wsdsl::Error> {
+    let mut rt = Runtime::from_env()?;
+    if let Some(b) = &args.backend {
+        rt = Runtime::new(Backend::parse(b)?);
+    }
+    let input = kernel::keys(args.keys, args.seed, args.distinct);
+    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff)?;
+    if let Some(why) = &out.note {
+        println!("note: running on the CPU because {why}");
+    }
+    println!("merge sort of {} keys (cutoff {}): {} leaves, {} merges, on {}", args.keys, args.cutoff, sorted.leaves, sorted.merges, out.backend);
+    println!("{}", out.stats);
+    let shape = kernel::tree_shape(args.keys as u32, args.cutoff);
+    match kernel::check(&input, &sorted.data) {
+        Ok(()) if (sorted.leaves, sorted.merges) == shape => {
+            println!("PASS: sorted, a permutation of the input, and {} leaves / {} merges as the tree has", shape.0, shape.1);
+            Ok(true)
+        }
+        Ok(()) => {
+            println!("FAIL: sorted, but the task tree has {} leaves / {} merges, not {} / {}", sorted.leaves, sorted.merges, shape.0, shape.1);
+            Ok(false)
+        }
+        Err(why) => {
+            println!("FAIL: {why}");
+            Ok(false)
+        }
+    }
+}
