@@ -253,6 +253,62 @@ fn an_exhausted_frame_pool_is_reported() {
     assert!(message.contains("WSDSL_FRAMES") && message.contains("32"), "{message}");
 }
 
+/// Negamax over 1 to 7 leaves: `max(-child)` chains are what the CUDA 13.0 compiler got wrong
+/// for sm_90 until negation was made opaque (cuda/rust_semantics.cuh); this keeps the case.
+#[megakernel]
+pub mod negamax {
+    #[task(value = i32)]
+    pub struct Node {
+        pub children: u32,
+        pub leaf: i32,
+    }
+
+    #[spawn]
+    fn expand(n: &Node, ctx: &mut Ctx) -> i32 {
+        for i in 0..n.children {
+            ctx.spawn(Node { children: 0, leaf: (i as i32 * 7 + n.children as i32 * 3) % 11 - 5 });
+        }
+        n.leaf
+    }
+
+    #[complete(max_children = 7)]
+    fn best(_n: &Node, children: &[i32], _ctx: &mut Ctx) -> i32 {
+        let mut best = -children[0];
+        for i in 1..children.len() {
+            best = best.max(-children[i]);
+        }
+        let mut by_hand = 0 - children[0];
+        for i in 1..children.len() {
+            let v = 0 - children[i];
+            if v > by_hand {
+                by_hand = v;
+            }
+        }
+        if best == by_hand { best } else { i32::MIN }
+    }
+}
+
+fn negamax_roots() -> (Vec<negamax::Task>, Vec<i32>) {
+    let roots = (1..=7).map(|k| negamax::Node { children: k, leaf: 0 }.into()).collect();
+    let expect = (1..=7i32).map(|k| (0..k).map(|i| -((i * 7 + k * 3) % 11 - 5)).max().unwrap()).collect();
+    (roots, expect)
+}
+
+#[test]
+fn negamax_over_negated_children_everywhere_it_runs() {
+    let (roots, expect) = negamax_roots();
+    let cpu = Runtime::new(Backend::Cpu).run::<negamax::Kernel>((), roots.clone()).unwrap();
+    assert_eq!(cpu.values, expect, "CPU backend");
+    let (_, emulated, _) = run_emulated::<negamax::Kernel>(&(), &(), &roots, &KernelConfig::default(), &Emulation::default()).unwrap();
+    assert_eq!(emulated, expect, "host build of the device code");
+    let gpu = Runtime::new(Backend::Gpu);
+    if let Err(e) = gpu.gpu() {
+        eprintln!("SKIPPED the GPU run of negamax (gpu-check runs it too): {e}");
+        return;
+    }
+    assert_eq!(gpu.run::<negamax::Kernel>((), roots).unwrap().values, expect, "GPU");
+}
+
 /// Spawns `n` children though its complete handler declares room for 2 values.
 #[megakernel]
 pub mod greedy {

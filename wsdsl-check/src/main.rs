@@ -8,11 +8,20 @@
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
 
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/connect4/kernel.rs"]
+mod connect4;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/fib/kernel.rs"]
 mod fib;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/mergesort/kernel.rs"]
+mod mergesort;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/nqueens/kernel.rs"]
 mod nqueens;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/octree/kernel.rs"]
+mod octree;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
@@ -126,6 +135,64 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Box::new(move |rt: &Runtime| {
                 let (leaves, value, out) = fib::solve(rt, n)?;
                 Ok((format!("{value} / {leaves} leaves"), format!("{} / {} leaves", fib::reference(n), fib::reference(n + 1)), out.stats))
+            }),
+        ));
+    }
+    let sorts: &[usize] = if quick { &[100_000] } else { &[1 << 20, 1 << 22] };
+    for &n in sorts {
+        list.push((
+            format!("mergesort {n}"),
+            Box::new(move |rt: &Runtime| {
+                let input = mergesort::keys(n, 7, u32::MAX);
+                let (sorted, out) = mergesort::sort(rt, &input, 32)?;
+                let shape = mergesort::tree_shape(n as u32, 32);
+                let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
+                Ok((
+                    format!("{verdict}, {} leaves / {} merges", sorted.leaves, sorted.merges),
+                    format!("sorted permutation, {} leaves / {} merges", shape.0, shape.1),
+                    out.stats,
+                ))
+            }),
+        ));
+    }
+    // Four-in-a-row end-games with known exact scores: all 1000 in one launch.
+    let limit = if quick { 100 } else { 1000 };
+    list.push((
+        format!("connect4 Test_L3_R1, {limit} roots"),
+        Box::new(move |rt: &Runtime| {
+            let cases = connect4::parse_test_set(include_str!("../../data/connect4/Test_L3_R1")).expect("the bundled test set parses");
+            let cases = &cases[..limit.min(cases.len())];
+            let positions: Vec<_> = cases.iter().map(|c| c.position.clone()).collect();
+            let (scores, out) = connect4::solve_all(rt, &positions)?;
+            let matching = scores.iter().zip(cases).filter(|(s, c)| **s == c.score).count();
+            Ok((format!("{matching}/{} scores match", cases.len()), format!("{0}/{0} scores match", cases.len()), out.stats))
+        }),
+    ));
+    // The chapter's look-ahead with its heuristic, against the sequential reference search.
+    let plies = if quick { 5 } else { 8 };
+    let start = connect4::Position::empty();
+    let (want, _) = connect4::reference_lookahead(&start, plies).expect("a valid look-ahead");
+    list.push((
+        format!("connect4 look-ahead {plies}, empty board"),
+        Box::new(move |rt: &Runtime| {
+            let (got, out) = connect4::lookahead(rt, &start, plies)?;
+            Ok((format!("{:?}, best {}", got.values, got.best_column), format!("{:?}, best {}", want.values, want.best_column), out.stats))
+        }),
+    ));
+    // Octrees of up to 15 million particles, each checked particle by particle.
+    let clouds: &[(usize, octree::Distribution)] = if quick {
+        &[(200_000, octree::Distribution::Uniform)]
+    } else {
+        &[(1_000_000, octree::Distribution::Uniform), (15_000_000, octree::Distribution::Uniform), (15_000_000, octree::Distribution::Plummer)]
+    };
+    for &(n, distribution) in clouds {
+        let particles = std::sync::Arc::new(octree::Particles::generate(distribution, n, 1));
+        list.push((
+            format!("octree {n} {distribution:?}"),
+            Box::new(move |rt: &Runtime| {
+                let (tree, out) = octree::build(rt, &particles, 32)?;
+                let verdict = octree::check(&particles, 32, &tree).map_or_else(|e| format!("FAILED: {e}"), |_| "checked".to_string());
+                Ok((format!("{verdict}, {} leaves", tree.leaves.len()), format!("checked, {} leaves", tree.leaves.len()), out.stats))
             }),
         ));
     }
@@ -244,17 +311,22 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
     let pass = matches!(outcome, Err(Error::Watchdog { stopped: true, .. })) && started.elapsed() < Duration::from_secs(10);
     check("nqueens 18, watchdog 50 ms", "Watchdog error, stopped", outcome, pass);
 
+    let small_pool = Runtime::new(Backend::Gpu).frames(64).watchdog(Duration::from_secs(60));
+    let outcome = fib::solve(&small_pool, 25).map(|r| r.1.to_string());
+    let pass = matches!(outcome, Err(Error::FramePoolExhausted { capacity: 64 }));
+    check("fib 25 (joins), a pool of 64 frames", "FramePoolExhausted error", outcome, pass);
+
     let outcome = nqueens::solve(gpu, 10).map(|r| r.0.to_string());
     let pass = matches!(&outcome, Ok(v) if v == "724");
     check("nqueens 10 after those errors", "724", outcome, pass);
     rows
 }
 
-/// N-Queens 12 and UTS T3 under every scheduler configuration: exact answers, and the run
-/// time of each (median of `repeat` runs after a warm-up).
+/// N-Queens 12, UTS T3 and fork-join fib 25 under every scheduler configuration: exact
+/// answers, and the run time of each (median of `repeat` runs after a warm-up).
 fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> String {
     let mut table = String::from(
-        "\n| worker | victim | steal | nqueens 12 | ms | steals | uts T3 | ms | steals |\n|---|---|---|---|---:|---:|---|---:|---:|\n",
+        "\n| worker | victim | steal | nqueens 12 | ms | steals | uts T3 | ms | steals | fib 25 (joins) | ms | frames |\n|---|---|---|---|---:|---:|---|---:|---:|---|---:|---:|\n",
     );
     let t3 = uts::preset("T3").unwrap();
     for config in wsdsl::gpu::all_kernel_configs(256).into_iter().chain(wsdsl::gpu::broker_kernel_configs(256)) {
@@ -273,10 +345,20 @@ fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> Stri
             let want = t3.known.unwrap();
             Ok((format!("{got:?}"), format!("{want:?}"), out.stats))
         });
+        let joins: Job<'_> = Box::new(|rt: &Runtime| {
+            let (leaves, value, out) = fib::solve(rt, 25)?;
+            let joins = out.counters.joins.get();
+            let mut stats = out.stats;
+            // The frame high-water mark rides in `steals` for this column (see the table).
+            stats.steals = stats.peak_frames;
+            Ok((format!("{value}/{leaves}/{joins}"), format!("{}/{}/{}", fib::reference(25), fib::reference(26), fib::reference(26) - 1), stats))
+        });
         let q = measure(&format!("nqueens 12 [{name}]"), &rt, &queens, repeat);
         let u = measure(&format!("uts T3 [{name}]"), &rt, &tree, repeat);
+        let f = measure(&format!("fib 25 joins [{name}]"), &rt, &joins, repeat);
         print_row(&q);
         print_row(&u);
+        print_row(&f);
         let cell = |r: &Row| if r.pass { "PASS".to_string() } else { format!("FAIL: {} {}", r.answer, r.note) };
         let (w, v, s) = match config.scheduler {
             wsdsl::Scheduler::Static => ("static baseline".to_string(), "-".to_string(), "-".to_string()),
@@ -286,11 +368,12 @@ fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> Stri
             wsdsl::Scheduler::Deque => (format!("{:?}", config.worker), format!("{:?}", config.victim), format!("{:?}", config.steal)),
         };
         table.push_str(&format!(
-            "| {w} | {v} | {s} | {} | {:.2} | {} | {} | {:.2} | {} |\n",
-            cell(&q), q.median_ms, q.steals, cell(&u), u.median_ms, u.steals
+            "| {w} | {v} | {s} | {} | {:.2} | {} | {} | {:.2} | {} | {} | {:.2} | {} |\n",
+            cell(&q), q.median_ms, q.steals, cell(&u), u.median_ms, u.steals, cell(&f), f.median_ms, f.steals
         ));
         rows.push(q);
         rows.push(u);
+        rows.push(f);
     }
     table
 }

@@ -188,6 +188,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
 
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, staging, L.staging_cap, &s_spawned[group]);
+    ws_join_attach(&ctx);
     ctx.sched = &L;
     ctx.sched_queue = own;
 

@@ -11,6 +11,12 @@
 #ifndef WSDSL_JOIN
 #define WSDSL_JOIN 0
 #endif
+#if WSDSL_JOIN
+// Free frame ids a thread keeps (join.cuh): a batch of them must fit in one free frame, from
+// its task field on (at least 16 bytes).
+#define WS_FRAME_ROOM ((unsigned)((sizeof(ws_frame) - 24u) / 4u))
+#define WS_FRAME_BATCH (WS_FRAME_ROOM < 16u ? WS_FRAME_ROOM : 16u)
+#endif
 
 struct wsdsl_ctx {
     const wsdsl_params* params;
@@ -24,12 +30,12 @@ struct wsdsl_ctx {
     unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
 #if WSDSL_JOIN
     // Complete handlers (join.cuh): the task being run, its frame once it spawned, its
-    // children so far, and this thread's spare frames.
+    // children so far, and this thread's free frames.
     const wsdsl_task* cur;
     unsigned child_frame;
     unsigned child_count;
-    unsigned free_head;
-    unsigned free_len;
+    unsigned frames_cached;
+    unsigned frame_cache[WS_FRAME_BATCH];
 #endif
 };
 
@@ -51,8 +57,7 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->cur = 0;
     ctx->child_frame = 0xfffffffdu;   // WS_JOIN_NONE
     ctx->child_count = 0u;
-    ctx->free_head = 0xfffffffdu;
-    ctx->free_len = 0u;
+    ctx->frames_cached = 0u;
 #endif
 }
 

@@ -9,104 +9,146 @@
 // frame's own parent — in a loop, not by recursion. The only atomics are on the frame: no
 // lock, nothing global per task.
 //
-// The pool. Each thread keeps a private free list (intrusive, through `next`). When it is
-// empty the thread pops a chain of free frames from a global lock-free stack (tagged against
-// ABA) or, failing that, takes WS_FRAME_BATCH fresh frames with one add on a bump counter; a
-// private list grown to two batches pushes one batch back as a chain. So the global words
-// are touched about once per WS_FRAME_BATCH frames. When neither has a frame left the run
-// stops with WS_STATUS_FRAMES, like a queue overflow.
+// The pool. Each thread keeps up to WS_FRAME_BATCH free frame ids of its own in an array
+// (ctx->frame_cache): taking and returning a frame is a register operation. A thread whose
+// cache is empty takes a batch of ids from a lock-free stack (tagged against ABA), or else
+// WS_FRAME_BATCH fresh frames with one add on a bump counter; a full cache writes its ids
+// into one of its free frames (the batch's carrier) and pushes that frame. There are
+// WS_FRAME_STACKS stacks, a block using the one of its index, so the global words are touched
+// about once per WS_FRAME_BATCH frames and by few threads each. When no stack has a batch
+// and the bump counter has run past the pool, the run stops with WS_STATUS_FRAMES, like a
+// queue overflow. A thread that stops parks its cache in its own slot of `parked` (plain
+// stores: a shared stack would see every thread of the grid at once), and the thread with
+// the same index takes it up in the next launch (the static scheduler launches once per
+// generation).
 #pragma once
 #if WSDSL_JOIN
 
 #define WS_JOIN_ROOT 0xffffffffu       // join_frame of a root: its value goes to the host
 #define WS_JOIN_DETACHED 0xfffffffeu   // join_frame of a task nobody waits for
-#define WS_JOIN_NONE 0xfffffffdu       // no frame (end of a free list, no frame taken yet)
+#define WS_JOIN_NONE 0xfffffffdu       // no frame (empty stack, no frame taken yet)
 #define WS_JOIN_NO_SLOT 0xffffffffu    // join_slot when the parent's handler takes no values
 #define WS_JOIN_BIAS 0x40000000u
-#define WS_FRAME_BATCH 16u
+#define WS_FRAME_STACKS 128u
 
 // Host mirror: `gpu/join.rs`, struct JoinRecord (same order).
 struct ws_join_state {
     ws_frame* frames;
     wsdsl_value* root_values;
-    ws_atom_u64 free_chains;   // (ABA tag << 32) | first frame of the top chain
+    ws_u32* parked;            // per thread of the largest grid: count, then WS_FRAME_BATCH ids
+    ws_atom_u64* stacks;       // WS_FRAME_STACKS x ((ABA tag << 32) | carrier frame)
     ws_atom_u32 bump;          // fresh frames handed out so far (may run past capacity)
     ws_u32 capacity;
+    ws_u32 parked_slots;
+    ws_u32 reserved;
 };
 __device__ ws_join_state wsdsl_join;
 
 __device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx);
 
-static __device__ void ws_frame_push_chain(ws_u32 first, ws_u32 len) {
-    ws_frame* frames = wsdsl_join.frames;
-    frames[first].chain_len = len;
-    ws_atom_u64 top = ws_load_relaxed_u64(&wsdsl_join.free_chains);
-    for (;;) {
-        ws_store_relaxed_u32(&frames[first].chain_next, (ws_u32)top);
-        const ws_atom_u64 next = ((((top >> 32) + 1ull) & 0xffffffffull) << 32) | first;
-        const ws_atom_u64 seen = ws_cas_acq_rel_u64(&wsdsl_join.free_chains, top, next);
-        if (seen == top) return;
-        top = seen;
-    }
+static __device__ __forceinline__ ws_u32* ws_carrier_ids(ws_u32 carrier) {
+    return (ws_u32*)&wsdsl_join.frames[carrier].task;
 }
 
-// Fills the thread's empty free list: a returned chain, else a batch of fresh frames.
-static __device__ void ws_frame_refill(wsdsl_ctx* ctx) {
+// Pushes the thread's full cache as one batch, carried by its first frame.
+static __device__ void ws_frame_push_batch(wsdsl_ctx* ctx) {
     ws_frame* frames = wsdsl_join.frames;
-    ws_atom_u64 top = ws_load_acquire_u64(&wsdsl_join.free_chains);
+    const ws_u32 carrier = ctx->frame_cache[0];
+    ws_u32* ids = ws_carrier_ids(carrier);
+    for (ws_u32 k = 0; k < ctx->frames_cached; k++) ids[k] = ctx->frame_cache[k];
+    frames[carrier].chain_len = ctx->frames_cached;
+    ws_atom_u64* stack = &wsdsl_join.stacks[blockIdx.x % WS_FRAME_STACKS];
+    ws_atom_u64 top = ws_load_relaxed_u64(stack);
+    for (;;) {
+        ws_store_relaxed_u32(&frames[carrier].chain_next, (ws_u32)top);
+        const ws_atom_u64 next = ((((top >> 32) + 1ull) & 0xffffffffull) << 32) | carrier;
+        const ws_atom_u64 seen = ws_cas_acq_rel_u64(stack, top, next);   // release: the batch
+        if (seen == top) break;
+        top = seen;
+    }
+    ctx->frames_cached = 0u;
+}
+
+// Pops a batch from `stack` into the empty cache; false if the stack is empty.
+static __device__ bool ws_frame_pop_batch(wsdsl_ctx* ctx, ws_atom_u64* stack) {
+    ws_frame* frames = wsdsl_join.frames;
+    ws_atom_u64 top = ws_load_acquire_u64(stack);
     while ((ws_u32)top != WS_JOIN_NONE) {
-        const ws_u32 first = (ws_u32)top;
-        // Possibly stale if the chain was taken meanwhile; then the tag changed and the CAS fails.
-        const ws_u32 below = ws_load_relaxed_u32(&frames[first].chain_next);
+        const ws_u32 carrier = (ws_u32)top;
+        // Possibly stale if the batch was taken meanwhile; then the tag changed and the CAS fails.
+        const ws_u32 below = ws_load_relaxed_u32(&frames[carrier].chain_next);
         const ws_atom_u64 next = ((((top >> 32) + 1ull) & 0xffffffffull) << 32) | below;
-        const ws_atom_u64 seen = ws_cas_acq_rel_u64(&wsdsl_join.free_chains, top, next);
+        const ws_atom_u64 seen = ws_cas_acq_rel_u64(stack, top, next);
         if (seen == top) {
-            ctx->free_head = first;
-            ctx->free_len = frames[first].chain_len;
-            return;
+            // Strong loads: this SM's L1 may hold the frame's lines from an earlier use.
+            const ws_u32 n = ws_load_relaxed_u32(&frames[carrier].chain_len);
+            const ws_u32* ids = ws_carrier_ids(carrier);
+            for (ws_u32 k = 0; k < n; k++) ctx->frame_cache[k] = ws_load_relaxed_u32(&ids[k]);
+            ctx->frames_cached = n;
+            return true;
         }
         top = seen;
     }
-    const ws_u32 base = atomicAdd(&wsdsl_join.bump, WS_FRAME_BATCH);
-    if (base >= wsdsl_join.capacity) {
-        ws_report(WS_STATUS_FRAMES, 0, wsdsl_join.capacity, 0);
-        return;
+    return false;
+}
+
+// Fills the empty cache: a batch from this block's stack, else fresh frames, else a batch
+// from any stack; reports an exhausted pool.
+static __device__ void ws_frame_refill(wsdsl_ctx* ctx) {
+    const ws_u32 home = blockIdx.x % WS_FRAME_STACKS;
+    if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[home])) return;
+    if (ws_load_relaxed_u32(&wsdsl_join.bump) < wsdsl_join.capacity) {
+        const ws_u32 base = atomicAdd(&wsdsl_join.bump, WS_FRAME_BATCH);
+        if (base < wsdsl_join.capacity) {
+            const ws_u32 end = base + WS_FRAME_BATCH < wsdsl_join.capacity ? base + WS_FRAME_BATCH : wsdsl_join.capacity;
+            for (ws_u32 i = base; i < end; i++) ctx->frame_cache[i - base] = i;
+            ctx->frames_cached = end - base;
+            return;
+        }
     }
-    const ws_u32 end = base + WS_FRAME_BATCH < wsdsl_join.capacity ? base + WS_FRAME_BATCH : wsdsl_join.capacity;
-    for (ws_u32 i = base; i < end; i++) frames[i].next = i + 1u < end ? i + 1u : WS_JOIN_NONE;
-    ctx->free_head = base;
-    ctx->free_len = end - base;
+    for (ws_u32 k = 1; k < WS_FRAME_STACKS; k++) {
+        if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[(home + k) % WS_FRAME_STACKS])) return;
+    }
+    ws_report(WS_STATUS_FRAMES, 0, wsdsl_join.capacity, 0);
 }
 
 static __device__ ws_u32 ws_frame_alloc(wsdsl_ctx* ctx) {
-    if (ctx->free_head == WS_JOIN_NONE) ws_frame_refill(ctx);
-    const ws_u32 id = ctx->free_head;
-    if (id != WS_JOIN_NONE) {
-        ctx->free_head = wsdsl_join.frames[id].next;
-        ctx->free_len--;
-    }
-    return id;
+    if (ctx->frames_cached == 0u) ws_frame_refill(ctx);
+    if (ctx->frames_cached == 0u) return WS_JOIN_NONE;
+    return ctx->frame_cache[--ctx->frames_cached];
 }
 
 static __device__ void ws_frame_free(wsdsl_ctx* ctx, ws_u32 id) {
-    ws_frame* frames = wsdsl_join.frames;
-    frames[id].next = ctx->free_head;
-    ctx->free_head = id;
-    if (++ctx->free_len < 2u * WS_FRAME_BATCH) return;
-    // Too many spare frames here: give a batch back for threads that run short.
-    ws_u32 last = id;
-    for (ws_u32 k = 1; k < WS_FRAME_BATCH; k++) last = frames[last].next;
-    ctx->free_head = frames[last].next;
-    ctx->free_len -= WS_FRAME_BATCH;
-    frames[last].next = WS_JOIN_NONE;
-    ws_frame_push_chain(id, WS_FRAME_BATCH);
+    if (ctx->frames_cached == WS_FRAME_BATCH) ws_frame_push_batch(ctx);
+    ctx->frame_cache[ctx->frames_cached++] = id;
 }
 
-// When a thread stops (and between static generations): its spare frames go back.
+static __device__ __forceinline__ unsigned long long ws_join_thread_slot() {
+    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+// When a thread starts: the frames its predecessor in this slot parked.
+static __device__ void ws_join_attach(wsdsl_ctx* ctx) {
+    ctx->frames_cached = 0u;
+    const unsigned long long slot = ws_join_thread_slot();
+    if (slot >= wsdsl_join.parked_slots) return;
+    const ws_u32* parked = wsdsl_join.parked + slot * (WS_FRAME_BATCH + 1u);
+    const ws_u32 n = parked[0];
+    for (ws_u32 k = 0; k < n && k < WS_FRAME_BATCH; k++) ctx->frame_cache[k] = parked[1 + k];
+    ctx->frames_cached = n < WS_FRAME_BATCH ? n : WS_FRAME_BATCH;
+}
+
+// When a thread stops: its cache waits in its slot (or, past the slots, goes to a stack).
 static __device__ void ws_join_flush(wsdsl_ctx* ctx) {
-    if (ctx->free_head != WS_JOIN_NONE) ws_frame_push_chain(ctx->free_head, ctx->free_len);
-    ctx->free_head = WS_JOIN_NONE;
-    ctx->free_len = 0u;
+    const unsigned long long slot = ws_join_thread_slot();
+    if (slot < wsdsl_join.parked_slots) {
+        ws_u32* parked = wsdsl_join.parked + slot * (WS_FRAME_BATCH + 1u);
+        parked[0] = ctx->frames_cached;
+        for (ws_u32 k = 0; k < ctx->frames_cached; k++) parked[1 + k] = ctx->frame_cache[k];
+    } else if (ctx->frames_cached > 0u) {
+        ws_frame_push_batch(ctx);
+    }
+    ctx->frames_cached = 0u;
 }
 
 // Called by wsdsl_execute before the spawn handler.
@@ -146,9 +188,16 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
 // returns the value, with the frame's parent link in *up, *up_slot.
 static __device__ wsdsl_value ws_join_complete(wsdsl_ctx* ctx, ws_u32 id, ws_u32* up, ws_u32* up_slot) {
     ws_frame* f = &wsdsl_join.frames[id];
-    const wsdsl_value value = wsdsl_complete(&f->task, f->values, f->children, ctx);
-    *up = f->task.join_frame;
-    *up_slot = f->task.join_slot;
+    // Strong loads (after the acquiring decrement): this SM's L1 may still hold the frame's
+    // lines from an earlier use of the frame.
+    wsdsl_task task;
+    for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_load_relaxed_u32(&((ws_u32*)&f->task)[k]);
+    const ws_u32 n = ws_load_relaxed_u32(&f->children);
+    wsdsl_value values[WSDSL_MAX_CHILDREN];
+    for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
+    const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
+    *up = task.join_frame;
+    *up_slot = task.join_slot;
     ws_frame_free(ctx, id);
     return value;
 }
@@ -184,5 +233,6 @@ static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl
 }
 
 #else
+static __device__ __forceinline__ void ws_join_attach(wsdsl_ctx*) {}
 static __device__ __forceinline__ void ws_join_flush(wsdsl_ctx*) {}
 #endif

@@ -110,6 +110,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
 
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, my_slots, L.capacity, &s_spawned[group]);
+    ws_join_attach(&ctx);
 
     ws_victim_state vs;
     vs.rng = (self + 1u) * 0x9E3779B9u ^ L.seed;

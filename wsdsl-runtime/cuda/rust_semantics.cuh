@@ -28,6 +28,25 @@ typedef long long ws_isize;
 typedef float ws_f32;
 typedef double ws_f64;
 
+/* Integer negation (wrapping), and min/max of 32-bit integers. On the GPU they are inline
+ * PTX, which the CUDA compiler cannot fold into other instructions: CUDA 13.0 miscompiles
+ * chains like `m = max(m, -x)` for sm_90 (its fused three-input min/max drops the negation
+ * of some operands; 42% of a plain CUDA test came out wrong, and negamax minimax with it).
+ * Either opaque form prevents the fusion; tests/joins.rs and gpu-check keep a negamax case. */
+#if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
+static __device__ __forceinline__ ws_u32 ws_neg_u32(ws_u32 x) { ws_u32 r; asm volatile("neg.s32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
+static __device__ __forceinline__ ws_u64 ws_neg_u64(ws_u64 x) { ws_u64 r; asm volatile("neg.s64 %0, %1;" : "=l"(r) : "l"(x)); return r; }
+#define WS_SELECT32(T, NAME, CMP) \
+    static __device__ __forceinline__ T NAME(T a, T b) { \
+        T r; asm volatile("{ .reg .pred p; setp." CMP " p, %2, %1; selp.b32 %0, %2, %1, p; }" : "=r"(r) : "r"(a), "r"(b)); return r; }
+WS_SELECT32(ws_i32, ws_max_i32, "gt.s32") WS_SELECT32(ws_i32, ws_min_i32, "lt.s32")
+WS_SELECT32(ws_u32, ws_max_u32, "gt.u32") WS_SELECT32(ws_u32, ws_min_u32, "lt.u32")
+#define WS_MINMAX32_DONE 1
+#else
+static inline ws_u32 ws_neg_u32(ws_u32 x) { return 0u - x; }
+static inline ws_u64 ws_neg_u64(ws_u64 x) { return 0ull - x; }
+#endif
+
 /* Records a run-time fault (Rust would panic); `site` indexes Program::FAULT_SITES. */
 #ifndef WSDSL_NO_FAULT_DECL
 __device__ void wsdsl_fault(ws_u32 site);
@@ -143,8 +162,11 @@ WS_FN ws_u32 ws_trailing_zeros_u16(ws_u16 x) { return x == 0 ? 16u : ws_trailing
 #define WS_MINMAX(T) \
     WS_FN ws_##T ws_min_##T(ws_##T a, ws_##T b) { return b < a ? b : a; } \
     WS_FN ws_##T ws_max_##T(ws_##T a, ws_##T b) { return b < a ? a : b; }
-WS_MINMAX(u8) WS_MINMAX(u16) WS_MINMAX(u32) WS_MINMAX(u64) WS_MINMAX(usize)
-WS_MINMAX(i8) WS_MINMAX(i16) WS_MINMAX(i32) WS_MINMAX(i64) WS_MINMAX(isize)
+WS_MINMAX(u8) WS_MINMAX(u16) WS_MINMAX(u64) WS_MINMAX(usize)
+WS_MINMAX(i8) WS_MINMAX(i16) WS_MINMAX(i64) WS_MINMAX(isize)
+#ifndef WS_MINMAX32_DONE
+WS_MINMAX(u32) WS_MINMAX(i32)
+#endif
 
 /* Float methods: f64 -> libm names, f32 -> the `f` variants. sqrt/floor/abs are exact;
  * ln/sin/cos/exp/powf follow CUDA's (few-ulp) accuracy, not Rust's libm bit for bit. */

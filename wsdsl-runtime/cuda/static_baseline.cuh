@@ -32,6 +32,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_g
     const ws_static_launch L = *launch;
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, L.out, L.capacity, L.out_count);
+    ws_join_attach(&ctx);
 #if WSDSL_COOPERATIVE
     const unsigned per_block = WSDSL_BLOCK_THREADS / WSDSL_WORKER_THREADS;
     const unsigned stride = gridDim.x * per_block;

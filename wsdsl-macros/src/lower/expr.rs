@@ -48,6 +48,14 @@ fn is_const(v: &str) -> bool {
 
 /// Integer arithmetic that can neither overflow in C (unsigned, at least 32 bits wide) nor
 /// differ from Rust's wrapping result.
+/// `-x` with wrapping, through `ws_neg_u32`/`ws_neg_u64` (`rust_semantics.cuh`), which the
+/// device build keeps opaque to the CUDA compiler (see the note there).
+pub fn neg_c(t: IntTy, x: &str) -> String {
+    let u = t.c_wide_unsigned();
+    let bits = if u == "ws_u64" { 64 } else { 32 };
+    format!("(({})ws_neg_u{bits}(({u})({x})))", t.c())
+}
+
 pub fn wrap_arith(t: IntTy, op: &str, a: &str, b: &str) -> String {
     let u = t.c_wide_unsigned();
     format!("(({})(({u})({a}) {op} ({u})({b})))", t.c())
@@ -157,7 +165,7 @@ impl FnLower<'_> {
                 }
                 let v = self.expr(x, out)?;
                 match (op, &ty) {
-                    (UnOp::Neg, Ty::Int(t)) => wrap_arith(*t, "-", "0", &v),
+                    (UnOp::Neg, Ty::Int(t)) => neg_c(*t, &v),
                     (UnOp::Neg, _) => format!("(-({v}))"),
                     (UnOp::Not, Ty::Int(t)) => format!("(({})~({v}))", t.c()),
                     (UnOp::Not, _) => format!("(!({v}))"),
@@ -166,6 +174,11 @@ impl FnLower<'_> {
             ExprKind::Binary(op, a, b, site) => {
                 let lt = self.ty(&a.ty);
                 let rt = self.ty(&b.ty);
+                // `0 - x` is a negation: lowered as one (see `neg_c`).
+                if let (BinOp::Sub, ExprKind::Int(0), Ty::Int(t)) = (op, &a.kind, &lt) {
+                    let x = self.expr(b, out)?;
+                    return Some(neg_c(*t, &x));
+                }
                 let v = self.operands(&[a, b], out);
                 binop_c(*op, &lt, &rt, &v[0], &v[1], *site)
             }
@@ -424,7 +437,7 @@ pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
                 Method::WrappingAdd => wrap_arith(*t, "+", x, &v[1]),
                 Method::WrappingSub => wrap_arith(*t, "-", x, &v[1]),
                 Method::WrappingMul => wrap_arith(*t, "*", x, &v[1]),
-                Method::WrappingNeg => wrap_arith(*t, "-", "0", x),
+                Method::WrappingNeg => neg_c(*t, x),
                 Method::WrappingShl => binop_c(BinOp::Shl, rt, rt, x, &v[1], 0),
                 Method::WrappingShr => binop_c(BinOp::Shr, rt, rt, x, &v[1], 0),
                 Method::CheckedAdd => format!("ws_checked_add_{n}({x}, {})", v[1]),

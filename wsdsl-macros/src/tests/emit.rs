@@ -11,7 +11,18 @@ fn narrow_arithmetic_is_done_in_unsigned_32_bit() {
     }));
     assert!(helper_c(&c, "mul").contains("((ws_u16)((ws_u32)(l_a_0) * (ws_u32)(l_b_1)))"));
     assert!(helper_c(&c, "add").contains("((ws_i8)((ws_u32)(l_a_0) + (ws_u32)(l_b_1)))"));
-    assert!(helper_c(&c, "neg").contains("((ws_i64)((ws_u64)(0) - (ws_u64)(l_a_0)))"));
+    // Negation goes through the helper the device keeps opaque (rust_semantics.cuh).
+    assert!(helper_c(&c, "neg").contains("((ws_i64)ws_neg_u64((ws_u64)(l_a_0)))"));
+}
+
+#[test]
+fn subtracting_from_zero_is_a_negation() {
+    let c = cuda(program(quote! {
+        fn f(a: i32) -> i32 { 0 - a }
+        fn g(a: u8) -> u8 { a.wrapping_neg() }
+    }));
+    assert!(helper_c(&c, "f").contains("((ws_i32)ws_neg_u32((ws_u32)(l_a_0)))"));
+    assert!(helper_c(&c, "g").contains("((ws_u8)ws_neg_u32((ws_u32)(l_a_0)))"));
 }
 
 #[test]

@@ -147,7 +147,7 @@ pub(crate) fn run<P: Program>(
     let pending_dev = stream.clone_htod(&[roots.len() as u32]).map_err(Error::driver("allocating the task count"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), grid as usize * block as usize, opts.frames)?;
 
     let record = BrokerRecord {
         queues: ptr(&queues, stream),

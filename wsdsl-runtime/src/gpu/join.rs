@@ -11,8 +11,16 @@ use std::sync::Arc;
 
 /// Largest default frame pool; free device memory may lower it.
 const DEFAULT_MAX_FRAMES: u64 = 1 << 24;
-/// `WS_JOIN_NONE`: an empty free-chain stack.
+/// `WS_JOIN_NONE`: an empty stack of free-frame batches.
 const NO_FRAME: u64 = 0xffff_fffd;
+/// `WS_FRAME_STACKS` in `cuda/join.cuh`.
+const FRAME_STACKS: usize = 128;
+
+/// `WS_FRAME_BATCH` for frames of `frame_bytes`: the free ids a thread keeps, which must fit
+/// in one frame past its 24-byte header.
+pub(crate) fn frame_batch(frame_bytes: usize) -> usize {
+    ((frame_bytes - 24) / 4).min(16)
+}
 
 /// Host mirror of `struct ws_join_state` (same order, C layout).
 #[repr(C)]
@@ -20,36 +28,67 @@ const NO_FRAME: u64 = 0xffff_fffd;
 pub(crate) struct JoinRecord {
     pub frames: u64,
     pub root_values: u64,
-    pub free_chains: u64,
+    pub parked: u64,
+    pub stacks: u64,
     pub bump: u32,
     pub capacity: u32,
+    pub parked_slots: u32,
+    pub reserved: u32,
 }
 
+/// Bytes of `struct ws_join_state`.
+pub(crate) const JOIN_RECORD_BYTES: usize = 48;
+
 impl JoinRecord {
-    /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`.
-    pub fn new(frames: u64, root_values: u64, capacity: u32) -> JoinRecord {
-        JoinRecord { frames, root_values, free_chains: NO_FRAME, bump: 0, capacity }
+    /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`,
+    /// `parked_slots` empty per-thread slots at `parked` and empty stacks at `stacks` (see
+    /// [`JoinMemory`]).
+    pub fn new(frames: u64, root_values: u64, capacity: u32, parked: u64, parked_slots: u32, stacks: u64) -> JoinRecord {
+        JoinRecord { frames, root_values, parked, stacks, bump: 0, capacity, parked_slots, reserved: 0 }
     }
 
     pub fn to_bytes(self) -> Vec<u8> {
-        let mut b = Vec::with_capacity(32);
-        b.extend_from_slice(&self.frames.to_le_bytes());
-        b.extend_from_slice(&self.root_values.to_le_bytes());
-        b.extend_from_slice(&self.free_chains.to_le_bytes());
-        b.extend_from_slice(&self.bump.to_le_bytes());
-        b.extend_from_slice(&self.capacity.to_le_bytes());
+        let mut b = Vec::with_capacity(JOIN_RECORD_BYTES);
+        for word in [self.frames, self.root_values, self.parked, self.stacks] {
+            b.extend_from_slice(&word.to_le_bytes());
+        }
+        for word in [self.bump, self.capacity, self.parked_slots, self.reserved] {
+            b.extend_from_slice(&word.to_le_bytes());
+        }
         b
     }
 
     pub fn from_bytes(b: &[u8]) -> JoinRecord {
         let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().expect("8 bytes"));
         let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes"));
-        JoinRecord { frames: u64_at(0), root_values: u64_at(8), free_chains: u64_at(16), bump: u32_at(24), capacity: u32_at(28) }
+        JoinRecord {
+            frames: u64_at(0),
+            root_values: u64_at(8),
+            parked: u64_at(16),
+            stacks: u64_at(24),
+            bump: u32_at(32),
+            capacity: u32_at(36),
+            parked_slots: u32_at(40),
+            reserved: u32_at(44),
+        }
     }
 
     /// Frames ever handed out: an upper bound on the frames in use at once.
     pub fn high_water(&self) -> u64 {
         self.bump.min(self.capacity) as u64
+    }
+}
+
+/// The initial images of the pool's bookkeeping: per-thread parking slots holding no frames
+/// (a count, then `WS_FRAME_BATCH` ids each) and empty stacks.
+pub(crate) struct JoinMemory {
+    pub parked: Vec<u32>,
+    pub stacks: Vec<u64>,
+}
+
+impl JoinMemory {
+    pub fn new(frame_bytes: usize, threads: usize) -> JoinMemory {
+        JoinMemory { parked: vec![0; threads.max(1) * (frame_batch(frame_bytes) + 1)], stacks: vec![NO_FRAME; FRAME_STACKS] }
     }
 }
 
@@ -83,20 +122,26 @@ pub(crate) fn choose_frames(frame_bytes: usize, free: usize, requested: Option<u
 
 /// Frames and root values in device memory.
 pub(crate) struct JoinPool {
-    /// Owned so that the frames live as long as the kernel may use them.
+    /// Owned so that the frames and parking slots live as long as the kernel may use them.
     #[allow(dead_code)]
     frames: CudaSlice<u8>,
+    #[allow(dead_code)]
+    parked: CudaSlice<u32>,
+    #[allow(dead_code)]
+    stacks: CudaSlice<u64>,
     root_values: CudaSlice<u8>,
     roots: usize,
 }
 
 impl JoinPool {
-    /// For a program with joins: allocates the pool and the roots' values and points the
+    /// For a program with joins: allocates the pool, the roots' values and a parking slot
+    /// for each of `threads` (the most threads a launch of the run has), and points the
     /// module's `wsdsl_join` at them. `None` for programs without.
     pub fn prepare<P: Program>(
         dev: &GpuDevice,
         module: &Arc<CudaModule>,
         roots: usize,
+        threads: usize,
         requested: Option<u32>,
     ) -> Result<Option<JoinPool>, Error> {
         let Some(layout) = P::JOIN else { return Ok(None) };
@@ -108,10 +153,20 @@ impl JoinPool {
             .map_err(Error::driver("allocating the join frames"))?;
         let root_values =
             stream.alloc_zeros::<u8>(roots.max(1) * ROOT_VALUE_BYTES).map_err(Error::driver("allocating the roots' values"))?;
-        let record = JoinRecord::new(ptr(&frames, stream), ptr(&root_values, stream), capacity);
+        let memory = JoinMemory::new(layout.frame_bytes, threads);
+        let parked = stream.clone_htod(&memory.parked).map_err(Error::driver("allocating the frame parking slots"))?;
+        let stacks = stream.clone_htod(&memory.stacks).map_err(Error::driver("allocating the frame stacks"))?;
+        let record = JoinRecord::new(
+            ptr(&frames, stream),
+            ptr(&root_values, stream),
+            capacity,
+            ptr(&parked, stream),
+            threads as u32,
+            ptr(&stacks, stream),
+        );
         let mut global = module.get_global("wsdsl_join", stream).map_err(Error::driver("finding the join state"))?;
         stream.memcpy_htod(&record.to_bytes(), &mut global).map_err(Error::driver("writing the join state"))?;
-        Ok(Some(JoinPool { frames, root_values, roots }))
+        Ok(Some(JoinPool { frames, parked, stacks, root_values, roots }))
     }
 
     /// After the run: the roots' values and the pool's high-water mark.
@@ -135,12 +190,21 @@ mod tests {
 
     #[test]
     fn the_join_record_round_trips_in_c_layout() {
-        let r = JoinRecord { frames: 1, root_values: 2, free_chains: NO_FRAME, bump: 48, capacity: 40 };
-        let b = r.to_bytes();
-        assert_eq!(b.len(), 32, "sizeof(ws_join_state)");
+        let r = JoinRecord::new(1, 2, 40, 3, 7, 4);
+        let b = JoinRecord { bump: 48, ..r }.to_bytes();
+        assert_eq!(b.len(), JOIN_RECORD_BYTES, "sizeof(ws_join_state)");
         let back = JoinRecord::from_bytes(&b);
-        assert_eq!((back.frames, back.root_values, back.free_chains, back.bump, back.capacity), (1, 2, NO_FRAME, 48, 40));
+        assert_eq!((back.frames, back.root_values, back.parked, back.stacks), (1, 2, 3, 4));
+        assert_eq!((back.bump, back.capacity, back.parked_slots), (48, 40, 7));
         assert_eq!(back.high_water(), 40, "the bump runs past the capacity only when the pool is exhausted");
+    }
+
+    #[test]
+    fn a_batch_of_free_frame_ids_fits_in_one_frame() {
+        assert_eq!(frame_batch(40), 4, "the smallest frame: header and a 16-byte task");
+        assert_eq!(frame_batch(1000), 16);
+        let m = JoinMemory::new(40, 3);
+        assert_eq!((m.parked.len(), m.stacks.len()), (15, FRAME_STACKS));
     }
 
     #[test]

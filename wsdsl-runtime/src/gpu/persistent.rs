@@ -94,7 +94,7 @@ pub(crate) fn run<P: Program>(
     let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), grid as usize * block as usize, opts.frames)?;
 
     let record = LaunchRecord {
         slots: ptr(&slots, stream),

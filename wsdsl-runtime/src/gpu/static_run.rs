@@ -49,6 +49,8 @@ pub(crate) fn run<P: Program>(
         .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
         .map_err(Error::driver("querying occupancy"))?
         .max(1);
+    // At most this many blocks per SM, like the persistent kernels (a generation may need fewer).
+    let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
     let capacity = choose_capacity::<P>(dev, opts.capacity, roots.len() as u64)?;
     let bytes = capacity as usize * P::TASK_BYTES;
     // SAFETY: a generation reads only the slots the previous one wrote (below its count).
@@ -62,7 +64,7 @@ pub(crate) fn run<P: Program>(
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
     // The frames outlive generations: a task waits for children of later ones.
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), (per_sm * dev.sm_count) as usize * block as usize, opts.frames)?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
@@ -85,7 +87,7 @@ pub(crate) fn run<P: Program>(
         };
         let launch = Launch {
             func: &func,
-            grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, fit * dev.sm_count),
+            grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, per_sm * dev.sm_count),
             block,
             cooperative: false,
             limit: opts.watchdog,
