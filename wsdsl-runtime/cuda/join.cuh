@@ -176,8 +176,12 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
         ws_frame* f = &wsdsl_join.frames[id];
         f->task = *ctx->cur;
         f->pending = WS_JOIN_BIAS;
-        // The frame is complete before any child can be seen (and finish) elsewhere.
+        // The frame must be written before any child can be seen (and finish) elsewhere. The
+        // deque kernel fences each thread's writes before publishing a batch, and a static
+        // generation is a new launch; the broker kernels may enqueue a child at once.
+#ifdef WSDSL_BROKER_KIND
         __threadfence();
+#endif
         ctx->child_frame = id;
     }
     child->join_frame = ctx->child_frame;
