@@ -31,7 +31,6 @@ mod levels {
 
 #[megakernel(worker = block, victim = small_world, steal = half)]
 mod stealing {
-    use wsdsl::prelude::*;
 
     #[task]
     pub struct Leaf {
