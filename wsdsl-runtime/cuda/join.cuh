@@ -93,21 +93,37 @@ static __device__ bool ws_frame_pop_batch(wsdsl_ctx* ctx, ws_atom_u64* stack) {
 }
 
 // Fills the empty cache: a batch from this block's stack, else fresh frames, else a batch
-// from any stack; reports an exhausted pool.
+// from any stack; reports an exhausted pool only after waiting a while for frames that other
+// threads still hold to come back.
 static __device__ void ws_frame_refill(wsdsl_ctx* ctx) {
     const ws_u32 home = blockIdx.x % WS_FRAME_STACKS;
     if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[home])) return;
-    if (ws_load_relaxed_u32(&wsdsl_join.bump) < wsdsl_join.capacity) {
-        const ws_u32 base = atomicAdd(&wsdsl_join.bump, WS_FRAME_BATCH);
+    const ws_u32 seen = ws_load_relaxed_u32(&wsdsl_join.bump);
+    if (seen < wsdsl_join.capacity) {
+        // Near the end of the pool, take one frame at a time: a full batch per thread would
+        // strand the last frames in the caches of threads that do not need them.
+        const ws_u32 left = wsdsl_join.capacity - seen;
+        const ws_u32 take = left / WS_FRAME_BATCH > wsdsl_join.parked_slots ? WS_FRAME_BATCH : 1u;
+        const ws_u32 base = atomicAdd(&wsdsl_join.bump, take);
         if (base < wsdsl_join.capacity) {
-            const ws_u32 end = base + WS_FRAME_BATCH < wsdsl_join.capacity ? base + WS_FRAME_BATCH : wsdsl_join.capacity;
+            const ws_u32 end = wsdsl_join.capacity - base > take ? base + take : wsdsl_join.capacity;
             for (ws_u32 i = base; i < end; i++) ctx->frame_cache[i - base] = i;
             ctx->frames_cached = end - base;
             return;
         }
     }
-    for (ws_u32 k = 1; k < WS_FRAME_STACKS; k++) {
-        if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[(home + k) % WS_FRAME_STACKS])) return;
+    // Fresh frames are gone: threads that free frames hand back partial batches now (see
+    // ws_frame_free), so look through every stack a few times before giving up.
+    for (ws_u32 round = 0; round < 64u; round++) {
+        for (ws_u32 k = 0; k < WS_FRAME_STACKS; k++) {
+            if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[(home + k) % WS_FRAME_STACKS])) return;
+        }
+        if (ws_failed()) return;
+#ifdef WS_HOST_EMULATION
+        ws_emu_yield();   // let this emulated SM's other threads run and free their frames
+#else
+        __nanosleep(1000u);
+#endif
     }
     ws_report(WS_STATUS_FRAMES, 0, wsdsl_join.capacity, 0);
 }
@@ -121,6 +137,9 @@ static __device__ ws_u32 ws_frame_alloc(wsdsl_ctx* ctx) {
 static __device__ void ws_frame_free(wsdsl_ctx* ctx, ws_u32 id) {
     if (ctx->frames_cached == WS_FRAME_BATCH) ws_frame_push_batch(ctx);
     ctx->frame_cache[ctx->frames_cached++] = id;
+    // Once no fresh frames are left, spare frames go back in small batches, so that a thread
+    // that runs dry finds them (checked at one cache size only, to keep frees cheap).
+    if (ctx->frames_cached == 4u && ws_load_relaxed_u32(&wsdsl_join.bump) >= wsdsl_join.capacity) ws_frame_push_batch(ctx);
 }
 
 static __device__ __forceinline__ unsigned long long ws_join_thread_slot() {
@@ -166,7 +185,8 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
     child->join_frame = WS_JOIN_DETACHED;
     child->join_slot = 0u;
     if (!wsdsl_has_complete(tag)) return;
-    if (slot >= wsdsl_max_children(tag)) {
+    // (The bound also keeps the counter's bias out of reach for handlers without values.)
+    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_BIAS - 1u) {
         ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag), 0);
         return;
     }
@@ -198,7 +218,9 @@ static __device__ wsdsl_value ws_join_complete(wsdsl_ctx* ctx, ws_u32 id, ws_u32
     for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_load_relaxed_u32(&((ws_u32*)&f->task)[k]);
     const ws_u32 n = ws_load_relaxed_u32(&f->children);
     wsdsl_value values[WSDSL_MAX_CHILDREN];
-    for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
+    if (wsdsl_takes_values(task.tag)) {
+        for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
+    }
     const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
     *up = task.join_frame;
     *up_slot = task.join_slot;

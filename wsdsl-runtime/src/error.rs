@@ -64,9 +64,10 @@ impl fmt::Display for Error {
             ),
             Error::FramePoolExhausted { capacity } => write!(
                 f,
-                "the pool of join frames ran out: {capacity} tasks were waiting for their children at once. \
-                 Raise it (Runtime::frames or WSDSL_FRAMES) to {} or more; breadth-first schedules \
-                 (the static scheduler, broker queues) keep many more tasks waiting than the deques.",
+                "the pool of {capacity} join frames ran out: tasks waiting for their children hold one \
+                 each, and every GPU thread keeps up to 16 spare ones. Raise it (Runtime::frames or \
+                 WSDSL_FRAMES) to {} or more; breadth-first schedules (the static scheduler, broker \
+                 queues) keep many more tasks waiting than the deques.",
                 (capacity * 2).next_power_of_two()
             ),
             Error::TooManyChildren { task, max_children } => write!(

@@ -106,12 +106,15 @@ pub(crate) fn decode_root_values<P: Program>(bytes: &[u8], roots: usize) -> Vec<
 
 /// The frame pool size: the requested one, or as many frames as fit in a quarter of free
 /// device memory, up to 16 M.
-pub(crate) fn choose_frames(frame_bytes: usize, free: usize, requested: Option<u32>) -> Result<u32, Error> {
+pub(crate) fn choose_frames(frame_bytes: usize, free: usize, threads: usize, requested: Option<u32>) -> Result<u32, Error> {
     let n = match requested {
         Some(n) => n as u64,
         None => ((free as u64 / 4) / frame_bytes.max(1) as u64).min(DEFAULT_MAX_FRAMES),
     };
-    if n == 0 || n * frame_bytes as u64 > free as u64 || n >= NO_FRAME {
+    // Frame ids stay below WS_JOIN_NONE even when every thread's last fresh batch runs past
+    // the end of the pool.
+    let overshoot = (threads * frame_batch(frame_bytes)) as u64;
+    if n == 0 || n * frame_bytes as u64 > free as u64 || n + overshoot >= NO_FRAME {
         return Err(Error::InvalidConfig(format!(
             "a pool of {n} join frames of {frame_bytes} bytes does not fit in {} MiB of free device memory",
             free >> 20
@@ -147,7 +150,7 @@ impl JoinPool {
         let Some(layout) = P::JOIN else { return Ok(None) };
         let stream = &dev.stream;
         let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
-        let capacity = choose_frames(layout.frame_bytes, free, requested)?;
+        let capacity = choose_frames(layout.frame_bytes, free, threads, requested)?;
         // SAFETY: frames are initialised by the kernel before use (free lists, then the task).
         let frames = unsafe { stream.alloc::<u8>(capacity as usize * layout.frame_bytes) }
             .map_err(Error::driver("allocating the join frames"))?;
@@ -201,7 +204,7 @@ mod tests {
 
     #[test]
     fn a_batch_of_free_frame_ids_fits_in_one_frame() {
-        assert_eq!(frame_batch(40), 4, "the smallest frame: header and a 16-byte task");
+        assert_eq!(frame_batch(40), 4, "a header and a 16-byte task (real frames add a value slot)");
         assert_eq!(frame_batch(1000), 16);
         let m = JoinMemory::new(40, 3);
         assert_eq!((m.parked.len(), m.stacks.len()), (15, FRAME_STACKS));
@@ -209,8 +212,9 @@ mod tests {
 
     #[test]
     fn the_frame_pool_fits_free_memory() {
-        assert_eq!(choose_frames(100, 4_000, None).unwrap(), 10);
-        assert_eq!(choose_frames(100, usize::MAX / 2, None).unwrap(), 1 << 24);
-        assert!(choose_frames(100, 1_000, Some(11)).is_err());
+        assert_eq!(choose_frames(100, 4_000, 8, None).unwrap(), 10);
+        assert_eq!(choose_frames(100, usize::MAX / 2, 8, None).unwrap(), 1 << 24);
+        assert!(choose_frames(100, 1_000, 8, Some(11)).is_err());
+        assert!(choose_frames(100, usize::MAX / 2, 1 << 28, Some(1 << 30)).is_err(), "ids would reach WS_JOIN_NONE");
     }
 }
