@@ -590,8 +590,8 @@ fn parse_value_arg(args: &syn::MetaList, names: &[(String, Option<u64>)], errors
         let ty: syn::Type = input.parse()?;
         Ok((key, ty))
     });
-    let (key, ty) = match parsed {
-        Ok(kv) if kv.0 == "value" => kv,
+    let ty = match parsed {
+        Ok((key, ty)) if key == "value" => ty,
         Ok((key, _)) => {
             errors.push(syn::Error::new(key.span(), usage));
             return None;
@@ -601,7 +601,6 @@ fn parse_value_arg(args: &syn::MetaList, names: &[(String, Option<u64>)], errors
             return None;
         }
     };
-    let _ = key;
     match parse_type_in(&ty, &[], names) {
         Ok(t @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some((t, ty.span())),
         Ok(_) | Err(_) => {
