@@ -8,6 +8,8 @@
 //!     cargo run --release --example connect4 -- solve
 //!     cargo run --release --example connect4 -- lookahead --plies 8
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod kernel;
 
 use clap::{Parser, Subcommand};
@@ -58,22 +60,11 @@ enum Mode {
 type Failure = Box<dyn std::error::Error>;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::exit(run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<bool, Failure> {
-    let mut rt = Runtime::from_env()?;
-    if let Some(b) = &args.backend {
-        rt = Runtime::new(Backend::parse(b)?);
-    }
+    let rt = cli::runtime(args.backend.as_deref())?;
     match &args.mode {
         Mode::Solve { file, limit, reference } => solve(&rt, file, *limit, *reference),
         Mode::Lookahead { moves, plies } => lookahead(&rt, moves, *plies),
@@ -82,12 +73,6 @@ fn run(args: &Args) -> Result<bool, Failure> {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn note_fallback<P: wsdsl::Program>(out: &Output<P>) {
-    if let Some(why) = &out.note {
-        println!("note: running on the CPU because {why}");
-    }
 }
 
 fn solve(rt: &Runtime, file: &Path, limit: Option<usize>, reference: bool) -> Result<bool, Failure> {
@@ -104,7 +89,7 @@ fn solve(rt: &Runtime, file: &Path, limit: Option<usize>, reference: bool) -> Re
     let start = Instant::now();
     let (values, out) = kernel::solve_all(rt, &positions)?;
     let elapsed = start.elapsed();
-    note_fallback(&out);
+    cli::note_fallback(&out.note);
     println!(
         "{}: {} positions with {fewest} to {most} moves played, exhaustive minimax on {}",
         file.display(),
@@ -155,7 +140,7 @@ fn lookahead(rt: &Runtime, moves: &str, plies: u32) -> Result<bool, Failure> {
         kernel::Player::Second => "O",
     };
     let (result, out) = kernel::lookahead(rt, &position, plies)?;
-    note_fallback(&out);
+    cli::note_fallback(&out.note);
     println!("{position}");
     println!("{} moves played; {computer} to move looks {plies} plies ahead on {}", position.moves(), out.backend);
     let header: String = (1..=kernel::WIDTH).map(|c| format!("{:>9}", format!("col {c}"))).collect();

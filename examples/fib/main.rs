@@ -4,11 +4,12 @@
 //!
 //!     cargo run --release --example fib -- 30
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod kernel;
 
 use clap::Parser;
 use std::process::ExitCode;
-use wsdsl::prelude::*;
 
 #[derive(Parser)]
 #[command(about = "Compute fib(n) by fork-join tasks and check it")]
@@ -22,26 +23,13 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::exit(run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let mut rt = Runtime::from_env()?;
-    if let Some(b) = &args.backend {
-        rt = Runtime::new(Backend::parse(b)?);
-    }
+    let rt = cli::runtime(args.backend.as_deref())?;
     let (leaves, value, out) = kernel::solve(&rt, args.n)?;
-    if let Some(why) = &out.note {
-        println!("note: running on the CPU because {why}");
-    }
+    cli::note_fallback(&out.note);
     let joins = out.counters.joins.get();
     println!("fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}", args.n, out.backend);
     println!("{}", out.stats);

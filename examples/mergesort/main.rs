@@ -4,11 +4,12 @@
 //!     cargo run --release --example mergesort -- --keys 1000000
 //!     WSDSL_BACKEND=cpu cargo run --release --example mergesort -- --keys 100000 --cutoff 16
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod kernel;
 
 use clap::Parser;
 use std::process::ExitCode;
-use wsdsl::prelude::*;
 
 #[derive(Parser)]
 #[command(about = "Merge sort with complete handlers, checked against the standard library's sort")]
@@ -30,27 +31,14 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::exit(run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let mut rt = Runtime::from_env()?;
-    if let Some(b) = &args.backend {
-        rt = Runtime::new(Backend::parse(b)?);
-    }
+    let rt = cli::runtime(args.backend.as_deref())?;
     let input = kernel::keys(args.keys, args.seed, args.distinct);
     let (sorted, out) = kernel::sort(&rt, &input, args.cutoff)?;
-    if let Some(why) = &out.note {
-        println!("note: running on the CPU because {why}");
-    }
+    cli::note_fallback(&out.note);
     println!("merge sort of {} keys (cutoff {}): {} leaves, {} merges, on {}", args.keys, args.cutoff, sorted.leaves, sorted.merges, out.backend);
     println!("{}", out.stats);
     let shape = kernel::tree_shape(args.keys as u32, args.cutoff);

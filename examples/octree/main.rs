@@ -5,12 +5,13 @@
 //!     cargo run --release --example octree -- --particles 1000000
 //!     cargo run --release --example octree -- --distribution plummer --max-leaf 16 --seed 7
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod kernel;
 
 use clap::{Parser, ValueEnum};
 use std::process::ExitCode;
 use std::time::Instant;
-use wsdsl::prelude::*;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum DistributionArg {
@@ -44,23 +45,12 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::exit(run(&Args::parse()))
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     kernel::validate(args.particles, args.max_leaf)?;
-    let mut rt = Runtime::from_env()?;
-    if let Some(b) = &args.backend {
-        rt = Runtime::new(Backend::parse(b)?);
-    }
+    let mut rt = cli::runtime(args.backend.as_deref())?;
     if let Some(threads) = args.block_threads {
         rt = rt.block_threads(threads);
     }
@@ -70,9 +60,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     };
     let particles = kernel::Particles::generate(distribution, args.particles, args.seed);
     let (tree, out) = kernel::build(&rt, &particles, args.max_leaf)?;
-    if let Some(why) = &out.note {
-        println!("note: running on the CPU because {why}");
-    }
+    cli::note_fallback(&out.note);
     println!(
         "octree of {} {name} particles (seed {}, max leaf {}) on {}",
         args.particles, args.seed, args.max_leaf, out.backend

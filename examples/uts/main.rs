@@ -5,11 +5,12 @@
 //!     cargo run --release --example uts -- T1
 //!     cargo run --release --example uts -- --shape binomial --b0 200 --q 0.12 --m 8 --seed 7
 
+#[path = "../common/cli.rs"]
+mod cli;
 mod kernel;
 
 use clap::{Parser, ValueEnum};
 use std::process::ExitCode;
-use wsdsl::prelude::*;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Shape {
@@ -46,15 +47,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-    }
+    cli::exit(run(&Args::parse()))
 }
 
 fn tree(args: &Args) -> Result<kernel::Tree, wsdsl::Error> {
@@ -81,14 +74,9 @@ fn tree(args: &Args) -> Result<kernel::Tree, wsdsl::Error> {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let tree = tree(args)?;
-    let mut rt = Runtime::from_env()?;
-    if let Some(b) = &args.backend {
-        rt = Runtime::new(Backend::parse(b)?);
-    }
+    let rt = cli::runtime(args.backend.as_deref())?;
     let (got, out) = kernel::solve(&rt, &tree)?;
-    if let Some(why) = &out.note {
-        println!("note: running on the CPU because {why}");
-    }
+    cli::note_fallback(&out.note);
     println!("UTS {:?} seed {}: {} nodes, {} leaves, depth {} on {}", tree.params, tree.seed, got.0, got.1, got.2, out.backend);
     println!("{}", out.stats);
     let (want, source) = match tree.known {

@@ -95,6 +95,22 @@ fn measure(repeat: usize, scheduler: Scheduler, run: impl Fn() -> Result<(Stats,
     Ok(samples[samples.len() / 2])
 }
 
+/// The columns both comparisons share: tasks, the two times (`digits` decimals), the two rates
+/// and their ratio, and the two task-slot counts.
+fn versus(dy: &Sample, st: &Sample, digits: usize) -> String {
+    format!(
+        "{} | {:.digits$} | {:.digits$} | {:.0} | {:.0} | {:.2} | {} | {}",
+        dy.tasks,
+        dy.ms,
+        st.ms,
+        dy.tasks_per_ms(),
+        st.tasks_per_ms(),
+        dy.tasks_per_ms() / st.tasks_per_ms().max(1e-9),
+        dy.slots,
+        st.slots
+    )
+}
+
 fn gpu(scheduler: Scheduler, blocks_per_sm: u32) -> Runtime {
     Runtime::new(Backend::Gpu)
         .scheduler(scheduler)
@@ -183,19 +199,7 @@ fn connect4(args: &Args, report: &mut Report) {
         let s = gpu(Scheduler::Static, FULL_BLOCKS_PER_SM);
         let dy = report.cell(&format!("dynamic look-ahead {p}"), measure(args.repeat, Scheduler::Deque, || run(&d, p, want)));
         let st = report.cell(&format!("static look-ahead {p}"), measure(args.repeat, Scheduler::Static, || run(&s, p, want)));
-        let line = format!(
-            "| {p} | {} | {:.3} | {:.3} | {:.0} | {:.0} | {:.2} | {} | {} | {} / {} |",
-            dy.tasks,
-            dy.ms,
-            st.ms,
-            dy.tasks_per_ms(),
-            st.tasks_per_ms(),
-            dy.tasks_per_ms() / st.tasks_per_ms().max(1e-9),
-            dy.slots,
-            st.slots,
-            dy.frames,
-            st.frames
-        );
+        let line = format!("| {p} | {} | {} / {} |", versus(&dy, &st, 3), dy.frames, st.frames);
         println!("{line}");
         writeln!(t, "{line}").unwrap();
     }
@@ -228,17 +232,7 @@ fn octree(args: &Args, report: &mut Report) {
             let what = format!("{m} M {distribution:?}");
             let dy = report.cell(&format!("dynamic octree {what}"), measure(args.repeat, Scheduler::Deque, || run(&d)));
             let st = report.cell(&format!("static octree {what}"), measure(args.repeat, Scheduler::Static, || run(&s)));
-            let line = format!(
-                "| {m} M | {distribution:?} | {} | {:.2} | {:.2} | {:.0} | {:.0} | {:.2} | {} | {} |",
-                dy.tasks,
-                dy.ms,
-                st.ms,
-                dy.tasks_per_ms(),
-                st.tasks_per_ms(),
-                dy.tasks_per_ms() / st.tasks_per_ms().max(1e-9),
-                dy.slots,
-                st.slots
-            );
+            let line = format!("| {m} M | {distribution:?} | {} |", versus(&dy, &st, 2));
             println!("{line}");
             writeln!(t, "{line}").unwrap();
         }

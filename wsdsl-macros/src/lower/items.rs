@@ -167,8 +167,8 @@ fn join_tables(m: &Module, out: &mut String) {
     out.push_str("    default: return false;\n    }\n}\n");
 }
 
-/// Layout of a join frame (`struct ws_frame`): six `u32` words, the parent task record, then
-/// the children's values. Returns (size, C definition).
+/// Layout of a join frame (`struct ws_frame`): a 24-byte header of `u32` words, the parent task
+/// record, then the children's values. Returns (size, value size, C definition).
 pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, String) {
     let value = m.value_ty().cloned().unwrap_or(Ty::Int(crate::types::IntTy::U32));
     let (vsize, valign) = layout(&value, &m.layouts);
@@ -188,9 +188,10 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, 
     let mut c = String::new();
     writeln!(c, "#define WSDSL_JOIN 1\ntypedef {} wsdsl_value;\n#define WSDSL_MAX_CHILDREN {max_children}u", c_name(&value)).unwrap();
     c.push_str(
-        "// A task waiting for its children (cuda/join.cuh): join counter, free-list links, the\n\
-         // number of children, the task itself, and the children's values in spawn order.\n\
-         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 next;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 reserved;\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
+        "// A task waiting for its children (cuda/join.cuh): join counter, the links of a free batch\n\
+         // it carries, the number of children, two spare words (the task starts at byte 24), the\n\
+         // task itself, and the children's values in spawn order.\n\
+         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 spare[2];\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
     );
     writeln!(c, "static_assert(sizeof(ws_frame) == {size}, \"wsdsl: join frame size\");").unwrap();
     (size, vsize, c)
