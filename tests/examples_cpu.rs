@@ -52,29 +52,137 @@ fn uts_dsl_sha1_agrees_with_the_host_sha1() {
     let hex: String = abc.iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(hex, "a9993e364706816aba3e25717850c26c9cd0d89d");
     // A small custom tree: the DSL walk (DSL SHA-1) equals the sequential host walk.
-    let tree = uts::Tree {
-        params: uts::uts::Params { shape: 0, b0: 50.0, gen_mx: 0, q: 0.2, m: 4 },
-        seed: 7,
-        known: None,
-    };
+    let params = uts::uts::Params { tree_type: uts::uts::TreeType::Binomial, b0: 50.0, q: 0.2, m: 4, ..uts::DEFAULTS };
+    let tree = uts::custom(params, 7).unwrap();
     let (got, _) = uts::solve(&cpu(), &tree).unwrap();
     assert_eq!(got, uts::reference(&tree));
     assert!(got.0 > 50, "non-trivial tree: {got:?}");
 }
 
-#[test]
-fn uts_t1_has_4130071_nodes() {
-    let tree = uts::preset("T1").unwrap();
-    let (got, out) = uts::solve(&cpu(), &tree).unwrap();
-    assert_eq!(got, tree.known.unwrap());
-    assert_eq!(out.stats.tasks, 4_130_071);
+/// Every tree type and shape, with parameters that give about 10^2 to 10^4 nodes a seed.
+fn uts_small_trees() -> Vec<uts::uts::Params> {
+    use uts::uts::{Params, Shape, TreeType};
+    let mut trees = vec![Params { tree_type: TreeType::Binomial, b0: 200.0, q: 0.22, m: 4, ..uts::DEFAULTS }];
+    for shape in [Shape::Linear, Shape::ExpDec, Shape::Cyclic, Shape::Fixed] {
+        trees.push(Params { tree_type: TreeType::Geometric, shape, b0: 3.0, gen_mx: 8, ..uts::DEFAULTS });
+        trees.push(Params { tree_type: TreeType::Hybrid, shape, b0: 4.0, gen_mx: 8, q: 0.2, m: 4, ..uts::DEFAULTS });
+    }
+    trees
 }
 
 #[test]
-fn uts_t3_has_4112897_nodes() {
-    let tree = uts::preset("T3").unwrap();
-    let (got, _) = uts::solve(&cpu(), &tree).unwrap();
-    assert_eq!(got, tree.known.unwrap());
+fn uts_small_trees_of_every_type_and_shape_match_the_reference() {
+    let rt = cpu();
+    for params in uts_small_trees() {
+        let mut nodes = 0;
+        for seed in 0..4 {
+            let want = uts::reference(&uts::custom(params, seed).unwrap());
+            nodes += want.0;
+            for hash_in_child in [0, 1] {
+                let tree = uts::custom(uts::uts::Params { hash_in_child, ..params }, seed).unwrap();
+                let (got, out) = uts::solve(&rt, &tree).unwrap();
+                assert_eq!(got, want, "{params:?}, seed {seed}, hash_in_child {hash_in_child}");
+                assert_eq!(out.stats.tasks, want.0);
+            }
+        }
+        assert!(nodes > 1000, "{params:?}: the seeds gave only {nodes} nodes in all");
+    }
+}
+
+/// The DSL rule (`uts::num_children`) against the host's (`host_num_children`), node by node,
+/// where the walks above cannot reach: negative and NaN means, the cap of 100, the cyclic
+/// shape's cut-off at 5 * gen_mx, b0 <= 1, hybrid roots under the binomial rule.
+#[test]
+fn uts_dsl_and_host_child_counts_agree_on_every_rule() {
+    use uts::uts::{Params, Shape, TreeType};
+    let states: Vec<[u8; 20]> = (0..16u32).map(|k| uts::host_sha1(&k.to_be_bytes())).collect();
+    let mut capped = 0;
+    for tree_type in [TreeType::Binomial, TreeType::Geometric, TreeType::Hybrid] {
+        for shape in [Shape::Linear, Shape::ExpDec, Shape::Cyclic, Shape::Fixed] {
+            for b0 in [0.0, 0.5, 1.0, 4.0, 150.0, 2000.5] {
+                for gen_mx in [1, 6, 16] {
+                    for (q, m, shift_depth) in [(0.2, 4, 0.5), (0.9, 150, 0.0), (0.5, 2, 3.0)] {
+                        let p = Params { tree_type, shape, b0, gen_mx, q, m, shift_depth, ..uts::DEFAULTS };
+                        for depth in 0..100 {
+                            for &state in &states {
+                                let dsl =
+                                    uts::uts::num_children(state, depth, tree_type, shape, b0, gen_mx, q, m, shift_depth);
+                                assert_eq!(dsl, uts::host_num_children(&p, &state, depth), "{p:?} at depth {depth}");
+                                capped += (dsl == uts::uts::MAX_CHILDREN) as u32;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(capped > 0, "some nodes hit the cap of 100 children");
+}
+
+/// The five small published trees (about 4 * 10^6 nodes, under a second each) on the CPU
+/// backend. The large ones take 15 to 20 s each on two CPU threads (T1XL, 1.6 * 10^9 nodes,
+/// far longer): `cargo run --release --example uts -- T2L`.
+#[test]
+fn uts_small_published_trees_have_their_published_sizes() {
+    let rt = cpu();
+    for name in ["T1", "T2", "T3", "T4", "T5"] {
+        let tree = uts::preset(name).unwrap();
+        let (got, out) = uts::solve(&rt, &tree).unwrap();
+        assert_eq!(got, tree.known.unwrap(), "{name}");
+        assert_eq!(out.stats.tasks, got.0, "{name}");
+    }
+}
+
+/// The sequential host walk alone reproduces T2 (cyclic) and T5 (linear): the host rule that
+/// checks custom trees is itself checked against published data for those shapes. (For fixed,
+/// binomial and hybrid trees, T1, T3 and T4 check the DSL rule, which agrees with the host's.)
+#[test]
+fn uts_host_reference_reproduces_t2_and_t5() {
+    for name in ["T2", "T5"] {
+        let tree = uts::preset(name).unwrap();
+        assert_eq!(uts::reference(&tree), tree.known.unwrap(), "{name}");
+    }
+}
+
+#[test]
+fn uts_presets_are_the_nine_published_trees_in_any_case() {
+    let names: Vec<&str> = uts::PRESETS.iter().map(|&(name, _)| name).collect();
+    assert_eq!(names, ["T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L", "T1XL"]);
+    for name in names {
+        let tree = uts::preset(&name.to_ascii_lowercase()).unwrap();
+        assert!(tree.known.is_some(), "{name}");
+        assert_eq!(tree.params.hash_in_child, 1, "{name}");
+    }
+    assert!(uts::preset("T6").is_none());
+    // T3L's q * m is above 1: judged by its published size, never refused.
+    let t3l = uts::preset("t3l").unwrap().params;
+    assert!(t3l.q * t3l.m as f64 > 1.0);
+}
+
+#[test]
+fn uts_refuses_custom_trees_that_grow_without_bound_or_make_no_sense() {
+    use uts::uts::{Params, Shape, TreeType};
+    let refusal = |params: Params| uts::custom(params, 0).unwrap_err().to_string();
+    for tree_type in [TreeType::Binomial, TreeType::Hybrid] {
+        let bounded = Params { tree_type, q: 0.24, m: 4, ..uts::DEFAULTS };
+        assert!(uts::custom(bounded, 0).is_ok(), "{tree_type:?} with q * m = 0.96");
+        for q in [0.25, 0.3] {
+            let why = refusal(Params { q, ..bounded });
+            assert!(why.contains("q * m") && why.contains("without bound") && why.contains("T3L"), "{why}");
+        }
+        assert!(refusal(Params { q: 1.5, ..bounded }).contains("must lie in [0, 1]"));
+        assert!(refusal(Params { q: f64::NAN, ..bounded }).contains("must lie in [0, 1]"));
+    }
+    let geometric = Params { tree_type: TreeType::Geometric, ..uts::DEFAULTS };
+    // q and m are not used by geometric trees.
+    assert!(uts::custom(Params { q: 0.9, m: 8, ..geometric }, 0).is_ok());
+    assert!(refusal(Params { b0: -1.0, ..geometric }).contains("b0"));
+    assert!(refusal(Params { b0: f64::INFINITY, ..geometric }).contains("b0"));
+    assert!(refusal(Params { gen_mx: 0, ..geometric }).contains("gen_mx"));
+    assert!(refusal(Params { tree_type: TreeType::Hybrid, shift_depth: -1.0, ..geometric }).contains("shift_depth"));
+    let why = refusal(Params { shape: Shape::ExpDec, b0: 0.5, ..geometric });
+    assert!(why.contains("expdec") && why.contains("without bound"), "{why}");
+    assert!(uts::custom(Params { shape: Shape::ExpDec, b0: 1.5, ..geometric }, 0).is_ok());
 }
 
 #[test]

@@ -10,10 +10,13 @@ mod fib;
 #[path = "../examples/mergesort/kernel.rs"]
 mod mergesort;
 
+#[path = "common/schedulers.rs"]
+mod schedulers;
+
+use schedulers::{join_configs, label};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
-use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
 use wsdsl::prelude::*;
-use wsdsl::{Error, KernelConfig, Steal, Victim, Worker};
+use wsdsl::{Error, KernelConfig, Worker};
 
 /// Three levels of values: `Sum` nodes add their children's values, a `Max` node keeps the
 /// largest, and leaves return their weight. Checks that values reach the right slots and
@@ -148,21 +151,6 @@ fn fib_joins_on_the_cpu() {
     }
 }
 
-fn label(c: &KernelConfig) -> String {
-    format!("{:?}/{:?}/{:?}/{:?}", c.scheduler, c.worker, c.victim, c.steal)
-}
-
-/// One deque configuration per worker granularity and victim family, plus the static and
-/// broker schedulers: every path by which a child can reach another worker.
-fn join_configs() -> Vec<KernelConfig> {
-    all_kernel_configs(256)
-        .into_iter()
-        .filter(|c| c.steal == Steal::One || c.victim == Victim::Hws)
-        .filter(|c| c.victim != Victim::RoundRobin)
-        .chain(broker_kernel_configs(256))
-        .collect()
-}
-
 #[test]
 fn values_reach_their_parents_under_every_scheduler_on_the_host_build() {
     let emu = Emulation::default();
@@ -204,9 +192,9 @@ fn fib_joins_under_every_scheduler_on_the_host_build() {
 fn mergesort_merges_in_complete_handlers_on_the_cpu() {
     for (n, cutoff, distinct) in [(0usize, 4u32, 10u32), (1, 4, 10), (7, 1, 3), (10_000, 8, 50), (30_001, 32, u32::MAX)] {
         let input = mergesort::keys(n, n as u64, distinct);
-        let (sorted, _) = mergesort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff).unwrap();
+        let (sorted, _) = mergesort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff, 64).unwrap();
         mergesort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys: {e}"));
-        assert_eq!((sorted.leaves, sorted.merges), mergesort::tree_shape(n as u32, cutoff), "{n} keys");
+        assert_eq!((sorted.leaves, sorted.merges, sorted.pieces), mergesort::tree_shape(n as u32, cutoff, 64), "{n} keys");
     }
 }
 
@@ -225,13 +213,13 @@ fn mergesort_under_every_scheduler_on_the_host_build() {
     let mut failures = Vec::new();
     for config in join_configs() {
         let buffers = mergesort::mergesort::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
-        let root = mergesort::mergesort::Sort { lo: 0, hi: input.len() as u32 }.into();
-        let params = mergesort::mergesort::Params { cutoff: 16 };
+        let root = mergesort::mergesort::Sort { lo: 0, hi: input.len() as u32, dst: 0 }.into();
+        let params = mergesort::mergesort::Params { cutoff: 16, grain: 300 };
         match run_emulated::<mergesort::mergesort::Kernel>(&params, &buffers, &[root], &config, &emu) {
             Ok((counters, _, _)) => {
                 if let Err(e) = mergesort::check(&input, &buffers.data.to_vec()) {
                     failures.push(format!("{}: {e}", label(&config)));
-                } else if (counters.leaves.get(), counters.merges.get()) != mergesort::tree_shape(input.len() as u32, 16) {
+                } else if (counters.leaves.get(), counters.merges.get(), counters.pieces.get()) != mergesort::tree_shape(input.len() as u32, 16, 300) {
                     failures.push(format!("{}: tree {counters:?}", label(&config)));
                 }
             }

@@ -1,15 +1,25 @@
 //! Every example's generated megakernel compiles with NVRTC for the H100 (sm_90). NVRTC
 //! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
 
+// The examples' kernels, for their generated CUDA only (their host helpers go unused here).
+#[allow(dead_code)]
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../examples/mergesort/kernel.rs"]
 mod mergesort;
+#[allow(dead_code)]
 #[path = "../examples/nqueens/kernel.rs"]
 mod nqueens;
+#[allow(dead_code, unused_imports)]
+#[path = "../examples/quicksort/kernel.rs"]
+mod quicksort;
+#[allow(dead_code)]
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
+#[allow(dead_code)]
+#[path = "../examples/chain/kernel.rs"]
+mod chain;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
 use wsdsl::Program;
@@ -34,6 +44,28 @@ fn fib_kernel_compiles() {
 #[test]
 fn mergesort_kernel_compiles() {
     compiles::<mergesort::mergesort::Kernel>();
+}
+
+#[test]
+fn quicksort_kernel_compiles() {
+    compiles::<quicksort::quicksort::Kernel>();
+}
+
+#[test]
+fn chain_kernels_compile() {
+    compiles::<chain::chain::Kernel>();
+    compiles::<chain::joined::Kernel>();
+}
+
+#[test]
+fn profiled_kernels_compile() {
+    let profiled = KernelConfig { profile: true, ..KernelConfig::default() };
+    for (name, result) in [
+        ("fib", wsdsl::gpu::compile_check_with::<fib::fib::Kernel>("sm_90", &profiled)),
+        ("nqueens", wsdsl::gpu::compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &profiled)),
+    ] {
+        result.unwrap_or_else(|e| panic!("{name}, profiled: {e}"));
+    }
 }
 
 #[test]

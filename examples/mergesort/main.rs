@@ -1,5 +1,6 @@
-//! Sorts pseudo-random keys with fork-join merge sort tasks (GPU if present, else CPU) and
-//! checks the result: ascending, a permutation of the input, and the task tree's shape.
+//! Sorts pseudo-random keys with fork-join merge sort tasks and a parallel merge (GPU if
+//! present, else CPU) and checks the result: ascending, a permutation of the input, and the
+//! task tree's shape.
 //!
 //!     cargo run --release --example mergesort -- --keys 1000000
 //!     WSDSL_BACKEND=cpu cargo run --release --example mergesort -- --keys 100000 --cutoff 16
@@ -12,14 +13,17 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(about = "Merge sort with complete handlers, checked against the standard library's sort")]
+#[command(about = "Merge sort with a parallel merge spawned by complete handlers, checked against the standard library's sort")]
 struct Args {
     /// Number of keys.
     #[arg(long, default_value_t = 1 << 20)]
     keys: usize,
-    /// Ranges of at most this many keys are insertion-sorted by one task.
+    /// Ranges of at most this many keys (up to 32) are sorted by one task.
     #[arg(long, default_value_t = 32)]
     cutoff: u32,
+    /// Output keys per merge piece.
+    #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
+    grain: u32,
     /// Keys are drawn from 0..distinct (small values give many repeats).
     #[arg(long, default_value_t = u32::MAX)]
     distinct: u32,
@@ -37,18 +41,22 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = cli::runtime(args.backend.as_deref())?;
     let input = kernel::keys(args.keys, args.seed, args.distinct);
-    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff)?;
+    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff, args.grain)?;
     cli::note_fallback(&out.note);
-    println!("merge sort of {} keys (cutoff {}): {} leaves, {} merges, on {}", args.keys, args.cutoff, sorted.leaves, sorted.merges, out.backend);
+    println!(
+        "merge sort of {} keys (cutoff {}, grain {}): {} leaves, {} merges in {} pieces, on {}",
+        args.keys, args.cutoff, args.grain, sorted.leaves, sorted.merges, sorted.pieces, out.backend
+    );
     println!("{}", out.stats);
-    let shape = kernel::tree_shape(args.keys as u32, args.cutoff);
+    let shape = kernel::tree_shape(args.keys as u32, args.cutoff, args.grain);
+    let got = (sorted.leaves, sorted.merges, sorted.pieces);
     match kernel::check(&input, &sorted.data) {
-        Ok(()) if (sorted.leaves, sorted.merges) == shape => {
-            println!("PASS: sorted, a permutation of the input, and {} leaves / {} merges as the tree has", shape.0, shape.1);
+        Ok(()) if got == shape => {
+            println!("PASS: sorted, a permutation of the input, and {} leaves / {} merges / {} pieces as the tree has", shape.0, shape.1, shape.2);
             Ok(true)
         }
         Ok(()) => {
-            println!("FAIL: sorted, but the task tree has {} leaves / {} merges, not {} / {}", sorted.leaves, sorted.merges, shape.0, shape.1);
+            println!("FAIL: sorted, but the task tree has {got:?} leaves / merges / pieces, not {shape:?}");
             Ok(false)
         }
         Err(why) => {

@@ -1,7 +1,10 @@
-//! The Unbalanced Tree Search benchmark (UTS): a tree defined by SHA-1, whose shape is
-//! known only by walking it. A node's 20-byte state is SHA1(parent state ‖ child index);
-//! its number of children is drawn from the state. Binomial trees are deep and narrow,
-//! so work stealing is essential; geometric trees are bushy.
+//! The Unbalanced Tree Search benchmark (UTS, Olivier et al., LCPC 2006): a tree defined by
+//! SHA-1, whose shape is known only by walking it. A node's 20-byte state is
+//! SHA1(parent state ‖ child index); its number of children is drawn from the state by the
+//! tree type's rule. Binomial trees are deep and narrow, so work stealing is essential;
+//! geometric trees are bushy; hybrid trees are geometric near the root and binomial below.
+//! The rules follow the reference implementation (`uts.c`) exactly, so the published sample
+//! trees come out node for node.
 
 use wsdsl::prelude::*;
 
@@ -9,18 +12,49 @@ use wsdsl::prelude::*;
 pub mod uts {
     use wsdsl::prelude::*;
 
+    /// How a node's number of children is drawn (UTS `-t`).
+    pub enum TreeType {
+        /// The root has floor(b0) children; every other node has m children with probability
+        /// q, else none.
+        Binomial = 0,
+        /// A geometric number of children whose mean b_i depends on the depth by `Shape`.
+        Geometric = 1,
+        /// Geometric above depth shift_depth * gen_mx, binomial from there down.
+        Hybrid = 2,
+    }
+
+    /// How the mean number of children b_i of a geometric node at depth d > 0 follows from
+    /// b0 and gen_mx (UTS `-a`); the root's is b0 whatever the shape.
+    pub enum Shape {
+        /// b_i = b0 * (1 - d / gen_mx): nothing below depth gen_mx.
+        Linear = 0,
+        /// b_i = b0 * d^(-ln b0 / ln gen_mx): 1 at depth gen_mx, no depth limit.
+        ExpDec = 1,
+        /// b_i = b0^sin(2 pi d / gen_mx), down to depth 5 * gen_mx.
+        Cyclic = 2,
+        /// b_i = b0 down to depth gen_mx.
+        Fixed = 3,
+    }
+
     #[params]
     pub struct Params {
-        /// 0 = binomial, 1 = geometric (fixed shape).
-        pub shape: u32,
-        /// Root branching factor (binomial) or expected branching factor (geometric).
+        pub tree_type: TreeType,
+        /// Geometric and hybrid trees: the shape function of the geometric part.
+        pub shape: Shape,
+        /// The root's number of children (binomial, rounded down) or its expected number
+        /// (geometric, hybrid).
         pub b0: f64,
-        /// Geometric: depth at which the tree stops growing.
+        /// Geometric and hybrid trees: the depth scale of the shape function.
         pub gen_mx: u32,
-        /// Binomial: probability that a non-root node has `m` children.
+        /// Binomial rule: probability that a non-root node has `m` children.
         pub q: f64,
-        /// Binomial: children of a node that has any.
+        /// Binomial rule: children of a node that has any.
         pub m: u32,
+        /// Hybrid trees: nodes shallower than shift_depth * gen_mx follow the geometric rule.
+        pub shift_depth: f64,
+        /// 1: a child computes its own state from its parent's (the children of a node hash
+        /// on as many threads); 0: the parent hashes all its children's states in turn.
+        pub hash_in_child: u32,
     }
 
     #[counters]
@@ -30,11 +64,24 @@ pub mod uts {
         pub depth: Max<u32>,
     }
 
+    /// A node. With `index == OWN_STATE`, `state` is the node's own state; otherwise it is
+    /// the parent's, and the node is child `index` of that parent.
     #[task]
     pub struct Node {
         pub state: [u8; 20],
         pub depth: u32,
+        pub index: u32,
     }
+
+    pub const OWN_STATE: u32 = 0xffff_ffff;
+
+    /// UTS's cap on children; only a binomial tree's root may have more.
+    pub const MAX_CHILDREN: u32 = 100;
+
+    /// pi as `uts.c` writes it (the same double as `std::f64::consts::PI`, which handler code
+    /// cannot name): the cyclic shape, and so the published trees T2 and T2L, depend on it.
+    #[allow(clippy::approx_constant)]
+    const PI: f64 = 3.141592653589793;
 
     /// SHA-1 of a message of at most 55 bytes held in `msg[..len]` (one padded block).
     fn sha1_short(msg: [u8; 24], len: usize) -> [u8; 20] {
@@ -117,44 +164,111 @@ pub mod uts {
         ((h & 0x7fffffff) as f64) / 2147483648.0
     }
 
-    fn num_children(state: [u8; 20], depth: u32, shape: u32, b0: f64, gen_mx: u32, q: f64, m: u32) -> u32 {
-        let mut n = 0u32;
-        if shape == 0 {
-            if depth == 0 {
-                n = b0.floor() as u32;
-            } else if to_prob(state) < q {
-                n = m;
+    /// b_i, the expected number of children of a geometric node at `depth`.
+    fn expected_children(shape: Shape, b0: f64, gen_mx: u32, depth: u32) -> f64 {
+        if depth == 0 {
+            return b0;
+        }
+        let d = depth as f64;
+        let g = gen_mx as f64;
+        match shape {
+            Shape::Linear => b0 * (1.0 - d / g),
+            Shape::ExpDec => b0 * d.powf(-b0.ln() / g.ln()),
+            Shape::Cyclic => {
+                // In 64 bits: 5 * gen_mx must not wrap.
+                if (depth as u64) > 5 * (gen_mx as u64) {
+                    0.0
+                } else {
+                    b0.powf((2.0 * PI * d / g).sin())
+                }
             }
-        } else if depth < gen_mx {
-            let p = 1.0 / (1.0 + b0);
-            let u = to_prob(state);
-            n = ((1.0 - u).ln() / (1.0 - p).ln()).floor() as u32;
-            // UTS caps geometric nodes at 100 children (only a binomial root may exceed it).
-            if n > 100 {
-                n = 100;
+            Shape::Fixed => {
+                if depth < gen_mx {
+                    b0
+                } else {
+                    0.0
+                }
             }
         }
-        n
+    }
+
+    /// A geometric number of children with mean `mean`, drawn by inverting the distribution
+    /// function at `u`: floor(ln(1 - u) / ln(1 - p)) with p = 1 / (1 + mean).
+    fn geometric_children(u: f64, mean: f64) -> u32 {
+        // A mean <= 0 (the linear shape deeper than gen_mx) or NaN makes UTS's count negative
+        // or NaN, and a node with a negative count has no children.
+        if mean.is_nan() || mean <= 0.0 {
+            return 0;
+        }
+        let p = 1.0 / (1.0 + mean);
+        // A count past u32::MAX saturates (UTS's int conversion is undefined past 2^31, for
+        // means above about 10^8); the caller caps it at 100 anyway.
+        ((1.0 - u).ln() / (1.0 - p).ln()).floor() as u32
+    }
+
+    /// The number of children of a node: UTS's `uts_numChildren`. (Handlers cannot pass
+    /// `ctx.params` whole, hence the parameters one by one.)
+    #[allow(clippy::too_many_arguments)]
+    pub fn num_children(
+        state: [u8; 20],
+        depth: u32,
+        tree_type: TreeType,
+        shape: Shape,
+        b0: f64,
+        gen_mx: u32,
+        q: f64,
+        m: u32,
+        shift_depth: f64,
+    ) -> u32 {
+        let u = to_prob(state);
+        let geometric = match tree_type {
+            TreeType::Binomial => false,
+            TreeType::Geometric => true,
+            TreeType::Hybrid => (depth as f64) < shift_depth * (gen_mx as f64),
+        };
+        if geometric {
+            return geometric_children(u, expected_children(shape, b0, gen_mx, depth)).min(MAX_CHILDREN);
+        }
+        if tree_type == TreeType::Binomial && depth == 0 {
+            // The one node exempt from the cap. (A hybrid root that falls under the binomial
+            // rule, with shift_depth * gen_mx <= 0, draws like any other binomial node.)
+            return b0.floor() as u32;
+        }
+        if u < q {
+            m.min(MAX_CHILDREN)
+        } else {
+            0
+        }
     }
 
     #[spawn]
     fn visit(node: &Node, ctx: &mut Ctx) {
         ctx.counters.nodes.add(1);
         ctx.counters.depth.max(node.depth);
+        let mut state = node.state;
+        if node.index != OWN_STATE {
+            state = child_state(node.state, node.index);
+        }
         let n = num_children(
-            node.state,
+            state,
             node.depth,
+            ctx.params.tree_type,
             ctx.params.shape,
             ctx.params.b0,
             ctx.params.gen_mx,
             ctx.params.q,
             ctx.params.m,
+            ctx.params.shift_depth,
         );
         if n == 0 {
             ctx.counters.leaves.add(1);
         }
         for i in 0..n {
-            ctx.spawn(Node { state: child_state(node.state, i), depth: node.depth + 1 });
+            if ctx.params.hash_in_child != 0 {
+                ctx.spawn(Node { state, depth: node.depth + 1, index: i });
+            } else {
+                ctx.spawn(Node { state: child_state(state, i), depth: node.depth + 1, index: OWN_STATE });
+            }
         }
     }
 }
@@ -168,21 +282,106 @@ pub struct Tree {
     pub known: Option<(u64, u64, u32)>,
 }
 
-/// The published sample trees.
+/// UTS's defaults (`uts.c`) for the parameters a tree leaves unset; children hash their own
+/// states.
+pub const DEFAULTS: uts::Params = uts::Params {
+    tree_type: uts::TreeType::Geometric,
+    shape: uts::Shape::Linear,
+    b0: 4.0,
+    gen_mx: 6,
+    q: 15.0 / 64.0,
+    m: 4,
+    shift_depth: 0.5,
+    hash_in_child: 1,
+};
+
+const fn geometric(shape: uts::Shape, gen_mx: u32, b0: f64, seed: u32, known: (u64, u64, u32)) -> Tree {
+    let params = uts::Params { tree_type: uts::TreeType::Geometric, shape, gen_mx, b0, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
+}
+
+const fn binomial(b0: f64, q: f64, m: u32, seed: u32, known: (u64, u64, u32)) -> Tree {
+    let params = uts::Params { tree_type: uts::TreeType::Binomial, b0, q, m, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
+}
+
+const fn hybrid(shape: uts::Shape, gen_mx: u32, b0: f64, q: f64, m: u32, seed: u32, known: (u64, u64, u32)) -> Tree {
+    let params = uts::Params { tree_type: uts::TreeType::Hybrid, shape, gen_mx, b0, q, m, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
+}
+
+/// The published sample trees (UTS's `sample_trees.sh`), with their UTS flags and
+/// (nodes, leaves, depth). T3L's q * m is a little above 1, so it might have grown without
+/// end; its published size shows this seed's tree is finite.
+pub const PRESETS: [(&str, Tree); 9] = {
+    use uts::Shape::{Cyclic, Fixed, Linear};
+    [
+        // -t 1 -a 3 -d 10 -b 4 -r 19
+        ("T1", geometric(Fixed, 10, 4.0, 19, (4_130_071, 3_305_118, 10))),
+        // -t 1 -a 2 -d 16 -b 6 -r 502
+        ("T2", geometric(Cyclic, 16, 6.0, 502, (4_117_769, 2_342_762, 81))),
+        // -t 0 -b 2000 -q 0.124875 -m 8 -r 42
+        ("T3", binomial(2000.0, 0.124875, 8, 42, (4_112_897, 3_599_034, 1572))),
+        // -t 2 -a 0 -d 16 -b 6 -r 1 -q 0.234375 -m 4
+        ("T4", hybrid(Linear, 16, 6.0, 0.234375, 4, 1, (4_132_453, 3_108_986, 134))),
+        // -t 1 -a 0 -d 20 -b 4 -r 34
+        ("T5", geometric(Linear, 20, 4.0, 34, (4_147_582, 2_181_318, 20))),
+        // -t 1 -a 3 -d 13 -b 4 -r 29
+        ("T1L", geometric(Fixed, 13, 4.0, 29, (102_181_082, 81_746_377, 13))),
+        // -t 1 -a 2 -d 23 -b 7 -r 220
+        ("T2L", geometric(Cyclic, 23, 7.0, 220, (96_793_510, 53_791_152, 67))),
+        // -t 0 -b 2000 -q 0.200014 -m 5 -r 7
+        ("T3L", binomial(2000.0, 0.200014, 5, 7, (111_345_631, 89_076_904, 17844))),
+        // -t 1 -a 3 -d 15 -b 4 -r 29
+        ("T1XL", geometric(Fixed, 15, 4.0, 29, (1_635_119_272, 1_308_100_063, 15))),
+    ]
+};
+
+/// The published sample tree `name` (T1 … T1XL, in any case).
 pub fn preset(name: &str) -> Option<Tree> {
-    match name.to_ascii_uppercase().as_str() {
-        "T1" => Some(Tree {
-            params: uts::Params { shape: 1, b0: 4.0, gen_mx: 10, q: 0.0, m: 0 },
-            seed: 19,
-            known: Some((4_130_071, 3_305_118, 10)),
-        }),
-        "T3" => Some(Tree {
-            params: uts::Params { shape: 0, b0: 2000.0, gen_mx: 0, q: 0.124875, m: 8 },
-            seed: 42,
-            known: Some((4_112_897, 3_599_034, 1572)),
-        }),
-        _ => None,
+    PRESETS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, tree)| tree)
+}
+
+/// A tree with parameters of one's own, checked first: parameters that UTS's formulas cannot
+/// use, and trees whose expected size is infinite (a walk that might never end), are refused.
+pub fn custom(params: uts::Params, seed: u32) -> Result<Tree, wsdsl::Error> {
+    use uts::{Shape, TreeType};
+    let refuse = |why: String| Err(wsdsl::Error::InvalidConfig(why));
+    let p = &params;
+    if !(p.b0 >= 0.0 && p.b0.is_finite()) {
+        return refuse(format!("b0 = {} must be a finite number >= 0", p.b0));
     }
+    if p.tree_type != TreeType::Binomial && p.gen_mx == 0 {
+        return refuse("gen_mx must be > 0 for geometric and hybrid trees (the shapes divide by it)".into());
+    }
+    if p.tree_type == TreeType::Hybrid && !(p.shift_depth >= 0.0 && p.shift_depth.is_finite()) {
+        return refuse(format!("shift_depth = {} must be a finite number >= 0", p.shift_depth));
+    }
+    if p.tree_type != TreeType::Geometric {
+        if !(0.0..=1.0).contains(&p.q) {
+            return refuse(format!("q = {} is a probability: it must lie in [0, 1]", p.q));
+        }
+        // Each binomial generation is q * m times the one before on average; at exactly 1 the
+        // expected size is already infinite (a critical branching process).
+        let growth = p.q * p.m as f64;
+        if growth >= 1.0 {
+            return refuse(format!(
+                "q * m = {growth} >= 1: below the root every node has m children with probability q, so each \
+                 generation is on average q * m times the one before and the tree grows without bound in \
+                 expectation (the walk might never end); choose q * m < 1, or run the published binomial \
+                 samples T3 and T3L as presets, whose sizes are known"
+            ));
+        }
+    }
+    if p.tree_type == TreeType::Geometric && p.shape == Shape::ExpDec && p.b0 > 0.0 && p.b0 <= 1.0 {
+        return refuse(format!(
+            "b0 = {} <= 1 with the expdec shape: b_i = b0 * d^(-ln b0 / ln gen_mx) reaches 1 at depth \
+             gen_mx and does not fall below it deeper down, and the shape has no depth limit, so the tree \
+             grows without bound in expectation; choose b0 > 1",
+            p.b0
+        ));
+    }
+    Ok(Tree { params, seed, known: None })
 }
 
 /// SHA-1 of a short message, written independently of the DSL version above (host only).
@@ -224,7 +423,7 @@ pub fn host_sha1(msg: &[u8]) -> [u8; 20] {
 pub fn root(seed: u32) -> uts::Node {
     let mut msg = [0u8; 20];
     msg[16..].copy_from_slice(&seed.to_be_bytes());
-    uts::Node { state: host_sha1(&msg), depth: 0 }
+    uts::Node { state: host_sha1(&msg), depth: 0, index: uts::OWN_STATE }
 }
 
 /// Walks the tree on `rt`; returns (nodes, leaves, depth).
@@ -234,34 +433,67 @@ pub fn solve(rt: &Runtime, tree: &Tree) -> Result<((u64, u64, u32), Output<uts::
     Ok(((c.nodes.get(), c.leaves.get(), c.depth.get()), out))
 }
 
-/// A sequential walk with the host SHA-1 and no wsdsl at all: the independent reference
-/// for trees without a published answer. Returns (nodes, leaves, depth).
-pub fn reference(tree: &Tree) -> (u64, u64, u32) {
-    let p = &tree.params;
-    let prob = |s: &[u8; 20]| (u32::from_be_bytes([s[16], s[17], s[18], s[19]]) & 0x7fff_ffff) as f64 / 2147483648.0;
-    let children = |s: &[u8; 20], depth: u32| -> u32 {
-        if p.shape == 0 {
-            if depth == 0 { p.b0.floor() as u32 } else if prob(s) < p.q { p.m } else { 0 }
-        } else if depth < p.gen_mx {
-            (((1.0 - prob(s)).ln() / (1.0 - 1.0 / (1.0 + p.b0)).ln()).floor() as u32).min(100)
+/// The number of children of a node, computed on the host with the host's libm: the
+/// reference for `uts::num_children` above, written independently from `uts.c`.
+pub fn host_num_children(p: &uts::Params, state: &[u8; 20], depth: u32) -> u32 {
+    use uts::{Shape, TreeType};
+    let u = f64::from(u32::from_be_bytes([state[16], state[17], state[18], state[19]]) & 0x7fff_ffff) / 2f64.powi(31);
+    if p.tree_type == TreeType::Binomial && depth == 0 {
+        return p.b0.floor() as u32; // uncapped
+    }
+    let (d, gen_mx) = (f64::from(depth), f64::from(p.gen_mx));
+    let geometric = match p.tree_type {
+        TreeType::Binomial => false,
+        TreeType::Geometric => true,
+        TreeType::Hybrid => d < p.shift_depth * gen_mx,
+    };
+    let children = if geometric {
+        let b_i = match p.shape {
+            _ if depth == 0 => p.b0,
+            Shape::Linear => p.b0 * (1.0 - d / gen_mx),
+            Shape::ExpDec => p.b0 * d.powf(-p.b0.ln() / gen_mx.ln()),
+            Shape::Cyclic if u64::from(depth) > 5 * u64::from(p.gen_mx) => 0.0,
+            Shape::Cyclic => p.b0.powf((2.0 * std::f64::consts::PI * d / gen_mx).sin()),
+            Shape::Fixed if depth < p.gen_mx => p.b0,
+            Shape::Fixed => 0.0,
+        };
+        // UTS's count is negative or NaN for b_i <= 0 or NaN: no children.
+        if b_i > 0.0 {
+            let leaf_probability = 1.0 / (1.0 + b_i);
+            ((1.0 - u).ln() / (1.0 - leaf_probability).ln()).floor() as u32
         } else {
             0
         }
+    } else if u < p.q {
+        p.m
+    } else {
+        0
     };
+    children.min(uts::MAX_CHILDREN)
+}
+
+/// The state of child `i` of a node: SHA1(state ‖ i as 4 big-endian bytes), on the host.
+pub fn host_child_state(state: &[u8; 20], i: u32) -> [u8; 20] {
+    let mut msg = [0u8; 24];
+    msg[..20].copy_from_slice(state);
+    msg[20..].copy_from_slice(&i.to_be_bytes());
+    host_sha1(&msg)
+}
+
+/// A sequential walk with the host SHA-1 and no wsdsl at all: the independent reference
+/// for trees without a published answer. Returns (nodes, leaves, depth).
+pub fn reference(tree: &Tree) -> (u64, u64, u32) {
     let (mut nodes, mut leaves, mut max_depth) = (0u64, 0u64, 0u32);
     let mut stack = vec![root(tree.seed)];
     while let Some(node) = stack.pop() {
         nodes += 1;
         max_depth = max_depth.max(node.depth);
-        let n = children(&node.state, node.depth);
+        let n = host_num_children(&tree.params, &node.state, node.depth);
         if n == 0 {
             leaves += 1;
         }
         for i in 0..n {
-            let mut msg = [0u8; 24];
-            msg[..20].copy_from_slice(&node.state);
-            msg[20..].copy_from_slice(&i.to_be_bytes());
-            stack.push(uts::Node { state: host_sha1(&msg), depth: node.depth + 1 });
+            stack.push(uts::Node { state: host_child_state(&node.state, i), depth: node.depth + 1, index: uts::OWN_STATE });
         }
     }
     (nodes, leaves, max_depth)

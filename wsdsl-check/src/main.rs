@@ -144,12 +144,12 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             format!("mergesort {n}"),
             Box::new(move |rt: &Runtime| {
                 let input = mergesort::keys(n, 7, u32::MAX);
-                let (sorted, out) = mergesort::sort(rt, &input, 32)?;
-                let shape = mergesort::tree_shape(n as u32, 32);
+                let (sorted, out) = mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN)?;
+                let shape = mergesort::tree_shape(n as u32, 32, mergesort::DEFAULT_GRAIN);
                 let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
                 Ok((
-                    format!("{verdict}, {} leaves / {} merges", sorted.leaves, sorted.merges),
-                    format!("sorted permutation, {} leaves / {} merges", shape.0, shape.1),
+                    format!("{verdict}, {} leaves / {} merges / {} pieces", sorted.leaves, sorted.merges, sorted.pieces),
+                    format!("sorted permutation, {} leaves / {} merges / {} pieces", shape.0, shape.1, shape.2),
                     out.stats,
                 ))
             }),

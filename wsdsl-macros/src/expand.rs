@@ -232,6 +232,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             pub buffers: &'a #buffers_ty,
             pub counters: &'a mut #counters_ty,
             spawner: &'a mut dyn FnMut(Task),
+            round: u32,
         }
 
         impl<'a> Ctx<'a> {
@@ -239,6 +240,14 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             #[inline]
             pub fn spawn<T: ::core::convert::Into<Task>>(&mut self, task: T) {
                 (self.spawner)(task.into())
+            }
+
+            /// Which run of the task's handlers this is: 0 in its spawn handler, k in the k-th
+            /// run of its complete handler (a complete handler that spawns runs again once
+            /// those children are done).
+            #[inline]
+            pub fn round(&self) -> u32 {
+                self.round
             }
 
             /// This thread's index among the threads that run the task together: in a
@@ -299,7 +308,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 counters: &mut #counters_ty,
                 spawn: &mut dyn FnMut(Task),
             ) -> #value_ty {
-                let mut ctx = Ctx { params, buffers, counters, spawner: spawn };
+                let mut ctx = Ctx { params, buffers, counters, spawner: spawn, round: 0 };
                 match task {
                     #(Task::#tasks(t) => #runs,)*
                 }
@@ -317,14 +326,14 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             fn complete(
                 task: &Task,
                 children: &[#value_ty],
+                round: u32,
                 params: &#params_ty,
                 buffers: &#buffers_ty,
                 counters: &mut #counters_ty,
+                spawn: &mut dyn FnMut(Task),
             ) -> #value_ty {
                 let _ = children;
-                // Complete handlers never spawn (`#[megakernel]` rejects it).
-                let mut no_spawn = |_: Task| {};
-                let mut ctx = Ctx { params, buffers, counters, spawner: &mut no_spawn };
+                let mut ctx = Ctx { params, buffers, counters, spawner: spawn, round };
                 #[allow(unreachable_patterns)]
                 match task {
                     #(#completes)*

@@ -7,9 +7,12 @@
 //! - A spawn handler returns its task's value type, or nothing when the task declares none.
 //! - A complete handler returns its task's value type (or nothing), and exists only for a task
 //!   whose spawn handler spawns.
+//! - A complete handler may spawn too (a continuation): its children are waited for like the
+//!   spawn handler's, and it runs again when they are done (`ctx.round()` tells the runs
+//!   apart).
 //! - A complete handler taking `children: &[C]` receives the values of everything its task
-//!   spawns: each spawned type must produce `C`. It declares `max_children`, the size of the
-//!   frame's value array.
+//!   spawns, from its spawn handler or from itself: each spawned type must produce `C`. It
+//!   declares `max_children`, the size of the frame's value array (per round).
 //! - A task that produces a value is spawned only by a task whose complete handler takes
 //!   the values; anywhere else the value would be lost.
 
@@ -65,18 +68,32 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
             };
             err(span, msg);
         }
-        if !is_complete {
-            // Values of children spawned by a task without a complete handler taking them.
-            let receives = m.complete_handler(task).is_some_and(|c| c.params.len() == 2);
-            for (child, span) in &body.spawns {
-                if let (Some(v), false) = (value_of(child), receives) {
-                    err(*span, format!(
-                        "`{child}` hands its parent a `{}`, but `{task}` has no complete handler taking the children's values, so it would be lost; \
-                         add `#[complete(max_children = N)] fn name(t: &{task}, children: &[{}], ctx: &mut Ctx)`",
-                        rust_name(&v), rust_name(&v)
-                    ));
-                }
+        // What the task's complete handler receives from each child, if it takes values.
+        let complete = m.complete_handler(task);
+        let receives = complete.and_then(|c| {
+            let body = &bodies[m.fns.iter().position(|g| std::ptr::eq(g, c)).expect("handler of the module")];
+            let &children = body.params.get(1)?;
+            match &body.locals[children].ty {
+                Ty::Slice(elem) => Some((c, (**elem).clone())),
+                _ => None,
             }
+        });
+        for (child, span) in &body.spawns {
+            let produced = value_of(child);
+            match (&receives, &produced) {
+                (None, Some(v)) => err(*span, format!(
+                    "`{child}` hands its parent a `{}`, but `{task}` has no complete handler taking the children's values, so it would be lost; \
+                     add `#[complete(max_children = N)] fn name(t: &{task}, children: &[{}], ctx: &mut Ctx)`",
+                    rust_name(v), rust_name(v)
+                )),
+                (Some((c, elem)), _) if produced.as_ref() != Some(elem) => err(*span, format!(
+                    "mismatched value type: `{}` receives `{}` from each child, but the child `{child}` hands {}",
+                    c.name, rust_name(&Ty::Slice(Box::new(elem.clone()))), show(&produced)
+                )),
+                _ => {}
+            }
+        }
+        if !is_complete {
             continue;
         }
 
@@ -88,20 +105,11 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
                 f.name, spawn.name, spawn.name
             ));
         }
-        let Some(&children) = body.params.get(1) else { continue };
-        let Ty::Slice(elem) = &body.locals[children].ty else { continue };
-        if let FnKind::Complete { max_children: None, .. } = f.kind {
-            err(f.name.span(), format!(
-                "`{}` receives the children's values: declare how many children `{task}` spawns at most, e.g. `#[complete(max_children = 8)]` (the size of its frame's value array)",
-                f.name
-            ));
-        }
-        for (child, span) in &spawn_body.spawns {
-            let produced = value_of(child);
-            if produced.as_ref() != Some(&**elem) {
-                err(*span, format!(
-                    "mismatched value type: `{}` receives `{}` from each child, but the child `{child}` hands {}",
-                    f.name, rust_name(&Ty::Slice(elem.clone())), show(&produced)
+        if receives.is_some() {
+            if let FnKind::Complete { max_children: None, .. } = f.kind {
+                err(f.name.span(), format!(
+                    "`{}` receives the children's values: declare how many children `{task}` spawns at most, e.g. `#[complete(max_children = 8)]` (the size of its frame's value array)",
+                    f.name
                 ));
             }
         }

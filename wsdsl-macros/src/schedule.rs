@@ -1,4 +1,4 @@
-//! `#[megakernel(scheduler = deque, worker = warp, victim = random, steal = one, ...)]`: the
+//! `#[megakernel(scheduler = deque, worker = warp, victim = random, steal = half, ...)]`: the
 //! scheduler a program asks for. Parsed and checked here, so an unknown or contradictory
 //! choice is a compile error at the attribute; emitted as `Program::SCHEDULE`.
 

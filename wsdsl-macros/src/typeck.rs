@@ -63,8 +63,6 @@ struct Cx<'a> {
     task_local: Option<LocalId>,
     /// Task types this body spawns, where (for the join checks in `join.rs`).
     spawns: Vec<(String, Span)>,
-    /// In a complete handler, which must not spawn.
-    in_complete: bool,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
@@ -90,7 +88,6 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             calls: Vec::new(),
             task_local: None,
             spawns: Vec::new(),
-            in_complete: matches!(f.kind, FnKind::Complete { .. }),
         };
         let mut params = Vec::new();
         for p in &f.params {
@@ -1144,6 +1141,7 @@ impl<'a> Cx<'a> {
                 ("thread", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("thread")),
                 ("threads", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("threads")),
                 ("sync", 0) => return ex(Ty::Unit, ExprKind::CtxCall("sync")),
+                ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
                 ("spawn", 1) => {}
                 _ => {
                     self.err_at(&mc.method, CTX_USAGE);
@@ -1154,10 +1152,6 @@ impl<'a> Cx<'a> {
             let r = self.resolve(&arg.ty);
             if let Ty::Struct(n) = &r {
                 if self.m.task_tag(n).is_some() {
-                    if self.in_complete {
-                        self.err_at(&mc.method, "a complete handler cannot spawn: it runs after the task's children are done; spawn from the spawn handler");
-                        return err_expr();
-                    }
                     self.spawns.push((n.clone(), mc.args[0].span()));
                     return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
                 }
@@ -1714,7 +1708,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

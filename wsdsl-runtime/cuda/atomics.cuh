@@ -63,6 +63,14 @@ static __device__ __forceinline__ ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p,
     return old;
 }
 
+// Release add: this thread's earlier writes are visible to whoever acquires after reading
+// the result (no acquire part: no L1 invalidation); returns the old value.
+static __device__ __forceinline__ ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    ws_atom_u32 old;
+    asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
 // Sequentially consistent fence at GPU scope: orders a store before a later load (the
 // store-load order the deque's pop and steal need, which acquire/release alone do not give).
 static __device__ __forceinline__ void ws_fence_sc() {

@@ -62,7 +62,7 @@ struct ws_broker_launch {
     const wsdsl_params* params;
     const wsdsl_buffers* buffers;
     unsigned long long* counter_slots;
-    unsigned long long* stats;          // workers * WS_STAT_COUNT
+    unsigned long long* stats;          // workers * WS_STAT_WORDS
     ws_atom_u32* pending;               // outstanding tasks, set to root_count by the host
     const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
     unsigned workers;
@@ -171,13 +171,14 @@ static __device__ unsigned ws_broker_reserve(const ws_broker_launch* L, unsigned
 
 enum { WS_BROKER_FOUND = 0, WS_BROKER_DONE = 1, WS_BROKER_ABORTED = 2 };
 
-extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_megakernel(const ws_broker_launch* launch) {
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOCKS) wsdsl_broker_megakernel(const ws_broker_launch* launch) {
     WS_SHARED(unsigned, s_spawned, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_count, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_which, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_pos, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_got, WS_GROUPS_PER_BLOCK);
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     const ws_broker_launch L = *launch;
     const unsigned group = threadIdx.x / WS_GROUP;
     const unsigned rank = threadIdx.x % WS_GROUP;
@@ -188,7 +189,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
 
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, staging, L.staging_cap, &s_spawned[group]);
-    ws_join_attach(&ctx);
+    ws_join_attach(&ctx, &s_stash[group * WS_STASH_WORDS], self, leader);
     ctx.sched = &L;
     ctx.sched_queue = own;
 
@@ -224,6 +225,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
                 // Back off while nothing is found, so idle workers leave L2 to busy ones.
                 __nanosleep(round < 64u ? 100u : 800u);
             }
+            if (outcome == WS_BROKER_FOUND) ws_join_prepare(&ctx);
             s_outcome[group] = outcome;
             s_count[group] = n;
             s_which[group] = which;
@@ -240,7 +242,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
             task = b.task;
         }
         ws_group_sync();   // the grant in shared memory is read before the next one is written
-        if (have) wsdsl_execute(&task, &ctx);
+        if (have) ws_run_task(&task, &ctx);
         ws_group_sync();   // children in staging are written before anyone enqueues them
         // Children past the staging area were spilled into the queue (ws_spawn_spill).
         const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
@@ -256,10 +258,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_broker_m
         }
     }
 
-    ws_join_flush(&ctx);
+    ws_join_detach(&ctx, self, leader);
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
     if (leader) {
-        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_COUNT;
+        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_WORDS;
         s[WS_STAT_TASKS] = st.tasks;
         s[WS_STAT_STEAL_TRIES] = st.tries;
         s[WS_STAT_STEALS] = st.steals;

@@ -7,15 +7,30 @@
 // publishes them all with one release store after the batch (deque.cuh).
 #pragma once
 
+// Blocks per SM the compiler must fit (registers): 1 lets it choose (KernelConfig::min_blocks).
+#ifndef WSDSL_MIN_BLOCKS
+#define WSDSL_MIN_BLOCKS 1
+#endif
+
+// Shared memory, declared through a macro so the host emulation can give each emulated
+// block its own arena (cuda/host/emulation.h).
+#ifndef WS_SHARED
+#define WS_SHARED(T, name, n) __shared__ T name[n]
+#endif
+
 // Programs with complete handlers or task values define WSDSL_JOIN in their types fragment.
 #ifndef WSDSL_JOIN
 #define WSDSL_JOIN 0
 #endif
 #if WSDSL_JOIN
-// Free frame ids a thread keeps (join.cuh): a batch of them must fit in one free frame, from
-// its task field on (at least 16 bytes).
+// Free frame ids that travel together between a worker's stash and the pool (join.cuh): a
+// batch of them must fit in one free frame, from its task field on (at least 16 bytes).
 #define WS_FRAME_ROOM ((unsigned)((sizeof(ws_frame) - 24u) / 4u))
 #define WS_FRAME_BATCH (WS_FRAME_ROOM < 16u ? WS_FRAME_ROOM : 16u)
+#endif
+// Threads of a worker that run tasks side by side and share its frame stash (join.cuh).
+#ifndef WSDSL_JOIN_WORKER_THREADS
+#define WSDSL_JOIN_WORKER_THREADS 1
 #endif
 
 struct wsdsl_ctx {
@@ -30,12 +45,19 @@ struct wsdsl_ctx {
     unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
 #if WSDSL_JOIN
     // Complete handlers (join.cuh): the task being run, its frame once it spawned, its
-    // children so far, and this thread's free frames.
+    // children so far, which run of its handlers this is (0: the spawn handler), and the
+    // worker's stash of free frames (shared memory).
     const wsdsl_task* cur;
     unsigned child_frame;
     unsigned child_count;
-    unsigned frames_cached;
-    unsigned frame_cache[WS_FRAME_BATCH];
+    unsigned round;
+    ws_u32* stash;
+    unsigned prepares;   // batches prepared by this worker's leader
+    ws_u32* resumes;     // the worker's stack of continuations (deque scheduler), else null
+#endif
+#if WSDSL_PROFILE
+    unsigned long long prof_join;     // cycles in join bookkeeping and complete handlers
+    unsigned long long prof_frames;   // cycles in the frame pool's slow paths
 #endif
 };
 
@@ -57,9 +79,22 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->cur = 0;
     ctx->child_frame = 0xfffffffdu;   // WS_JOIN_NONE
     ctx->child_count = 0u;
-    ctx->frames_cached = 0u;
+    ctx->round = 0u;
+    ctx->stash = 0;
+    ctx->prepares = 0u;
+    ctx->resumes = 0;
 #endif
+    WS_PROF(ctx->prof_join = 0ull);
+    WS_PROF(ctx->prof_frames = 0ull);
 }
+
+#if WSDSL_PROFILE
+// Adds this thread's join and frame cycles to its worker's profile words.
+static __device__ void ws_prof_flush_lane(const wsdsl_ctx* ctx, unsigned long long* worker_words) {
+    atomicAdd(&worker_words[WS_STAT_COUNT + WS_PROF_JOIN], ctx->prof_join);
+    atomicAdd(&worker_words[WS_STAT_COUNT + WS_PROF_FRAMES], ctx->prof_frames);
+}
+#endif
 
 #if WSDSL_JOIN
 static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child);
@@ -96,19 +131,35 @@ static __device__ __forceinline__ const wsdsl_params* wsdsl_ctx_params(wsdsl_ctx
 static __device__ __forceinline__ const wsdsl_buffers* wsdsl_ctx_buffers(wsdsl_ctx* ctx) { return ctx->buffers; }
 static __device__ __forceinline__ wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* ctx) { return &ctx->counters; }
 
-// Writes the task into the next free slot. A slot past the capacity is not written: the
+// Writes a task record into the next free slot. A slot past the capacity is not written: the
 // scheduler spills the task (WS_SPAWN_SPILL), or sees the count exceed the capacity after the
 // batch and reports the overflow.
-static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
-#if WSDSL_JOIN
-    wsdsl_task linked = *task;
-    ws_join_link_child(ctx, &linked);
-    task = &linked;
-#endif
+static __device__ void ws_spawn_record(wsdsl_ctx* ctx, const wsdsl_task* task) {
     unsigned i = atomicAdd(ctx->spawned, 1u);
     unsigned long long slot = (unsigned long long)ctx->base + i;
     if (slot < ctx->capacity) ctx->slots[slot] = *task;
 #ifdef WS_SPAWN_SPILL
     else ws_spawn_spill(ctx, task);
+#endif
+}
+
+// `ctx.spawn(task)`: links the child to its parent's frame when the parent waits for it.
+static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
+#if WSDSL_JOIN
+    wsdsl_task linked = *task;
+    ws_join_link_child(ctx, &linked);
+    ws_spawn_record(ctx, &linked);
+#else
+    ws_spawn_record(ctx, task);
+#endif
+}
+
+// `ctx.round()`: 0 in a spawn handler, k in the k-th run of a complete handler.
+static __device__ __forceinline__ ws_u32 wsdsl_ctx_round(wsdsl_ctx* ctx) {
+#if WSDSL_JOIN
+    return ctx->round;
+#else
+    (void)ctx;
+    return 0u;
 #endif
 }

@@ -1,27 +1,42 @@
-// join.cuh — complete handlers on the device: join counters and the frame pool.
+// join.cuh — complete handlers on the device: frames, join counters, continuations, and
+// the frame pool.
 //
-// A task that spawns its first child takes a frame from the pool and copies itself into it;
-// each child carries (frame, slot) in its record. The frame's counter starts at a bias (2^30)
-// so that children finishing early cannot bring it to zero while the parent still spawns;
-// the parent then adds (children - bias). A child stores its value in its slot and decrements
-// the counter; whoever brings it to zero (the last child, or the parent if every child was
-// already done) runs the complete handler, frees the frame and hands the result to the
-// frame's own parent — in a loop, not by recursion. The only atomics are on the frame: no
-// lock, nothing global per task.
+// A task that spawns its first child takes a frame and copies itself into it; each child
+// carries (frame, slot) in its record. When the spawn handler returns, the frame's counter
+// is set to the number of children. A child that is done stores its value in its slot and
+// decrements the counter (a release: no acquire, no L1 invalidation, for every child but the
+// last). The thread that brings the counter to zero does not run the complete handler: it
+// pushes a *continuation*, a task record with tag WS_TAG_RESUME naming the frame, into its
+// worker's queue like any child. The continuation runs in a later batch, side by side with
+// other tasks, and runs the complete handler on the frame's copy of the task and the values.
+// A complete handler may spawn too: its children link to the same frame, and when they are
+// done the complete handler runs again (`ctx.round()` counts its runs). A task whose handler
+// (spawn or complete) spawned nothing is done: its frame goes back to the pool and its value
+// to its own parent's frame. There is no lock, and nothing global per task.
 //
-// The pool. Each thread keeps up to WS_FRAME_BATCH free frame ids of its own in an array
-// (ctx->frame_cache): taking and returning a frame is a register operation. A thread whose
-// cache is empty takes a batch of ids from a lock-free stack (tagged against ABA), or else
-// WS_FRAME_BATCH fresh frames with one add on a bump counter; a full cache writes its ids
-// into one of its free frames (the batch's carrier) and pushes that frame. There are
-// WS_FRAME_STACKS stacks, a block using the one of its index, so the global words are touched
-// about once per WS_FRAME_BATCH frames and by few threads each. When no stack has a batch
-// and the bump counter has run past the pool, the run stops with WS_STATUS_FRAMES, like a
-// queue overflow. A thread that stops parks its cache in its own slot of `parked` (plain
-// stores: a shared stack would see every thread of the grid at once), and the thread with
-// the same index takes it up in the next launch (the static scheduler launches once per
-// generation).
+// When the counter is set. In the deque and static schedulers a child can only run after the
+// batch that spawned it (its worker's barrier, or a launch boundary, comes first), so the
+// parent simply stores the count after its handler. The broker schedulers may enqueue a child
+// at once (a spill past the staging area); there the counter starts at a bias (2^30), so that
+// children finishing early cannot bring it to zero while the parent still spawns, and the
+// parent then adds (children - bias) (WS_JOIN_EARLY_CHILDREN).
+//
+// The pool. Each worker keeps a stash of free frame ids in shared memory (`ctx->stash`):
+// before a batch its leader makes sure it holds at least one per task the batch may run;
+// during the batch a thread takes one with a shared-memory atomic and returns one into a
+// separate area (a task takes at most one frame and frees at most its own), which the leader
+// folds back before the next batch. A worker both takes and frees frames, so its stash mostly
+// recycles its own; only the surplus or shortfall moves, WS_FRAME_BATCH ids at a time,
+// through WS_FRAME_STACKS lock-free stacks (tagged against ABA; a batch travels inside one of
+// its free frames) and a bump counter of fresh frames. When no frame can be found the run
+// stops with WS_STATUS_FRAMES, like a queue overflow. The static scheduler launches once per
+// generation: there a worker parks its stash in its own slot of `parked` at exit, and the
+// worker with the same index takes it up in the next launch.
 #pragma once
+
+// Defined by the program's handlers fragment, which comes after this header.
+__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx);
+
 #if WSDSL_JOIN
 
 #define WS_JOIN_ROOT 0xffffffffu       // join_frame of a root: its value goes to the host
@@ -30,33 +45,70 @@
 #define WS_JOIN_NO_SLOT 0xffffffffu    // join_slot when the parent's handler takes no values
 #define WS_JOIN_BIAS 0x40000000u
 #define WS_FRAME_STACKS 128u
+// Tag of a continuation record: run the complete handler of frame `join_frame`.
+#define WS_TAG_RESUME 0xfffffff0u
+
+#ifdef WSDSL_BROKER_KIND
+#define WS_JOIN_EARLY_CHILDREN 1
+#else
+#define WS_JOIN_EARLY_CHILDREN 0
+#endif
+
+// The stash of a worker: a ring of free frame ids in shared memory, u32 words [0] `head`
+// (where takes read), [1] `tail` (where returns write), [2] `limit` (the tail when the batch
+// began: no take may pass it), then WS_STASH_RING ids. A take and a return never touch the
+// same word while a batch runs: takes read below `limit`, returns write from it on, and the
+// ring is longer than the most ids it holds plus a batch's returns. Between batches the
+// leader keeps the count (tail - head) between WS_STASH_BATCH (a batch's takes never run dry)
+// and WS_STASH_HIGH, and when it crosses either it moves ids to or from the pool until it is
+// back at WS_STASH_MID: a wide band, so that a worker whose takes and returns roughly balance
+// touches the pool rarely (the random walk of its count needs ~(band/step)^2 batches to
+// cross it).
+#define WS_STASH_BATCH ((unsigned)WSDSL_JOIN_WORKER_THREADS)
+// (A thread worker, the static scheduler's, gets a narrow band: its stash is per thread.)
+#define WS_STASH_UNIT (WS_STASH_BATCH == 1u ? 2u : WS_STASH_BATCH > WS_FRAME_BATCH ? WS_STASH_BATCH : WS_FRAME_BATCH)
+// (The band is capped so that a stash of the largest blocks still fits shared memory.)
+#define WS_STASH_BAND (8u * WS_STASH_UNIT < 4096u ? 8u * WS_STASH_UNIT : 4096u)
+#define WS_STASH_MID (WS_STASH_BATCH + WS_STASH_BAND / 2u)
+#define WS_STASH_HIGH (WS_STASH_BATCH + WS_STASH_BAND)
+// The ring's length: a power of two above WS_STASH_HIGH + WS_STASH_BATCH.
+#define WS_STASH_RING_FIT(n) ((WS_STASH_HIGH + WS_STASH_BATCH) <= (n))
+#define WS_STASH_RING                                                                                \
+    (WS_STASH_RING_FIT(16u) ? 16u : WS_STASH_RING_FIT(32u) ? 32u : WS_STASH_RING_FIT(64u) ? 64u        \
+     : WS_STASH_RING_FIT(128u) ? 128u : WS_STASH_RING_FIT(256u) ? 256u : WS_STASH_RING_FIT(512u) ? 512u \
+     : WS_STASH_RING_FIT(1024u) ? 1024u : WS_STASH_RING_FIT(2048u) ? 2048u : WS_STASH_RING_FIT(4096u) ? 4096u : 8192u)
+#define WS_STASH_WORDS (3u + WS_STASH_RING)
+// The most ids a stash parks between launches (and a parking slot's length, less one).
+#define WS_STASH_CAP WS_STASH_RING
 
 // Host mirror: `gpu/join.rs`, struct JoinRecord (same order).
 struct ws_join_state {
     ws_frame* frames;
     wsdsl_value* root_values;
-    ws_u32* parked;            // per thread of the largest grid: count, then WS_FRAME_BATCH ids
+    ws_u32* parked;            // per worker slot: count, then WS_STASH_CAP ids
     ws_atom_u64* stacks;       // WS_FRAME_STACKS x ((ABA tag << 32) | carrier frame)
     ws_atom_u32 bump;          // fresh frames handed out so far (may run past capacity)
     ws_u32 capacity;
-    ws_u32 parked_slots;
-    ws_u32 reserved;
+    ws_u32 parked_slots;       // 0: workers do not park (persistent kernels)
+    ws_u32 workers;            // workers holding a stash (for the end-of-pool rule)
 };
 __device__ ws_join_state wsdsl_join;
 
 __device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx);
 
+// ---- the global pool: batches of WS_FRAME_BATCH ids on lock-free stacks, fresh frames ----
+
 static __device__ __forceinline__ ws_u32* ws_carrier_ids(ws_u32 carrier) {
     return (ws_u32*)&wsdsl_join.frames[carrier].task;
 }
 
-// Pushes the thread's full cache as one batch, carried by its first frame.
-static __device__ void ws_frame_push_batch(wsdsl_ctx* ctx) {
+// Pushes ids[0, n) (1 <= n <= WS_FRAME_BATCH) as one batch, carried by ids[0].
+static __device__ void ws_frame_push_batch(const ws_u32* ids, ws_u32 n) {
     ws_frame* frames = wsdsl_join.frames;
-    const ws_u32 carrier = ctx->frame_cache[0];
-    ws_u32* ids = ws_carrier_ids(carrier);
-    for (ws_u32 k = 0; k < ctx->frames_cached; k++) ids[k] = ctx->frame_cache[k];
-    frames[carrier].chain_len = ctx->frames_cached;
+    const ws_u32 carrier = ids[0];
+    ws_u32* room = ws_carrier_ids(carrier);
+    for (ws_u32 k = 0; k < n; k++) room[k] = ids[k];
+    frames[carrier].chain_len = n;
     ws_atom_u64* stack = &wsdsl_join.stacks[blockIdx.x % WS_FRAME_STACKS];
     ws_atom_u64 top = ws_load_relaxed_u64(stack);
     for (;;) {
@@ -66,11 +118,10 @@ static __device__ void ws_frame_push_batch(wsdsl_ctx* ctx) {
         if (seen == top) break;
         top = seen;
     }
-    ctx->frames_cached = 0u;
 }
 
-// Pops a batch from `stack` into the empty cache; false if the stack is empty.
-static __device__ bool ws_frame_pop_batch(wsdsl_ctx* ctx, ws_atom_u64* stack) {
+// Pops a batch from `stack` into ids[0, ...); returns how many (0: the stack was empty).
+static __device__ ws_u32 ws_frame_pop_batch(ws_atom_u64* stack, ws_u32* ids) {
     ws_frame* frames = wsdsl_join.frames;
     ws_atom_u64 top = ws_load_acquire_u64(stack);
     while ((ws_u32)top != WS_JOIN_NONE) {
@@ -82,99 +133,138 @@ static __device__ bool ws_frame_pop_batch(wsdsl_ctx* ctx, ws_atom_u64* stack) {
         if (seen == top) {
             // Strong loads: this SM's L1 may hold the frame's lines from an earlier use.
             const ws_u32 n = ws_load_relaxed_u32(&frames[carrier].chain_len);
-            const ws_u32* ids = ws_carrier_ids(carrier);
-            for (ws_u32 k = 0; k < n; k++) ctx->frame_cache[k] = ws_load_relaxed_u32(&ids[k]);
-            ctx->frames_cached = n;
-            return true;
+            const ws_u32* room = ws_carrier_ids(carrier);
+            for (ws_u32 k = 0; k < n; k++) ids[k] = ws_load_relaxed_u32(&room[k]);
+            return n;
         }
         top = seen;
     }
-    return false;
+    return 0;
 }
 
-// Fills the empty cache: a batch from this block's stack, else fresh frames, else a batch
-// from any stack; reports an exhausted pool only after waiting a while for frames that other
-// threads still hold to come back.
-static __device__ void ws_frame_refill(wsdsl_ctx* ctx) {
-    const ws_u32 home = blockIdx.x % WS_FRAME_STACKS;
-    if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[home])) return;
+// Up to `want` fresh frames, ids [*first, *first + n), or one at a time near the end of the
+// pool (a full stash per worker would strand the last frames in stashes that do not need them).
+static __device__ ws_u32 ws_frame_fresh(ws_u32 want, ws_u32* first) {
     const ws_u32 seen = ws_load_relaxed_u32(&wsdsl_join.bump);
-    if (seen < wsdsl_join.capacity) {
-        // Near the end of the pool, take one frame at a time: a full batch per thread would
-        // strand the last frames in the caches of threads that do not need them.
-        const ws_u32 left = wsdsl_join.capacity - seen;
-        const ws_u32 take = left / WS_FRAME_BATCH > wsdsl_join.parked_slots ? WS_FRAME_BATCH : 1u;
-        const ws_u32 base = atomicAdd(&wsdsl_join.bump, take);
-        if (base < wsdsl_join.capacity) {
-            const ws_u32 end = wsdsl_join.capacity - base > take ? base + take : wsdsl_join.capacity;
-            for (ws_u32 i = base; i < end; i++) ctx->frame_cache[i - base] = i;
-            ctx->frames_cached = end - base;
-            return;
+    if (seen >= wsdsl_join.capacity) return 0;
+    const ws_u32 left = wsdsl_join.capacity - seen;
+    const ws_u32 take = left / WS_STASH_CAP > wsdsl_join.workers ? want : 1u;
+    const ws_u32 base = atomicAdd(&wsdsl_join.bump, take);
+    if (base >= wsdsl_join.capacity) return 0;
+    *first = base;
+    return wsdsl_join.capacity - base > take ? take : wsdsl_join.capacity - base;
+}
+
+static __device__ __forceinline__ bool ws_frame_pool_spent() {
+    return ws_load_relaxed_u32(&wsdsl_join.bump) >= wsdsl_join.capacity;
+}
+
+// ---- the worker's stash ----
+
+static __device__ __forceinline__ ws_u32* ws_stash_ids(ws_u32* s) { return s + 3; }
+static __device__ __forceinline__ ws_u32 ws_stash_at(ws_u32 i) { return i & (WS_STASH_RING - 1u); }
+
+// Leader, between batches: sends a surplus to the stacks, tops a short stash up (from this
+// block's stack, fresh frames, then any stack), and opens the next batch's takes. Falling
+// short is not an error here: a take that finds nothing reports the exhausted pool.
+static __device__ void ws_join_prepare(wsdsl_ctx* ctx) {
+    WS_PROF(const unsigned long long t0 = ws_clock());
+    ws_u32* s = ctx->stash;
+    ws_u32* ring = ws_stash_ids(s);
+    ws_u32 head = s[0], tail = s[1];
+    ws_u32 n = tail - head;
+    // (Whether the pool is spent is a global load: asked only above the middle of the band,
+    // and there one batch in 64.)
+    if (n > WS_STASH_HIGH || (n > WS_STASH_MID && (++ctx->prepares & 63u) == 0u && ws_frame_pool_spent())) {
+        // Once the pool is spent, keep one batch's worth, so that others find the rest.
+        const ws_u32 keep = ws_frame_pool_spent() ? WS_STASH_BATCH : WS_STASH_MID;
+        ws_u32 batch[WS_FRAME_BATCH];
+        while (n > keep) {
+            const ws_u32 k = n - keep < WS_FRAME_BATCH ? n - keep : WS_FRAME_BATCH;
+            for (ws_u32 i = 0; i < k; i++) batch[i] = ring[ws_stash_at(head + i)];
+            ws_frame_push_batch(batch, k);
+            head += k;
+            n -= k;
+        }
+    } else if (n < WS_STASH_BATCH) {
+        const ws_u32 home = blockIdx.x % WS_FRAME_STACKS;
+        ws_u32 batch[WS_FRAME_BATCH];
+        while (n < WS_STASH_MID) {
+            ws_u32 got = ws_frame_pop_batch(&wsdsl_join.stacks[home], batch);
+            if (got == 0) {
+                ws_u32 first = 0;
+                got = ws_frame_fresh(WS_STASH_MID - n, &first);
+                for (ws_u32 i = 0; i < got; i++) ring[ws_stash_at(tail + i)] = first + i;
+            } else {
+                for (ws_u32 i = 0; i < got; i++) ring[ws_stash_at(tail + i)] = batch[i];
+            }
+            for (ws_u32 k = 1; got == 0 && n < WS_STASH_BATCH && k < WS_FRAME_STACKS; k++) {
+                got = ws_frame_pop_batch(&wsdsl_join.stacks[(home + k) % WS_FRAME_STACKS], batch);
+                for (ws_u32 i = 0; i < got; i++) ring[ws_stash_at(tail + i)] = batch[i];
+            }
+            if (got == 0) break;
+            tail += got;
+            n += got;
         }
     }
-    // Fresh frames are gone: threads that free frames hand back partial batches now (see
-    // ws_frame_free), so look through every stack a few times before giving up.
-    for (ws_u32 round = 0; round < 64u; round++) {
-        for (ws_u32 k = 0; k < WS_FRAME_STACKS; k++) {
-            if (ws_frame_pop_batch(ctx, &wsdsl_join.stacks[(home + k) % WS_FRAME_STACKS])) return;
-        }
-        if (ws_failed()) return;
-#ifdef WS_HOST_EMULATION
-        ws_emu_yield();   // let this emulated SM's other threads run and free their frames
-#else
-        __nanosleep(1000u);
-#endif
+    s[0] = head;
+    s[1] = tail;
+    s[2] = tail;   // this batch's takes stop here; its returns go from here on
+    WS_PROF(ctx->prof_frames += ws_clock() - t0);
+}
+
+// Any thread of the batch: a free frame (WS_JOIN_NONE after reporting an exhausted pool).
+static __device__ ws_u32 ws_frame_take(wsdsl_ctx* ctx) {
+    ws_u32* s = ctx->stash;
+    const ws_u32 at = atomicAdd(&s[0], 1u);
+    if ((int)(s[2] - at) <= 0) {
+        atomicSub(&s[0], 1u);
+        ws_report(WS_STATUS_FRAMES, 0, wsdsl_join.capacity, 0);
+        return WS_JOIN_NONE;
     }
-    ws_report(WS_STATUS_FRAMES, 0, wsdsl_join.capacity, 0);
+    return ws_stash_ids(s)[ws_stash_at(at)];
 }
 
-static __device__ ws_u32 ws_frame_alloc(wsdsl_ctx* ctx) {
-    if (ctx->frames_cached == 0u) ws_frame_refill(ctx);
-    if (ctx->frames_cached == 0u) return WS_JOIN_NONE;
-    return ctx->frame_cache[--ctx->frames_cached];
+// Any thread of the batch: returns its task's frame (at most one per task).
+static __device__ void ws_frame_give(wsdsl_ctx* ctx, ws_u32 id) {
+    ws_u32* s = ctx->stash;
+    const ws_u32 at = atomicAdd(&s[1], 1u);
+    ws_stash_ids(s)[ws_stash_at(at)] = id;
 }
 
-static __device__ void ws_frame_free(wsdsl_ctx* ctx, ws_u32 id) {
-    if (ctx->frames_cached == WS_FRAME_BATCH) ws_frame_push_batch(ctx);
-    ctx->frame_cache[ctx->frames_cached++] = id;
-    // Once no fresh frames are left, spare frames go back in small batches, so that a thread
-    // that runs dry finds them (checked at one cache size only, to keep frees cheap).
-    if (ctx->frames_cached == 4u && ws_load_relaxed_u32(&wsdsl_join.bump) >= wsdsl_join.capacity) ws_frame_push_batch(ctx);
+// When a worker starts: its stash, with what its predecessor in this slot parked.
+static __device__ void ws_join_attach(wsdsl_ctx* ctx, ws_u32* stash, unsigned worker, bool leader) {
+    ctx->stash = stash;
+    if (!leader) return;
+    stash[0] = stash[1] = stash[2] = 0u;
+    if (worker >= wsdsl_join.parked_slots) return;
+    const ws_u32* parked = wsdsl_join.parked + (unsigned long long)worker * (WS_STASH_CAP + 1u);
+    const ws_u32 n = parked[0] < WS_STASH_CAP ? parked[0] : WS_STASH_CAP;
+    for (ws_u32 k = 0; k < n; k++) ws_stash_ids(stash)[k] = parked[1 + k];
+    stash[1] = stash[2] = n;
 }
 
-static __device__ __forceinline__ unsigned long long ws_join_thread_slot() {
-    return (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+// When a worker stops (after its last batch's barrier): parks its stash, or (persistent
+// kernels, whose pool ends with the run) drops it.
+static __device__ void ws_join_detach(wsdsl_ctx* ctx, unsigned worker, bool leader) {
+    if (!leader || worker >= wsdsl_join.parked_slots) return;
+    ws_u32* s = ctx->stash;
+    const ws_u32 head = s[0];
+    ws_u32 n = s[1] - head;
+    if (n > WS_STASH_CAP) n = WS_STASH_CAP;   // (cannot happen: the ring holds no more)
+    ws_u32* parked = wsdsl_join.parked + (unsigned long long)worker * (WS_STASH_CAP + 1u);
+    parked[0] = n;
+    for (ws_u32 k = 0; k < n; k++) parked[1 + k] = ws_stash_ids(s)[ws_stash_at(head + k)];
 }
 
-// When a thread starts: the frames its predecessor in this slot parked.
-static __device__ void ws_join_attach(wsdsl_ctx* ctx) {
-    ctx->frames_cached = 0u;
-    const unsigned long long slot = ws_join_thread_slot();
-    if (slot >= wsdsl_join.parked_slots) return;
-    const ws_u32* parked = wsdsl_join.parked + slot * (WS_FRAME_BATCH + 1u);
-    const ws_u32 n = parked[0];
-    for (ws_u32 k = 0; k < n && k < WS_FRAME_BATCH; k++) ctx->frame_cache[k] = parked[1 + k];
-    ctx->frames_cached = n < WS_FRAME_BATCH ? n : WS_FRAME_BATCH;
-}
-
-// When a thread stops: its cache waits in its slot (or, past the slots, goes to a stack).
-static __device__ void ws_join_flush(wsdsl_ctx* ctx) {
-    const unsigned long long slot = ws_join_thread_slot();
-    if (slot < wsdsl_join.parked_slots) {
-        ws_u32* parked = wsdsl_join.parked + slot * (WS_FRAME_BATCH + 1u);
-        parked[0] = ctx->frames_cached;
-        for (ws_u32 k = 0; k < ctx->frames_cached; k++) parked[1 + k] = ctx->frame_cache[k];
-    } else if (ctx->frames_cached > 0u) {
-        ws_frame_push_batch(ctx);
-    }
-    ctx->frames_cached = 0u;
-}
+// ---- joins ----
 
 // Called by wsdsl_execute before the spawn handler.
 static __device__ __forceinline__ void ws_join_begin(wsdsl_ctx* ctx, const wsdsl_task* task) {
     ctx->cur = task;
     ctx->child_frame = WS_JOIN_NONE;
     ctx->child_count = 0u;
+    ctx->round = 0u;
 }
 
 // Called by wsdsl_ctx_spawn: where the child's value goes. The first child of a task with a
@@ -191,29 +281,84 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
         return;
     }
     if (ctx->child_frame == WS_JOIN_NONE) {
-        const ws_u32 id = ws_frame_alloc(ctx);
+        const ws_u32 id = ws_frame_take(ctx);
         if (id == WS_JOIN_NONE) return;   // reported; the run stops
-        ws_frame* f = &wsdsl_join.frames[id];
-        f->task = *ctx->cur;
-        f->pending = WS_JOIN_BIAS;
-        // The frame must be written before any child can be seen (and finish) elsewhere. The
-        // deque kernel fences each thread's writes before publishing a batch, and a static
-        // generation is a new launch; the broker kernels may enqueue a child at once.
-#ifdef WSDSL_BROKER_KIND
-        __threadfence();
-#endif
+        wsdsl_join.frames[id].task = *ctx->cur;
         ctx->child_frame = id;
     }
+#if WS_JOIN_EARLY_CHILDREN
+    if (slot == 0u) {
+        // The counter must hold the bias before any child of this round can be seen.
+        ws_store_relaxed_u32(&wsdsl_join.frames[ctx->child_frame].pending, WS_JOIN_BIAS);
+        __threadfence();
+    }
+#endif
     child->join_frame = ctx->child_frame;
     child->join_slot = wsdsl_takes_values(tag) ? slot : WS_JOIN_NO_SLOT;
 }
 
-// Runs the complete handler of frame `id`, whose children are all done; frees the frame and
-// returns the value, with the frame's parent link in *up, *up_slot.
-static __device__ wsdsl_value ws_join_complete(wsdsl_ctx* ctx, ws_u32 id, ws_u32* up, ws_u32* up_slot) {
+// Frame `id` has no child left: its task continues, as a task of its own. The deque
+// scheduler keeps continuations apart, on a stack of the worker's (`ctx->resumes`, shared
+// memory), and runs them in batches of their own, so that a batch's threads run one kind of
+// code (its leader makes room before every batch: megakernel.cuh); the others queue a
+// continuation record like any child.
+static __device__ __forceinline__ void ws_join_continue(wsdsl_ctx* ctx, ws_u32 id) {
+    if (ctx->resumes != 0) {
+        const ws_u32 at = atomicAdd(&ctx->resumes[0], 1u);
+        ctx->resumes[1 + at] = id;
+        return;
+    }
+    wsdsl_task resume;
+    resume.tag = WS_TAG_RESUME;
+    resume.join_frame = id;
+    resume.join_slot = 0u;
+    ws_spawn_record(ctx, &resume);
+}
+
+// Hands a finished task's `value` to slot `slot` of `frame` (or to the host for a root);
+// the thread that delivers a frame's last value continues its task.
+static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot, wsdsl_value value) {
+    if (frame == WS_JOIN_ROOT) {
+        wsdsl_join.root_values[slot] = value;
+        return;
+    }
+    if (frame >= WS_JOIN_NONE) return;   // nobody waits for this task
+    ws_frame* f = &wsdsl_join.frames[frame];
+    if (slot != WS_JOIN_NO_SLOT) f->values[slot] = value;
+    // Release: this value (and this subtree's writes) before the decrement.
+    if (ws_add_release_u32(&f->pending, 0xffffffffu) != 1u) return;
+    // The last one acquires every sibling's, for the continuation that reads them.
+    ws_fence_acq_rel();
+    ws_join_continue(ctx, frame);
+}
+
+// After a task's spawn or complete handler returned `value`: waits for the children it
+// spawned, or (none) finishes the task.
+static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl_value value) {
+    const ws_u32 id = ctx->child_frame;
+    if (ctx->child_count > 0u && id != WS_JOIN_NONE) {
+        ws_frame* f = &wsdsl_join.frames[id];
+        ws_store_relaxed_u32(&f->children, ctx->child_count);
+        ws_store_relaxed_u32(&f->round, ctx->round + 1u);
+#if WS_JOIN_EARLY_CHILDREN
+        const ws_u32 adjust = ctx->child_count - WS_JOIN_BIAS;
+        if (ws_add_acq_rel_u32(&f->pending, adjust) + adjust == 0u) ws_join_continue(ctx, id);
+#else
+        ws_store_relaxed_u32(&f->pending, ctx->child_count);
+#endif
+        return;
+    }
+    const ws_u32 up = task->join_frame, up_slot = task->join_slot;
+    if (id != WS_JOIN_NONE) ws_frame_give(ctx, id);
+    ws_join_deliver(ctx, up, up_slot, value);
+}
+
+// A continuation: runs the complete handler of frame `id` on its copy of the task and the
+// children's values, then waits again or finishes the task (ws_join_end).
+static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
+    WS_PROF(const unsigned long long t0 = ws_clock());
     ws_frame* f = &wsdsl_join.frames[id];
-    // Strong loads (after the acquiring decrement): this SM's L1 may still hold the frame's
-    // lines from an earlier use of the frame.
+    // Strong loads: this SM's L1 may still hold the frame's lines from an earlier use.
     wsdsl_task task;
     for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_load_relaxed_u32(&((ws_u32*)&f->task)[k]);
     const ws_u32 n = ws_load_relaxed_u32(&f->children);
@@ -221,44 +366,28 @@ static __device__ wsdsl_value ws_join_complete(wsdsl_ctx* ctx, ws_u32 id, ws_u32
     if (wsdsl_takes_values(task.tag)) {
         for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
     }
+    ctx->cur = &task;
+    ctx->child_frame = id;
+    ctx->child_count = 0u;
+    ctx->round = ws_load_relaxed_u32(&f->round);
     const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
-    *up = task.join_frame;
-    *up_slot = task.join_slot;
-    ws_frame_free(ctx, id);
-    return value;
+    ws_join_end(ctx, &task, value);
+    WS_PROF(ctx->prof_join += ws_clock() - t0);
 }
 
-// Hands `value` to slot `slot` of `frame`; the thread that delivers a frame's last value runs
-// its complete handler and goes on up.
-static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot, wsdsl_value value) {
-    while (frame < WS_JOIN_NONE) {
-        ws_frame* f = &wsdsl_join.frames[frame];
-        if (slot != WS_JOIN_NO_SLOT) f->values[slot] = value;
-        // acq_rel: publishes this value, and the last decrement sees every sibling's.
-        if (ws_add_acq_rel_u32(&f->pending, 0xffffffffu) != 1u) return;
-        value = ws_join_complete(ctx, frame, &frame, &slot);
+// What a kernel runs for each task record: a continuation, or a task's spawn handler.
+static __device__ __forceinline__ void ws_run_task(const wsdsl_task* task, wsdsl_ctx* ctx) {
+    if (task->tag == WS_TAG_RESUME) {
+        ws_join_resume(ctx, task->join_frame);
+    } else {
+        wsdsl_execute(task, ctx);
     }
-    if (frame == WS_JOIN_ROOT) wsdsl_join.root_values[slot] = value;
-}
-
-// Called by wsdsl_execute after the spawn handler returned `value`.
-static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl_value value) {
-    const ws_u32 id = ctx->child_frame;
-    if (id == WS_JOIN_NONE) {
-        // No children waited for: the task is done and `value` is its value.
-        ws_join_deliver(ctx, task->join_frame, task->join_slot, value);
-        return;
-    }
-    ws_frame* f = &wsdsl_join.frames[id];
-    f->children = ctx->child_count;
-    const ws_u32 adjust = ctx->child_count - WS_JOIN_BIAS;
-    if (ws_add_acq_rel_u32(&f->pending, adjust) + adjust != 0u) return;   // children still running
-    ws_u32 up, up_slot;
-    const wsdsl_value result = ws_join_complete(ctx, id, &up, &up_slot);
-    ws_join_deliver(ctx, up, up_slot, result);
 }
 
 #else
-static __device__ __forceinline__ void ws_join_attach(wsdsl_ctx*) {}
-static __device__ __forceinline__ void ws_join_flush(wsdsl_ctx*) {}
+#define WS_STASH_WORDS 1u
+static __device__ __forceinline__ void ws_join_attach(wsdsl_ctx*, ws_u32*, unsigned, bool) {}
+static __device__ __forceinline__ void ws_join_detach(wsdsl_ctx*, unsigned, bool) {}
+static __device__ __forceinline__ void ws_join_prepare(wsdsl_ctx*) {}
+static __device__ __forceinline__ void ws_run_task(const wsdsl_task* task, wsdsl_ctx* ctx) { wsdsl_execute(task, ctx); }
 #endif

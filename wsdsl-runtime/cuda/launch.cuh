@@ -18,16 +18,9 @@
 #ifndef WSDSL_STEAL_HALF
 #define WSDSL_STEAL_HALF 0
 #endif
-// Shared memory, declared through a macro so the host emulation can give each emulated
-// block its own arena (cuda/host/emulation.h).
-#ifndef WS_SHARED
-#define WS_SHARED(T, name, n) __shared__ T name[n]
-#endif
 #define WS_GROUP WSDSL_WORKER_THREADS
 #define WS_GROUPS_PER_BLOCK (WSDSL_BLOCK_THREADS / WS_GROUP)
 
-// Per-worker statistics, in this order, `WS_STAT_COUNT` u64 per worker.
-enum { WS_STAT_TASKS, WS_STAT_STEAL_TRIES, WS_STAT_STEALS, WS_STAT_PEAK, WS_STAT_COUNT };
 
 // Everything a launch needs, written by the host into device memory (host mirror:
 // `gpu/launch.rs`, struct LaunchRecord; keep the two in the same order).
@@ -38,7 +31,7 @@ struct ws_launch {
     const wsdsl_params* params;
     const wsdsl_buffers* buffers;       // element pointers and lengths of the user's buffers
     unsigned long long* counter_slots;  // one per counter, pre-set to the reduction identity
-    unsigned long long* stats;          // workers * WS_STAT_COUNT
+    unsigned long long* stats;          // workers * WS_STAT_WORDS
     ws_atom_u32* idle;                  // number of idle workers
     const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
     unsigned* sm_of;                    // per worker: its SM id (victims.cuh), 0xff.. = unknown

@@ -1,11 +1,24 @@
 // megakernel.cuh — the persistent kernel: workers with work-stealing deques.
 //
 // Every worker (a thread, a warp or a block: launch.cuh) of a grid sized to be fully resident
-// (occupancy x SMs, launched cooperatively) loops: its first thread pops up to one task per
-// thread from the worker's deque, the threads run them, children go to the same deque. With
-// an empty deque, the first thread steals from a victim (victims.cuh). The run ends when every
-// worker is idle (termination.cuh), when a worker reports an error (status.cuh), or when the
-// host's watchdog raises the stop flag.
+// (occupancy x SMs, launched cooperatively) loops over batches: its first thread (the leader)
+// pops up to one task per thread from the private part of the worker's deque (deque.cuh),
+// the threads run them, and their children go on top of the private part. Nothing of this
+// touches memory another worker reads, so a busy worker pays no fence and no atomic for its
+// own tasks. Thieves see only what the leader exposes: when they have drained the public
+// part and the worker holds more than one batch, half of the rest becomes public. With an
+// empty deque, the leader reclaims public tasks, else steals from a victim (victims.cuh).
+// The run ends when every worker is idle (termination.cuh), when a worker reports an error
+// (status.cuh), or when the host's watchdog raises the stop flag.
+//
+// Continuations (join.cuh): a task whose children are all done comes back as a task of its
+// own, pushed by the thread that finished its last child onto its worker's resume stack
+// (shared memory). Complete handlers thus run in batches like spawn handlers, instead of
+// serially on one thread, and in batches of their own: a batch's threads either all run
+// spawn handlers or all run complete handlers (GTaP's execution-path-aware queueing, for the
+// two paths every fork-join program has). A full batch of continuations goes first; fewer
+// wait one batch of spawns at most (a continuation may be the run's critical path: a
+// partition's next round, a merge's parent).
 #pragma once
 
 // Consecutive failed steal attempts before a worker declares itself idle.
@@ -18,8 +31,15 @@
 #else
 #define WS_BATCH WS_GROUP
 #endif
-// `first` value meaning "the task was stolen and is in the leader's hands".
-#define WS_IN_HAND 0xffffffffu
+// The resume stack: a count, then frame ids. Before each batch it holds fewer than WS_BATCH
+// (a full batch of them runs first), and a batch adds at most one per thread.
+#if WSDSL_JOIN
+#define WS_RESUME_WORDS (1u + 2u * WS_BATCH)
+#else
+#define WS_RESUME_WORDS 1u
+#endif
+// `s_first` of a batch of continuations: the threads take frame ids from the resume stack.
+#define WS_FROM_RESUMES 0xffffffffu
 
 // The error word lives in device memory and is cheap to poll. The host's stop flag is read
 // over PCIe: if every spinning worker read it, the reads would saturate the bus and stall the
@@ -35,51 +55,46 @@ static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned
     return false;
 }
 
-enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2, WS_DEPOSITED = 3 };
+enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
 
 struct ws_worker_stats {
     unsigned long long tasks, tries, steals, peak;
 };
 
-// Leader of an out-of-work worker: steal into *out (one task) or into the worker's own deque
-// (several: WS_DEPOSITED, published at *tail), or learn that the run is over.
+// Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
+// several into its own slots [0, got), which become its private part, or learns that the
+// run is over.
 static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_state* vs, bool* idle,
-                                   wsdsl_task* out, unsigned* tail, ws_worker_stats* st) {
-    ws_deque* mine = &L->deques[self];
+                                   ws_deque_owner* own, ws_worker_stats* st) {
     wsdsl_task* my_slots = L->slots + (unsigned long long)self * L->capacity;
     unsigned fails = 0;
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
         if (L->workers > 1) {
-            unsigned victim = ws_pick_victim(L, self, vs);
+            const unsigned victim = ws_pick_victim(L, self, vs);
             ws_deque* vd = &L->deques[victim];
-            unsigned available = ws_load_relaxed_u32(&vd->tail) - ws_head_index(ws_load_relaxed_u64(&vd->head));
+            const unsigned available = ws_deque_public_count(vd);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->idle); *idle = false; }
                 const wsdsl_task* vslots = L->slots + (unsigned long long)victim * L->capacity;
                 unsigned want = ws_steal_amount(available, vs);
                 if (want > L->capacity) want = L->capacity;
-                if (want <= 1u) {
-                    st->tries++;
-                    if (ws_deque_steal(vd, vslots, out) == WS_STEAL_OK) { st->steals++; return WS_FOUND; }
-                    continue;
-                }
-                // Steal several, one CAS each: a multi-slot CAS on head would break the pop's
+                // One CAS per task: a multi-slot CAS on head would break the reclaim's
                 // argument that thieves move head one step at a time (deque.cuh).
                 unsigned got = 0;
                 while (got < want) {
                     st->tries++;
-                    if (ws_deque_steal(vd, vslots, &my_slots[got]) != WS_STEAL_OK) break;
+                    const int r = ws_deque_steal(vd, vslots, &my_slots[got]);
+                    if (r != WS_STEAL_OK) break;
                     st->steals++;
                     got++;
                 }
                 if (got > 0) {
-                    *tail = got;
-                    ws_fence_acq_rel();
-                    ws_deque_publish(mine, got);
+                    own->split = 0;
+                    own->top = got;
                     if (got > st->peak) st->peak = got;
-                    return WS_DEPOSITED;
+                    return WS_FOUND;
                 }
                 continue;
             }
@@ -94,12 +109,15 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
     }
 }
 
-extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakernel(const ws_launch* launch) {
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOCKS) wsdsl_megakernel(const ws_launch* launch) {
     WS_SHARED(unsigned, s_spawned, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_count, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_first, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_base, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_expose, WS_GROUPS_PER_BLOCK);
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
+    WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
     const ws_launch L = *launch;
     const unsigned group = threadIdx.x / WS_GROUP;
     const unsigned rank = threadIdx.x % WS_GROUP;
@@ -110,7 +128,12 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
 
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, my_slots, L.capacity, &s_spawned[group]);
-    ws_join_attach(&ctx);
+    ws_join_attach(&ctx, &s_stash[group * WS_STASH_WORDS], self, leader);
+    ws_u32* resumes = &s_resume[group * WS_RESUME_WORDS];
+    if (leader) resumes[0] = 0u;
+#if WSDSL_JOIN
+    ctx.resumes = resumes;
+#endif
 
     ws_victim_state vs;
     vs.rng = (self + 1u) * 0x9E3779B9u ^ L.seed;
@@ -119,14 +142,17 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
     vs.my_sm = ws_smid();
     vs.sm_leader = false;
     ws_worker_stats st = {0, 0, 0, 0};
-    unsigned tail = 0;
+    WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
+    WS_PROF(const unsigned long long prof_start = ws_clock());
+    ws_deque_owner own = {0u, 0u};
+    bool drained = true;   // whether thieves have taken everything public (last look)
+    bool resumes_waited = false;   // continuations waited through a batch of spawns
     if (leader) {
         L.sm_of[self] = vs.my_sm;
         vs.sm_leader = atomicCAS(&L.sm_leader[vs.my_sm], WS_NO_SM, self) == WS_NO_SM;
         // Deal the roots: worker w owns roots w, w + workers, ... (the host checked capacity).
-        for (unsigned r = self; r < L.root_count; r += L.workers) my_slots[tail++] = L.roots[r];
-        if (tail > 0) { __threadfence(); ws_deque_publish(dq, tail); }
-        st.peak = tail;
+        for (unsigned r = self; r < L.root_count; r += L.workers) my_slots[own.top++] = L.roots[r];
+        st.peak = own.top;
     }
 
     bool idle = false;
@@ -136,67 +162,118 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_megakern
         ws_preempt();
         if (leader) {
             int outcome = WS_FOUND;
-            unsigned n = 0, first = 0;
+            unsigned n = 0, first = 0, expose = 0;
             if (++polls == WS_POLL_EVERY) {
                 polls = 0;
                 if (ws_must_stop(&L, self, 0u)) outcome = WS_ABORTED;
             }
-            if (outcome == WS_FOUND) n = ws_deque_pop_batch(dq, &tail, WS_BATCH, &first);
-            while (outcome == WS_FOUND && n == 0) {
-                outcome = ws_find_work(&L, self, &vs, &idle, &task, &tail, &st);
-                if (outcome == WS_FOUND) { n = 1; first = WS_IN_HAND; }
-                if (outcome == WS_DEPOSITED) { outcome = WS_FOUND; n = ws_deque_pop_batch(dq, &tail, WS_BATCH, &first); }
+            WS_PROF(unsigned long long t0 = ws_clock());
+#if WSDSL_JOIN
+            const unsigned waiting = resumes[0];
+            if (outcome == WS_FOUND && (waiting >= WS_BATCH || (waiting > 0 && resumes_waited))) {
+                // A full batch of continuations, or those that waited a batch already.
+                n = waiting < WS_BATCH ? waiting : WS_BATCH;
+                first = WS_FROM_RESUMES;
             }
-#if WSDSL_COOPERATIVE
-            // Every thread reads the one task from a slot: put a stolen one where they look.
-            if (n > 0 && first == WS_IN_HAND) { my_slots[tail] = task; first = tail; }
+            resumes_waited = waiting > 0 && first != WS_FROM_RESUMES;
 #endif
+            if (outcome == WS_FOUND && n == 0) {
+                n = ws_deque_pop_private(&own, WS_BATCH, &first);
+                if (n == 0) n = ws_deque_reclaim(dq, &own, WS_BATCH, &first);
+#if WSDSL_JOIN
+                if (n == 0 && waiting > 0) {
+                    n = waiting;              // the deque is empty: the rest of them
+                    first = WS_FROM_RESUMES;
+                    resumes_waited = false;
+                }
+#endif
+            }
+            WS_PROF(prof[WS_PROF_OWN] += ws_clock() - t0);
+            while (outcome == WS_FOUND && n == 0) {
+                WS_PROF(t0 = ws_clock());
+                outcome = ws_find_work(&L, self, &vs, &idle, &own, &st);
+                if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
+                WS_PROF(prof[outcome == WS_FOUND ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
+            }
+            // Offer half of what is left to thieves once they have taken what was offered.
+            const unsigned left = own.top - own.split;
+            if (n > 0 && drained && left >= 2u) expose = left / 2u;
+#if WSDSL_JOIN
+            // The continuations of this batch leave the stack now: new ones go on top.
+            if (first == WS_FROM_RESUMES) resumes[0] -= n;
+#endif
+            WS_PROF(if (n > 0) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
+            if (outcome == WS_FOUND) ws_join_prepare(&ctx);
             s_outcome[group] = outcome;
             s_count[group] = n;
             s_first[group] = first;
-            s_base[group] = tail;
+            s_base[group] = own.top;
+            s_expose[group] = expose;
             s_spawned[group] = 0u;
         }
         ws_group_sync();
         if (s_outcome[group] != WS_FOUND) break;
         const unsigned n = s_count[group];
-        const unsigned first = s_first[group];
+        const unsigned expose = s_expose[group];
         ctx.base = s_base[group];
 #if WSDSL_COOPERATIVE
         const bool have = n > 0;   // the whole worker runs the one task
-        if (have) task = my_slots[first];
+        if (have) task = my_slots[s_first[group]];
 #else
         const bool have = rank < n;
-        if (have && first != WS_IN_HAND) task = my_slots[first + rank];
+#if WSDSL_JOIN
+        if (have && s_first[group] == WS_FROM_RESUMES) {
+            task.tag = WS_TAG_RESUME;
+            task.join_frame = resumes[1 + resumes[0] + rank];
+        } else
 #endif
-        ws_group_sync();   // every thread holds its task before any child overwrites a slot
         if (have) {
-            wsdsl_execute(&task, &ctx);
-            __threadfence();   // children written by this thread are ordered before the publish
+            task = my_slots[s_first[group] + rank];
         }
+#endif
+        WS_PROF(const unsigned long long exec_start = ws_clock());
+        ws_group_sync();   // every thread holds its task before any child overwrites a slot
+        // The head, for the next exposure decision: read now, used after the batch, so its
+        // latency hides behind the handlers.
+        ws_atom_u64 head_seen = 0;
+        if (leader) head_seen = ws_load_relaxed_u64(&dq->head);
+        if (have) ws_run_task(&task, &ctx);
+        // Slots about to be exposed were written by this worker's threads, in this batch or
+        // earlier: each orders its writes before the leader's release of `split`.
+        if (expose > 0) ws_fence_acq_rel();
         ws_group_sync();
+        WS_PROF(const unsigned long long publish_start = ws_clock());
+        WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
 
         if (leader) {
             st.tasks += n;
-            unsigned spawned = s_spawned[group];
-            unsigned long long needed = (unsigned long long)tail + spawned;
+            const unsigned spawned = s_spawned[group];
+            const unsigned long long needed = (unsigned long long)own.top + spawned;
             if (needed > L.capacity) {
                 ws_report(WS_STATUS_OVERFLOW, self, needed, L.capacity);
-            } else if (spawned > 0) {
-                tail += spawned;
-                ws_deque_publish(dq, tail);
-                if (tail > st.peak) st.peak = tail;
+            } else {
+                own.top += spawned;
+                if (own.top > st.peak) st.peak = own.top;
             }
+            drained = ws_deque_public_drained(&own, head_seen);
+            if (expose > 0) {
+                ws_deque_expose(dq, &own, expose);
+                drained = false;
+            }
+            WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
         }
     }
 
-    ws_join_flush(&ctx);
+    ws_join_detach(&ctx, self, leader);
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
     if (leader) {
-        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_COUNT;
+        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_WORDS;
         s[WS_STAT_TASKS] = st.tasks;
         s[WS_STAT_STEAL_TRIES] = st.tries;
         s[WS_STAT_STEALS] = st.steals;
         s[WS_STAT_PEAK] = st.peak;
+        WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
+        WS_PROF(for (unsigned k = 0; k < WS_PROF_COUNT; k++) if (k != WS_PROF_JOIN && k != WS_PROF_FRAMES) s[WS_STAT_COUNT + k] = prof[k]);
     }
+    WS_PROF(ws_prof_flush_lane(&ctx, L.stats + (unsigned long long)self * WS_STAT_WORDS));
 }

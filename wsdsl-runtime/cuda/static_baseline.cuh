@@ -28,11 +28,14 @@ struct ws_static_launch {
     unsigned capacity;                  // slots of the output array
 };
 
-extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_generation(const ws_static_launch* launch) {
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOCKS) wsdsl_static_generation(const ws_static_launch* launch) {
+    WS_SHARED(ws_u32, s_stash, WSDSL_BLOCK_THREADS * WS_STASH_WORDS);
     const ws_static_launch L = *launch;
     wsdsl_ctx ctx;
     wsdsl_ctx_init(&ctx, L.params, L.buffers, L.out, L.capacity, L.out_count);
-    ws_join_attach(&ctx);
+    // Each thread is a worker with a frame stash of its own, parked between generations.
+    const unsigned worker = blockIdx.x * blockDim.x + threadIdx.x;
+    ws_join_attach(&ctx, &s_stash[threadIdx.x * WS_STASH_WORDS], worker, true);
 #if WSDSL_COOPERATIVE
     const unsigned per_block = WSDSL_BLOCK_THREADS / WSDSL_WORKER_THREADS;
     const unsigned stride = gridDim.x * per_block;
@@ -52,8 +55,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS) wsdsl_static_g
             if (poller && ws_load_volatile_sys_u32(L.stop) != 0u) { ws_report(WS_STATUS_STOPPED, 0, 0, 0); break; }
         }
         wsdsl_task task = L.in[i];
-        wsdsl_execute(&task, &ctx);
+        ws_join_prepare(&ctx);
+        ws_run_task(&task, &ctx);
     }
-    ws_join_flush(&ctx);
+    ws_join_detach(&ctx, worker, true);
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
 }

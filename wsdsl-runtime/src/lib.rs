@@ -19,5 +19,5 @@ pub use error::Error;
 pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use runtime::{Backend, Output, Runtime};
-pub use stats::{BackendKind, Phases, Stats};
+pub use stats::{BackendKind, Phases, Profile, Stats};
 pub use value::{JoinLayout, TaskValue};

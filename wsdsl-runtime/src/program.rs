@@ -93,14 +93,17 @@ pub trait Program: Sized + 'static {
         None
     }
 
-    /// Runs the complete handler of `task` natively, with its children's values in spawn
-    /// order; returns the task's value.
+    /// Runs the complete handler of `task` natively for the `round`-th time (1 the first),
+    /// with the values of the children it waited for in spawn order; every `ctx.spawn` calls
+    /// `spawn`. Returns the task's value (ignored when it spawned: the handler runs again).
     fn complete(
         _task: &Self::Task,
         _children: &[Self::Value],
+        _round: u32,
         _params: &Self::Params,
         _buffers: &Self::Buffers,
         _counters: &mut Self::Counters,
+        _spawn: &mut dyn FnMut(Self::Task),
     ) -> Self::Value {
         Self::Value::default()
     }

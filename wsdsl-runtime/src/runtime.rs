@@ -66,6 +66,8 @@ pub struct Runtime {
     watchdog: Duration,
     blocks_per_sm: Option<u32>,
     frames: Option<u32>,
+    profile: bool,
+    min_blocks: u32,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
 }
@@ -80,6 +82,8 @@ impl Runtime {
             watchdog: Duration::from_secs(300),
             blocks_per_sm: None,
             frames: None,
+            profile: false,
+            min_blocks: 0,
             ordinal: 0,
             device: OnceLock::new(),
         }
@@ -87,7 +91,8 @@ impl Runtime {
 
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
-    /// `WSDSL_DEVICE`.
+    /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
+    /// ([`Runtime::min_blocks_per_sm`]).
     pub fn from_env() -> Result<Runtime, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -111,6 +116,12 @@ impl Runtime {
         if let Some(d) = number("WSDSL_DEVICE")? {
             rt.ordinal = d as usize;
         }
+        if let Some(p) = number("WSDSL_PROFILE")? {
+            rt = rt.profile(p != 0);
+        }
+        if let Some(b) = number("WSDSL_MIN_BLOCKS")? {
+            rt = rt.min_blocks_per_sm(b.min(32) as u32);
+        }
         Ok(rt)
     }
 
@@ -120,7 +131,7 @@ impl Runtime {
         self
     }
 
-    /// Slots per GPU worker deque (default: up to 8192, from free device memory).
+    /// Slots per GPU worker deque (default: up to 32768, from free device memory).
     pub fn deque_capacity(mut self, slots: u32) -> Self {
         self.schedule.capacity = Some(slots);
         self
@@ -131,6 +142,27 @@ impl Runtime {
     pub fn frames(mut self, frames: u32) -> Self {
         self.frames = Some(frames);
         self
+    }
+
+    /// Time the phases of every GPU worker's loop on the device and report where the time
+    /// went in `Output::stats.profile` (deque scheduler; a separately compiled kernel that
+    /// runs a few percent slower).
+    pub fn profile(mut self, on: bool) -> Self {
+        self.profile = on;
+        self
+    }
+
+    /// Makes the GPU compiler fit at least `blocks` blocks per SM by its register use
+    /// (`__launch_bounds__`; 0, the default, lets it choose). More resident workers hide
+    /// more memory latency; fewer registers may spill.
+    pub fn min_blocks_per_sm(mut self, blocks: u32) -> Self {
+        self.min_blocks = blocks;
+        self
+    }
+
+    /// The blocks per SM the GPU compiler is asked to fit (0: its choice).
+    pub fn min_blocks(&self) -> u32 {
+        self.min_blocks
     }
 
     /// Longest a GPU run may take before it is stopped and reported (default 300 s).
@@ -176,7 +208,7 @@ impl Runtime {
         self
     }
 
-    /// Whether a GPU thief takes one task or half of the victim's (default: one).
+    /// Whether a GPU thief takes one task or half of what the victim offers (default: half).
     pub fn steal(mut self, steal: Steal) -> Self {
         self.schedule.steal = Some(steal);
         self
@@ -247,7 +279,7 @@ impl Runtime {
         if use_gpu {
             let schedule = self.schedule.or(P::SCHEDULE);
             let opts = GpuOptions {
-                kernel: schedule.resolve(),
+                kernel: KernelConfig { profile: self.profile, min_blocks: self.min_blocks, ..schedule.resolve() },
                 capacity: schedule.capacity,
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,

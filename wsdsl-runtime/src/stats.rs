@@ -55,6 +55,93 @@ pub struct Stats {
     /// this is the pool's high-water mark, an upper bound (threads keep a few spare frames).
     pub peak_frames: u64,
     pub phases: Phases,
+    /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
+    /// `Runtime::profile`); `None` otherwise.
+    pub profile: Option<Profile>,
+}
+
+/// Profile words per GPU worker (`WS_PROF_COUNT` in `cuda/stats.cuh`, same order).
+pub(crate) const PROFILE_WORDS: usize = 10;
+
+/// Where the GPU workers' time went, in SM clock cycles summed over all workers
+/// (`cuda/stats.cuh`). `own + search + idle + exec + publish` is about `total`; `join` and
+/// `frames` are summed over lanes and are parts of `exec`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Profile {
+    /// Every worker's cycles from start to exit.
+    pub total: u64,
+    /// Popping tasks from the worker's own deque.
+    pub own: u64,
+    /// Looking for work elsewhere, until some was found.
+    pub search: u64,
+    /// Looking for work at the end of the run, until it ended.
+    pub idle: u64,
+    /// Running batches, barrier to barrier (the slowest lane sets a batch's length).
+    pub exec: u64,
+    /// Making a batch's children visible.
+    pub publish: u64,
+    /// Lanes' cycles in join bookkeeping and complete handlers.
+    pub join: u64,
+    /// Lanes' cycles in the frame pool's slow paths (refills and returns of batches).
+    pub frames: u64,
+    /// Batches run.
+    pub batches: u64,
+    /// Tasks run by those batches (lanes used).
+    pub lanes: u64,
+}
+
+impl Profile {
+    pub(crate) fn add_worker(&mut self, w: &[u64]) {
+        let fields = [
+            &mut self.total,
+            &mut self.own,
+            &mut self.search,
+            &mut self.idle,
+            &mut self.exec,
+            &mut self.publish,
+            &mut self.join,
+            &mut self.frames,
+            &mut self.batches,
+            &mut self.lanes,
+        ];
+        for (field, word) in fields.into_iter().zip(w) {
+            *field += word;
+        }
+    }
+
+    /// A share of all workers' cycles, in percent.
+    pub fn percent(&self, cycles: u64) -> f64 {
+        if self.total == 0 { 0.0 } else { 100.0 * cycles as f64 / self.total as f64 }
+    }
+
+    /// Average tasks per batch.
+    pub fn tasks_per_batch(&self) -> f64 {
+        if self.batches == 0 { 0.0 } else { self.lanes as f64 / self.batches as f64 }
+    }
+
+    /// Average cycles a batch took from its first barrier to its last.
+    pub fn cycles_per_batch(&self) -> f64 {
+        if self.batches == 0 { 0.0 } else { self.exec as f64 / self.batches as f64 }
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "profile     own deque {:.1}%, search {:.1}%, idle {:.1}%, batches {:.1}%, publish {:.1}% of worker time; \
+             {:.1} tasks/batch, {:.0} cycles/batch; lanes in joins {:.0} and frame pool {:.0} cycles/batch",
+            self.percent(self.own),
+            self.percent(self.search),
+            self.percent(self.idle),
+            self.percent(self.exec),
+            self.percent(self.publish),
+            self.tasks_per_batch(),
+            self.cycles_per_batch(),
+            if self.batches == 0 { 0.0 } else { self.join as f64 / self.batches as f64 },
+            if self.batches == 0 { 0.0 } else { self.frames as f64 / self.batches as f64 },
+        )
+    }
 }
 
 impl Stats {
@@ -102,7 +189,11 @@ impl fmt::Display for Stats {
             ms(p.launch),
             ms(p.run),
             ms(p.copy_back)
-        )
+        )?;
+        if let Some(profile) = &self.profile {
+            write!(f, "\n{profile}")?;
+        }
+        Ok(())
     }
 }
 

@@ -189,9 +189,9 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, 
     writeln!(c, "#define WSDSL_JOIN 1\ntypedef {} wsdsl_value;\n#define WSDSL_MAX_CHILDREN {max_children}u", c_name(&value)).unwrap();
     c.push_str(
         "// A task waiting for its children (cuda/join.cuh): join counter, the links of a free batch\n\
-         // it carries, the number of children, two spare words (the task starts at byte 24), the\n\
-         // task itself, and the children's values in spawn order.\n\
-         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 spare[2];\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
+         // it carries, the number of children, the next run of its complete handler, a spare word\n\
+         // (the task starts at byte 24), the task itself, and the children's values in spawn order.\n\
+         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 round;\n    ws_u32 spare;\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
     );
     writeln!(c, "static_assert(sizeof(ws_frame) == {size}, \"wsdsl: join frame size\");").unwrap();
     (size, vsize, c)

@@ -163,6 +163,8 @@ impl FnLower<'_> {
                 self.break_label(*id, out);
             }
             ExprKind::For { var, start, end, inclusive, rev, step, body, id } => {
+                /// The longest literal range a loop is unrolled over.
+                const MAX_UNROLLED_TRIPS: u128 = 128;
                 let ty = self.ty(&start.ty);
                 let Ty::Int(it) = ty else { return };
                 let c = it.c();
@@ -183,7 +185,13 @@ impl FnLower<'_> {
                     // overflows, and `continue` reaches the increment.
                     let (s, en, cur) = (self.fresh(), self.fresh(), self.fresh());
                     inner.push(format!("{c} {s} = {}; {c} {en} = {};", v[0], v[1]));
-                    inner.push(format!("for ({c} {cur} = {s}; {cur} < {en}; ++{cur}) {{"));
+                    // Short ranges with literal bounds are unrolled (`WS_UNROLL`).
+                    let unroll = match (&start.kind, &end.kind) {
+                        (ExprKind::Int(a), ExprKind::Int(b)) => b > a && b - a <= MAX_UNROLLED_TRIPS,
+                        _ => false,
+                    };
+                    let pragma = if unroll { "WS_UNROLL " } else { "" };
+                    inner.push(format!("{pragma}for ({c} {cur} = {s}; {cur} < {en}; ++{cur}) {{"));
                     let var = self.local(*var);
                     let b = self.loop_body(vec![format!("{c} {var} = {cur};")], body, *id, None);
                     inner.extend(indent(b));

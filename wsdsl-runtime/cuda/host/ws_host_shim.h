@@ -6,6 +6,7 @@
 // builtins:
 //   ld.acquire.gpu   -> __atomic_load_n(ACQUIRE)       st.release.gpu -> __atomic_store_n(RELEASE)
 //   ld/st.relaxed.gpu-> __atomic_*_n(RELAXED)           atom.acq_rel   -> __atomic_*(ACQ_REL)
+//   atom.release     -> __atomic_*(RELEASE)
 //   fence.sc.gpu     -> __atomic_thread_fence(SEQ_CST)  fence.acq_rel  -> __atomic_thread_fence(ACQ_REL)
 // plus the CUDA qualifiers and intrinsics the headers use (`__device__`, `__forceinline__`,
 // `atomicAdd`, `atomicCAS`, `__nanosleep`, `__threadfence`, ...). The C++ memory model is
@@ -53,6 +54,7 @@ static inline ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expecte
     return expected;   // the value found (== the expected one on success)
 }
 static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }

@@ -12,6 +12,7 @@ const ATOMICS: &str = include_str!("../../cuda/atomics.cuh");
 const HOST_SHIM: &str = include_str!("../../cuda/host/ws_host_shim.h");
 const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
+const STATS: &str = include_str!("../../cuda/stats.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
 const JOIN: &str = include_str!("../../cuda/join.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
@@ -64,10 +65,13 @@ pub enum Victim {
     SmallWorld,
 }
 
-/// How much a thief takes.
+/// How much a thief takes from the public part of a victim's deque.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Steal {
+    /// One task.
     One,
+    /// Half of what the victim offers (the default: it spreads a burst of work across idle
+    /// workers in a few steps; see BENCHMARKS.md).
     Half,
 }
 
@@ -83,6 +87,12 @@ pub struct KernelConfig {
     /// Every thread of a worker runs the same task (`ctx.thread()`, `ctx.threads()`,
     /// `ctx.sync()`); deque and static schedulers.
     pub cooperative: bool,
+    /// Time the phases of the worker loop on the device (`cuda/stats.cuh`) and report them
+    /// in [`crate::Stats::profile`]. Costs a few percent; not a scheduling choice.
+    pub profile: bool,
+    /// Blocks per SM the compiler must fit by its register use (`__launch_bounds__`); 0 lets
+    /// it choose. More resident workers hide more latency, at the price of spills.
+    pub min_blocks: u32,
 }
 
 impl Default for KernelConfig {
@@ -92,8 +102,10 @@ impl Default for KernelConfig {
             block_threads: 256,
             worker: Worker::Warp,
             victim: Victim::Random,
-            steal: Steal::One,
+            steal: Steal::Half,
             cooperative: false,
+            profile: false,
+            min_blocks: 0,
         }
     }
 }
@@ -141,6 +153,8 @@ impl Schedule {
             victim: self.victim.unwrap_or(d.victim),
             steal: self.steal.unwrap_or(d.steal),
             cooperative: self.cooperative.unwrap_or(d.cooperative),
+            profile: false,
+            min_blocks: 0,
         }
     }
 }
@@ -194,6 +208,13 @@ impl KernelConfig {
         }
     }
 
+    /// Threads that run tasks side by side and share one stash of join frames: a worker's
+    /// threads, or one (the static scheduler runs a task per thread; a cooperative worker
+    /// runs one task at a time).
+    pub fn stash_threads(&self) -> u32 {
+        if self.scheduler == Scheduler::Static || self.cooperative { 1 } else { self.worker_threads() }
+    }
+
     /// Threads per worker.
     pub fn worker_threads(&self) -> u32 {
         match self.worker {
@@ -242,14 +263,17 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
-         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n",
+         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_JOIN_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n#define WSDSL_PROFILE {}\n#define WSDSL_MIN_BLOCKS {}\n",
         P::NAME,
         config,
         config.block_threads,
         config.worker_threads(),
+        config.stash_threads(),
         config.victim_code(),
         (config.steal == Steal::Half) as u32,
         config.cooperative as u32,
+        config.profile as u32,
+        config.min_blocks.max(1),
     ));
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
@@ -263,6 +287,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
         part(&mut src, "atomics.cuh", ATOMICS);
     }
     part(&mut src, "status.cuh", STATUS);
+    part(&mut src, "stats.cuh", STATS);
     src.push_str("// ---- program types (generated from Rust) ----\n");
     src.push_str(P::CUDA_TYPES);
     src.push('\n');
@@ -306,7 +331,7 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
     src.push_str(&format!(
         "\n// ---- host emulation entry points ----\n\
          extern \"C\" void ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads) {{\n\
-         \x20   ws_emu_run(grid, block, os_threads, 4096, [record]() {{ {}((const {record}*)record); }});\n}}\n\
+         \x20   ws_emu_run(grid, block, os_threads, 65536, [record]() {{ {}((const {record}*)record); }});\n}}\n\
          extern \"C\" void* ws_host_status() {{ return (void*)&wsdsl_status; }}\n",
         config.entry_point()
     ));

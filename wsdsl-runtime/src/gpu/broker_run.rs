@@ -6,7 +6,7 @@
 use super::assemble::{kernel_source, KernelConfig, Scheduler};
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
-use super::join::JoinPool;
+use super::join::{JoinPool, PoolShape};
 use super::module::load_source;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
@@ -147,7 +147,7 @@ pub(crate) fn run<P: Program>(
     let pending_dev = stream.clone_htod(&[roots.len() as u32]).map_err(Error::driver("allocating the task count"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), grid as usize * block as usize, opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, grid as usize * block as usize), opts.frames)?;
 
     let record = BrokerRecord {
         queues: ptr(&queues, stream),

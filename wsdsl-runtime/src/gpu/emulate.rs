@@ -10,7 +10,7 @@
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
 use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
 use super::inputs::{encode_tasks, status_result};
-use super::join::{decode_root_values, JoinMemory, JoinRecord, JOIN_RECORD_BYTES, ROOT_VALUE_BYTES};
+use super::join::{decode_root_values, JoinMemory, JoinRecord, PoolShape, JOIN_RECORD_BYTES, ROOT_VALUE_BYTES};
 use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
@@ -207,7 +207,8 @@ pub fn run_emulated<P: Program>(
     let phases = Phases { compile: started.elapsed(), ..Phases::default() };
     let root_bytes = encode_tasks::<P>(roots);
     let mut inputs = HostInputs::new::<P>(params, buffers);
-    let mut join = HostJoin::prepare::<P>(&kernel, roots.len(), (emu.grid * emu.block_threads) as usize, emu.frames);
+    let shape = PoolShape::of(&config, (emu.grid * emu.block_threads) as usize);
+    let mut join = HostJoin::prepare::<P>(&kernel, roots.len(), shape, emu.frames);
     let ran = (|| match config.scheduler {
         Scheduler::Static => run_static::<P>(&kernel, &config, emu, roots.len(), &root_bytes, inputs, phases),
         Scheduler::Deque => {
@@ -247,16 +248,16 @@ struct HostJoin {
 }
 
 impl HostJoin {
-    fn prepare<P: Program>(kernel: &HostKernel, roots: usize, threads: usize, frames: u32) -> Option<HostJoin> {
+    fn prepare<P: Program>(kernel: &HostKernel, roots: usize, shape: PoolShape, frames: u32) -> Option<HostJoin> {
         let layout = P::JOIN?;
         let address = kernel.join?;
         let mut pool = HostBuf::zeroed(frames as usize * layout.frame_bytes);
-        let memory = JoinMemory::new(layout.frame_bytes, threads);
+        let memory = JoinMemory::new(layout.frame_bytes, shape);
         let parked_bytes: Vec<u8> = memory.parked.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut parked = HostBuf::from_bytes(&parked_bytes);
         let mut stacks = HostBuf(memory.stacks);
         let mut root_values = HostBuf::zeroed(roots.max(1) * ROOT_VALUE_BYTES);
-        let record = JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), threads as u32, stacks.addr());
+        let record = JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), shape, stacks.addr());
         // SAFETY: `wsdsl_join` is a record of this size in the loaded library; no kernel runs now.
         unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), JOIN_RECORD_BYTES) };
         Some(HostJoin { _frames: pool, _parked: parked, _stacks: stacks, root_values })

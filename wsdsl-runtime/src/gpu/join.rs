@@ -3,6 +3,7 @@
 
 use super::device::GpuDevice;
 use super::inputs::ptr;
+use super::assemble::{KernelConfig, Scheduler};
 use crate::error::Error;
 use crate::program::Program;
 use crate::value::TaskValue;
@@ -16,10 +17,39 @@ const NO_FRAME: u64 = 0xffff_fffd;
 /// `WS_FRAME_STACKS` in `cuda/join.cuh`.
 const FRAME_STACKS: usize = 128;
 
-/// `WS_FRAME_BATCH` for frames of `frame_bytes`: the free ids a thread keeps, which must fit
-/// in one frame past its 24-byte header.
+/// `WS_FRAME_BATCH` for frames of `frame_bytes`: the free ids that travel together between
+/// a worker's stash and the pool, which must fit in one frame past its 24-byte header.
 pub(crate) fn frame_batch(frame_bytes: usize) -> usize {
     ((frame_bytes - 24) / 4).min(16)
+}
+
+/// Who holds frames during a launch (`cuda/join.cuh`): the workers with a stash each, how many
+/// of them park it between launches, and how many threads share one stash.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct PoolShape {
+    pub workers: usize,
+    pub parked_slots: usize,
+    pub stash_threads: usize,
+}
+
+impl PoolShape {
+    /// For a launch of `threads` threads under `config`: the static scheduler's threads are
+    /// workers that park their stashes between generations; the persistent kernels' workers
+    /// keep theirs for the whole run.
+    pub fn of(config: &KernelConfig, threads: usize) -> PoolShape {
+        let stash_threads = config.stash_threads().max(1) as usize;
+        let workers = threads.div_ceil(stash_threads).max(1);
+        let parked_slots = if config.scheduler == Scheduler::Static { workers } else { 0 };
+        PoolShape { workers, parked_slots, stash_threads }
+    }
+
+    /// `WS_STASH_CAP`: the most free ids one stash holds, its ring's length (a power of two
+    /// holding its band's top and a batch's returns; `cuda/join.cuh`).
+    pub fn stash_capacity(&self, frame_bytes: usize) -> usize {
+        let batch = self.stash_threads;
+        let unit = if batch == 1 { 2 } else { batch.max(frame_batch(frame_bytes)) };
+        (2 * batch + (8 * unit).min(4096)).next_power_of_two().max(16)
+    }
 }
 
 /// Host mirror of `struct ws_join_state` (same order, C layout).
@@ -33,18 +63,27 @@ pub(crate) struct JoinRecord {
     pub bump: u32,
     pub capacity: u32,
     pub parked_slots: u32,
-    pub reserved: u32,
+    pub workers: u32,
 }
 
 /// Bytes of `struct ws_join_state`.
 pub(crate) const JOIN_RECORD_BYTES: usize = 48;
 
 impl JoinRecord {
-    /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`,
-    /// `parked_slots` empty per-thread slots at `parked` and empty stacks at `stacks` (see
+    /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`, the
+    /// parking slots of `shape` (empty) at `parked` and empty stacks at `stacks` (see
     /// [`JoinMemory`]).
-    pub fn new(frames: u64, root_values: u64, capacity: u32, parked: u64, parked_slots: u32, stacks: u64) -> JoinRecord {
-        JoinRecord { frames, root_values, parked, stacks, bump: 0, capacity, parked_slots, reserved: 0 }
+    pub fn new(frames: u64, root_values: u64, capacity: u32, parked: u64, shape: PoolShape, stacks: u64) -> JoinRecord {
+        JoinRecord {
+            frames,
+            root_values,
+            parked,
+            stacks,
+            bump: 0,
+            capacity,
+            parked_slots: shape.parked_slots as u32,
+            workers: shape.workers as u32,
+        }
     }
 
     pub fn to_bytes(self) -> Vec<u8> {
@@ -52,7 +91,7 @@ impl JoinRecord {
         for word in [self.frames, self.root_values, self.parked, self.stacks] {
             b.extend_from_slice(&word.to_le_bytes());
         }
-        for word in [self.bump, self.capacity, self.parked_slots, self.reserved] {
+        for word in [self.bump, self.capacity, self.parked_slots, self.workers] {
             b.extend_from_slice(&word.to_le_bytes());
         }
         b
@@ -69,7 +108,7 @@ impl JoinRecord {
             bump: u32_at(32),
             capacity: u32_at(36),
             parked_slots: u32_at(40),
-            reserved: u32_at(44),
+            workers: u32_at(44),
         }
     }
 
@@ -79,16 +118,17 @@ impl JoinRecord {
     }
 }
 
-/// The initial images of the pool's bookkeeping: per-thread parking slots holding no frames
-/// (a count, then `WS_FRAME_BATCH` ids each) and empty stacks.
+/// The initial images of the pool's bookkeeping: per-worker parking slots holding no frames
+/// (a count, then `WS_STASH_CAP` ids each) and empty stacks.
 pub(crate) struct JoinMemory {
     pub parked: Vec<u32>,
     pub stacks: Vec<u64>,
 }
 
 impl JoinMemory {
-    pub fn new(frame_bytes: usize, threads: usize) -> JoinMemory {
-        JoinMemory { parked: vec![0; threads.max(1) * (frame_batch(frame_bytes) + 1)], stacks: vec![NO_FRAME; FRAME_STACKS] }
+    pub fn new(frame_bytes: usize, shape: PoolShape) -> JoinMemory {
+        let slot = shape.stash_capacity(frame_bytes) + 1;
+        JoinMemory { parked: vec![0; shape.parked_slots.max(1) * slot], stacks: vec![NO_FRAME; FRAME_STACKS] }
     }
 }
 
@@ -106,14 +146,14 @@ pub(crate) fn decode_root_values<P: Program>(bytes: &[u8], roots: usize) -> Vec<
 
 /// The frame pool size: the requested one, or as many frames as fit in a quarter of free
 /// device memory, up to 16 M.
-pub(crate) fn choose_frames(frame_bytes: usize, free: usize, threads: usize, requested: Option<u32>) -> Result<u32, Error> {
+pub(crate) fn choose_frames(frame_bytes: usize, free: usize, shape: PoolShape, requested: Option<u32>) -> Result<u32, Error> {
     let n = match requested {
         Some(n) => n as u64,
         None => ((free as u64 / 4) / frame_bytes.max(1) as u64).min(DEFAULT_MAX_FRAMES),
     };
-    // Frame ids stay below WS_JOIN_NONE even when every thread's last fresh batch runs past
+    // Frame ids stay below WS_JOIN_NONE even when every worker's last fresh batch runs past
     // the end of the pool.
-    let overshoot = (threads * frame_batch(frame_bytes)) as u64;
+    let overshoot = (shape.workers * shape.stash_capacity(frame_bytes)) as u64;
     if n == 0 || n * frame_bytes as u64 > free as u64 || n + overshoot >= NO_FRAME {
         return Err(Error::InvalidConfig(format!(
             "a pool of {n} join frames of {frame_bytes} bytes does not fit in {} MiB of free device memory",
@@ -137,26 +177,26 @@ pub(crate) struct JoinPool {
 }
 
 impl JoinPool {
-    /// For a program with joins: allocates the pool, the roots' values and a parking slot
-    /// for each of `threads` (the most threads a launch of the run has), and points the
-    /// module's `wsdsl_join` at them. `None` for programs without.
+    /// For a program with joins: allocates the pool, the roots' values and the parking
+    /// slots of `shape` (the largest launch of the run), and points the module's
+    /// `wsdsl_join` at them. `None` for programs without.
     pub fn prepare<P: Program>(
         dev: &GpuDevice,
         module: &Arc<CudaModule>,
         roots: usize,
-        threads: usize,
+        shape: PoolShape,
         requested: Option<u32>,
     ) -> Result<Option<JoinPool>, Error> {
         let Some(layout) = P::JOIN else { return Ok(None) };
         let stream = &dev.stream;
         let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
-        let capacity = choose_frames(layout.frame_bytes, free, threads, requested)?;
+        let capacity = choose_frames(layout.frame_bytes, free, shape, requested)?;
         // SAFETY: frames are initialised by the kernel before use (free lists, then the task).
         let frames = unsafe { stream.alloc::<u8>(capacity as usize * layout.frame_bytes) }
             .map_err(Error::driver("allocating the join frames"))?;
         let root_values =
             stream.alloc_zeros::<u8>(roots.max(1) * ROOT_VALUE_BYTES).map_err(Error::driver("allocating the roots' values"))?;
-        let memory = JoinMemory::new(layout.frame_bytes, threads);
+        let memory = JoinMemory::new(layout.frame_bytes, shape);
         let parked = stream.clone_htod(&memory.parked).map_err(Error::driver("allocating the frame parking slots"))?;
         let stacks = stream.clone_htod(&memory.stacks).map_err(Error::driver("allocating the frame stacks"))?;
         let record = JoinRecord::new(
@@ -164,7 +204,7 @@ impl JoinPool {
             ptr(&root_values, stream),
             capacity,
             ptr(&parked, stream),
-            threads as u32,
+            shape,
             ptr(&stacks, stream),
         );
         let mut global = module.get_global("wsdsl_join", stream).map_err(Error::driver("finding the join state"))?;
@@ -193,12 +233,13 @@ mod tests {
 
     #[test]
     fn the_join_record_round_trips_in_c_layout() {
-        let r = JoinRecord::new(1, 2, 40, 3, 7, 4);
+        let shape = PoolShape { workers: 9, parked_slots: 7, stash_threads: 32 };
+        let r = JoinRecord::new(1, 2, 40, 3, shape, 4);
         let b = JoinRecord { bump: 48, ..r }.to_bytes();
         assert_eq!(b.len(), JOIN_RECORD_BYTES, "sizeof(ws_join_state)");
         let back = JoinRecord::from_bytes(&b);
         assert_eq!((back.frames, back.root_values, back.parked, back.stacks), (1, 2, 3, 4));
-        assert_eq!((back.bump, back.capacity, back.parked_slots), (48, 40, 7));
+        assert_eq!((back.bump, back.capacity, back.parked_slots, back.workers), (48, 40, 7, 9));
         assert_eq!(back.high_water(), 40, "the bump runs past the capacity only when the pool is exhausted");
     }
 
@@ -206,15 +247,28 @@ mod tests {
     fn a_batch_of_free_frame_ids_fits_in_one_frame() {
         assert_eq!(frame_batch(40), 4, "a header and a 16-byte task (real frames add a value slot)");
         assert_eq!(frame_batch(1000), 16);
-        let m = JoinMemory::new(40, 3);
-        assert_eq!((m.parked.len(), m.stacks.len()), (15, FRAME_STACKS));
+        let shape = PoolShape { workers: 3, parked_slots: 3, stash_threads: 1 };
+        assert_eq!(shape.stash_capacity(40), 32, "a ring for a band of 16 and two batches of one");
+        let warps = PoolShape { workers: 3, parked_slots: 3, stash_threads: 32 };
+        assert_eq!(warps.stash_capacity(56), 512, "a band of eight warps' batches and two more");
+        let m = JoinMemory::new(40, shape);
+        assert_eq!((m.parked.len(), m.stacks.len()), (99, FRAME_STACKS));
+    }
+
+    #[test]
+    fn only_the_static_schedulers_workers_park_their_stashes() {
+        let warp = PoolShape::of(&KernelConfig::default(), 1024);
+        assert_eq!(warp, PoolShape { workers: 32, parked_slots: 0, stash_threads: 32 });
+        let stat = PoolShape::of(&KernelConfig { scheduler: Scheduler::Static, ..KernelConfig::default() }, 1024);
+        assert_eq!(stat, PoolShape { workers: 1024, parked_slots: 1024, stash_threads: 1 });
     }
 
     #[test]
     fn the_frame_pool_fits_free_memory() {
-        assert_eq!(choose_frames(100, 4_000, 8, None).unwrap(), 10);
-        assert_eq!(choose_frames(100, usize::MAX / 2, 8, None).unwrap(), 1 << 24);
-        assert!(choose_frames(100, 1_000, 8, Some(11)).is_err());
-        assert!(choose_frames(100, usize::MAX / 2, 1 << 28, Some(1 << 30)).is_err(), "ids would reach WS_JOIN_NONE");
+        let shape = |workers| PoolShape { workers, parked_slots: 0, stash_threads: 32 };
+        assert_eq!(choose_frames(100, 4_000, shape(8), None).unwrap(), 10);
+        assert_eq!(choose_frames(100, usize::MAX / 2, shape(8), None).unwrap(), 1 << 24);
+        assert!(choose_frames(100, 1_000, shape(8), Some(11)).is_err());
+        assert!(choose_frames(100, usize::MAX / 2, shape(1 << 28), Some(1 << 30)).is_err(), "ids would reach WS_JOIN_NONE");
     }
 }

@@ -6,7 +6,7 @@ use super::device::GpuDevice;
 use super::inputs::ptr;
 use super::watchdog::{watch, StopFlag};
 use crate::error::Error;
-use crate::stats::{Phases, Stats};
+use crate::stats::{Phases, Profile, Stats, PROFILE_WORDS};
 use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{CudaFunction, LaunchConfig, PushKernelArg};
 use std::time::{Duration, Instant};
@@ -71,19 +71,27 @@ pub(crate) unsafe fn launch_with_record<R: Copy>(
     Ok(Duration::from_secs_f64(ms as f64 / 1e3))
 }
 
-/// Statistics from the per-worker words (`WS_STAT_COUNT` u64 per worker: tasks, steal
-/// attempts, steals, peak queue occupancy) that every persistent kernel writes.
+/// Statistics from the per-worker words that every persistent kernel writes
+/// (`STATS_PER_WORKER` u64 per worker, `cuda/stats.cuh`: tasks, steal attempts, steals, peak
+/// queue occupancy, then the profile words, all zero unless the kernel was profiled).
 pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -> Stats {
     let mut stats = Stats { queue_capacity, phases, ..Stats::default() };
+    let mut profile = Profile::default();
     for w in words.chunks_exact(STATS_PER_WORKER) {
         stats.tasks += w[0];
         stats.steal_attempts += w[1];
         stats.steals += w[2];
         stats.peak_queue = stats.peak_queue.max(w[3]);
         stats.per_worker_tasks.push(w[0]);
+        profile.add_worker(&w[COUNTER_WORDS..]);
+    }
+    if profile.total > 0 {
+        stats.profile = Some(profile);
     }
     stats
 }
 
-/// u64 statistics per worker (`WS_STAT_COUNT` in `cuda/launch.cuh`).
-pub(crate) const STATS_PER_WORKER: usize = 4;
+/// Counters per worker before the profile words (`WS_STAT_COUNT`).
+const COUNTER_WORDS: usize = 4;
+/// u64 statistics per worker (`WS_STAT_WORDS` in `cuda/stats.cuh`).
+pub(crate) const STATS_PER_WORKER: usize = COUNTER_WORDS + PROFILE_WORDS;

@@ -76,7 +76,7 @@ pub fn all_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
         for victim in [Victim::Random, Victim::RoundRobin, Victim::Pws, Victim::Hws, Victim::SmallWorld] {
             for steal in [Steal::One, Steal::Half] {
-                all.push(KernelConfig { scheduler: Scheduler::Deque, block_threads, worker, victim, steal, cooperative: false });
+                all.push(KernelConfig { scheduler: Scheduler::Deque, block_threads, worker, victim, steal, ..KernelConfig::default() });
             }
         }
     }

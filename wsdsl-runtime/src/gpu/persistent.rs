@@ -3,7 +3,7 @@
 
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
-use super::join::JoinPool;
+use super::join::{JoinPool, PoolShape};
 use super::module::load;
 use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
 use super::watchdog::StopFlag;
@@ -19,8 +19,9 @@ use std::time::Instant;
 pub(crate) const DEQUE_BYTES: usize = 128;
 /// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
 pub(crate) const MAX_SM_IDS: usize = 4096;
-/// Largest default deque capacity; the memory budget may lower it.
-const DEFAULT_MAX_CAPACITY: u64 = 8192;
+/// Largest default deque capacity; the memory budget may lower it. A batch whose tasks each
+/// spawn up to 256 children (a parallel partition) needs 8192 slots above what the deque holds.
+const DEFAULT_MAX_CAPACITY: u64 = 32768;
 
 /// Host mirror of `struct ws_launch` in `cuda/launch.cuh` (same order, C layout).
 #[repr(C)]
@@ -94,7 +95,7 @@ pub(crate) fn run<P: Program>(
     let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), grid as usize * block as usize, opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, grid as usize * block as usize), opts.frames)?;
 
     let record = LaunchRecord {
         slots: ptr(&slots, stream),
@@ -150,8 +151,8 @@ pub(crate) fn run<P: Program>(
     Ok((counters, values, stats))
 }
 
-/// Deque slots per worker: the requested number, or the largest power of two up to 8192
-/// that keeps all deques within a third of free device memory.
+/// Deque slots per worker: the requested number, or the largest power of two up to
+/// `DEFAULT_MAX_CAPACITY` that keeps all deques within a third of free device memory.
 fn choose_capacity<P: Program>(dev: &GpuDevice, workers: u64, requested: Option<u32>) -> Result<u64, Error> {
     let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
     let per_slot = workers * P::TASK_BYTES as u64;

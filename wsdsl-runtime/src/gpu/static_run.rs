@@ -3,7 +3,7 @@
 
 use super::device::GpuDevice;
 use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
-use super::join::JoinPool;
+use super::join::{JoinPool, PoolShape};
 use super::module::load;
 use super::launch::{launch_with_record, Launch};
 use super::watchdog::StopFlag;
@@ -64,7 +64,7 @@ pub(crate) fn run<P: Program>(
     let stop = StopFlag::new(&dev.ctx)?;
     clear_status(&module, stream)?;
     // The frames outlive generations: a task waits for children of later ones.
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), (per_sm * dev.sm_count) as usize * block as usize, opts.frames)?;
+    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, (per_sm * dev.sm_count) as usize * block as usize), opts.frames)?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 

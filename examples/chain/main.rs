@@ -1,0 +1,59 @@
+//! The chain micro-benchmark: one task spawns one child, `length` levels deep, so the run
+//! time per level is the scheduler's hand-off latency. Checks that every link ran (and, with
+//! `--joined`, that every chain's value came back up as its length).
+//!
+//!     cargo run --release --example chain -- --length 10000
+//!     cargo run --release --example chain -- --length 2000 --chains 2600 --joined
+
+#[path = "../common/cli.rs"]
+mod cli;
+mod kernel;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(about = "Measure the hand-off latency per level of chains of tasks")]
+struct Args {
+    /// Links per chain.
+    #[arg(long, default_value_t = 10_000)]
+    length: u32,
+    /// Chains side by side.
+    #[arg(long, default_value_t = 1)]
+    chains: u32,
+    /// Every link waits for its child (a complete handler per link).
+    #[arg(long)]
+    joined: bool,
+    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<String>,
+}
+
+fn main() -> ExitCode {
+    cli::exit(run(&Args::parse()))
+}
+
+fn run(args: &Args) -> Result<bool, wsdsl::Error> {
+    let rt = cli::runtime(args.backend.as_deref())?;
+    let m = kernel::run(&rt, args.chains, args.length, args.joined)?;
+    cli::note_fallback(&m.note);
+    println!(
+        "{} chain(s) of {} links{} on {}: {:.3} us per level",
+        args.chains,
+        args.length,
+        if args.joined { ", joined" } else { "" },
+        m.backend,
+        m.per_level(args.length).as_secs_f64() * 1e6
+    );
+    println!("{}", m.stats);
+    match m.check(args.chains, args.length, args.joined) {
+        Ok(()) => {
+            println!("PASS: {} links ran{}", args.chains as u64 * args.length as u64, if args.joined { ", every chain's value is its length" } else { "" });
+            Ok(true)
+        }
+        Err(why) => {
+            println!("FAIL: {why}");
+            Ok(false)
+        }
+    }
+}

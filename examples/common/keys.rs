@@ -1,0 +1,31 @@
+//! Keys to sort and the check of a sort, shared by the sorting examples.
+
+/// `n` pseudo-random keys from `seed` (SplitMix64), with repeats when `distinct` is small.
+pub fn keys(n: usize, seed: u64, distinct: u32) -> Vec<u32> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = s;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) % distinct.max(1) as u64) as u32
+        })
+        .collect()
+}
+
+/// Checks `sorted` against `input`: ascending, and the same multiset of keys (compared with
+/// the standard library's sort of the input). Names the first difference.
+pub fn check(input: &[u32], sorted: &[u32]) -> Result<(), String> {
+    if let Some(i) = sorted.windows(2).position(|w| w[0] > w[1]) {
+        return Err(format!("not sorted: element {i} is {} but element {} is {}", sorted[i], i + 1, sorted[i + 1]));
+    }
+    let mut want = input.to_vec();
+    want.sort_unstable();
+    match want.iter().zip(sorted).position(|(a, b)| a != b) {
+        _ if want.len() != sorted.len() => Err(format!("{} keys in, {} out", want.len(), sorted.len())),
+        Some(i) => Err(format!("not a permutation of the input: sorted position {i} holds {}, expected {}", sorted[i], want[i])),
+        None => Ok(()),
+    }
+}
+

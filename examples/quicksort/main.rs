@@ -1,0 +1,61 @@
+//! Sorts pseudo-random keys with fork-join quicksort tasks: a parallel three-way partition,
+//! then the two outer parts sorted by new tasks from the partition's complete handler (GPU if
+//! present, else CPU). Checks that the result is ascending and a permutation of the input.
+//!
+//!     cargo run --release --example quicksort -- --keys 1000000
+//!     cargo run --release --example quicksort -- --keys 100000 --distinct 3
+
+#[path = "../common/cli.rs"]
+mod cli;
+mod kernel;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(about = "Quicksort with a parallel partition, checked against the standard library's sort")]
+struct Args {
+    /// Number of keys.
+    #[arg(long, default_value_t = 1 << 20)]
+    keys: usize,
+    /// Ranges of at most this many keys (up to 32) are sorted by one task.
+    #[arg(long, default_value_t = 32)]
+    cutoff: u32,
+    /// Keys per partition piece (a range is cut into at most 256 pieces).
+    #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
+    grain: u32,
+    /// Keys are drawn from 0..distinct (small values give many repeats).
+    #[arg(long, default_value_t = u32::MAX)]
+    distinct: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    #[arg(long)]
+    backend: Option<String>,
+}
+
+fn main() -> ExitCode {
+    cli::exit(run(&Args::parse()))
+}
+
+fn run(args: &Args) -> Result<bool, wsdsl::Error> {
+    let rt = cli::runtime(args.backend.as_deref())?;
+    let input = kernel::keys(args.keys, args.seed, args.distinct);
+    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff, args.grain)?;
+    cli::note_fallback(&out.note);
+    println!(
+        "quicksort of {} keys (cutoff {}, grain {}): {} partitions, {} leaves, recursion depth {}, on {}",
+        args.keys, args.cutoff, args.grain, sorted.partitions, sorted.leaves, sorted.depth, out.backend
+    );
+    println!("{}", out.stats);
+    match kernel::check(&input, &sorted.data) {
+        Ok(()) => {
+            println!("PASS: sorted and a permutation of the input (checked against the standard library's sort)");
+            Ok(true)
+        }
+        Err(why) => {
+            println!("FAIL: {why}");
+            Ok(false)
+        }
+    }
+}

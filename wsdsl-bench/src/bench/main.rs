@@ -1,0 +1,452 @@
+//! bench: the fork-join, deep-tree and divide-and-conquer workloads on the GPU, side by side
+//! with idiomatic rayon programs for the same algorithms on the host's cores, in one run.
+//! Every GPU run's answer is checked against the host's (or a known value); times are
+//! medians of `--repeat` runs after a warm-up (CUDA events around the kernel; wall clock
+//! around the rayon call).
+//!
+//!     bench                                # every row
+//!     bench --rows chain,fib --repeat 5   # some rows
+//!     bench --profile                      # also where the GPU workers' time went
+//!
+//! Built where Rust is, run where the GPU is: it needs only the CUDA driver and NVRTC.
+
+#[allow(dead_code)]
+#[path = "../../../examples/chain/kernel.rs"]
+mod chain;
+#[allow(dead_code)]
+#[path = "../../../examples/fib/kernel.rs"]
+mod fib;
+mod host;
+mod kernels;
+#[allow(dead_code)]
+#[path = "../../../examples/mergesort/kernel.rs"]
+mod mergesort;
+#[allow(dead_code)]
+#[path = "../../../examples/nqueens/kernel.rs"]
+mod nqueens;
+#[allow(dead_code, unused_imports)]
+#[path = "../../../examples/quicksort/kernel.rs"]
+mod quicksort;
+#[allow(dead_code)]
+#[path = "../../../examples/uts/kernel.rs"]
+mod uts;
+
+use clap::Parser;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use wsdsl::prelude::*;
+use wsdsl::{Scheduler, Steal, Worker};
+
+#[derive(Parser)]
+#[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
+struct Args {
+    /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
+    /// chains, fib, fib-plain, uts, nqueens, mergesort, quicksort.
+    #[arg(long, value_delimiter = ',')]
+    rows: Vec<String>,
+    /// Timed runs per measurement after one warm-up; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// After the timed runs, one profiled run per GPU row (where its workers' time went).
+    #[arg(long)]
+    profile: bool,
+    /// Larger sizes too (fib 38, N-Queens 17, 16 M keys).
+    #[arg(long)]
+    full: bool,
+    /// Watchdog for every GPU run, in seconds.
+    #[arg(long, default_value_t = 120)]
+    watchdog: u64,
+    /// Also write the table (Markdown) to this file.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+/// One line of the report.
+struct Row {
+    workload: String,
+    gpu_ms: f64,
+    tasks: u64,
+    host: Option<(String, f64)>,
+    check: Result<String, String>,
+    note: String,
+    profile: Option<wsdsl::Profile>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // UTS T3 recurses 1,572 levels deep through rayon's parallel iterators: give the pool's
+    // threads room for it (the default 2 MiB overflows).
+    if let Err(e) = rayon::ThreadPoolBuilder::new().stack_size(256 << 20).build_global() {
+        eprintln!("rayon pool: {e}");
+    }
+    let wanted = |name: &str| args.rows.is_empty() || args.rows.iter().any(|r| r == name);
+    let gpu = || Runtime::new(Backend::Gpu).watchdog(Duration::from_secs(args.watchdog));
+    let mut rows = Vec::new();
+    let t0 = Instant::now();
+    let b = Bench { args: &args };
+
+    if wanted("chain") {
+        rows.push(announce(b.chain("chain 1 x 10000 (default scheduler)", &gpu(), 1, 10_000, false)));
+    }
+    if wanted("chain-schedulers") {
+        for (name, rt) in [
+            ("thread workers", gpu().worker(Worker::Thread)),
+            ("block workers", gpu().worker(Worker::Block)),
+            ("static", gpu().scheduler(Scheduler::Static)),
+            ("BQ, warp", gpu().scheduler(Scheduler::Bq)),
+            ("BWD, warp", gpu().scheduler(Scheduler::Bwd)),
+            ("BSQ, warp", gpu().scheduler(Scheduler::Bsq)),
+        ] {
+            let length = if name == "static" { 2_000 } else { 10_000 };
+            rows.push(announce(b.chain(&format!("chain 1 x {length} ({name})"), &rt, 1, length, false)));
+        }
+    }
+    if wanted("chain-joined") {
+        rows.push(announce(b.chain("chain 1 x 10000, joined", &gpu(), 1, 10_000, true)));
+    }
+    if wanted("chains") {
+        for chains in [132, 1056, 2600, 8448] {
+            // One root spawns every chain into one deque: give it room.
+            let rt = gpu().deque_capacity(16_384);
+            rows.push(announce(b.chain(&format!("chains {chains} x 2000"), &rt, chains, 2_000, false)));
+        }
+        let rt = gpu().deque_capacity(16_384).steal(Steal::One);
+        rows.push(announce(b.chain("chains 2600 x 2000 (steal one)", &rt, 2600, 2_000, false)));
+        rows.push(announce(b.chain("chains 2600 x 2000, joined", &gpu(), 2600, 2_000, true)));
+    }
+    if wanted("fib") {
+        let sizes: &[u32] = if args.full { &[30, 35, 38] } else { &[30, 35] };
+        for &n in sizes {
+            rows.push(announce(b.fib(&gpu(), n, n == *sizes.last().unwrap())));
+        }
+        let n = *sizes.last().unwrap();
+        rows.push(announce(b.fib_variant(&gpu().steal(Steal::One), n, "steal one")));
+        rows.push(announce(b.fib_variant(&gpu().worker(Worker::Block), n, "block workers")));
+        rows.push(announce(b.fib_variant(&gpu().min_blocks_per_sm(3), n, "registers for 3 blocks per SM")));
+    }
+    if wanted("fib-plain") {
+        let n = if args.full { 38 } else { 35 };
+        rows.push(announce(b.fib_plain(&gpu(), n)));
+    }
+    if wanted("uts") {
+        for name in ["T1", "T3"] {
+            for hash_in_child in [false, true] {
+                rows.push(announce(b.uts(&gpu(), name, hash_in_child)));
+            }
+        }
+        if args.full {
+            rows.push(announce(b.uts(&gpu(), "T1L", true)));
+        }
+        rows.push(announce(b.uts_variant(&gpu().steal(Steal::One), "T3", "steal one")));
+        rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T3", "block workers")));
+        rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T1", "block workers")));
+
+    }
+    if wanted("nqueens") {
+        let sizes: &[u32] = if args.full { &[16, 17] } else { &[14, 16] };
+        for &n in sizes {
+            rows.push(announce(b.nqueens(&gpu(), n)));
+        }
+        let n = *sizes.last().unwrap();
+        rows.push(announce(b.nqueens_variant(&gpu().worker(Worker::Block), n, "block workers")));
+
+    }
+    let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
+    if wanted("mergesort") {
+        rows.push(announce(b.sort(&gpu(), Sort::Merge, sort_keys)));
+    }
+    if wanted("quicksort") {
+        rows.push(announce(b.sort(&gpu(), Sort::Quick, sort_keys)));
+    }
+
+    let table = render(&rows);
+    println!("\n{table}");
+    println!("wall time {:.1} s", t0.elapsed().as_secs_f64());
+    if let Some(path) = &args.out {
+        if let Err(e) = std::fs::write(path, &table) {
+            eprintln!("could not write {}: {e}", path.display());
+        }
+    }
+    if rows.iter().all(|r| r.check.is_ok()) {
+        println!("all rows checked: PASS");
+        ExitCode::SUCCESS
+    } else {
+        println!("some rows FAILED");
+        ExitCode::from(1)
+    }
+}
+
+struct Bench<'a> {
+    args: &'a Args,
+}
+
+/// Prints a finished row at once (a long bench shows its progress, and a crash keeps what
+/// was measured before it).
+fn announce(row: Row) -> Row {
+    let host = row.host.as_ref().map_or(String::new(), |(name, ms)| format!(", host {ms:.2} ms ({name})"));
+    let check = match &row.check {
+        Ok(s) => format!("PASS {s}"),
+        Err(e) => format!("FAIL {e}"),
+    };
+    println!("{}: GPU {:.3} ms{host}; {check} {}", row.workload, row.gpu_ms, row.note);
+    if let Some(p) = &row.profile {
+        println!("  {p}");
+    }
+    row
+}
+
+/// The median of `repeat` runs after a warm-up, with the last run's result.
+fn median_of<T>(repeat: usize, mut run: impl FnMut() -> Result<(T, Duration), String>) -> Result<(T, f64), String> {
+    run()?;
+    let mut times = Vec::new();
+    let mut last = None;
+    for _ in 0..repeat.max(1) {
+        let (value, took) = run()?;
+        times.push(took.as_secs_f64() * 1e3);
+        last = Some(value);
+    }
+    times.sort_by(|a, b| a.total_cmp(b));
+    Ok((last.expect("at least one run"), times[times.len() / 2]))
+}
+
+/// The host baseline: median wall time of `repeat` runs after a warm-up.
+fn host_median<T>(repeat: usize, mut run: impl FnMut() -> T) -> (T, f64) {
+    median_of(repeat, || {
+        let t = Instant::now();
+        let v = run();
+        Ok((v, t.elapsed()))
+    })
+    .expect("host runs do not fail")
+}
+
+impl Bench<'_> {
+    /// A GPU row: times `run` (which returns the answer and the run's statistics), checks
+    /// the last answer, and with `--profile` runs once more profiled.
+    fn gpu_row<T>(
+        &self,
+        workload: String,
+        rt: &Runtime,
+        run: impl Fn(&Runtime) -> Result<(T, Stats), wsdsl::Error>,
+        check: impl Fn(&T) -> Result<String, String>,
+    ) -> Row {
+        let timed = median_of(self.args.repeat, || {
+            let (v, stats) = run(rt).map_err(|e| e.to_string())?;
+            let took = stats.phases.run;
+            Ok(((v, stats), took))
+        });
+        let ((value, stats), ms) = match timed {
+            Ok(t) => t,
+            Err(e) => {
+                return Row { workload, gpu_ms: 0.0, tasks: 0, host: None, check: Err(e), note: String::new(), profile: None }
+            }
+        };
+        let profile = if self.args.profile {
+            let mut profiled =
+                Runtime::new(Backend::Gpu).kernel_config(rt.schedule().resolve()).profile(true).min_blocks_per_sm(rt.min_blocks());
+            if let Some(slots) = rt.schedule().capacity {
+                profiled = profiled.deque_capacity(slots);
+            }
+            run(&profiled).ok().and_then(|(_, s)| s.profile)
+        } else {
+            None
+        };
+        Row { workload, gpu_ms: ms, tasks: stats.tasks, host: None, check: check(&value), note: String::new(), profile }
+    }
+
+    fn chain(&self, name: &str, rt: &Runtime, chains: u32, length: u32, joined: bool) -> Row {
+        let mut row = self.gpu_row(
+            name.to_string(),
+            rt,
+            |rt| chain::run(rt, chains, length, joined).map(|m| (m.check(chains, length, joined), m.stats)),
+            |checked| checked.clone().map(|()| "every link ran".to_string()),
+        );
+        row.note = format!("{:.2} us per level", row.gpu_ms * 1e3 / length as f64);
+        row
+    }
+
+    fn fib(&self, rt: &Runtime, n: u32, with_host: bool) -> Row {
+        let mut row = self.gpu_row(
+            format!("fib({n}) with joins"),
+            rt,
+            |rt| fib::solve(rt, n).map(|(leaves, value, out)| ((leaves, value), out.stats)),
+            |&(leaves, value)| {
+                let want = (fib::reference(n), fib::reference(n + 1));
+                if (value, leaves) == want { Ok(format!("{value}")) } else { Err(format!("got {value} / {leaves} leaves, want {want:?}")) }
+            },
+        );
+        if with_host {
+            let (got, ms) = host_median(self.args.repeat, || host::fib(n));
+            if got != (fib::reference(n), fib::reference(n + 1)) {
+                row.check = Err(format!("rayon fib({n}) gave {got:?}"));
+            }
+            row.host = Some((format!("rayon join, fib({n})"), ms));
+        }
+        row
+    }
+
+    /// fib(n) with joins under another scheduler configuration (no host baseline).
+    fn fib_variant(&self, rt: &Runtime, n: u32, what: &str) -> Row {
+        let mut row = self.fib(rt, n, false);
+        row.workload = format!("fib({n}) with joins ({what})");
+        row
+    }
+
+    fn fib_plain(&self, rt: &Runtime, n: u32) -> Row {
+        self.gpu_row(
+            format!("fib({n}) without joins (leaves sum their n)"),
+            rt,
+            |rt| {
+                let out = rt.run::<kernels::fib_plain::Kernel>((), [kernels::fib_plain::Call { n }])?;
+                Ok(((out.counters.value.get(), out.counters.leaves.get()), out.stats))
+            },
+            |&(value, leaves)| {
+                let want = (fib::reference(n), fib::reference(n + 1));
+                if (value, leaves) == want { Ok(format!("{value}")) } else { Err(format!("got {value} / {leaves} leaves, want {want:?}")) }
+            },
+        )
+    }
+
+    fn uts(&self, rt: &Runtime, name: &str, hash_in_child: bool) -> Row {
+        let mut tree = uts::preset(name).expect("a published tree");
+        tree.params.hash_in_child = hash_in_child as u32;
+        let known = tree.known.expect("published trees have known sizes");
+        let mut row = self.gpu_row(
+            format!("UTS {name} (hashed in the {})", if hash_in_child { "child" } else { "parent" }),
+            rt,
+            |rt| uts::solve(rt, &tree).map(|(shape, out)| (shape, out.stats)),
+            |&shape| if shape == known { Ok(format!("{} nodes", shape.0)) } else { Err(format!("got {shape:?}, want {known:?}")) },
+        );
+        let (got, ms) = host_median(self.args.repeat, || host::uts(&tree));
+        if got != known {
+            row.check = Err(format!("rayon UTS {name} gave {got:?}"));
+        }
+        row.host = Some(("rayon par_iter per node".into(), ms));
+        row
+    }
+
+    /// A published UTS tree (hashed in the child) under another configuration, no host run.
+    fn uts_variant(&self, rt: &Runtime, name: &str, what: &str) -> Row {
+        let tree = uts::preset(name).expect("a published tree");
+        let known = tree.known.expect("published trees have known sizes");
+        self.gpu_row(
+            format!("UTS {name} ({what})"),
+            rt,
+            |rt| uts::solve(rt, &tree).map(|(shape, out)| (shape, out.stats)),
+            |&shape| if shape == known { Ok(format!("{} nodes", shape.0)) } else { Err(format!("got {shape:?}, want {known:?}")) },
+        )
+    }
+
+    /// N-Queens under another configuration (no host run).
+    fn nqueens_variant(&self, rt: &Runtime, n: u32, what: &str) -> Row {
+        let want = nqueens::expected(n).expect("n <= 20");
+        self.gpu_row(
+            format!("N-Queens {n} ({what})"),
+            rt,
+            |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)),
+            |&count| if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) },
+        )
+    }
+
+    fn nqueens(&self, rt: &Runtime, n: u32) -> Row {
+        let want = nqueens::expected(n).expect("n <= 20");
+        let mut row = self.gpu_row(
+            format!("N-Queens {n}"),
+            rt,
+            |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)),
+            |&count| if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) },
+        );
+        let (got, ms) = host_median(self.args.repeat, || host::nqueens(n));
+        if got != want {
+            row.check = Err(format!("rayon N-Queens {n} gave {got}"));
+        }
+        row.host = Some(("rayon, parallel top 4 rows".into(), ms));
+        row
+    }
+
+    /// A GPU sort of `keys` pseudo-random u32 keys beside rayon's `par_sort_unstable` of the
+    /// same keys (the host time includes copying the input, as the GPU's excludes it).
+    fn sort(&self, rt: &Runtime, which: Sort, keys: usize) -> Row {
+        let input = mergesort::keys(keys, 7, u32::MAX);
+        let mut row = match which {
+            Sort::Merge => self.gpu_row(
+                format!("mergesort {} M keys (cutoff 32, grain {})", keys >> 20, mergesort::DEFAULT_GRAIN),
+                rt,
+                |rt| mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
+                |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
+            ),
+            Sort::Quick => self.gpu_row(
+                format!("quicksort {} M keys (cutoff 32, grain {})", keys >> 20, quicksort::DEFAULT_GRAIN),
+                rt,
+                |rt| quicksort::sort(rt, &input, 32, quicksort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
+                |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
+            ),
+        };
+        let (sorted, ms) = host_median(self.args.repeat, || {
+            let mut k = input.clone();
+            host::sort(&mut k);
+            k
+        });
+        if let Err(e) = mergesort::check(&input, &sorted) {
+            row.check = Err(format!("rayon: {e}"));
+        }
+        row.host = Some(("rayon par_sort_unstable".into(), ms));
+        row
+    }
+}
+
+/// The two GPU sorts.
+#[derive(Clone, Copy)]
+enum Sort {
+    Merge,
+    Quick,
+}
+
+fn render(rows: &[Row]) -> String {
+    let mut t = String::from(
+        "| workload | check | GPU ms | G tasks/s | host baseline | host ms | GPU speedup | note |\n|---|---|---:|---:|---|---:|---:|---|\n",
+    );
+    for r in rows {
+        let (check, ok) = match &r.check {
+            Ok(s) => (format!("PASS {s}"), true),
+            Err(e) => (format!("FAIL: {e}"), false),
+        };
+        let _ = ok;
+        let rate = if r.gpu_ms > 0.0 { r.tasks as f64 / r.gpu_ms / 1e6 } else { 0.0 };
+        let (host_name, host_ms) = r.host.clone().unwrap_or_default();
+        let speedup = if r.gpu_ms > 0.0 && host_ms > 0.0 { format!("{:.2}x", host_ms / r.gpu_ms) } else { "-".into() };
+        t.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            r.workload,
+            check,
+            if r.gpu_ms > 0.0 { format!("{:.3}", r.gpu_ms) } else { "-".into() },
+            if rate > 0.0 { format!("{rate:.2}") } else { "-".into() },
+            if host_name.is_empty() { "-".into() } else { host_name },
+            if host_ms > 0.0 { format!("{host_ms:.1}") } else { "-".into() },
+            speedup,
+            r.note
+        ));
+    }
+    let profiled: Vec<&Row> = rows.iter().filter(|r| r.profile.is_some()).collect();
+    if !profiled.is_empty() {
+        t.push_str("\nWhere the GPU workers' time went (one profiled run per row; % of all workers' cycles):\n\n");
+        t.push_str("| workload | own deque | search | idle | batches | publish | tasks/batch | cycles/batch | join cycles/batch | frame cycles/batch |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for r in profiled {
+            let p = r.profile.as_ref().expect("filtered");
+            let per_batch = |c: u64| if p.batches == 0 { 0.0 } else { c as f64 / p.batches as f64 };
+            t.push_str(&format!(
+                "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} |\n",
+                r.workload,
+                p.percent(p.own),
+                p.percent(p.search),
+                p.percent(p.idle),
+                p.percent(p.exec),
+                p.percent(p.publish),
+                p.tasks_per_batch(),
+                p.cycles_per_batch(),
+                per_batch(p.join),
+                per_batch(p.frames)
+            ));
+        }
+    }
+    t
+}

@@ -1,0 +1,40 @@
+// stats.cuh — what every worker reports: its counters and, opt-in, where its time went.
+//
+// Per worker, `WS_STAT_WORDS` u64 (host mirror: `gpu/launch.rs`): the `WS_STAT_*` counters,
+// then the `WS_PROF_*` profile words, zero unless the kernel was built with WSDSL_PROFILE.
+//
+// A profiled kernel times each phase of the worker loop with clock64() and adds the cycles
+// to per-worker words that the host sums (stats.rs, `Profile`). The phases partition the
+// leader's time from its first pop to its exit, so they add up to `total`:
+//   own      popping tasks from the worker's own deque
+//   search   looking for work elsewhere until some was found (steal attempts, back-off)
+//   idle     looking for work until the run ended (the tail of the run)
+//   exec     the batch between its barriers: the handlers, and the lanes waiting for the
+//            slowest one (a batch lasts as long as its longest lane)
+//   publish  making the batch's children visible
+// Besides, per lane: cycles spent in complete handlers and join bookkeeping (`join`) and in
+// the frame pool's slow paths (`frames`), which are parts of `exec`; batches and the lanes
+// they used. Without WSDSL_PROFILE every macro here compiles to nothing.
+#pragma once
+
+#ifndef WSDSL_PROFILE
+#define WSDSL_PROFILE 0
+#endif
+
+enum { WS_STAT_TASKS, WS_STAT_STEAL_TRIES, WS_STAT_STEALS, WS_STAT_PEAK, WS_STAT_COUNT };
+enum {
+    WS_PROF_TOTAL, WS_PROF_OWN, WS_PROF_SEARCH, WS_PROF_IDLE, WS_PROF_EXEC, WS_PROF_PUBLISH,
+    WS_PROF_JOIN, WS_PROF_FRAMES, WS_PROF_BATCHES, WS_PROF_LANES, WS_PROF_COUNT
+};
+#define WS_STAT_WORDS (WS_STAT_COUNT + WS_PROF_COUNT)
+
+#if WSDSL_PROFILE
+#ifdef WS_HOST_EMULATION
+#define ws_clock() 0ull
+#else
+#define ws_clock() ((unsigned long long)clock64())
+#endif
+#define WS_PROF(stmt) stmt
+#else
+#define WS_PROF(stmt) ((void)0)
+#endif
