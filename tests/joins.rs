@@ -148,6 +148,7 @@ fn fib_joins_on_the_cpu() {
         let (leaves, value, out) = fib::solve(&Runtime::new(Backend::Cpu).cpu_threads(3), n).unwrap();
         assert_eq!((value, leaves), (fib::reference(n), fib::reference(n + 1)), "fib({n})");
         assert_eq!(out.counters.joins.get() + 1, fib::reference(n + 1), "joins of fib({n})");
+        assert_eq!(out.stats.completions, out.counters.joins.get(), "complete handlers counted for fib({n})");
     }
 }
 
@@ -176,7 +177,9 @@ fn fib_joins_under_every_scheduler_on_the_host_build() {
             Ok((counters, values, stats)) => {
                 let ok = values == [fib::reference(n)]
                     && counters.leaves.get() == fib::reference(n + 1)
-                    && counters.joins.get() + 1 == fib::reference(n + 1);
+                    && counters.joins.get() + 1 == fib::reference(n + 1)
+                    && stats.completions == counters.joins.get()
+                    && stats.tasks == 2 * fib::reference(n + 1) - 1;
                 eprintln!("{:<40} {}  fib({n}) = {:?}, {} frames at most", label(&config), if ok { "ok  " } else { "FAIL" }, values, stats.peak_frames);
                 if !ok {
                     failures.push(format!("{}: {values:?} {counters:?}", label(&config)));

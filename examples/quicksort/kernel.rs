@@ -21,7 +21,7 @@ pub mod quicksort {
     /// Keys a leaf sorts in its local array (the largest cutoff).
     pub const LEAF: usize = 32;
     /// The most pieces a partition is cut into.
-    pub const MAX_PIECES: u32 = 256;
+    pub const MAX_PIECES: u32 = 1024;
 
     #[params]
     pub struct Params {
@@ -117,7 +117,7 @@ pub mod quicksort {
         0
     }
 
-    #[complete(max_children = 256)]
+    #[complete(max_children = 1024)]
     fn partitioned(s: &Sort, children: &[u64], ctx: &mut Ctx) -> u64 {
         let round = ctx.round();
         if round == 3 {
@@ -167,21 +167,21 @@ pub mod quicksort {
     #[spawn]
     fn piece(p: &Piece, ctx: &mut Ctx) -> u64 {
         let (mut below, mut equal, mut above) = (0u32, 0u32, 0u32);
-        // Keys are read 8 at a time into registers, so that the loads of a chunk are in flight
+        // Keys are read 16 at a time into registers, so that the loads of a chunk are in flight
         // together instead of one global-memory latency per key. (The loops' bounds are
         // literals: loops over short literal ranges are unrolled, which keeps `keys` in
         // registers.)
         let mut at = p.p0;
         while at < p.p1 {
-            let mut keys = [0u32; 8];
-            let n = if p.p1 - at < 8 { (p.p1 - at) as usize } else { 8 };
-            for k in 0..8usize {
+            let mut keys = [0u32; 16];
+            let n = if p.p1 - at < 16 { (p.p1 - at) as usize } else { 16 };
+            for k in 0..16usize {
                 if k < n {
                     let i = at as usize + k;
                     keys[k] = if p.src == 0 { ctx.buffers.data.get(i) } else { ctx.buffers.scratch.get(i) };
                 }
             }
-            for k in 0..8usize {
+            for k in 0..16usize {
                 if k < n {
                     let v = keys[k];
                     let to = if v < p.pivot {

@@ -21,7 +21,7 @@ struct Args {
     /// Ranges of at most this many keys (up to 32) are sorted by one task.
     #[arg(long, default_value_t = 32)]
     cutoff: u32,
-    /// Keys per partition piece (a range is cut into at most 256 pieces).
+    /// Keys per partition piece (a range is cut into at most 1024 pieces).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
     /// Keys are drawn from 0..distinct (small values give many repeats).

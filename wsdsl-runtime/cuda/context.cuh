@@ -54,6 +54,7 @@ struct wsdsl_ctx {
     ws_u32* stash;
     unsigned prepares;   // batches prepared by this worker's leader
     ws_u32* resumes;     // the worker's stack of continuations (deque scheduler), else null
+    unsigned completions;   // complete handlers this thread ran
 #endif
 #if WSDSL_PROFILE
     unsigned long long prof_join;     // cycles in join bookkeeping and complete handlers
@@ -83,6 +84,7 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->stash = 0;
     ctx->prepares = 0u;
     ctx->resumes = 0;
+    ctx->completions = 0u;
 #endif
     WS_PROF(ctx->prof_join = 0ull);
     WS_PROF(ctx->prof_frames = 0ull);

@@ -91,6 +91,7 @@ struct ws_join_state {
     ws_u32 capacity;
     ws_u32 parked_slots;       // 0: workers do not park (persistent kernels)
     ws_u32 workers;            // workers holding a stash (for the end-of-pool rule)
+    ws_atom_u64 completions;   // complete handlers run (added by each thread as it stops)
 };
 __device__ ws_join_state wsdsl_join;
 
@@ -244,9 +245,12 @@ static __device__ void ws_join_attach(wsdsl_ctx* ctx, ws_u32* stash, unsigned wo
     stash[1] = stash[2] = n;
 }
 
-// When a worker stops (after its last batch's barrier): parks its stash, or (persistent
-// kernels, whose pool ends with the run) drops it.
+// When a worker stops (after its last batch's barrier; every thread calls it): counts the
+// complete handlers its threads ran, and parks its stash, or (persistent kernels, whose pool
+// ends with the run) drops it.
 static __device__ void ws_join_detach(wsdsl_ctx* ctx, unsigned worker, bool leader) {
+    if (ctx->completions > 0u) atomicAdd(&wsdsl_join.completions, (unsigned long long)ctx->completions);
+    ctx->completions = 0u;
     if (!leader || worker >= wsdsl_join.parked_slots) return;
     ws_u32* s = ctx->stash;
     const ws_u32 head = s[0];
@@ -370,6 +374,7 @@ static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     ctx->child_frame = id;
     ctx->child_count = 0u;
     ctx->round = ws_load_relaxed_u32(&f->round);
+    ctx->completions++;
     const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
     ws_join_end(ctx, &task, value);
     WS_PROF(ctx->prof_join += ws_clock() - t0);

@@ -37,13 +37,17 @@ pub struct Phases {
 /// Scheduler statistics of one run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Stats {
-    /// Tasks executed, over all workers.
+    /// Tasks executed (spawn handlers run), over all workers.
     pub tasks: u64,
+    /// Complete handlers run (each run after a task's children are done; on the GPU a
+    /// continuation batch or record of its own).
+    pub completions: u64,
     /// Steal attempts (CAS tries on a victim that looked non-empty).
     pub steal_attempts: u64,
     /// Successful steals.
     pub steals: u64,
-    /// Tasks executed by each worker (a warp on the GPU, a thread on the CPU).
+    /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
+    /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
     /// Largest number of slots any worker's queue used.
     pub peak_queue: u64,
@@ -171,6 +175,9 @@ impl fmt::Display for Stats {
         let max = self.per_worker_tasks.iter().copied().max().unwrap_or(0);
         let p = &self.phases;
         writeln!(f, "tasks       {} ({:.1} M tasks/s)", self.tasks, self.tasks_per_second() / 1e6)?;
+        if self.completions > 0 {
+            writeln!(f, "completes   {} complete handlers run", self.completions)?;
+        }
         writeln!(f, "steals      {} of {} attempts", self.steals, self.steal_attempts)?;
         if self.generations > 0 {
             writeln!(f, "generations {} launches (static scheduler)", self.generations)?;

@@ -158,6 +158,13 @@ fn main() -> ExitCode {
     if wanted("quicksort") {
         rows.push(announce(b.sort(&gpu(), Sort::Quick, sort_keys)));
     }
+    if wanted("quicksort-grains") {
+        for grain in [256, 4096] {
+            rows.push(announce(b.sort(&gpu(), Sort::QuickGrain(grain), sort_keys)));
+        }
+        rows.push(announce(b.sort(&gpu().worker(Worker::Block), Sort::Quick, sort_keys)));
+        rows.push(announce(b.sort(&gpu(), Sort::Quick, 1 << 20)));
+    }
 
     let table = render(&rows);
     println!("\n{table}");
@@ -374,12 +381,15 @@ impl Bench<'_> {
                 |rt| mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
                 |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
             ),
-            Sort::Quick => self.gpu_row(
-                format!("quicksort {} M keys (cutoff 32, grain {})", keys >> 20, quicksort::DEFAULT_GRAIN),
-                rt,
-                |rt| quicksort::sort(rt, &input, 32, quicksort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
-                |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
-            ),
+            Sort::Quick | Sort::QuickGrain(_) => {
+                let grain = if let Sort::QuickGrain(g) = which { g } else { quicksort::DEFAULT_GRAIN };
+                self.gpu_row(
+                    format!("quicksort {} M keys (cutoff 32, grain {grain})", keys >> 20),
+                    rt,
+                    |rt| quicksort::sort(rt, &input, 32, grain).map(|(sorted, out)| (sorted.data, out.stats)),
+                    |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
+                )
+            }
         };
         let (sorted, ms) = host_median(self.args.repeat, || {
             let mut k = input.clone();
@@ -394,11 +404,12 @@ impl Bench<'_> {
     }
 }
 
-/// The two GPU sorts.
+/// The two GPU sorts (quicksort with its default partition grain, or another).
 #[derive(Clone, Copy)]
 enum Sort {
     Merge,
     Quick,
+    QuickGrain(u32),
 }
 
 fn render(rows: &[Row]) -> String {

@@ -4,7 +4,7 @@
 //! A complete handler that spawns makes its task wait again, in a new frame one round on.
 
 use crate::program::Program;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// Where a task's value goes when it is done.
@@ -53,6 +53,8 @@ pub(crate) struct Finisher<'a, P: Program> {
     /// Frames alive now and at most, for the statistics.
     pub live_frames: AtomicUsize,
     pub peak_frames: AtomicUsize,
+    /// Complete handlers run.
+    pub completions: AtomicU64,
 }
 
 impl<P: Program> Finisher<'_, P> {
@@ -140,6 +142,7 @@ impl<P: Program> Finisher<'_, P> {
                     let values: Vec<P::Value> =
                         frame.values.iter().map(|c| *c.get().expect("every child delivered its value")).collect();
                     spawned.clear();
+                    self.completions.fetch_add(1, Ordering::Relaxed);
                     value = P::complete(&frame.task, &values, frame.round, self.params, self.buffers, counters, &mut |c| {
                         spawned.push(c)
                     });

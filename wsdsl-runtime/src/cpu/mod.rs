@@ -14,7 +14,7 @@ use crate::stats::{Phases, Stats};
 use crossbeam_deque::{Steal, Stealer, Worker};
 use join::{Finisher, Job, Link};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -61,6 +61,7 @@ pub fn run<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Tas
             root_values: roots.iter().map(|_| OnceLock::new()).collect(),
             live_frames: AtomicUsize::new(0),
             peak_frames: AtomicUsize::new(0),
+            completions: AtomicU64::new(0),
         },
         stealers: workers.iter().map(|w| w.stealer()).collect(),
         idle: AtomicUsize::new(0),
@@ -87,7 +88,8 @@ pub fn run<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Tas
     }
     let mut counters = P::Counters::default();
     let frames = shared.join.peak_frames.load(Ordering::Relaxed) as u64;
-    let mut stats = Stats { phases: Phases { run, ..Phases::default() }, peak_frames: frames, ..Stats::default() };
+    let completions = shared.join.completions.load(Ordering::Relaxed);
+    let mut stats = Stats { phases: Phases { run, ..Phases::default() }, peak_frames: frames, completions, ..Stats::default() };
     for r in &reports {
         counters.merge(&r.counters);
         stats.tasks += r.tasks;

@@ -13,7 +13,7 @@ use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::{Program, RunResult};
-use crate::stats::{Phases, Stats};
+use crate::stats::Phases;
 use cudarc::driver::CudaSlice;
 use std::time::Instant;
 
@@ -210,10 +210,9 @@ pub(crate) fn run<P: Program>(
     })?;
     let counters = inputs.read_back::<P>(stream, buffers)?;
     let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
-    let (values, peak_frames) = JoinPool::results::<P>(&join, &module, stream, roots.len())?;
-    phases.copy_back = t2.elapsed();
-
-    let stats = Stats { peak_frames, ..worker_stats(&stat_words, slots, phases) };
+    let mut stats = worker_stats(&stat_words, slots, phases);
+    let values = JoinPool::results::<P>(&join, &module, stream, roots.len(), &mut stats)?;
+    stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }
 

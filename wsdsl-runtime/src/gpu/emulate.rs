@@ -230,11 +230,10 @@ pub fn run_emulated<P: Program>(
             return Err(e);
         }
     };
-    let (values, peak_frames) = match &mut join {
-        Some(j) => j.results::<P>(&kernel, roots.len()),
-        None => (vec![P::Value::default(); roots.len()], 0),
+    let values = match &mut join {
+        Some(j) => j.results::<P>(&kernel, roots.len(), &mut stats),
+        None => vec![P::Value::default(); roots.len()],
     };
-    stats.peak_frames = peak_frames;
     Ok((inputs.read_back::<P>(buffers), values, stats))
 }
 
@@ -263,11 +262,12 @@ impl HostJoin {
         Some(HostJoin { _frames: pool, _parked: parked, _stacks: stacks, root_values })
     }
 
-    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: usize) -> (Vec<P::Value>, u64) {
+    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: usize, stats: &mut Stats) -> Vec<P::Value> {
         let address = kernel.join.expect("prepared with the join record");
         // SAFETY: as above; the kernel has returned.
         let record = JoinRecord::from_bytes(unsafe { std::slice::from_raw_parts(address(), JOIN_RECORD_BYTES) });
-        (decode_root_values::<P>(self.root_values.bytes_mut(), roots), record.high_water())
+        record.apply_to(stats);
+        decode_root_values::<P>(self.root_values.bytes_mut(), roots)
     }
 }
 

@@ -6,6 +6,7 @@ use super::inputs::ptr;
 use super::assemble::{KernelConfig, Scheduler};
 use crate::error::Error;
 use crate::program::Program;
+use crate::stats::Stats;
 use crate::value::TaskValue;
 use cudarc::driver::{CudaModule, CudaSlice, CudaStream};
 use std::sync::Arc;
@@ -64,10 +65,11 @@ pub(crate) struct JoinRecord {
     pub capacity: u32,
     pub parked_slots: u32,
     pub workers: u32,
+    pub completions: u64,
 }
 
 /// Bytes of `struct ws_join_state`.
-pub(crate) const JOIN_RECORD_BYTES: usize = 48;
+pub(crate) const JOIN_RECORD_BYTES: usize = 56;
 
 impl JoinRecord {
     /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`, the
@@ -83,6 +85,7 @@ impl JoinRecord {
             capacity,
             parked_slots: shape.parked_slots as u32,
             workers: shape.workers as u32,
+            completions: 0,
         }
     }
 
@@ -94,6 +97,7 @@ impl JoinRecord {
         for word in [self.bump, self.capacity, self.parked_slots, self.workers] {
             b.extend_from_slice(&word.to_le_bytes());
         }
+        b.extend_from_slice(&self.completions.to_le_bytes());
         b
     }
 
@@ -109,12 +113,22 @@ impl JoinRecord {
             capacity: u32_at(36),
             parked_slots: u32_at(40),
             workers: u32_at(44),
+            completions: u64_at(48),
         }
     }
 
     /// Frames ever handed out: an upper bound on the frames in use at once.
     pub fn high_water(&self) -> u64 {
         self.bump.min(self.capacity) as u64
+    }
+
+    /// What a run's statistics say of its joins: the frames' high-water mark, and the
+    /// complete handlers run, which every scheduler also counted among its tasks (each ran
+    /// as a continuation record or batch): they are taken out of `tasks`.
+    pub fn apply_to(&self, stats: &mut Stats) {
+        stats.peak_frames = self.high_water();
+        stats.completions = self.completions;
+        stats.tasks = stats.tasks.saturating_sub(self.completions);
     }
 }
 
@@ -212,18 +226,21 @@ impl JoinPool {
         Ok(Some(JoinPool { frames, parked, stacks, root_values, roots }))
     }
 
-    /// After the run: the roots' values and the pool's high-water mark.
+    /// After the run: the roots' values, with the pool's figures put into `stats`
+    /// ([`JoinRecord::apply_to`]).
     pub fn results<P: Program>(
         pool: &Option<JoinPool>,
         module: &Arc<CudaModule>,
         stream: &Arc<CudaStream>,
         roots: usize,
-    ) -> Result<(Vec<P::Value>, u64), Error> {
-        let Some(pool) = pool else { return Ok((vec![P::Value::default(); roots], 0)) };
+        stats: &mut Stats,
+    ) -> Result<Vec<P::Value>, Error> {
+        let Some(pool) = pool else { return Ok(vec![P::Value::default(); roots]) };
         let global = module.get_global("wsdsl_join", stream).map_err(Error::driver("reading the join state"))?;
         let record = JoinRecord::from_bytes(&stream.clone_dtoh(&global).map_err(Error::driver("reading the join state"))?);
         let bytes = stream.clone_dtoh(&pool.root_values).map_err(Error::driver("reading the roots' values"))?;
-        Ok((decode_root_values::<P>(&bytes, pool.roots), record.high_water()))
+        record.apply_to(stats);
+        Ok(decode_root_values::<P>(&bytes, pool.roots))
     }
 }
 
@@ -235,11 +252,12 @@ mod tests {
     fn the_join_record_round_trips_in_c_layout() {
         let shape = PoolShape { workers: 9, parked_slots: 7, stash_threads: 32 };
         let r = JoinRecord::new(1, 2, 40, 3, shape, 4);
-        let b = JoinRecord { bump: 48, ..r }.to_bytes();
+        let b = JoinRecord { bump: 48, completions: 5, ..r }.to_bytes();
         assert_eq!(b.len(), JOIN_RECORD_BYTES, "sizeof(ws_join_state)");
         let back = JoinRecord::from_bytes(&b);
         assert_eq!((back.frames, back.root_values, back.parked, back.stacks), (1, 2, 3, 4));
         assert_eq!((back.bump, back.capacity, back.parked_slots, back.workers), (48, 40, 7, 9));
+        assert_eq!(back.completions, 5);
         assert_eq!(back.high_water(), 40, "the bump runs past the capacity only when the pool is exhausted");
     }
 

@@ -121,17 +121,9 @@ pub(crate) fn run<P: Program>(
 
     let t2 = Instant::now();
     let counters = inputs.read_back::<P>(stream, buffers)?;
-    let (values, peak_frames) = JoinPool::results::<P>(&join, &module, stream, roots.len())?;
-    phases.copy_back = t2.elapsed();
-    let stats = Stats {
-        tasks,
-        generations,
-        peak_queue: widest,
-        queue_capacity: capacity,
-        peak_frames,
-        phases,
-        ..Stats::default()
-    };
+    let mut stats = Stats { tasks, generations, peak_queue: widest, queue_capacity: capacity, phases, ..Stats::default() };
+    let values = JoinPool::results::<P>(&join, &module, stream, roots.len(), &mut stats)?;
+    stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }
 
