@@ -162,3 +162,35 @@ fn quicksort_sorts_under_every_scheduler_on_the_host_build() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The same checks on the GPU, under every scheduler configuration; skipped (saying so)
+/// where there is no GPU. gpu-check runs the sorting examples on the GPU besides.
+#[test]
+fn complete_handlers_spawn_and_run_again_on_the_gpu_when_present() {
+    if let Err(e) = Runtime::new(Backend::Gpu).gpu() {
+        eprintln!("SKIPPED the GPU runs of the continuation programs: {e}");
+        return;
+    }
+    let rounds = 4;
+    let (values, completes, last) = expected(rounds);
+    let input = quicksort::keys(300_000, 5, 2_000);
+    let mut failures = Vec::new();
+    for config in join_configs() {
+        let rt = Runtime::new(Backend::Gpu).kernel_config(config);
+        match rt.run::<rounds::Kernel>(rounds::Params { rounds }, roots()) {
+            Ok(out) if out.values == values && out.counters.completes.get() == completes && out.counters.last_round.get() == last => {}
+            Ok(out) => failures.push(format!("{}: rounds gave {:?}", label(&config), out.values)),
+            Err(e) => failures.push(format!("{}: rounds: {e}", label(&config))),
+        }
+        match quicksort::sort(&rt, &input, 32, 256) {
+            Ok((sorted, _)) => {
+                if let Err(e) = quicksort::check(&input, &sorted.data) {
+                    failures.push(format!("{}: quicksort: {e}", label(&config)));
+                }
+            }
+            Err(e) => failures.push(format!("{}: quicksort: {e}", label(&config))),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    eprintln!("continuations on the GPU: rounds and quicksort exact under {} scheduler configurations", join_configs().len());
+}

@@ -73,11 +73,13 @@ template <int V> static __device__ void bench(const bench_params P) {
     if (!active) iters = 0;
     const unsigned warp_iters = __reduce_max_sync(FULL_MASK, iters);
 
-    // Deque state: lane 0 keeps the owner's private tail.
+    // Deque state: lane 0 keeps the owner's indices. Every push is exposed at once and every
+    // pop reclaims from the public part: this measures the deque's shared protocol (the
+    // megakernel's private fast path touches no shared word at all).
     ws_deque* dq = (ws_deque*)P.queue + warp;
     unsigned* my_slots = P.dq_slots + (unsigned long long)warp * DQ_CAP;
-    unsigned dq_tail = 0;
-    if (V == V_DEQUE && lane == 0u) dq_tail = ws_load_relaxed_u32(&dq->tail);   // pre-filled
+    ws_deque_owner own = {0u, 0u};
+    if (V == V_DEQUE && lane == 0u) own.split = own.top = ws_load_relaxed_u32(&dq->split);   // pre-filled
 
     for (unsigned i = 0; i < warp_iters; i++) {
         bool do_enq = false, do_deq = false;
@@ -100,7 +102,7 @@ template <int V> static __device__ void bench(const bench_params P) {
             // The warp pushes its lanes' elements as one batch (the megakernel's pattern).
             unsigned m = __ballot_sync(FULL_MASK, do_enq);
             unsigned cnt = __popc(m), rank = __popc(m & ((1u << lane) - 1u));
-            unsigned t = __shfl_sync(FULL_MASK, dq_tail, 0);
+            unsigned t = __shfl_sync(FULL_MASK, own.top, 0);
             unsigned room = DQ_CAP - t;
             if (do_enq) {
                 if (rank < room) { my_slots[t + rank] = value; __threadfence(); }
@@ -108,8 +110,9 @@ template <int V> static __device__ void bench(const bench_params P) {
             }
             __syncwarp();
             if (lane == 0u && cnt > 0u) {
-                dq_tail = t + (cnt < room ? cnt : room);
-                ws_deque_publish(dq, dq_tail);
+                const unsigned pushed = cnt < room ? cnt : room;
+                own.top += pushed;
+                ws_deque_expose(dq, &own, pushed);
             }
         }
         if (enq_tried) {
@@ -131,14 +134,14 @@ template <int V> static __device__ void bench(const bench_params P) {
             unsigned cnt = __popc(m), rank = __popc(m & ((1u << lane) - 1u));
             unsigned n = 0, first = 0, stolen = 0, have_stolen = 0;
             if (lane == 0u && cnt > 0u) {
-                n = ws_deque_pop_batch(dq, &dq_tail, cnt, &first);
+                n = ws_deque_reclaim(dq, &own, cnt, &first);
                 if (n < cnt && P.nq > 1u) {
                     // Own deque ran dry: lane 0 tries to steal one task from random victims.
                     for (int attempt = 0; attempt < 4 && !have_stolen; attempt++) {
                         unsigned victim = next_rand(&rng) % (P.nq - 1u);
                         if (victim >= warp) victim++;
                         ws_deque* vd = (ws_deque*)P.queue + victim;
-                        if (!ws_deque_looks_nonempty(vd)) continue;
+                        if ((int)ws_deque_public_count(vd) <= 0) continue;
                         unsigned task;
                         if (ws_deque_steal(vd, (const wsdsl_task*)(P.dq_slots + (unsigned long long)victim * DQ_CAP),
                                            (wsdsl_task*)&task) == WS_STEAL_OK) {
@@ -192,7 +195,8 @@ extern "C" __global__ void prefill(const bench_params P, unsigned variant, unsig
                 local[C_ENQ]++; local[C_SUM_ENQ] += 0x80000000u + k;
             }
             __threadfence();
-            ws_deque_publish((ws_deque*)P.queue + warp, n);
+            ws_deque_owner filled = {0u, n};
+            ws_deque_expose((ws_deque*)P.queue + warp, &filled, n);
         }
     } else {
         for (unsigned k = tid; k < count; k += threads) {
@@ -214,8 +218,10 @@ extern "C" __global__ void drain(const bench_params P, unsigned variant) {
     if (variant == V_DEQUE) {
         for (unsigned w = tid; w < P.nq; w += threads) {
             ws_deque* d = (ws_deque*)P.queue + w;
-            unsigned tail = ws_load_relaxed_u32(&d->tail), first, n;
-            while ((n = ws_deque_pop_batch(d, &tail, 32u, &first)) > 0u)
+            ws_deque_owner o;
+            o.split = o.top = ws_load_relaxed_u32(&d->split);
+            unsigned first, n;
+            while ((n = ws_deque_reclaim(d, &o, 32u, &first)) > 0u)
                 for (unsigned i = 0; i < n; i++) { unsigned x = P.dq_slots[(unsigned long long)w * DQ_CAP + first + i]; local[C_DEQ]++; local[C_SUM_DEQ] += x; }
         }
     } else if (variant == V_BSQ) {

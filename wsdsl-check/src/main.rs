@@ -8,6 +8,9 @@
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
 
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/chain/kernel.rs"]
+mod chain;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/connect4/kernel.rs"]
 mod connect4;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -22,6 +25,9 @@ mod nqueens;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/octree/kernel.rs"]
 mod octree;
+#[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/quicksort/kernel.rs"]
+mod quicksort;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
@@ -155,6 +161,28 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
+    for &n in sorts {
+        list.push((
+            format!("quicksort {n}"),
+            Box::new(move |rt: &Runtime| {
+                let input = quicksort::keys(n, 7, if n % 2 == 0 { u32::MAX } else { 1000 });
+                let (sorted, out) = quicksort::sort(rt, &input, 32, quicksort::DEFAULT_GRAIN)?;
+                let verdict = quicksort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
+                Ok((verdict, "sorted permutation".to_string(), out.stats))
+            }),
+        ));
+    }
+    // Chains: the hand-off latency per level, and values carried back up by complete handlers.
+    for (chains, length, joined) in [(1u32, 10_000u32, false), (1, 10_000, true), (2_600, 2_000, false)] {
+        list.push((
+            format!("chain {chains} x {length}{}", if joined { ", joined" } else { "" }),
+            Box::new(move |rt: &Runtime| {
+                let m = chain::run(rt, chains, length, joined)?;
+                let verdict = m.check(chains, length, joined).map_or_else(|e| e, |()| "every link ran".to_string());
+                Ok((verdict, "every link ran".to_string(), m.stats))
+            }),
+        ));
+    }
     // Four-in-a-row end-games with known exact scores: all 1000 in one launch.
     let limit = if quick { 100 } else { 1000 };
     list.push((
@@ -196,7 +224,7 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
-    let trees: &[&str] = if quick { &["T1"] } else { &["T1", "T3"] };
+    let trees: &[&str] = if quick { &["T1"] } else { &["T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"] };
     for &name in trees {
         list.push((
             format!("uts {name}"),
@@ -210,6 +238,12 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
         ));
     }
     list
+}
+
+/// Whether a workload has work for more than one worker, so that the deque scheduler must
+/// steal to run it (a single chain has one task at a time: nothing to steal).
+fn spreads(workload: &str) -> bool {
+    !workload.starts_with("chain 1 x")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.
@@ -270,7 +304,7 @@ fn measure(name: &str, rt: &Runtime, job: &Job<'_>, repeat: usize) -> Row {
     times.sort();
     row.median_ms = times.get(times.len() / 2).map_or(0.0, |d: &Duration| d.as_secs_f64() * 1e3);
     // Only the deques must steal to spread one root; the broker queues are shared.
-    if backend == "GPU" && row.steals == 0 && matches!(rt.schedule().scheduler, None | Some(wsdsl::Scheduler::Deque)) {
+    if backend == "GPU" && row.steals == 0 && spreads(name) && matches!(rt.schedule().scheduler, None | Some(wsdsl::Scheduler::Deque)) {
         row.pass = false;
         row.note = format!("no steals happened; {}", row.note);
     }

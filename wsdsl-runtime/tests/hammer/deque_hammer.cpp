@@ -1,8 +1,11 @@
-// deque_hammer.cpp — hammers deque.cuh (Cederman & Tsigas work-stealing deque, batch pop)
-// from host threads: per deque one owner that pushes batches (slot writes + ws_deque_publish)
-// and pops batches (ws_deque_pop_batch), against thieves calling ws_deque_steal on random
-// deques. Small capacities force the owner's reset of head to slot 0 (and the ABA counter)
-// all the time. Every pushed task carries a unique id; every id must be taken exactly once.
+// deque_hammer.cpp — hammers deque.cuh (Cederman & Tsigas work-stealing deque, split into a
+// private and a public part) from host threads: per deque one owner that pushes batches into
+// its private part, exposes random shares of it (ws_deque_expose, after a release fence as
+// the megakernel's threads do), pops batches from it (ws_deque_pop_private) and, when it is
+// empty, reclaims from the public part (ws_deque_reclaim); against thieves calling
+// ws_deque_steal on random deques. Small capacities force the owner's reset of head to slot 0
+// (and the ABA counter) all the time. Every pushed task carries a unique id; every id must be
+// taken exactly once.
 //
 // Note for ThreadSanitizer: ws_deque_steal copies the slot with a plain read before its CAS
 // validates it (Listing 35.3); when the CAS fails the copy may have raced with the owner
@@ -22,7 +25,7 @@ struct Config {
 
 static unsigned long long run(const Config& c, unsigned long long seed) {
     std::vector<ws_deque> deques(c.deques);
-    for (auto& d : deques) { d.head = 0; d.tail = 0; }
+    for (auto& d : deques) { d.head = 0; d.split = 0; }
     std::vector<wsdsl_task> slots((size_t)c.deques * c.capacity);
     const unsigned stride = c.pushes_per_owner;
     Ledger ledger((size_t)c.deques * stride);
@@ -38,35 +41,47 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
             // Owner of deque t.
             ws_deque* d = &deques[t];
             wsdsl_task* my = &slots[(size_t)t * c.capacity];
-            unsigned tail = 0, next = 0, base = t * stride;
+            ws_deque_owner own = {0u, 0u};
+            unsigned next = 0, base = t * stride;
             unsigned long long mine = 0;
-            while (next < c.pushes_per_owner) {
-                if (rng.chance(55)) {
-                    unsigned b = 1 + rng.below(c.max_batch);
-                    if (b > c.pushes_per_owner - next) b = c.pushes_per_owner - next;
-                    if (tail + b > c.capacity) b = c.capacity - tail;
-                    for (unsigned i = 0; i < b; i++) {
-                        unsigned id = base + next++;
-                        my[tail + i] = wsdsl_task{id, item_check(id)};
-                    }
-                    if (b) { tail += b; ws_deque_publish(d, tail); }
-                    else goto pop;   // full: pop instead
-                } else {
-                pop:
-                    unsigned first, n = ws_deque_pop_batch(d, &tail, 1 + rng.below(32), &first);
-                    for (unsigned i = 0; i < n; i++) {
-                        const wsdsl_task& task = my[first + i];
-                        ledger.take(Item{task.id, task.check});
-                    }
-                    mine += n;
-                }
-            }
-            // Drain the rest.
-            for (;;) {
-                unsigned first, n = ws_deque_pop_batch(d, &tail, 32, &first);
-                if (n == 0) break;
+            auto take = [&](unsigned first, unsigned n) {
                 for (unsigned i = 0; i < n; i++) ledger.take(Item{my[first + i].id, my[first + i].check});
                 mine += n;
+            };
+            while (next < c.pushes_per_owner) {
+                const unsigned roll = rng.below(100);
+                if (roll < 50) {
+                    unsigned b = 1 + rng.below(c.max_batch);
+                    if (b > c.pushes_per_owner - next) b = c.pushes_per_owner - next;
+                    if (own.top + b > c.capacity) b = c.capacity - own.top;
+                    for (unsigned i = 0; i < b; i++) {
+                        unsigned id = base + next++;
+                        my[own.top + i] = wsdsl_task{id, item_check(id)};
+                    }
+                    own.top += b;
+                    if (b == 0) goto pop;   // full: pop instead
+                } else if (roll < 65) {
+                    // Expose some of the private part (the megakernel exposes half when
+                    // thieves have drained the public part; here any share, any time).
+                    const unsigned left = own.top - own.split;
+                    if (left > 0) {
+                        ws_fence_acq_rel();
+                        ws_deque_expose(d, &own, 1 + rng.below(left));
+                    }
+                } else {
+                pop:
+                    unsigned first, want = 1 + rng.below(32);
+                    unsigned n = ws_deque_pop_private(&own, want, &first);
+                    if (n == 0) n = ws_deque_reclaim(d, &own, want, &first);
+                    take(first, n);
+                }
+            }
+            // Drain the rest: the private part, then the public part.
+            for (;;) {
+                unsigned first, n = ws_deque_pop_private(&own, 32, &first);
+                if (n == 0) n = ws_deque_reclaim(d, &own, 32, &first);
+                if (n == 0) break;
+                take(first, n);
             }
             pushed[t] = next;
             popped += mine;
@@ -88,7 +103,7 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
         }
     });
     for (unsigned t = 0; t < c.deques; t++) ledger.expect_all(t * stride, pushed[t], "deque");
-    for (auto& d : deques) CHECK(ws_head_index(d.head) >= d.tail || d.tail == 0, "deque not empty at the end");
+    for (auto& d : deques) CHECK(ws_head_index(d.head) >= d.split || d.split == 0, "deque not empty at the end");
     if (std::getenv("HAMMER_VERBOSE"))
         std::printf("  deques=%u thieves=%u capacity=%u: %llu popped by owners, %llu stolen, %llu aborted steals\n",
                     c.deques, c.thieves, c.capacity, popped.load(), stolen.load(), aborts.load());
@@ -108,7 +123,7 @@ int main(int argc, char** argv) {
         {3, 2, 256, pushes, 32, 0},
     };
     for (const Config& c : configs) total += run(c, seed++);
-    std::printf("deque hammer: %llu tasks pushed and taken (owner pop_batch vs thieves' steal, capacities 4..256, some with schedule noise): "
+    std::printf("deque hammer: %llu tasks pushed and taken (owner's private pushes, pops, exposures and reclaims vs thieves' steals, capacities 4..256, some with schedule noise): "
                 "0 lost, 0 duplicated\n", total);
     return 0;
 }
