@@ -21,6 +21,21 @@ pub fn note_fallback(note: &Option<String>) {
     }
 }
 
+/// Prints the verdict of an example's check, `PASS: what held` or `FAIL: what did not`,
+/// and whether it passed.
+pub fn report(verdict: Result<String, String>) -> bool {
+    match verdict {
+        Ok(held) => {
+            println!("PASS: {held}");
+            true
+        }
+        Err(why) => {
+            println!("FAIL: {why}");
+            false
+        }
+    }
+}
+
 /// 0 when the answer checked out, 1 when it did not, 2 (after printing it) on an error.
 pub fn exit(outcome: Result<bool, impl Display>) -> ExitCode {
     match outcome {

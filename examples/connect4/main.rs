@@ -124,8 +124,7 @@ fn solve(rt: &Runtime, file: &Path, limit: Option<usize>, reference: bool) -> Re
         );
         pass &= same_scores && nodes == out.stats.tasks;
     }
-    println!("{}", if pass { "PASS" } else { "FAIL" });
-    Ok(pass)
+    Ok(cli::report(if pass { Ok("every score and node count agrees".into()) } else { Err("a score or a node count differs (above)".into()) }))
 }
 
 fn show_values(label: &str, result: &Lookahead) {
@@ -180,6 +179,5 @@ fn lookahead(rt: &Runtime, moves: &str, plies: u32) -> Result<bool, Failure> {
         if agree { "agrees" } else { "DIFFERS" }
     );
     pass &= agree;
-    println!("{}", if pass { "PASS" } else { "FAIL" });
-    Ok(pass)
+    Ok(cli::report(if pass { Ok("the look-ahead agrees with the sequential search".into()) } else { Err("the look-ahead differs (above)".into()) }))
 }

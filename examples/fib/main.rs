@@ -34,11 +34,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}", args.n, out.backend);
     println!("{}", out.stats);
     let (want_value, want_leaves) = (kernel::reference(args.n), kernel::reference(args.n + 1));
-    if value == want_value && leaves == want_leaves && joins + 1 == want_leaves {
-        println!("PASS: fib({}) = {want_value}, {want_leaves} leaves and {} joins, as the iterative reference says", args.n, want_leaves - 1);
-        Ok(true)
+    let verdict = if value == want_value && leaves == want_leaves && joins + 1 == want_leaves {
+        Ok(format!("fib({}) = {want_value}, {want_leaves} leaves and {} joins, as the iterative reference says", args.n, want_leaves - 1))
     } else {
-        println!("FAIL: expected fib({}) = {want_value} with {want_leaves} leaves and {} joins", args.n, want_leaves - 1);
-        Ok(false)
-    }
+        Err(format!("expected fib({}) = {want_value} with {want_leaves} leaves and {} joins", args.n, want_leaves - 1))
+    };
+    Ok(cli::report(verdict))
 }

@@ -7,6 +7,8 @@
 
 #[path = "../common/cli.rs"]
 mod cli;
+#[path = "../common/sort_cli.rs"]
+mod sort_cli;
 mod kernel;
 
 use clap::Parser;
@@ -15,20 +17,11 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(about = "Merge sort with a parallel merge spawned by complete handlers, checked against the standard library's sort")]
 struct Args {
-    /// Number of keys.
-    #[arg(long, default_value_t = 1 << 20)]
-    keys: usize,
-    /// Ranges of at most this many keys (up to 32) are sorted by one task.
-    #[arg(long, default_value_t = 32)]
-    cutoff: u32,
+    #[command(flatten)]
+    input: sort_cli::KeyArgs,
     /// Output keys per merge piece.
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
-    /// Keys are drawn from 0..distinct (small values give many repeats).
-    #[arg(long, default_value_t = u32::MAX)]
-    distinct: u32,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
     #[arg(long)]
     backend: Option<String>,
@@ -40,28 +33,22 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = cli::runtime(args.backend.as_deref())?;
-    let input = kernel::keys(args.keys, args.seed, args.distinct);
-    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff, args.grain)?;
+    let input = kernel::keys(args.input.keys, args.input.seed, args.input.distinct);
+    let (sorted, out) = kernel::sort(&rt, &input, args.input.cutoff, args.grain)?;
     cli::note_fallback(&out.note);
     println!(
         "merge sort of {} keys (cutoff {}, grain {}): {} leaves, {} merges in {} pieces, on {}",
-        args.keys, args.cutoff, args.grain, sorted.leaves, sorted.merges, sorted.pieces, out.backend
+        args.input.keys, args.input.cutoff, args.grain, sorted.leaves, sorted.merges, sorted.pieces, out.backend
     );
     println!("{}", out.stats);
-    let shape = kernel::tree_shape(args.keys as u32, args.cutoff, args.grain);
+    let shape = kernel::tree_shape(args.input.keys as u32, args.input.cutoff, args.grain);
     let got = (sorted.leaves, sorted.merges, sorted.pieces);
-    match kernel::check(&input, &sorted.data) {
-        Ok(()) if got == shape => {
-            println!("PASS: sorted, a permutation of the input, and {} leaves / {} merges / {} pieces as the tree has", shape.0, shape.1, shape.2);
-            Ok(true)
+    let verdict = kernel::check(&input, &sorted.data).and_then(|()| {
+        if got == shape {
+            Ok(format!("sorted, a permutation of the input, and {} leaves / {} merges / {} pieces as the tree has", shape.0, shape.1, shape.2))
+        } else {
+            Err(format!("sorted, but the task tree has {got:?} leaves / merges / pieces, not {shape:?}"))
         }
-        Ok(()) => {
-            println!("FAIL: sorted, but the task tree has {got:?} leaves / merges / pieces, not {shape:?}");
-            Ok(false)
-        }
-        Err(why) => {
-            println!("FAIL: {why}");
-            Ok(false)
-        }
-    }
+    });
+    Ok(cli::report(verdict))
 }

@@ -33,11 +33,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("N-Queens n={}: {solutions} solutions on {}", args.n, out.backend);
     println!("{}", out.stats);
     let expected = kernel::expected(args.n).expect("solve rejects n outside the table");
-    if solutions == expected {
-        println!("PASS: matches OEIS A000170 ({expected})");
-        Ok(true)
+    let verdict = if solutions == expected {
+        Ok(format!("matches OEIS A000170 ({expected})"))
     } else {
-        println!("FAIL: OEIS A000170 says {expected}");
-        Ok(false)
-    }
+        Err(format!("OEIS A000170 says {expected}"))
+    };
+    Ok(cli::report(verdict))
 }

@@ -75,15 +75,9 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let started = Instant::now();
     let verdict = kernel::check(&particles, args.max_leaf, &tree);
     let check_ms = started.elapsed().as_secs_f64() * 1e3;
-    match verdict {
-        Ok(summary) => {
-            println!("{summary}");
-            println!("PASS: every particle is in exactly one leaf that contains it (checked in {check_ms:.0} ms)");
-            Ok(true)
-        }
-        Err(why) => {
-            println!("FAIL: {why}");
-            Ok(false)
-        }
-    }
+    let verdict = verdict.map(|summary| {
+        println!("{summary}");
+        format!("every particle is in exactly one leaf that contains it (checked in {check_ms:.0} ms)")
+    });
+    Ok(cli::report(verdict))
 }

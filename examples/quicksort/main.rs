@@ -7,6 +7,8 @@
 
 #[path = "../common/cli.rs"]
 mod cli;
+#[path = "../common/sort_cli.rs"]
+mod sort_cli;
 mod kernel;
 
 use clap::Parser;
@@ -15,20 +17,11 @@ use std::process::ExitCode;
 #[derive(Parser)]
 #[command(about = "Quicksort with a parallel partition, checked against the standard library's sort")]
 struct Args {
-    /// Number of keys.
-    #[arg(long, default_value_t = 1 << 20)]
-    keys: usize,
-    /// Ranges of at most this many keys (up to 32) are sorted by one task.
-    #[arg(long, default_value_t = 32)]
-    cutoff: u32,
+    #[command(flatten)]
+    input: sort_cli::KeyArgs,
     /// Keys per partition piece (a range is cut into at most 1024 pieces).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
-    /// Keys are drawn from 0..distinct (small values give many repeats).
-    #[arg(long, default_value_t = u32::MAX)]
-    distinct: u32,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
     #[arg(long)]
     backend: Option<String>,
@@ -40,22 +33,14 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = cli::runtime(args.backend.as_deref())?;
-    let input = kernel::keys(args.keys, args.seed, args.distinct);
-    let (sorted, out) = kernel::sort(&rt, &input, args.cutoff, args.grain)?;
+    let input = kernel::keys(args.input.keys, args.input.seed, args.input.distinct);
+    let (sorted, out) = kernel::sort(&rt, &input, args.input.cutoff, args.grain)?;
     cli::note_fallback(&out.note);
     println!(
         "quicksort of {} keys (cutoff {}, grain {}): {} partitions, {} leaves, recursion depth {}, on {}",
-        args.keys, args.cutoff, args.grain, sorted.partitions, sorted.leaves, sorted.depth, out.backend
+        args.input.keys, args.input.cutoff, args.grain, sorted.partitions, sorted.leaves, sorted.depth, out.backend
     );
     println!("{}", out.stats);
-    match kernel::check(&input, &sorted.data) {
-        Ok(()) => {
-            println!("PASS: sorted and a permutation of the input (checked against the standard library's sort)");
-            Ok(true)
-        }
-        Err(why) => {
-            println!("FAIL: {why}");
-            Ok(false)
-        }
-    }
+    let held = "sorted and a permutation of the input (checked against the standard library's sort)";
+    Ok(cli::report(kernel::check(&input, &sorted.data).map(|()| held.to_string())))
 }

@@ -145,11 +145,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         Some(k) => (k, "the published sample"),
         None => (kernel::reference(&tree), "a sequential reference walk"),
     };
-    if got == want {
-        println!("PASS: matches {source}");
-        Ok(true)
+    let verdict = if got == want {
+        Ok(format!("matches {source}"))
     } else {
-        println!("FAIL: {source} has {} nodes, {} leaves, depth {}", want.0, want.1, want.2);
-        Ok(false)
-    }
+        Err(format!("{source} has {} nodes, {} leaves, depth {}", want.0, want.1, want.2))
+    };
+    Ok(cli::report(verdict))
 }

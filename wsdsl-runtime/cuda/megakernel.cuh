@@ -6,8 +6,9 @@
 // the threads run them, and their children go on top of the private part. Nothing of this
 // touches memory another worker reads, so a busy worker pays no fence and no atomic for its
 // own tasks. Thieves see only what the leader exposes: when they have drained the public
-// part and the worker holds more than one batch, half of the rest becomes public. With an
-// empty deque, the leader reclaims public tasks, else steals from a victim (victims.cuh).
+// part and the worker holds more than one batch, the surplus (all of it if it fits in a
+// batch, else half) becomes public. With an empty deque, the leader reclaims public tasks,
+// else steals from a victim (victims.cuh).
 // The run ends when every worker is idle (termination.cuh), when a worker reports an error
 // (status.cuh), or when the host's watchdog raises the stop flag.
 //
@@ -195,9 +196,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
                 WS_PROF(prof[outcome == WS_FOUND ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
             }
-            // Offer half of what is left to thieves once they have taken what was offered.
+            // Once thieves have taken what was offered: a surplus that fits in one batch is
+            // offered whole (this worker would start it only a batch from now; idle thieves
+            // can start it at once), a larger one half at a time.
             const unsigned left = own.top - own.split;
-            if (n > 0 && drained && left >= 2u) expose = left / 2u;
+            if (n > 0 && drained && left > 0u) expose = left <= WS_BATCH ? left : left / 2u;
 #if WSDSL_JOIN
             // The continuations of this batch leave the stack now: new ones go on top.
             if (first == WS_FROM_RESUMES) resumes[0] -= n;

@@ -118,14 +118,19 @@ impl Profile {
         if self.total == 0 { 0.0 } else { 100.0 * cycles as f64 / self.total as f64 }
     }
 
+    /// `count` per batch run (0 without batches).
+    pub fn per_batch(&self, count: u64) -> f64 {
+        if self.batches == 0 { 0.0 } else { count as f64 / self.batches as f64 }
+    }
+
     /// Average tasks per batch.
     pub fn tasks_per_batch(&self) -> f64 {
-        if self.batches == 0 { 0.0 } else { self.lanes as f64 / self.batches as f64 }
+        self.per_batch(self.lanes)
     }
 
     /// Average cycles a batch took from its first barrier to its last.
     pub fn cycles_per_batch(&self) -> f64 {
-        if self.batches == 0 { 0.0 } else { self.exec as f64 / self.batches as f64 }
+        self.per_batch(self.exec)
     }
 }
 
@@ -142,8 +147,8 @@ impl fmt::Display for Profile {
             self.percent(self.publish),
             self.tasks_per_batch(),
             self.cycles_per_batch(),
-            if self.batches == 0 { 0.0 } else { self.join as f64 / self.batches as f64 },
-            if self.batches == 0 { 0.0 } else { self.frames as f64 / self.batches as f64 },
+            self.per_batch(self.join),
+            self.per_batch(self.frames),
         )
     }
 }

@@ -59,7 +59,7 @@ static __device__ void h_grow(const u_Node* n, wsdsl_ctx* ctx) {
         wsdsl_ctx_spawn(ctx, &t);
     }
 }
-static __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
+__device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
     switch (t->tag) { case 0: h_grow(&t->u.t_Node, ctx); break; }
 }
 "#;
@@ -185,7 +185,7 @@ fn a_broken_fragment_is_a_compile_error_with_the_log() {
     impl Program for Broken {
         const NAME: &'static str = "broken";
         const CUDA_TYPES: &'static str = Tree::CUDA_TYPES;
-        const CUDA_HANDLERS: &'static str = "#line 7 \"src/broken.rs\"\nstatic __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) { undefined_thing(); }\n";
+        const CUDA_HANDLERS: &'static str = "#line 7 \"src/broken.rs\"\n__device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) { undefined_thing(); }\n";
         const FAULT_SITES: &'static [&'static str] = &[];
         const TASK_NAMES: &'static [&'static str] = &["Node"];
         const TASK_BYTES: usize = 8;

@@ -443,7 +443,6 @@ fn render(rows: &[Row]) -> String {
         t.push_str("| workload | own deque | search | idle | batches | publish | tasks/batch | cycles/batch | join cycles/batch | frame cycles/batch |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for r in profiled {
             let p = r.profile.as_ref().expect("filtered");
-            let per_batch = |c: u64| if p.batches == 0 { 0.0 } else { c as f64 / p.batches as f64 };
             t.push_str(&format!(
                 "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} |\n",
                 r.workload,
@@ -454,8 +453,8 @@ fn render(rows: &[Row]) -> String {
                 p.percent(p.publish),
                 p.tasks_per_batch(),
                 p.cycles_per_batch(),
-                per_batch(p.join),
-                per_batch(p.frames)
+                p.per_batch(p.join),
+                p.per_batch(p.frames)
             ));
         }
     }
