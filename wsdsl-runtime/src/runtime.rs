@@ -1,6 +1,6 @@
 //! The entry point: pick a backend, run a program, get typed results back.
 
-use crate::cpu;
+use crate::cpu::{self, CpuPool};
 use crate::error::Error;
 use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
@@ -70,6 +70,8 @@ pub struct Runtime {
     min_blocks: u32,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
+    /// The CPU backend's thread pool, started on first use and kept for later runs.
+    cpu_pool: OnceLock<Result<CpuPool, String>>,
 }
 
 impl Runtime {
@@ -86,6 +88,7 @@ impl Runtime {
             min_blocks: 0,
             ordinal: 0,
             device: OnceLock::new(),
+            cpu_pool: OnceLock::new(),
         }
     }
 
@@ -291,7 +294,12 @@ impl Runtime {
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, values, stats, backend, note })
         } else {
-            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, self.cpu_threads)?;
+            let pool = self
+                .cpu_pool
+                .get_or_init(|| CpuPool::new(self.cpu_threads).map_err(|e| e.to_string()))
+                .as_ref()
+                .map_err(|why| Error::InvalidConfig(why.clone()))?;
+            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, pool)?;
             Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
     }

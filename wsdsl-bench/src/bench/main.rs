@@ -53,6 +53,10 @@ struct Args {
     /// Larger sizes too (fib 38, N-Queens 17, 16 M keys).
     #[arg(long)]
     full: bool,
+    /// Run the wsdsl rows on the CPU backend instead (every core of this machine, beside the
+    /// same rayon baselines).
+    #[arg(long)]
+    cpu: bool,
     /// Watchdog for every GPU run, in seconds.
     #[arg(long, default_value_t = 120)]
     watchdog: u64,
@@ -80,7 +84,8 @@ fn main() -> ExitCode {
         eprintln!("rayon pool: {e}");
     }
     let wanted = |name: &str| args.rows.is_empty() || args.rows.iter().any(|r| r == name);
-    let gpu = || Runtime::new(Backend::Gpu).watchdog(Duration::from_secs(args.watchdog));
+    let backend = if args.cpu { Backend::Cpu } else { Backend::Gpu };
+    let gpu = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog));
     let mut rows = Vec::new();
     let t0 = Instant::now();
     let b = Bench { args: &args };
@@ -166,7 +171,7 @@ fn main() -> ExitCode {
         rows.push(announce(b.sort(&gpu(), Sort::Quick, 1 << 20)));
     }
 
-    let table = render(&rows);
+    let table = render(&rows, if args.cpu { "CPU backend" } else { "GPU" });
     println!("\n{table}");
     println!("wall time {:.1} s", t0.elapsed().as_secs_f64());
     if let Some(path) = &args.out {
@@ -195,7 +200,7 @@ fn announce(row: Row) -> Row {
         Ok(s) => format!("PASS {s}"),
         Err(e) => format!("FAIL {e}"),
     };
-    println!("{}: GPU {:.3} ms{host}; {check} {}", row.workload, row.gpu_ms, row.note);
+    println!("{}: wsdsl {:.3} ms{host}; {check} {}", row.workload, row.gpu_ms, row.note);
     if let Some(p) = &row.profile {
         println!("  {p}");
     }
@@ -247,7 +252,7 @@ impl Bench<'_> {
                 return Row { workload, gpu_ms: 0.0, tasks: 0, host: None, check: Err(e), note: String::new(), profile: None }
             }
         };
-        let profile = if self.args.profile {
+        let profile = if self.args.profile && !self.args.cpu {
             let mut profiled =
                 Runtime::new(Backend::Gpu).kernel_config(rt.schedule().resolve()).profile(true).min_blocks_per_sm(rt.min_blocks());
             if let Some(slots) = rt.schedule().capacity {
@@ -412,9 +417,9 @@ enum Sort {
     QuickGrain(u32),
 }
 
-fn render(rows: &[Row]) -> String {
-    let mut t = String::from(
-        "| workload | check | GPU ms | G tasks/s | host baseline | host ms | GPU speedup | note |\n|---|---|---:|---:|---|---:|---:|---|\n",
+fn render(rows: &[Row], wsdsl: &str) -> String {
+    let mut t = format!(
+        "| workload | check | {wsdsl} ms | G tasks/s | host baseline | host ms | {wsdsl} speedup | note |\n|---|---|---:|---:|---|---:|---:|---|\n"
     );
     for r in rows {
         let (check, ok) = match &r.check {

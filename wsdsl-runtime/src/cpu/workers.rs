@@ -1,0 +1,96 @@
+//! The CPU backend's threads and what each keeps: a rayon pool of a fixed size, and one slot
+//! of counters and statistics per pool thread, which only that thread touches.
+
+use crate::error::Error;
+use std::cell::UnsafeCell;
+
+/// Stack of each pool thread. Tasks run as nested calls (a task waits for its children on
+/// its thread's stack), so deep trees need room; the stack also grows on demand beyond it
+/// (`tree.rs`), this only makes that rare. It is address space: untouched pages cost nothing.
+const THREAD_STACK: usize = 64 << 20;
+
+/// A rayon thread pool for the CPU backend, kept by the `Runtime` and reused by every run.
+pub struct CpuPool {
+    pool: rayon::ThreadPool,
+    threads: usize,
+}
+
+impl CpuPool {
+    /// A pool of `threads` worker threads.
+    pub fn new(threads: usize) -> Result<CpuPool, Error> {
+        if threads == 0 {
+            return Err(Error::InvalidConfig("the CPU backend needs at least one thread".into()));
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("wsdsl-cpu-{i}"))
+            .stack_size(THREAD_STACK)
+            .build()
+            .map_err(|e| Error::InvalidConfig(format!("could not start {threads} CPU worker threads: {e}")))?;
+        Ok(CpuPool { pool, threads })
+    }
+
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `f` on the pool and waits for it.
+    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        self.pool.install(f)
+    }
+}
+
+/// What one pool thread keeps during a run.
+#[derive(Default)]
+pub(crate) struct Worker<C> {
+    pub counters: C,
+    /// Spawn handlers run.
+    pub tasks: u64,
+    /// Complete handlers run.
+    pub completions: u64,
+    /// Children this thread took from another thread's `join`.
+    pub steals: u64,
+    /// Tasks waiting for their children on this thread's stack, now and at most.
+    pub waiting: u64,
+    pub peak_waiting: u64,
+}
+
+/// A slot on its own cache line, so that threads updating their slots never share a line.
+#[repr(align(128))]
+struct Padded<T>(UnsafeCell<T>);
+
+/// One `Worker` per pool thread.
+pub(crate) struct Slots<C> {
+    slots: Vec<Padded<Worker<C>>>,
+}
+
+// SAFETY: a slot is only reached through `with`, by the pool thread whose index it has (see
+// there); the counters move between threads only when the run is over (`into_inner`).
+unsafe impl<C: Send> Sync for Slots<C> {}
+
+impl<C: Default> Slots<C> {
+    pub fn new(threads: usize) -> Slots<C> {
+        Slots { slots: (0..threads).map(|_| Padded(UnsafeCell::new(Worker::default()))).collect() }
+    }
+}
+
+impl<C> Slots<C> {
+    /// The calling pool thread's index, which names its slot.
+    pub fn here() -> usize {
+        rayon::current_thread_index().expect("the CPU backend runs its tasks on its own pool")
+    }
+
+    /// Runs `f` on slot `me`, which must be the calling pool thread's (`here`). `f` must not
+    /// call into rayon: then no other use of the slot can overlap it, since a pool thread
+    /// runs one closure at a time and only that thread uses the slot with its index.
+    pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C>) -> R) -> R {
+        debug_assert_eq!(Some(me), rayon::current_thread_index());
+        // SAFETY: see above; `f` runs a handler or bookkeeping, never a rayon operation.
+        f(unsafe { &mut *self.slots[me].0.get() })
+    }
+
+    /// The slots, once no task runs any more.
+    pub fn into_inner(self) -> Vec<Worker<C>> {
+        self.slots.into_iter().map(|p| p.0.into_inner()).collect()
+    }
+}
