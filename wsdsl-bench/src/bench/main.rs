@@ -41,7 +41,7 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, mergesort, quicksort.
+    /// chains, fib, fib-plain, uts, nqueens, warm-call, mergesort, quicksort.
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -154,7 +154,9 @@ fn main() -> ExitCode {
         }
         let n = *sizes.last().unwrap();
         rows.push(announce(b.nqueens_variant(&gpu().worker(Worker::Block), n, "block workers")));
-
+    }
+    if wanted("warm-call") && !args.cpu {
+        rows.push(announce(b.warm_call(&gpu(), 14)));
     }
     let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
     if wanted("mergesort") {
@@ -357,6 +359,38 @@ impl Bench<'_> {
             |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)),
             |&count| if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) },
         )
+    }
+
+    /// What a warm run costs the caller beyond its kernel: N-Queens `n` run again and again in
+    /// one process, the whole `run` call on the wall clock (roots in, output out) beside the
+    /// kernel's CUDA-event time of the same runs.
+    fn warm_call(&self, rt: &Runtime, n: u32) -> Row {
+        let want = nqueens::expected(n).expect("n <= 20");
+        let mut kernel = Vec::new();
+        let timed = median_of(self.args.repeat.max(9), || {
+            let t = Instant::now();
+            let (count, out) = nqueens::solve(rt, n).map_err(|e| e.to_string())?;
+            let call = t.elapsed();
+            kernel.push(out.stats.phases.run.as_secs_f64() * 1e3);
+            Ok(((count, out.stats.tasks), call))
+        });
+        let ((count, tasks), call_ms) = match timed {
+            Ok(t) => t,
+            Err(e) => return Row { workload: format!("N-Queens {n}, warm call"), gpu_ms: 0.0, tasks: 0, host: None, check: Err(e), note: String::new(), profile: None },
+        };
+        kernel.remove(0); // the warm-up's
+        kernel.sort_by(|a, b| a.total_cmp(b));
+        let kernel_ms = kernel[kernel.len() / 2];
+        let check = if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) };
+        Row {
+            workload: format!("N-Queens {n}, warm call (kernel; the whole call beside it)"),
+            gpu_ms: kernel_ms,
+            tasks,
+            host: Some(("the whole run call".into(), call_ms)),
+            check,
+            note: format!("{:.2} ms beyond the kernel", call_ms - kernel_ms),
+            profile: None,
+        }
     }
 
     fn nqueens(&self, rt: &Runtime, n: u32) -> Row {

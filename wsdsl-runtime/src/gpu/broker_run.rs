@@ -5,16 +5,14 @@
 
 use super::assemble::{kernel_source, KernelConfig, Scheduler};
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, Inputs};
 use super::join::{JoinPool, PoolShape};
 use super::module::load_source;
-use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
-use super::watchdog::StopFlag;
+use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::{Program, RunResult};
 use crate::stats::Phases;
-use cudarc::driver::CudaSlice;
 use std::time::Instant;
 
 /// Children one thread's task may spawn in one batch (staging area per worker: this many per
@@ -132,33 +130,31 @@ pub(crate) fn run<P: Program>(
         });
     }
 
-    let queues = stream
-        .alloc_zeros::<u8>((queue_count as u64 * queue_bytes) as usize)
-        .map_err(Error::driver("allocating the broker queues"))?;
-    // SAFETY: a worker reads only the staging entries its own batch wrote (below its count).
-    let staging: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * staging_cap as usize * P::TASK_BYTES) }
-        .map_err(Error::driver("allocating the staging areas"))?;
-    let root_bytes = encode_tasks::<P>(roots);
-    let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
+    // Device memory from the device's workspace (kept between runs). A worker reads only
+    // the staging entries its own batch wrote; the rest is initialised here.
+    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
+    let queues = ws.zeroed(stream, "broker queues", (queue_count as u64 * queue_bytes) as usize)?;
+    let staging = ws.buffer(stream, "broker staging areas", workers as usize * staging_cap as usize * P::TASK_BYTES)?;
+    let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
-    let stats_dev = stream
-        .alloc_zeros::<u64>(workers as usize * STATS_PER_WORKER)
-        .map_err(Error::driver("allocating statistics"))?;
-    let pending_dev = stream.clone_htod(&[roots.len() as u32]).map_err(Error::driver("allocating the task count"))?;
-    let stop = StopFlag::new(&dev.ctx)?;
+    let stat_count = workers as usize * STATS_PER_WORKER;
+    let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
+    let pending_dev = ws.upload(stream, "broker pending tasks", &[roots.len() as u32])?;
+    let stop = ws.stop_flag(&dev.ctx)?.device;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, grid as usize * block as usize), opts.frames)?;
+    let shape = PoolShape::of(&opts.kernel, grid as usize * block as usize);
+    let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
 
     let record = BrokerRecord {
-        queues: ptr(&queues, stream),
-        staging: ptr(&staging, stream),
-        roots: ptr(&roots_dev, stream),
+        queues,
+        staging,
+        roots: roots_dev,
         params: inputs.params_ptr(stream),
         buffers: inputs.buffers_ptr(stream),
         counter_slots: inputs.counters_ptr(stream),
-        stats: ptr(&stats_dev, stream),
-        pending: ptr(&pending_dev, stream),
-        stop: stop.device,
+        stats: stats_dev,
+        pending: pending_dev,
+        stop,
         workers,
         queue_count,
         staging_cap,
@@ -176,16 +172,17 @@ pub(crate) fn run<P: Program>(
         since: Instant::now(),
         what: "launching the broker megakernel",
     };
-    // SAFETY: the record points to buffers that live until the end of this function; the grid
+    // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
+    // freed, if the kernel ignores a stop request); the grid
     // is at most the occupancy limit and the launch cooperative, so every block is resident at
     // once, which the persistent workers (and the queues' ticket waits) rely on.
-    match unsafe { launch_with_record(dev, &launch, &record, &stop) } {
+    match unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
         Ok(run) => phases.run = run,
         Err(e) => {
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
-                std::mem::forget((queues, staging, roots_dev, inputs, stats_dev, pending_dev));
-                std::mem::forget((stop, module, join));
+                ws.abandon();
+                std::mem::forget((inputs, module));
             }
             return Err(e);
         }
@@ -209,9 +206,9 @@ pub(crate) fn run<P: Program>(
         }
     })?;
     let counters = inputs.read_back::<P>(stream, buffers)?;
-    let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    let stat_words = ws.read_u64(stream, WORKER_STATS, stat_count)?;
     let mut stats = worker_stats(&stat_words, slots, phases);
-    let values = JoinPool::results::<P>(&join, &module, stream, roots.len(), &mut stats)?;
+    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;
     stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }

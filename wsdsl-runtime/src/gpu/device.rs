@@ -1,6 +1,7 @@
 //! One GPU: its context, its properties, and the kernels already loaded on it.
 
 use super::libs;
+use super::workspace::Workspace;
 use crate::error::Error;
 use cudarc::driver::sys::CUdevice_attribute as Attr;
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
@@ -17,6 +18,8 @@ pub struct GpuDevice {
     pub sm_count: u32,
     /// Kernels loaded in this process, by source hash: a second run skips NVRTC and loading.
     pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction)>>,
+    /// Device memory kept between runs (one run at a time holds it).
+    pub(crate) workspace: Mutex<Workspace>,
 }
 
 impl GpuDevice {
@@ -53,6 +56,7 @@ impl GpuDevice {
             arch: format!("sm_{major}{minor}"),
             sm_count,
             modules: Mutex::new(HashMap::new()),
+            workspace: Mutex::new(Workspace::default()),
         })
     }
 }

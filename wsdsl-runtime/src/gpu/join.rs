@@ -2,13 +2,13 @@
 //! values, reached by the kernel through the module global `wsdsl_join` (`cuda/join.cuh`).
 
 use super::device::GpuDevice;
-use super::inputs::ptr;
+use super::workspace::Workspace;
 use super::assemble::{KernelConfig, Scheduler};
 use crate::error::Error;
 use crate::program::Program;
 use crate::stats::Stats;
 use crate::value::TaskValue;
-use cudarc::driver::{CudaModule, CudaSlice, CudaStream};
+use cudarc::driver::{CudaModule, CudaStream};
 use std::sync::Arc;
 
 /// Largest default frame pool; free device memory may lower it.
@@ -177,26 +177,25 @@ pub(crate) fn choose_frames(frame_bytes: usize, free: usize, shape: PoolShape, r
     Ok(n as u32)
 }
 
-/// Frames and root values in device memory.
+/// Workspace roles of the pool's memory.
+const FRAMES: &str = "join frames";
+const ROOT_VALUES: &str = "join root values";
+const PARKED: &str = "join parking slots";
+const STACKS: &str = "join frame stacks";
+
+/// A run's frame pool and roots' values, in the device's workspace.
 pub(crate) struct JoinPool {
-    /// Owned so that the frames and parking slots live as long as the kernel may use them.
-    #[allow(dead_code)]
-    frames: CudaSlice<u8>,
-    #[allow(dead_code)]
-    parked: CudaSlice<u32>,
-    #[allow(dead_code)]
-    stacks: CudaSlice<u64>,
-    root_values: CudaSlice<u8>,
     roots: usize,
 }
 
 impl JoinPool {
-    /// For a program with joins: allocates the pool, the roots' values and the parking
-    /// slots of `shape` (the largest launch of the run), and points the module's
-    /// `wsdsl_join` at them. `None` for programs without.
+    /// For a program with joins: takes the pool, the roots' values and the parking slots of
+    /// `shape` (the largest launch of the run) from the workspace, initialised, and points the
+    /// module's `wsdsl_join` at them. `None` for programs without.
     pub fn prepare<P: Program>(
         dev: &GpuDevice,
         module: &Arc<CudaModule>,
+        ws: &mut Workspace,
         roots: usize,
         shape: PoolShape,
         requested: Option<u32>,
@@ -204,26 +203,18 @@ impl JoinPool {
         let Some(layout) = P::JOIN else { return Ok(None) };
         let stream = &dev.stream;
         let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
-        let capacity = choose_frames(layout.frame_bytes, free, shape, requested)?;
-        // SAFETY: frames are initialised by the kernel before use (free lists, then the task).
-        let frames = unsafe { stream.alloc::<u8>(capacity as usize * layout.frame_bytes) }
-            .map_err(Error::driver("allocating the join frames"))?;
-        let root_values =
-            stream.alloc_zeros::<u8>(roots.max(1) * ROOT_VALUE_BYTES).map_err(Error::driver("allocating the roots' values"))?;
+        // The pool kept from an earlier run is free for this one: warm runs size it alike.
+        let capacity = choose_frames(layout.frame_bytes, free + ws.held(FRAMES), shape, requested)?;
+        // Frames are initialised by the kernel before use (free lists, then the task).
+        let frames = ws.buffer(stream, FRAMES, capacity as usize * layout.frame_bytes)?;
+        let root_values = ws.zeroed(stream, ROOT_VALUES, roots.max(1) * ROOT_VALUE_BYTES)?;
         let memory = JoinMemory::new(layout.frame_bytes, shape);
-        let parked = stream.clone_htod(&memory.parked).map_err(Error::driver("allocating the frame parking slots"))?;
-        let stacks = stream.clone_htod(&memory.stacks).map_err(Error::driver("allocating the frame stacks"))?;
-        let record = JoinRecord::new(
-            ptr(&frames, stream),
-            ptr(&root_values, stream),
-            capacity,
-            ptr(&parked, stream),
-            shape,
-            ptr(&stacks, stream),
-        );
+        let parked = ws.upload(stream, PARKED, &memory.parked)?;
+        let stacks = ws.upload(stream, STACKS, &memory.stacks)?;
+        let record = JoinRecord::new(frames, root_values, capacity, parked, shape, stacks);
         let mut global = module.get_global("wsdsl_join", stream).map_err(Error::driver("finding the join state"))?;
         stream.memcpy_htod(&record.to_bytes(), &mut global).map_err(Error::driver("writing the join state"))?;
-        Ok(Some(JoinPool { frames, parked, stacks, root_values, roots }))
+        Ok(Some(JoinPool { roots }))
     }
 
     /// After the run: the roots' values, with the pool's figures put into `stats`
@@ -232,13 +223,14 @@ impl JoinPool {
         pool: &Option<JoinPool>,
         module: &Arc<CudaModule>,
         stream: &Arc<CudaStream>,
+        ws: &Workspace,
         roots: usize,
         stats: &mut Stats,
     ) -> Result<Vec<P::Value>, Error> {
         let Some(pool) = pool else { return Ok(vec![P::Value::default(); roots]) };
         let global = module.get_global("wsdsl_join", stream).map_err(Error::driver("reading the join state"))?;
         let record = JoinRecord::from_bytes(&stream.clone_dtoh(&global).map_err(Error::driver("reading the join state"))?);
-        let bytes = stream.clone_dtoh(&pool.root_values).map_err(Error::driver("reading the roots' values"))?;
+        let bytes = ws.read_bytes(stream, ROOT_VALUES, pool.roots.max(1) * ROOT_VALUE_BYTES)?;
         record.apply_to(stats);
         Ok(decode_root_values::<P>(&bytes, pool.roots))
     }

@@ -95,3 +95,6 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
 const COUNTER_WORDS: usize = 4;
 /// u64 statistics per worker (`WS_STAT_WORDS` in `cuda/stats.cuh`).
 pub(crate) const STATS_PER_WORKER: usize = COUNTER_WORDS + PROFILE_WORDS;
+
+/// Workspace role of the per-worker statistics of the persistent kernels.
+pub(crate) const WORKER_STATS: &str = "worker statistics";

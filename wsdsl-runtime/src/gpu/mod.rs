@@ -13,6 +13,7 @@ mod module;
 mod persistent;
 mod static_run;
 mod watchdog;
+mod workspace;
 
 pub use assemble::{host_kernel_source, kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;

@@ -2,17 +2,15 @@
 //! cooperatively, watch, read back.
 
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, Inputs};
 use super::join::{JoinPool, PoolShape};
 use super::module::load;
-use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER};
-use super::watchdog::StopFlag;
+use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::{Program, RunResult};
 use crate::stats::Phases;
 
-use cudarc::driver::CudaSlice;
 use std::time::Instant;
 
 /// Bytes of one deque control block (`struct ws_deque`, one 128-byte line).
@@ -79,36 +77,37 @@ pub(crate) fn run<P: Program>(
         });
     }
 
-    // SAFETY: every slot is written before it is read (deque invariant: slots below tail).
-    let slots: CudaSlice<u8> = unsafe { stream.alloc(workers as usize * capacity as usize * P::TASK_BYTES) }
-        .map_err(Error::driver("allocating the deques"))?;
-    let deques = stream.alloc_zeros::<u8>(workers as usize * DEQUE_BYTES).map_err(Error::driver("allocating deques"))?;
-    let root_bytes = encode_tasks::<P>(roots);
-    let roots_dev = stream.clone_htod(&root_bytes).map_err(Error::driver("copying the initial tasks"))?;
+    // Device memory from the device's workspace (kept between runs: a warm run allocates
+    // nothing). Slots are written before they are read (deque invariant); the rest is
+    // initialised here, asynchronously, before the launch.
+    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
+    let slots = ws.buffer(stream, "deque slots", workers as usize * capacity as usize * P::TASK_BYTES)?;
+    let deques = ws.zeroed(stream, "deque control blocks", workers as usize * DEQUE_BYTES)?;
+    let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
-    let stats_dev = stream
-        .alloc_zeros::<u64>(workers as usize * STATS_PER_WORKER)
-        .map_err(Error::driver("allocating statistics"))?;
-    let idle_dev = stream.alloc_zeros::<u32>(32).map_err(Error::driver("allocating the idle counter"))?;
+    let stat_count = workers as usize * STATS_PER_WORKER;
+    let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
+    let idle_dev = ws.zeroed(stream, "idle counter", 128)?;
     // SM placement tables for the victim policies: "unknown" (all ones) until workers write them.
-    let sm_of_dev = stream.clone_htod(&vec![u32::MAX; workers as usize]).map_err(Error::driver("allocating the SM table"))?;
-    let sm_leader_dev = stream.clone_htod(&vec![u32::MAX; MAX_SM_IDS]).map_err(Error::driver("allocating the SM table"))?;
-    let stop = StopFlag::new(&dev.ctx)?;
+    let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
+    let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
     clear_status(&module, stream)?;
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, grid as usize * block as usize), opts.frames)?;
+    let shape = PoolShape::of(&opts.kernel, grid as usize * block as usize);
+    let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
+    let stop_device = ws.stop_flag(&dev.ctx)?.device;
 
     let record = LaunchRecord {
-        slots: ptr(&slots, stream),
-        deques: ptr(&deques, stream),
-        roots: ptr(&roots_dev, stream),
+        slots,
+        deques,
+        roots: roots_dev,
         params: inputs.params_ptr(stream),
         buffers: inputs.buffers_ptr(stream),
         counter_slots: inputs.counters_ptr(stream),
-        stats: ptr(&stats_dev, stream),
-        idle: ptr(&idle_dev, stream),
-        stop: stop.device,
-        sm_of: ptr(&sm_of_dev, stream),
-        sm_leader: ptr(&sm_leader_dev, stream),
+        stats: stats_dev,
+        idle: idle_dev,
+        stop: stop_device,
+        sm_of: sm_of_dev,
+        sm_leader: sm_leader_dev,
         workers,
         capacity: capacity as u32,
         root_count: roots.len() as u32,
@@ -126,15 +125,16 @@ pub(crate) fn run<P: Program>(
         since: Instant::now(),
         what: "launching the megakernel",
     };
-    // SAFETY: the record points to buffers that live until the end of this function, and the
-    // grid is at most the occupancy limit (the persistent workers need every block resident).
-    match unsafe { launch_with_record(dev, &launch, &record, &stop) } {
+    // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
+    // freed, if the kernel ignores a stop request), and the grid is at most the occupancy
+    // limit (the persistent workers need every block resident).
+    match unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
         Ok(run) => phases.run = run,
         Err(e) => {
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
-                std::mem::forget((slots, deques, roots_dev, inputs, stats_dev, idle_dev, sm_of_dev, sm_leader_dev));
-                std::mem::forget((stop, module, join));
+                ws.abandon();
+                std::mem::forget((inputs, module));
             }
             return Err(e);
         }
@@ -143,9 +143,9 @@ pub(crate) fn run<P: Program>(
     let t2 = Instant::now();
     check_status::<P>(&module, stream, |w| format!("the deque of GPU worker {w} (program `{}`)", P::NAME))?;
     let counters = inputs.read_back::<P>(stream, buffers)?;
-    let stat_words = stream.clone_dtoh(&stats_dev).map_err(Error::driver("reading the statistics"))?;
+    let stat_words = ws.read_u64(stream, WORKER_STATS, stat_count)?;
     let mut stats = worker_stats(&stat_words, capacity, phases);
-    let values = JoinPool::results::<P>(&join, &module, stream, roots.len(), &mut stats)?;
+    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;
     stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }

@@ -2,17 +2,21 @@
 //! generation spawns nothing (Cederman & Tsigas, section 35.3.1).
 
 use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, encode_tasks, ptr, Inputs};
+use super::inputs::{check_status, clear_status, encode_tasks, Inputs};
 use super::join::{JoinPool, PoolShape};
 use super::module::load;
 use super::launch::{launch_with_record, Launch};
-use super::watchdog::StopFlag;
 use super::GpuOptions;
 use crate::error::Error;
 use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
-use cudarc::driver::CudaSlice;
 use std::time::Instant;
+
+/// Workspace roles: the two task arrays (a generation reads one, writes the other) and the
+/// count of tasks a generation wrote.
+const ARRAY_A: &str = "static task array A";
+const ARRAY_B: &str = "static task array B";
+const TASK_COUNT: &str = "static task count";
 
 /// Largest default array capacity (tasks); the memory budget may lower it.
 const DEFAULT_MAX_CAPACITY: u64 = 1 << 26;
@@ -51,20 +55,21 @@ pub(crate) fn run<P: Program>(
         .max(1);
     // At most this many blocks per SM, like the persistent kernels (a generation may need fewer).
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
-    let capacity = choose_capacity::<P>(dev, opts.capacity, roots.len() as u64)?;
+    // Device memory from the device's workspace (kept between runs). A generation reads
+    // only the slots the previous one wrote (below its count); the rest is initialised here.
+    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
+    let held = ws.held(ARRAY_A) + ws.held(ARRAY_B);
+    let capacity = choose_capacity::<P>(dev, held, opts.capacity, roots.len() as u64)?;
     let bytes = capacity as usize * P::TASK_BYTES;
-    // SAFETY: a generation reads only the slots the previous one wrote (below its count).
-    let mut current: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
-    // SAFETY: as above.
-    let mut next: CudaSlice<u8> = unsafe { stream.alloc(bytes) }.map_err(Error::driver("allocating the task arrays"))?;
-    let root_bytes = encode_tasks::<P>(roots);
-    stream.memcpy_htod(&root_bytes, &mut current.slice_mut(..root_bytes.len())).map_err(Error::driver("copying the initial tasks"))?;
+    let mut current = ws.buffer(stream, ARRAY_A, bytes)?;
+    let mut next = ws.buffer(stream, ARRAY_B, bytes)?;
+    ws.upload(stream, ARRAY_A, &encode_tasks::<P>(roots))?;
     let inputs = Inputs::upload::<P>(stream, params, buffers)?;
-    let mut count_dev = stream.alloc_zeros::<u32>(1).map_err(Error::driver("allocating the task counter"))?;
-    let stop = StopFlag::new(&dev.ctx)?;
+    let stop = ws.stop_flag(&dev.ctx)?.device;
     clear_status(&module, stream)?;
     // The frames outlive generations: a task waits for children of later ones.
-    let join = JoinPool::prepare::<P>(dev, &module, roots.len(), PoolShape::of(&opts.kernel, (per_sm * dev.sm_count) as usize * block as usize), opts.frames)?;
+    let shape = PoolShape::of(&opts.kernel, (per_sm * dev.sm_count) as usize * block as usize);
+    let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();
 
@@ -73,15 +78,15 @@ pub(crate) fn run<P: Program>(
     let launched = Instant::now();
     let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
     while n > 0 {
-        stream.memset_zeros(&mut count_dev).map_err(Error::driver("clearing the task counter"))?;
+        let out_count = ws.zeroed(stream, TASK_COUNT, 4)?;
         let record = StaticRecord {
-            input: ptr(&current, stream),
-            output: ptr(&next, stream),
-            out_count: ptr(&count_dev, stream),
+            input: current,
+            output: next,
+            out_count,
             params: inputs.params_ptr(stream),
             buffers: inputs.buffers_ptr(stream),
             counter_slots: inputs.counters_ptr(stream),
-            stop: stop.device,
+            stop,
             n_in: n as u32,
             capacity: capacity as u32,
         };
@@ -94,16 +99,19 @@ pub(crate) fn run<P: Program>(
             since: launched,
             what: "launching a generation",
         };
-        // SAFETY: the record's buffers outlive the launch, which is waited for.
-        if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, &stop) } {
+        // SAFETY: the record points to workspace memory that outlives the launch (abandoned,
+        // not freed, if the kernel ignores a stop request).
+        if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
             if let Error::Watchdog { stopped: false, .. } = e {
                 // The kernel still runs: its memory must stay valid.
-                std::mem::forget((current, next, inputs, count_dev, stop, module, join));
+                ws.abandon();
+                std::mem::forget((inputs, module));
             }
             return Err(e);
         }
         check_status::<P>(&module, stream, |_| "the static scheduler's task array".into())?;
-        let created = stream.clone_dtoh(&count_dev).map_err(Error::driver("reading the task counter"))?[0] as u64;
+        let count = ws.read_bytes(stream, TASK_COUNT, 4)?;
+        let created = u32::from_le_bytes(count[..4].try_into().expect("4 bytes")) as u64;
         if created > capacity {
             return Err(Error::QueueOverflow {
                 queue: format!("the static scheduler's task array (generation {})", generations + 1),
@@ -122,15 +130,17 @@ pub(crate) fn run<P: Program>(
     let t2 = Instant::now();
     let counters = inputs.read_back::<P>(stream, buffers)?;
     let mut stats = Stats { tasks, generations, peak_queue: widest, queue_capacity: capacity, phases, ..Stats::default() };
-    let values = JoinPool::results::<P>(&join, &module, stream, roots.len(), &mut stats)?;
+    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;
     stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }
 
 /// Slots per task array: the requested number, or the largest power of two up to 2^26 with
-/// both arrays within a third of free device memory (and at least the roots).
-fn choose_capacity<P: Program>(dev: &GpuDevice, requested: Option<u32>, roots: u64) -> Result<u64, Error> {
+/// both arrays within a third of free device memory (and at least the roots). `held`: bytes
+/// of arrays kept from an earlier run, free for this one.
+fn choose_capacity<P: Program>(dev: &GpuDevice, held: usize, requested: Option<u32>, roots: u64) -> Result<u64, Error> {
     let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+    let free = free + held;
     let per_slot = 2 * P::TASK_BYTES as u64;
     let capacity = match requested {
         Some(c) => c as u64,

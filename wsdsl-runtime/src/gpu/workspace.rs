@@ -1,0 +1,104 @@
+//! Device memory kept between runs. The persistent kernel's deques, statistics, SM tables,
+//! join frames and stop flag are allocated on a device's first run and reused by every later
+//! run that fits in them (a run that needs more grows the buffer), so a warm run pays for
+//! its launch and a few small copies, not for allocations of gigabytes.
+//!
+//! Buffers are named by their role. A buffer is handed out as a device address; what the
+//! kernel reads must be initialised by the run (`zeroed`, `upload`), what it only writes
+//! need not be. A kernel that ignored its stop request may still use every buffer: then the
+//! workspace is abandoned (its memory never freed) rather than reused.
+
+use super::watchdog::StopFlag;
+use crate::error::Error;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+#[derive(Default)]
+pub(crate) struct Workspace {
+    buffers: HashMap<&'static str, CudaSlice<u8>>,
+    stop: Option<StopFlag>,
+}
+
+impl Workspace {
+    /// The buffer for `role`, at least `bytes` long, contents undefined; its device address.
+    pub fn buffer(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize) -> Result<u64, Error> {
+        let bytes = bytes.max(1);
+        if !self.buffers.get(role).is_some_and(|b| b.len() >= bytes) {
+            // Free the smaller one before taking the larger.
+            self.buffers.remove(role);
+            // SAFETY: every caller initialises what the kernel reads before launching it.
+            let fresh = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a run"))?;
+            self.buffers.insert(role, fresh);
+        }
+        let b = self.buffers.get(role).expect("inserted above");
+        let (address, _sync) = b.device_ptr(stream);
+        Ok(address)
+    }
+
+    /// Bytes held for `role` (a run sizing a buffer by free memory counts them as free).
+    pub fn held(&self, role: &str) -> usize {
+        self.buffers.get(role).map_or(0, |b| b.len())
+    }
+
+    /// The buffer for `role`, its first `bytes` zeroed (asynchronously, before the launch).
+    pub fn zeroed(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize) -> Result<u64, Error> {
+        let address = self.buffer(stream, role, bytes)?;
+        let b = self.buffers.get_mut(role).expect("allocated above");
+        let mut head = b.slice_mut(..bytes.max(1));
+        stream.memset_zeros(&mut head).map_err(Error::driver("clearing device memory for a run"))?;
+        Ok(address)
+    }
+
+    /// The buffer for `role`, holding `data` (copied before the launch).
+    pub fn upload<T: cudarc::driver::DeviceRepr>(&mut self, stream: &Arc<CudaStream>, role: &'static str, data: &[T]) -> Result<u64, Error> {
+        let bytes = std::mem::size_of_val(data);
+        let address = self.buffer(stream, role, bytes)?;
+        let b = self.buffers.get_mut(role).expect("allocated above");
+        // SAFETY: the bytes of plain-old-data values (`DeviceRepr`).
+        let raw = unsafe { std::slice::from_raw_parts(data.as_ptr() as *const u8, bytes) };
+        let mut head = b.slice_mut(..bytes.max(1));
+        if bytes > 0 {
+            stream.memcpy_htod(raw, &mut head).map_err(Error::driver("copying a run's inputs to the device"))?;
+        }
+        Ok(address)
+    }
+
+    /// The first `count` u64 of the buffer for `role` (after the run).
+    pub fn read_u64(&self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u64>, Error> {
+        let b = self.buffers.get(role).expect("a buffer the run used");
+        let bytes = stream.clone_dtoh(&b.slice(..count * 8)).map_err(Error::driver("reading a run's results"))?;
+        Ok(bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect())
+    }
+
+    /// The stop flag, lowered.
+    pub fn stop_flag(&mut self, ctx: &Arc<CudaContext>) -> Result<&StopFlag, Error> {
+        if self.stop.is_none() {
+            self.stop = Some(StopFlag::new(ctx)?);
+        }
+        let stop = self.stop.as_ref().expect("created above");
+        stop.lower();
+        Ok(stop)
+    }
+
+    /// The stop flag of the run in progress (`stop_flag` made it).
+    pub fn stop(&self) -> &StopFlag {
+        self.stop.as_ref().expect("stop_flag() was called for this run")
+    }
+
+    /// The first `count` bytes of the buffer for `role` (after the run).
+    pub fn read_bytes(&self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
+        let b = self.buffers.get(role).expect("a buffer the run used");
+        stream.clone_dtoh(&b.slice(..count)).map_err(Error::driver("reading a run's results"))
+    }
+
+    /// The kernel still runs and may touch every buffer: keep them allocated forever.
+    pub fn abandon(&mut self) {
+        for (_, b) in self.buffers.drain() {
+            std::mem::forget(b);
+        }
+        if let Some(stop) = self.stop.take() {
+            std::mem::forget(stop);
+        }
+    }
+}
