@@ -194,3 +194,18 @@ fn the_cpu_backend_steals_and_balances() {
     assert!(out.stats.steals > 0, "one root task must be stolen to reach the other threads: {}", out.stats);
     assert_eq!(out.stats.per_worker_tasks.iter().sum::<u64>(), out.stats.tasks);
 }
+
+#[test]
+fn a_progress_callback_sees_the_cpu_backend_work() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let rt = cpu().on_progress(std::time::Duration::from_millis(2), move |p| sink.lock().unwrap().push((p.tasks, p.elapsed)));
+    // Long enough for several reports even in a release build on a fast machine.
+    let (count, out) = nqueens::solve(&rt, 13).unwrap();
+    assert_eq!(count, 73_712);
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 3, "only {} reports in {:?}", seen.len(), out.stats.phases.run);
+    assert!(seen.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1), "counts and times never go back: {seen:?}");
+    let last = seen.last().unwrap().0;
+    assert!(last > 0 && last <= out.stats.tasks, "last report {last} of {} tasks", out.stats.tasks);
+}

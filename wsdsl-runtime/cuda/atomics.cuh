@@ -89,3 +89,16 @@ static __device__ __forceinline__ ws_atom_u32 ws_load_volatile_sys_u32(const ws_
     asm volatile("ld.relaxed.sys.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
+
+// Host-mapped word written by the device for the host to read while the kernel runs (a
+// worker's progress). A relaxed system-scope store: a posted write over PCIe, not waited for.
+static __device__ __forceinline__ void ws_store_volatile_sys_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    asm volatile("st.relaxed.sys.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+// Nanoseconds of the GPU's global timer (comparable across SMs).
+static __device__ __forceinline__ unsigned long long ws_globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}

@@ -65,6 +65,7 @@ struct ws_broker_launch {
     unsigned long long* stats;          // workers * WS_STAT_WORDS
     ws_atom_u32* pending;               // outstanding tasks, set to root_count by the host
     const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
+    ws_atom_u64* progress;              // host-mapped, per worker: tasks run (null: unwatched)
     unsigned workers;
     unsigned queue_count;               // 1 (BQ, BWD) or the number of blocks (BSQ)
     unsigned staging_cap;               // children per worker and batch
@@ -207,6 +208,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     }
 
     unsigned polls = 0;
+    unsigned long long published_at = 0;
     wsdsl_task task;
     for (;;) {
         if (leader) {
@@ -215,6 +217,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             if (++polls == WS_BROKER_POLL_EVERY) {
                 polls = 0;
                 if (ws_broker_must_stop(&L, self, 0u)) outcome = WS_BROKER_ABORTED;
+                ws_publish_progress(L.progress, self, st.tasks, &published_at);
             }
             if (outcome == WS_BROKER_FOUND && ws_failed()) outcome = WS_BROKER_ABORTED;
             for (unsigned round = 1; outcome == WS_BROKER_FOUND; round++) {

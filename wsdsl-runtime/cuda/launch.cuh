@@ -34,6 +34,7 @@ struct ws_launch {
     unsigned long long* stats;          // workers * WS_STAT_WORDS
     ws_atom_u32* idle;                  // number of idle workers
     const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
+    ws_atom_u64* progress;              // host-mapped, per worker: tasks run (null: unwatched)
     unsigned* sm_of;                    // per worker: its SM id (victims.cuh), 0xff.. = unknown
     unsigned* sm_leader;                // per SM: the worker that robs other SMs (HWS)
     unsigned workers;

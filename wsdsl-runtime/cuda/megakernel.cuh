@@ -158,6 +158,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 
     bool idle = false;
     unsigned polls = 0;
+    unsigned long long published_at = 0;
     wsdsl_task task;
     for (;;) {
         ws_preempt();
@@ -167,6 +168,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             if (++polls == WS_POLL_EVERY) {
                 polls = 0;
                 if (ws_must_stop(&L, self, 0u)) outcome = WS_ABORTED;
+                ws_publish_progress(L.progress, self, st.tasks, &published_at);
             }
             WS_PROF(unsigned long long t0 = ws_clock());
 #if WSDSL_JOIN

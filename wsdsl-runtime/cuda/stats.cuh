@@ -38,3 +38,17 @@ enum {
 #else
 #define WS_PROF(stmt) ((void)0)
 #endif
+
+// Progress for the host's progress line (`progress.rs`): at a poll, a worker's leader writes
+// its task count to its word of a host-mapped array, at most once per WS_PROGRESS_NS, so a
+// full GPU of workers sends a few hundred thousand small writes a second over PCIe at most.
+// Null when nobody watches the run: then nothing is written.
+#define WS_PROGRESS_NS (1ull << 23)   // about 8 ms
+static __device__ __forceinline__ void ws_publish_progress(ws_atom_u64* progress, unsigned self, unsigned long long tasks,
+                                                           unsigned long long* published_at) {
+    if (progress == nullptr) return;
+    const unsigned long long now = ws_globaltimer();
+    if (now - *published_at < WS_PROGRESS_NS) return;
+    *published_at = now;
+    ws_store_volatile_sys_u64(&progress[self], tasks);
+}

@@ -4,8 +4,9 @@ use crate::cpu::{self, CpuPool};
 use crate::error::Error;
 use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
+use crate::progress::{Progress, ProgressOptions};
 use crate::stats::{BackendKind, Stats};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Where a program runs.
@@ -68,6 +69,7 @@ pub struct Runtime {
     frames: Option<u32>,
     profile: bool,
     min_blocks: u32,
+    progress: ProgressOptions,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
     /// The CPU backend's thread pool, started on first use and kept for later runs.
@@ -86,6 +88,7 @@ impl Runtime {
             frames: None,
             profile: false,
             min_blocks: 0,
+            progress: ProgressOptions::default(),
             ordinal: 0,
             device: OnceLock::new(),
             cpu_pool: OnceLock::new(),
@@ -95,7 +98,7 @@ impl Runtime {
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
-    /// ([`Runtime::min_blocks_per_sm`]).
+    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line).
     pub fn from_env() -> Result<Runtime, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -124,6 +127,9 @@ impl Runtime {
         }
         if let Some(b) = number("WSDSL_MIN_BLOCKS")? {
             rt = rt.min_blocks_per_sm(b.min(32) as u32);
+        }
+        if let Some(p) = number("WSDSL_PROGRESS")? {
+            rt = rt.progress_line(p != 0);
         }
         Ok(rt)
     }
@@ -160,6 +166,21 @@ impl Runtime {
     /// more memory latency; fewer registers may spill.
     pub fn min_blocks_per_sm(mut self, blocks: u32) -> Self {
         self.min_blocks = blocks;
+        self
+    }
+
+    /// Whether runs longer than a second show a progress line (tasks done, tasks/s, elapsed)
+    /// on standard error when it is a terminal (default: yes; never when it is not).
+    pub fn progress_line(mut self, on: bool) -> Self {
+        self.progress.line = on;
+        self
+    }
+
+    /// Calls `callback` about every `every` while a run is in progress, with the tasks run so
+    /// far (a lower bound, a few milliseconds behind) and the time since the start. On the
+    /// GPU the workers then publish their counts to host-mapped memory every few ms.
+    pub fn on_progress(mut self, every: Duration, callback: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        self.progress.callback = Some((every, Arc::new(callback)));
         self
     }
 
@@ -287,6 +308,7 @@ impl Runtime {
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,
                 frames: self.frames,
+                progress: self.progress.clone(),
             };
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
@@ -299,7 +321,7 @@ impl Runtime {
                 .get_or_init(|| CpuPool::new(self.cpu_threads).map_err(|e| e.to_string()))
                 .as_ref()
                 .map_err(|why| Error::InvalidConfig(why.clone()))?;
-            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, pool)?;
+            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, pool, &self.progress)?;
             Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
     }

@@ -157,6 +157,12 @@ fn main() -> ExitCode {
     }
     if wanted("warm-call") && !args.cpu {
         rows.push(announce(b.warm_call(&gpu(), 14)));
+        // What watching costs the kernel: the same runs with a progress callback (the workers
+        // then write their counts to host-mapped memory every 8 ms), beside the rows above.
+        let watched = || gpu().on_progress(Duration::from_millis(100), |_| {});
+        rows.push(announce(b.nqueens_variant(&watched(), 16, "watched")));
+        rows.push(announce(b.fib_variant(&watched(), 35, "watched")));
+        rows.push(announce(b.uts_variant(&watched(), "T3", "watched")));
     }
     let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
     if wanted("mergesort") {

@@ -18,6 +18,7 @@
 
 #include <sched.h>
 #include <stdint.h>
+#include <time.h>
 
 #define __device__
 #define __host__
@@ -58,6 +59,12 @@ static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void ws_store_volatile_sys_u64(ws_atom_u64* p, ws_atom_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline unsigned long long ws_globaltimer() {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (unsigned long long)t.tv_sec * 1000000000ull + (unsigned long long)t.tv_nsec;
+}
 
 // CUDA intrinsics (device-scope atomics are relaxed in CUDA; seq_cst here is stronger, never weaker).
 template <class T> static inline T atomicAdd(T* p, T v) { return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST); }

@@ -15,16 +15,23 @@ mod workers;
 
 use crate::error::Error;
 use crate::program::{CounterSet, Program, RunResult};
+use crate::progress::ProgressOptions;
 use crate::stats::{Phases, Stats};
 use std::time::Instant;
 
 pub use workers::CpuPool;
 
-/// Runs `roots` and everything they spawn on `pool`.
-pub fn run<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], pool: &CpuPool) -> Result<RunResult<P>, Error> {
+/// Runs `roots` and everything they spawn on `pool`, reporting progress to `progress`.
+pub fn run<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    pool: &CpuPool,
+    progress: &ProgressOptions,
+) -> Result<RunResult<P>, Error> {
     let run = tree::Run::<P>::new(params, buffers, pool.threads());
     let start = Instant::now();
-    let values = pool.install(|| run.roots(roots));
+    let values = progress.report_while(P::NAME, &|| run.tasks_published(), || pool.install(|| run.roots(roots)));
     let elapsed = start.elapsed();
     let outcome = run.finish();
     if let Some(error) = outcome.failure {

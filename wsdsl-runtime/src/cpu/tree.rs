@@ -54,6 +54,11 @@ impl<'a, P: Program> Run<'a, P> {
         values
     }
 
+    /// Tasks run so far (from any thread, while the run goes on).
+    pub fn tasks_published(&self) -> u64 {
+        self.workers.tasks_published()
+    }
+
     pub fn finish(self) -> Outcome<P::Counters> {
         let failure = self.failure.into_inner().unwrap_or_else(|e| e.into_inner());
         Outcome { workers: self.workers.into_inner(), failure }

@@ -3,6 +3,7 @@
 
 use crate::error::Error;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Stack of each pool thread. Tasks run as nested calls (a task waits for its children on
 /// its thread's stack), so deep trees need room; the stack also grows on demand beyond it
@@ -55,9 +56,13 @@ pub(crate) struct Worker<C> {
     pub peak_waiting: u64,
 }
 
-/// A slot on its own cache line, so that threads updating their slots never share a line.
+/// A slot on its own cache line, so that threads updating their slots never share a line;
+/// beside it the slot's task count as the progress reporter may read it (`progress.rs`).
 #[repr(align(128))]
-struct Padded<T>(UnsafeCell<T>);
+struct Padded<T> {
+    worker: UnsafeCell<T>,
+    published: AtomicU64,
+}
 
 /// One `Worker` per pool thread.
 pub(crate) struct Slots<C> {
@@ -70,7 +75,7 @@ unsafe impl<C: Send> Sync for Slots<C> {}
 
 impl<C: Default> Slots<C> {
     pub fn new(threads: usize) -> Slots<C> {
-        Slots { slots: (0..threads).map(|_| Padded(UnsafeCell::new(Worker::default()))).collect() }
+        Slots { slots: (0..threads).map(|_| Padded { worker: UnsafeCell::new(Worker::default()), published: AtomicU64::new(0) }).collect() }
     }
 }
 
@@ -83,14 +88,25 @@ impl<C> Slots<C> {
     /// Runs `f` on slot `me`, which must be the calling pool thread's (`here`). `f` must not
     /// call into rayon: then no other use of the slot can overlap it, since a pool thread
     /// runs one closure at a time and only that thread uses the slot with its index.
+    /// Afterwards the slot's task count is published (a relaxed store to a line only this
+    /// thread writes: a plain store on x86 and ARM).
     pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C>) -> R) -> R {
         debug_assert_eq!(Some(me), rayon::current_thread_index());
+        let slot = &self.slots[me];
         // SAFETY: see above; `f` runs a handler or bookkeeping, never a rayon operation.
-        f(unsafe { &mut *self.slots[me].0.get() })
+        let worker = unsafe { &mut *slot.worker.get() };
+        let result = f(worker);
+        slot.published.store(worker.tasks, Ordering::Relaxed);
+        result
+    }
+
+    /// Tasks run so far, as published (callable from any thread while the run goes on).
+    pub fn tasks_published(&self) -> u64 {
+        self.slots.iter().map(|s| s.published.load(Ordering::Relaxed)).sum()
     }
 
     /// The slots, once no task runs any more.
     pub fn into_inner(self) -> Vec<Worker<C>> {
-        self.slots.into_iter().map(|p| p.0.into_inner()).collect()
+        self.slots.into_iter().map(|p| p.worker.into_inner()).collect()
     }
 }

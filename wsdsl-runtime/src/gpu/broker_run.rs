@@ -40,6 +40,7 @@ pub(crate) struct BrokerRecord {
     pub stats: u64,
     pub pending: u64,
     pub stop: u64,
+    pub progress: u64,
     pub workers: u32,
     pub queue_count: u32,
     pub staging_cap: u32,
@@ -141,6 +142,8 @@ pub(crate) fn run<P: Program>(
     let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
     let pending_dev = ws.upload(stream, "broker pending tasks", &[roots.len() as u32])?;
     let stop = ws.stop_flag(&dev.ctx)?.device;
+    // Progress words only when someone watches: otherwise the kernel writes none.
+    let progress = if opts.progress.watched() { ws.progress_words(&dev.ctx, workers as usize)? } else { 0 };
     clear_status(&module, stream)?;
     let shape = PoolShape::of(&opts.kernel, grid as usize * block as usize);
     let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
@@ -155,6 +158,7 @@ pub(crate) fn run<P: Program>(
         stats: stats_dev,
         pending: pending_dev,
         stop,
+        progress,
         workers,
         queue_count,
         staging_cap,
@@ -176,7 +180,12 @@ pub(crate) fn run<P: Program>(
     // freed, if the kernel ignores a stop request); the grid
     // is at most the occupancy limit and the launch cooperative, so every block is resident at
     // once, which the persistent workers (and the queues' ticket waits) rely on.
-    match unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
+    let launched = {
+        let ws = &*ws;
+        let done = || ws.progress_published(workers as usize);
+        opts.progress.report_while(P::NAME, &done, || unsafe { launch_with_record(dev, &launch, &record, ws.stop()) })
+    };
+    match launched {
         Ok(run) => phases.run = run,
         Err(e) => {
             if let Error::Watchdog { stopped: false, .. } = e {

@@ -291,6 +291,8 @@ fn run_persistent<P: Program>(
     let mut stats = HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8);
     let mut idle = HostBuf::zeroed(128);
     let mut stop = HostBuf::zeroed(8);
+    // The workers' progress words are written here too, so the host build exercises them.
+    let mut progress = HostBuf::zeroed(workers as usize * 8);
     let mut sm_of = HostBuf(vec![u64::MAX; (workers as usize).div_ceil(2)]);
     let mut sm_leader = HostBuf(vec![u64::MAX; MAX_SM_IDS / 2]);
     let record = LaunchRecord {
@@ -303,6 +305,7 @@ fn run_persistent<P: Program>(
         stats: stats.addr(),
         idle: idle.addr(),
         stop: stop.addr(),
+        progress: progress.addr(),
         sm_of: sm_of.addr(),
         sm_leader: sm_leader.addr(),
         workers,
@@ -314,7 +317,7 @@ fn run_persistent<P: Program>(
     if let Err(e) = launch(kernel, &record as *const LaunchRecord as *const u8, record.stop, emu) {
         if matches!(e, Error::Watchdog { stopped: false, .. }) {
             // The kernel thread still runs: its memory must stay valid.
-            std::mem::forget((slots, deques, roots, stats, idle, stop, sm_of, sm_leader));
+            std::mem::forget((slots, deques, roots, stats, idle, stop, progress, sm_of, sm_leader));
         }
         return Err(e);
     }
@@ -350,6 +353,7 @@ fn run_broker<P: Program>(
     let mut stats = HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8);
     let mut pending = HostBuf(vec![root_count as u64]); // the u32 count, little-endian
     let mut stop = HostBuf::zeroed(8);
+    let mut progress = HostBuf::zeroed(workers as usize * 8);
     let record = BrokerRecord {
         queues: queues.addr(),
         staging: staging.addr(),
@@ -360,6 +364,7 @@ fn run_broker<P: Program>(
         stats: stats.addr(),
         pending: pending.addr(),
         stop: stop.addr(),
+        progress: progress.addr(),
         workers,
         queue_count,
         staging_cap,
@@ -368,7 +373,7 @@ fn run_broker<P: Program>(
     let ran = Instant::now();
     if let Err(e) = launch(kernel, &record as *const BrokerRecord as *const u8, record.stop, emu) {
         if matches!(e, Error::Watchdog { stopped: false, .. }) {
-            std::mem::forget((queues, staging, roots, stats, pending, stop));
+            std::mem::forget((queues, staging, roots, stats, pending, stop, progress));
         }
         return Err(e);
     }

@@ -8,6 +8,7 @@ pub mod emulate;
 mod inputs;
 mod join;
 mod launch;
+mod mapped;
 pub mod libs;
 mod module;
 mod persistent;
@@ -35,6 +36,8 @@ pub struct GpuOptions {
     /// Join frames in the pool (programs with complete handlers); `None` picks a default
     /// from free device memory.
     pub frames: Option<u32>,
+    /// Who watches the run's progress (`progress.rs`).
+    pub progress: crate::progress::ProgressOptions,
 }
 
 /// Runs `roots` with the scheduler `opts` selects.

@@ -34,6 +34,7 @@ pub(crate) struct LaunchRecord {
     pub stats: u64,
     pub idle: u64,
     pub stop: u64,
+    pub progress: u64,
     pub sm_of: u64,
     pub sm_leader: u64,
     pub workers: u32,
@@ -95,6 +96,8 @@ pub(crate) fn run<P: Program>(
     let shape = PoolShape::of(&opts.kernel, grid as usize * block as usize);
     let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
     let stop_device = ws.stop_flag(&dev.ctx)?.device;
+    // Progress words only when someone watches: otherwise the kernel writes none.
+    let progress = if opts.progress.watched() { ws.progress_words(&dev.ctx, workers as usize)? } else { 0 };
 
     let record = LaunchRecord {
         slots,
@@ -106,6 +109,7 @@ pub(crate) fn run<P: Program>(
         stats: stats_dev,
         idle: idle_dev,
         stop: stop_device,
+        progress,
         sm_of: sm_of_dev,
         sm_leader: sm_leader_dev,
         workers,
@@ -128,7 +132,12 @@ pub(crate) fn run<P: Program>(
     // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
     // freed, if the kernel ignores a stop request), and the grid is at most the occupancy
     // limit (the persistent workers need every block resident).
-    match unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
+    let launched = {
+        let ws = &*ws;
+        let done = || ws.progress_published(workers as usize);
+        opts.progress.report_while(P::NAME, &done, || unsafe { launch_with_record(dev, &launch, &record, ws.stop()) })
+    };
+    match launched {
         Ok(run) => phases.run = run,
         Err(e) => {
             if let Error::Watchdog { stopped: false, .. } = e {

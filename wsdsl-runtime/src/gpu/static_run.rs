@@ -10,6 +10,7 @@ use super::GpuOptions;
 use crate::error::Error;
 use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 /// Workspace roles: the two task arrays (a generation reads one, writes the other) and the
@@ -76,55 +77,65 @@ pub(crate) fn run<P: Program>(
     // A thread takes a task at a time, or a whole worker in a cooperative schedule.
     let tasks_per_block = (if opts.kernel.cooperative { block / opts.kernel.worker_threads() } else { block }) as u64;
     let launched = Instant::now();
-    let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
-    while n > 0 {
-        let out_count = ws.zeroed(stream, TASK_COUNT, 4)?;
-        let record = StaticRecord {
-            input: current,
-            output: next,
-            out_count,
-            params: inputs.params_ptr(stream),
-            buffers: inputs.buffers_ptr(stream),
-            counter_slots: inputs.counters_ptr(stream),
-            stop,
-            n_in: n as u32,
-            capacity: capacity as u32,
-        };
-        let launch = Launch {
-            func: &func,
-            grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, per_sm * dev.sm_count),
-            block,
-            cooperative: false,
-            limit: opts.watchdog,
-            since: launched,
-            what: "launching a generation",
-        };
-        // SAFETY: the record points to workspace memory that outlives the launch (abandoned,
-        // not freed, if the kernel ignores a stop request).
-        if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
-            if let Error::Watchdog { stopped: false, .. } = e {
-                // The kernel still runs: its memory must stay valid.
-                ws.abandon();
-                std::mem::forget((inputs, module));
+    // Progress is the host's own count of the generations' tasks.
+    let done = AtomicU64::new(0);
+    let generations = opts.progress.report_while(P::NAME, &|| done.load(Ordering::Relaxed), || -> Result<_, Error> {
+        let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
+        while n > 0 {
+            let out_count = ws.zeroed(stream, TASK_COUNT, 4)?;
+            let record = StaticRecord {
+                input: current,
+                output: next,
+                out_count,
+                params: inputs.params_ptr(stream),
+                buffers: inputs.buffers_ptr(stream),
+                counter_slots: inputs.counters_ptr(stream),
+                stop,
+                n_in: n as u32,
+                capacity: capacity as u32,
+            };
+            let launch = Launch {
+                func: &func,
+                grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, per_sm * dev.sm_count),
+                block,
+                cooperative: false,
+                limit: opts.watchdog,
+                since: launched,
+                what: "launching a generation",
+            };
+            // SAFETY: the record points to workspace memory that outlives the launch
+            // (abandoned, not freed, if the kernel ignores a stop request).
+            if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
+                if let Error::Watchdog { stopped: false, .. } = e {
+                    ws.abandon();
+                }
+                return Err(e);
             }
-            return Err(e);
+            check_status::<P>(&module, stream, |_| "the static scheduler's task array".into())?;
+            let count = ws.read_bytes(stream, TASK_COUNT, 4)?;
+            let created = u32::from_le_bytes(count[..4].try_into().expect("4 bytes")) as u64;
+            if created > capacity {
+                return Err(Error::QueueOverflow {
+                    queue: format!("the static scheduler's task array (generation {})", generations + 1),
+                    capacity,
+                    needed: created,
+                });
+            }
+            tasks += n;
+            done.store(tasks, Ordering::Relaxed);
+            generations += 1;
+            widest = widest.max(created);
+            std::mem::swap(&mut current, &mut next);
+            n = created;
         }
-        check_status::<P>(&module, stream, |_| "the static scheduler's task array".into())?;
-        let count = ws.read_bytes(stream, TASK_COUNT, 4)?;
-        let created = u32::from_le_bytes(count[..4].try_into().expect("4 bytes")) as u64;
-        if created > capacity {
-            return Err(Error::QueueOverflow {
-                queue: format!("the static scheduler's task array (generation {})", generations + 1),
-                capacity,
-                needed: created,
-            });
-        }
-        tasks += n;
-        generations += 1;
-        widest = widest.max(created);
-        std::mem::swap(&mut current, &mut next);
-        n = created;
+        Ok((tasks, widest, generations))
+    });
+    if let Err(Error::Watchdog { stopped: false, .. }) = generations {
+        // The kernel still runs: its memory must stay valid.
+        std::mem::forget((inputs, module));
+        return Err(generations.unwrap_err());
     }
+    let (tasks, widest, generations) = generations?;
     phases.run = launched.elapsed();
 
     let t2 = Instant::now();

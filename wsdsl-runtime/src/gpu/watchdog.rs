@@ -6,43 +6,31 @@
 //! freeing memory under it, which would block forever.
 
 use crate::error::Error;
-use cudarc::driver::sys::{CUdeviceptr, CU_MEMHOSTALLOC_DEVICEMAP, CU_MEMHOSTALLOC_PORTABLE};
-use cudarc::driver::{CudaContext, CudaEvent, PinnedHostSlice};
+use super::mapped::HostMapped;
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{CudaContext, CudaEvent};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A host-mapped flag, zero until the watchdog fires.
 pub(crate) struct StopFlag {
-    _pinned: PinnedHostSlice<u32>,
-    host: *mut u32,
+    word: HostMapped<u32>,
     pub device: CUdeviceptr,
 }
 
 impl StopFlag {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Self, Error> {
-        // SAFETY: a 4-byte host-mapped allocation, initialised right below before any use.
-        let mut pinned = unsafe { ctx.alloc_pinned_with_flags::<u32>(1, CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE) }
-            .map_err(Error::driver("allocating the watchdog flag"))?;
-        let host = pinned.as_mut_ptr().map_err(Error::driver("mapping the watchdog flag"))?;
-        // SAFETY: `host` points to the live pinned allocation owned by `pinned`.
-        unsafe { host.write_volatile(0) };
-        let mut device: CUdeviceptr = 0;
-        // SAFETY: `host` was allocated with CU_MEMHOSTALLOC_DEVICEMAP.
-        unsafe { cudarc::driver::sys::cuMemHostGetDevicePointer_v2(&mut device, host as *mut _, 0) }
-            .result()
-            .map_err(Error::driver("mapping the watchdog flag"))?;
-        Ok(StopFlag { _pinned: pinned, host, device })
+        let word = HostMapped::new(ctx, 1, "allocating the watchdog flag")?;
+        Ok(StopFlag { device: word.device, word })
     }
 
     fn raise(&self) {
-        // SAFETY: the allocation lives as long as `self`; the device reads it volatile.
-        unsafe { self.host.write_volatile(1) };
+        self.word.set(0, 1);
     }
 
     /// Clears a flag kept from an earlier run (no kernel runs now).
     pub fn lower(&self) {
-        // SAFETY: as in `raise`.
-        unsafe { self.host.write_volatile(0) };
+        self.word.set(0, 0);
     }
 }
 

@@ -8,6 +8,7 @@
 //! need not be. A kernel that ignored its stop request may still use every buffer: then the
 //! workspace is abandoned (its memory never freed) rather than reused.
 
+use super::mapped::HostMapped;
 use super::watchdog::StopFlag;
 use crate::error::Error;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
@@ -18,6 +19,7 @@ use std::sync::Arc;
 pub(crate) struct Workspace {
     buffers: HashMap<&'static str, CudaSlice<u8>>,
     stop: Option<StopFlag>,
+    progress: Option<HostMapped<u64>>,
 }
 
 impl Workspace {
@@ -81,6 +83,22 @@ impl Workspace {
         Ok(stop)
     }
 
+    /// One host-mapped progress word per worker, zeroed (`progress.rs`); its device address.
+    pub fn progress_words(&mut self, ctx: &Arc<CudaContext>, workers: usize) -> Result<u64, Error> {
+        if !self.progress.as_ref().is_some_and(|p| p.len() >= workers) {
+            self.progress = None;
+            self.progress = Some(HostMapped::new(ctx, workers, "allocating the progress words")?);
+        }
+        let words = self.progress.as_ref().expect("allocated above");
+        words.fill(0);
+        Ok(words.device)
+    }
+
+    /// Tasks the first `workers` workers have published so far (while the kernel runs).
+    pub fn progress_published(&self, workers: usize) -> u64 {
+        self.progress.as_ref().map_or(0, |p| p.sum(workers))
+    }
+
     /// The stop flag of the run in progress (`stop_flag` made it).
     pub fn stop(&self) -> &StopFlag {
         self.stop.as_ref().expect("stop_flag() was called for this run")
@@ -99,6 +117,9 @@ impl Workspace {
         }
         if let Some(stop) = self.stop.take() {
             std::mem::forget(stop);
+        }
+        if let Some(progress) = self.progress.take() {
+            std::mem::forget(progress);
         }
     }
 }
