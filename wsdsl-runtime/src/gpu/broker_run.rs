@@ -176,13 +176,14 @@ pub(crate) fn run<P: Program>(
         since: Instant::now(),
         what: "launching the broker megakernel",
     };
-    // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
-    // freed, if the kernel ignores a stop request); the grid
-    // is at most the occupancy limit and the launch cooperative, so every block is resident at
-    // once, which the persistent workers (and the queues' ticket waits) rely on.
+    // While the kernel runs, whoever watches reads the workers' progress words.
     let launched = {
         let ws = &*ws;
         let done = || ws.progress_published(workers as usize);
+        // SAFETY: the record points to workspace memory that outlives the kernel (abandoned,
+        // not freed, if the kernel ignores a stop request); the grid is at most the occupancy
+        // limit and the launch cooperative, so every block is resident at once, which the
+        // persistent workers (and the queues' ticket waits) rely on.
         opts.progress.report_while(P::NAME, &done, || unsafe { launch_with_record(dev, &launch, &record, ws.stop()) })
     };
     match launched {

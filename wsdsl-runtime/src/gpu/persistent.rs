@@ -129,12 +129,13 @@ pub(crate) fn run<P: Program>(
         since: Instant::now(),
         what: "launching the megakernel",
     };
-    // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
-    // freed, if the kernel ignores a stop request), and the grid is at most the occupancy
-    // limit (the persistent workers need every block resident).
+    // While the kernel runs, whoever watches reads the workers' progress words.
     let launched = {
         let ws = &*ws;
         let done = || ws.progress_published(workers as usize);
+        // SAFETY: the record points to workspace memory that outlives the kernel (abandoned, not
+        // freed, if the kernel ignores a stop request), and the grid is at most the occupancy
+        // limit (the persistent workers need every block resident).
         opts.progress.report_while(P::NAME, &done, || unsafe { launch_with_record(dev, &launch, &record, ws.stop()) })
     };
     match launched {
