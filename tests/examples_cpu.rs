@@ -209,3 +209,22 @@ fn a_progress_callback_sees_the_cpu_backend_work() {
     let last = seen.last().unwrap().0;
     assert!(last > 0 && last <= out.stats.tasks, "last report {last} of {} tasks", out.stats.tasks);
 }
+
+#[test]
+fn a_cpu_run_draws_its_load_balance_chart() {
+    let (_, out) = nqueens::solve(&cpu(), 10).unwrap();
+    let path = std::env::temp_dir().join(format!("wsdsl-nqueens-chart-{}.svg", std::process::id()));
+    match out.stats.write_chart(&path, "N-Queens 10") {
+        Err(wsdsl::Error::Chart { reason, .. }) if reason.contains("TrueType") => {
+            eprintln!("SKIPPED the chart: {reason}");
+        }
+        Err(e) => panic!("{e}"),
+        Ok(()) => {
+            let svg = std::fs::read_to_string(&path).unwrap();
+            std::fs::remove_file(&path).ok();
+            let workers = out.stats.per_worker_tasks.len();
+            assert!(svg.contains("N-Queens 10"));
+            assert!(svg.contains(&format!("of {workers} busy")), "the caption counts the run's workers");
+        }
+    }
+}

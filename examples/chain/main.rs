@@ -24,9 +24,8 @@ struct Args {
     /// Every link waits for its child (a complete handler per link).
     #[arg(long)]
     joined: bool,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 fn main() -> ExitCode {
@@ -34,7 +33,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     let m = kernel::run(&rt, args.chains, args.length, args.joined)?;
     cli::note_fallback(&m.note);
     println!(
@@ -46,6 +45,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         m.per_level(args.length).as_secs_f64() * 1e6
     );
     println!("{}", m.stats);
+    args.common.chart(&m.stats, format!("chain {} x {} on {}", args.chains, args.length, m.backend))?;
     let links = args.chains as u64 * args.length as u64;
     let values = if args.joined { ", every chain's value is its length" } else { "" };
     Ok(cli::report(m.check(args.chains, args.length, args.joined).map(|()| format!("{links} links ran{values}"))))

@@ -1,9 +1,47 @@
-//! What every example's command line shares: the backend it runs on, the note when the GPU
-//! could not be used, and the exit status. Included by each `examples/<name>/main.rs`.
+//! What every example's command line shares: the backend it runs on, the load-balance chart,
+//! the note when the GPU could not be used, and the exit status. Included by each
+//! `examples/<name>/main.rs`.
 
 use std::fmt::Display;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use wsdsl::prelude::*;
+
+/// The options every example takes (`#[command(flatten)]`).
+#[derive(clap::Args)]
+pub struct Common {
+    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    #[arg(long, global = true)]
+    pub backend: Option<String>,
+    /// Also draw the run's load balance (tasks, steals and most tasks held, per worker) to
+    /// this .svg or .png file.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
+}
+
+impl Common {
+    /// The runtime these options ask for (and a `--chart` file name checked before any
+    /// work is done).
+    pub fn runtime(&self) -> Result<Runtime, wsdsl::Error> {
+        if let Some(path) = &self.chart {
+            let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+            if !matches!(ext.as_deref(), Some("svg" | "png")) {
+                let reason = "the file name must end in .svg or .png".to_string();
+                return Err(wsdsl::Error::Chart { path: path.clone(), reason });
+            }
+        }
+        runtime(self.backend.as_deref())
+    }
+
+    /// Draws `stats` to the `--chart` file, if one was given, titled `title`.
+    pub fn chart(&self, stats: &Stats, title: impl Display) -> Result<(), wsdsl::Error> {
+        if let Some(path) = &self.chart {
+            stats.write_chart(path, &title.to_string())?;
+            println!("chart: {}", path.display());
+        }
+        Ok(())
+    }
+}
 
 /// The runtime from the `WSDSL_*` environment, or on `--backend auto|cpu|gpu` when given.
 pub fn runtime(backend: Option<&str>) -> Result<Runtime, wsdsl::Error> {

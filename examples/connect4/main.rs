@@ -25,9 +25,8 @@ use wsdsl::BackendKind;
 struct Args {
     #[command(subcommand)]
     mode: Mode,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long, global = true)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 #[derive(Subcommand)]
@@ -64,10 +63,10 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, Failure> {
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     match &args.mode {
-        Mode::Solve { file, limit, reference } => solve(&rt, file, *limit, *reference),
-        Mode::Lookahead { moves, plies } => lookahead(&rt, moves, *plies),
+        Mode::Solve { file, limit, reference } => solve(&rt, &args.common, file, *limit, *reference),
+        Mode::Lookahead { moves, plies } => lookahead(&rt, &args.common, moves, *plies),
     }
 }
 
@@ -75,7 +74,7 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn solve(rt: &Runtime, file: &Path, limit: Option<usize>, reference: bool) -> Result<bool, Failure> {
+fn solve(rt: &Runtime, common: &cli::Common, file: &Path, limit: Option<usize>, reference: bool) -> Result<bool, Failure> {
     let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     let mut cases = kernel::parse_test_set(&text).map_err(|e| format!("{}: {e}", file.display()))?;
     cases.truncate(limit.unwrap_or(cases.len()));
@@ -108,6 +107,7 @@ fn solve(rt: &Runtime, file: &Path, limit: Option<usize>, reference: bool) -> Re
         ms(elapsed)
     );
     println!("{}", out.stats);
+    common.chart(&out.stats, format!("connect4 solve of {} positions on {}", cases.len(), out.backend))?;
     let mut pass = mismatches.is_empty();
 
     if reference {
@@ -132,7 +132,7 @@ fn show_values(label: &str, result: &Lookahead) {
     println!("{label:<10}{cells}   best: column {}", result.best_column + 1);
 }
 
-fn lookahead(rt: &Runtime, moves: &str, plies: u32) -> Result<bool, Failure> {
+fn lookahead(rt: &Runtime, common: &cli::Common, moves: &str, plies: u32) -> Result<bool, Failure> {
     let position = Position::from_moves(moves).map_err(|e| format!("--moves {moves}: {e}"))?;
     let computer = match position.side_to_move() {
         kernel::Player::First => "X",
@@ -151,6 +151,7 @@ fn lookahead(rt: &Runtime, moves: &str, plies: u32) -> Result<bool, Failure> {
         out.stats.tasks,
         if run_ms > 0.0 { out.stats.tasks as f64 / run_ms } else { 0.0 }
     );
+    common.chart(&out.stats, format!("connect4 look-ahead of {plies} plies on {}", out.backend))?;
     let mut pass = true;
 
     if !matches!(out.backend, BackendKind::Cpu { .. }) {

@@ -17,9 +17,8 @@ struct Args {
     /// Which Fibonacci number (0..=60).
     #[arg(default_value_t = 30)]
     n: u32,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 fn main() -> ExitCode {
@@ -27,12 +26,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     let (leaves, value, out) = kernel::solve(&rt, args.n)?;
     cli::note_fallback(&out.note);
     let joins = out.counters.joins.get();
     println!("fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}", args.n, out.backend);
     println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("fib({}) on {}", args.n, out.backend))?;
     let (want_value, want_leaves) = (kernel::reference(args.n), kernel::reference(args.n + 1));
     let verdict = if value == want_value && leaves == want_leaves && joins + 1 == want_leaves {
         Ok(format!("fib({}) = {want_value}, {want_leaves} leaves and {} joins, as the iterative reference says", args.n, want_leaves - 1))

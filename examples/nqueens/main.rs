@@ -17,9 +17,8 @@ struct Args {
     /// Board size (1..=20).
     #[arg(default_value_t = 12)]
     n: u32,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 fn main() -> ExitCode {
@@ -27,11 +26,12 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     let (solutions, out) = kernel::solve(&rt, args.n)?;
     cli::note_fallback(&out.note);
     println!("N-Queens n={}: {solutions} solutions on {}", args.n, out.backend);
     println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("N-Queens {} on {}", args.n, out.backend))?;
     let expected = kernel::expected(args.n).expect("solve rejects n outside the table");
     let verdict = if solutions == expected {
         Ok(format!("matches OEIS A000170 ({expected})"))

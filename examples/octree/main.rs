@@ -36,9 +36,8 @@ struct Args {
     /// Seed of the particle generator.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
     /// Threads per GPU block, i.e. per task (a multiple of 32; default 256).
     #[arg(long)]
     block_threads: Option<u32>,
@@ -50,7 +49,7 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     kernel::validate(args.particles, args.max_leaf)?;
-    let mut rt = cli::runtime(args.backend.as_deref())?;
+    let mut rt = args.common.runtime()?;
     if let Some(threads) = args.block_threads {
         rt = rt.block_threads(threads);
     }
@@ -66,6 +65,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         args.particles, args.seed, args.max_leaf, out.backend
     );
     println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("octree of {} particles on {}", args.particles, out.backend))?;
     let ms = out.stats.phases.run.as_secs_f64() * 1e3;
     println!(
         "built in {ms:.1} ms: {:.1} tasks/ms, {:.1} M particles/s",

@@ -22,9 +22,8 @@ struct Args {
     /// Keys per partition piece (a range is cut into at most 1024 pieces).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 fn main() -> ExitCode {
@@ -32,7 +31,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     let input = kernel::keys(args.input.keys, args.input.seed, args.input.distinct);
     let (sorted, out) = kernel::sort(&rt, &input, args.input.cutoff, args.grain)?;
     cli::note_fallback(&out.note);
@@ -41,6 +40,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         args.input.keys, args.input.cutoff, args.grain, sorted.partitions, sorted.leaves, sorted.depth, out.backend
     );
     println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("quicksort of {} keys on {}", args.input.keys, out.backend))?;
     let held = "sorted and a permutation of the input (checked against the standard library's sort)";
     Ok(cli::report(kernel::check(&input, &sorted.data).map(|()| held.to_string())))
 }

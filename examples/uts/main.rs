@@ -65,9 +65,8 @@ struct Args {
     /// Root seed (UTS -r).
     #[arg(long, default_value_t = 0, conflicts_with = "preset")]
     seed: u32,
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
-    #[arg(long)]
-    backend: Option<String>,
+    #[command(flatten)]
+    common: cli::Common,
 }
 
 fn main() -> ExitCode {
@@ -136,11 +135,12 @@ fn tree(args: &Args) -> Result<(String, kernel::Tree), wsdsl::Error> {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (name, tree) = tree(args)?;
-    let rt = cli::runtime(args.backend.as_deref())?;
+    let rt = args.common.runtime()?;
     let (got, out) = kernel::solve(&rt, &tree)?;
     cli::note_fallback(&out.note);
     println!("UTS {name} ({}): {} nodes, {} leaves, depth {} on {}", uts_flags(&tree), got.0, got.1, got.2, out.backend);
     println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("UTS {name} on {}", out.backend))?;
     let (want, source) = match tree.known {
         Some(k) => (k, "the published sample"),
         None => (kernel::reference(&tree), "a sequential reference walk"),

@@ -305,58 +305,53 @@ impl Report {
         s
     }
 
-    /// 7.1, per thread: G ops/s against threads (log2 axis), one line per variant.
-    fn svg(&self) -> String {
+    /// 7.1, per thread: G ops/s against threads (log axis), one line per variant.
+    fn svg(&self, path: &Path) -> Result<(), String> {
+        use plotters::prelude::*;
+        wsdsl_runtime::chart::font().map_err(|e| e.clone())?;
+        let err = |e: DrawingAreaErrorKind<_>| e.to_string();
         let ms: Vec<&Measurement> = self.of("7.1").filter(|m| !m.cfg.per_warp).collect();
-        let (w, h, l, r, t, b) = (760.0, 440.0, 70.0, 230.0, 40.0, 50.0);
-        let xs: Vec<f64> = ms.iter().map(|m| (m.cfg.threads as f64).log2()).collect();
-        let (x0, x1) = (xs.iter().cloned().fold(f64::MAX, f64::min), xs.iter().cloned().fold(f64::MIN, f64::max).max(1.0));
+        let threads = |m: &&Measurement| m.cfg.threads as f64;
+        let x0 = ms.iter().map(threads).fold(f64::MAX, f64::min).min(1.0e9);
+        let x1 = ms.iter().map(threads).fold(0.0, f64::max).max(x0 * 2.0);
         let ymax = ms.iter().map(|m| m.gops()).fold(1.0, f64::max) * 1.1;
-        let px = |x: f64| l + (x - x0) / (x1 - x0).max(1e-9) * (w - l - r);
-        let py = |y: f64| h - b - y / ymax * (h - t - b);
-        let mut s = format!(
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-             <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-             <text x=\"{}\" y=\"22\" font-size=\"15\">7.1 alternating enqueue/dequeue, per thread: throughput vs threads ({})</text>\n",
-            l, self.device
-        );
-        let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>", py(0.0), w - r, py(0.0));
-        let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{l}\" y2=\"{t}\" stroke=\"black\"/>", py(0.0));
-        for i in 0..=5 {
-            let y = ymax * i as f64 / 5.0;
-            let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{:.1}</text>", l - 6.0, py(y) + 4.0, y);
-            let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"#ddd\"/>", py(y), w - r);
-        }
+        let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+        root.fill(&WHITE).map_err(err)?;
+        let title = format!("7.1 alternating enqueue/dequeue, per thread: throughput vs threads ({})", self.device);
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 16))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d((x0..x1).log_scale(), 0f64..ymax)
+            .map_err(err)?;
+        chart
+            .configure_mesh()
+            .x_desc("threads (log scale)")
+            .y_desc("G queue operations / s")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .y_label_formatter(&|y| format!("{y:.1}"))
+            .draw()
+            .map_err(err)?;
         if 10.0 < ymax {
-            let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{0}\" x2=\"{1}\" y2=\"{0}\" stroke=\"red\" stroke-dasharray=\"4 3\"/><text x=\"{2}\" y=\"{3}\" fill=\"red\">10 G ops/s goal</text>", py(10.0), w - r, l + 4.0, py(10.0) - 4.0);
+            let goal = DashedLineSeries::new([(x0, 10.0), (x1, 10.0)], 6, 4, RED.stroke_width(1));
+            chart.draw_series(goal).map_err(err)?.label("10 G ops/s goal").legend(|(x, y)| PathElement::new([(x, y), (x + 20, y)], RED));
         }
-        let mut threads: Vec<u32> = ms.iter().map(|m| m.cfg.threads).collect();
-        threads.sort();
-        threads.dedup();
-        for th in &threads {
-            let x = px((*th as f64).log2());
-            let _ = writeln!(s, "<text x=\"{x}\" y=\"{}\" text-anchor=\"middle\">{th}</text>", h - b + 18.0);
-        }
-        let _ = writeln!(s, "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">threads (log scale)</text>", (l + w - r) / 2.0, h - 10.0);
-        let _ = writeln!(s, "<text x=\"16\" y=\"{}\" transform=\"rotate(-90 16 {})\" text-anchor=\"middle\">G queue operations / s</text>", h / 2.0, h / 2.0);
-        let colors = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b"];
         for (i, v) in Variant::ALL.iter().enumerate() {
-            let mut pts: Vec<(f64, f64)> =
-                ms.iter().filter(|m| m.variant == *v).map(|m| (px((m.cfg.threads as f64).log2()), py(m.gops()))).collect();
+            let mut pts: Vec<(f64, f64)> = ms.iter().filter(|m| m.variant == *v).map(|m| (threads(m), m.gops())).collect();
             if pts.is_empty() {
                 continue;
             }
-            pts.sort_by(|a, b| a.0.partial_cmp(&b.0).expect("finite"));
-            let path: Vec<String> = pts.iter().map(|(x, y)| format!("{x:.1},{y:.1}")).collect();
-            let _ = writeln!(s, "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" points=\"{}\"/>", colors[i], path.join(" "));
-            for (x, y) in &pts {
-                let _ = writeln!(s, "<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"3\" fill=\"{}\"/>", colors[i]);
-            }
-            let ly = t + 20.0 + 20.0 * i as f64;
-            let _ = writeln!(s, "<line x1=\"{0}\" y1=\"{ly}\" x2=\"{1}\" y2=\"{ly}\" stroke=\"{2}\" stroke-width=\"3\"/><text x=\"{3}\" y=\"{4}\">{5}</text>", w - r + 10.0, w - r + 30.0, colors[i], w - r + 36.0, ly + 4.0, v.label());
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let color = Palette99::pick(i).to_rgba();
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)).point_size(3))
+                .map_err(err)?
+                .label(v.label())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(3)));
         }
-        s.push_str("</svg>\n");
-        s
+        chart.configure_series_labels().position(SeriesLabelPosition::UpperLeft).background_style(WHITE.mix(0.85)).border_style(BLACK).draw().map_err(err)?;
+        root.present().map_err(err)
     }
 
     pub fn write(&self, dir: &Path) -> std::io::Result<()> {
@@ -367,7 +362,40 @@ impl Report {
         std::fs::write(dir.join("7.3_variants.md"), format!("{head}{}", self.section("7.3")))?;
         std::fs::write(dir.join("summary.md"), format!("{head}{}", self.summary()))?;
         std::fs::write(dir.join("results.csv"), self.csv())?;
-        std::fs::write(dir.join("7.1_throughput.svg"), self.svg())?;
+        self.svg(&dir.join("7.1_throughput.svg")).map_err(std::io::Error::other)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measurement(variant: Variant, threads: u32, median_ms: f64) -> Measurement {
+        let cfg = RunCfg { threads, mode: 0, per_warp: false, pairs: 10, p_enq: 0.5, p_deq: 0.5, fma: 0, prefill: 0 };
+        let ops = 20 * threads as u64;
+        Measurement { variant, cfg, median_ms, min_ms: median_ms, max_ms: median_ms, ops, enq_ok: ops / 2, deq_ok: ops / 2, full: 0, empty: 0, steals: 0, problems: vec![] }
+    }
+
+    /// The throughput chart is drawn from the measurements, with a line per variant.
+    #[test]
+    fn the_throughput_chart_names_every_variant_measured() {
+        if let Err(why) = wsdsl_runtime::chart::font() {
+            println!("SKIPPED the chart: {why}");
+            return;
+        }
+        let mut report = Report::new("a test GPU", "sm_90", 132, 8, 256, 3, 0.1, true);
+        for (v, ms) in [(Variant::ALL[0], 0.2), (Variant::ALL[1], 0.1)] {
+            for threads in [256, 4096, 65536] {
+                report.add("7.1", measurement(v, threads, ms));
+            }
+        }
+        let dir = std::env::temp_dir().join(format!("queue-bench-report-{}", std::process::id()));
+        report.write(&dir).unwrap();
+        let svg = std::fs::read_to_string(dir.join("7.1_throughput.svg")).unwrap();
+        std::fs::remove_dir_all(&dir).ok();
+        assert!(svg.contains("a test GPU"), "the device is in the title");
+        assert!(svg.contains(Variant::ALL[0].label()) && svg.contains(Variant::ALL[1].label()), "a legend entry per variant");
+        assert!(!svg.contains(Variant::ALL[2].label()), "no entry for a variant not measured");
     }
 }

@@ -29,6 +29,8 @@ pub enum Error {
     Watchdog { limit: Duration, stopped: bool },
     /// The run configuration is not usable.
     InvalidConfig(String),
+    /// A chart of a run's statistics could not be written.
+    Chart { path: std::path::PathBuf, reason: String },
 }
 
 impl fmt::Display for Error {
@@ -46,6 +48,7 @@ impl fmt::Display for Error {
                 write!(f, "\n{hint}")
             }
             Error::Driver { during, message } => write!(f, "CUDA driver error while {during}: {message}"),
+            Error::Chart { path, reason } => write!(f, "could not write the chart {}: {reason}", path.display()),
             Error::Compile { program, compiler, log, source, excerpt } => {
                 write!(f, "{compiler} could not compile the megakernel of `{program}`:\n{log}")?;
                 if !excerpt.is_empty() {

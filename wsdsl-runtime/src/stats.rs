@@ -49,6 +49,11 @@ pub struct Stats {
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
+    /// Successful steals by each worker (same order).
+    pub per_worker_steals: Vec<u64>,
+    /// Most tasks each worker held at once: its deque's peak (GPU), the tasks waiting for
+    /// their children on its stack (CPU).
+    pub per_worker_peak: Vec<u64>,
     /// Largest number of slots any worker's queue used.
     pub peak_queue: u64,
     /// Capacity of each worker's queue (0 = unbounded, CPU).

@@ -46,6 +46,8 @@ pub fn run<P: Program>(
         stats.steals += w.steals;
         stats.peak_frames = stats.peak_frames.max(w.peak_waiting);
         stats.per_worker_tasks.push(w.tasks);
+        stats.per_worker_steals.push(w.steals);
+        stats.per_worker_peak.push(w.peak_waiting);
     }
     stats.steal_attempts = stats.steals;
     Ok((counters, values, stats))

@@ -83,6 +83,8 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
         stats.steals += w[2];
         stats.peak_queue = stats.peak_queue.max(w[3]);
         stats.per_worker_tasks.push(w[0]);
+        stats.per_worker_steals.push(w[2]);
+        stats.per_worker_peak.push(w[3]);
         profile.add_worker(&w[COUNTER_WORDS..]);
     }
     if profile.total > 0 {
