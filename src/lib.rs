@@ -12,7 +12,7 @@ pub use wsdsl_runtime::*;
 /// Everything a program usually needs: `use wsdsl::prelude::*;`.
 pub mod prelude {
     pub use wsdsl_macros::megakernel;
-    pub use wsdsl_runtime::{Backend, Buffer, Max, Min, Output, Runtime, Stats, Sum};
+    pub use wsdsl_runtime::{Backend, Buffer, Max, Min, Output, ReadOnly, Runtime, Stats, Sum};
 }
 
 /// Paths used by code that `#[megakernel]` generates; not a public API.

@@ -1,4 +1,4 @@
-//! Device buffers end to end, the NVRTC stage pointing back at Rust lines, and the
+//! Device buffers end to end (the inputs as a `ReadOnly` array), the NVRTC stage pointing back at Rust lines, and the
 //! differential cases as a megakernel: each `Case` task computes every construct on its
 //! inputs and stores the results in a buffer; the same functions run natively here and must
 //! agree. CPU backend always; on a GPU (`WSDSL_BACKEND=gpu` or auto with a GPU) too, else the
@@ -15,7 +15,7 @@ pub mod diffk {
 
     #[buffers]
     pub struct Bufs {
-        pub inputs: Buffer<u64>,
+        pub inputs: ReadOnly<u64>,
         pub out: Buffer<u64>,
         pub hist: Buffer<u32>,
         pub fmin: Buffer<f64>,
@@ -141,11 +141,10 @@ fn inputs() -> Vec<u64> {
 
 const HIST: usize = 13;
 
-fn run(rt: &Runtime) -> Result<(diffk::Bufs, usize, String), wsdsl::Error> {
-    let input = inputs();
+fn run(rt: &Runtime, input: &ReadOnly<u64>) -> Result<(diffk::Bufs, usize, String), wsdsl::Error> {
     let cases = input.len() / 2;
     let bufs = diffk::Bufs {
-        inputs: Buffer::from_vec(input),
+        inputs: input.clone(),
         out: Buffer::zeroed(cases * diffk::OUTS),
         hist: Buffer::zeroed(HIST),
         fmin: Buffer::filled(1, f64::INFINITY),
@@ -157,7 +156,7 @@ fn run(rt: &Runtime) -> Result<(diffk::Bufs, usize, String), wsdsl::Error> {
 }
 
 fn check(bufs: &diffk::Bufs, cases: usize, backend: &str) {
-    let input = bufs.inputs.to_vec();
+    let input = bufs.inputs.as_slice();
     let out = bufs.out.to_vec();
     let mut bad = Vec::new();
     for i in 0..cases {
@@ -184,7 +183,7 @@ fn check(bufs: &diffk::Bufs, cases: usize, backend: &str) {
 #[test]
 fn buffers_and_differential_cases_on_the_cpu_backend() {
     let rt = Runtime::new(Backend::Cpu).cpu_threads(2);
-    let (bufs, cases, backend) = run(&rt).expect("cpu run");
+    let (bufs, cases, backend) = run(&rt, &ReadOnly::from_vec(inputs())).expect("cpu run");
     check(&bufs, cases, &backend);
 }
 
@@ -195,9 +194,13 @@ fn differential_cases_on_the_gpu() {
         println!("SKIPPED (no GPU): {e}");
         return;
     }
-    let (bufs, cases, backend) = run(&rt).expect("gpu run");
+    let input = ReadOnly::from_vec(inputs());
+    let (bufs, cases, backend) = run(&rt, &input).expect("gpu run");
     check(&bufs, cases, &backend);
-    println!("GPU DIFFERENTIAL: PASS ({cases} cases)");
+    // The second run finds the inputs already on the device and must read the same values.
+    let (bufs, cases, backend) = run(&rt, &input).expect("second gpu run");
+    check(&bufs, cases, &backend);
+    println!("GPU DIFFERENTIAL: PASS ({cases} cases, twice with the inputs kept on the device)");
 }
 
 #[test]

@@ -195,15 +195,7 @@ pub struct Sorted {
 
 /// Sorts `input`: ranges of at most `cutoff` keys directly, merges in pieces of `grain` keys.
 pub fn sort(rt: &Runtime, input: &[u32], cutoff: u32, grain: u32) -> Result<(Sorted, Output<mergesort::Kernel>), wsdsl::Error> {
-    if cutoff == 0 || cutoff as usize > mergesort::LEAF {
-        return Err(wsdsl::Error::InvalidConfig(format!("the cutoff must be between 1 and {}, not {cutoff}", mergesort::LEAF)));
-    }
-    if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig("the merge grain must be at least 1".into()));
-    }
-    if input.len() > u32::MAX as usize / 2 {
-        return Err(wsdsl::Error::InvalidConfig(format!("{} keys: at most 2^31 - 1 can be sorted", input.len())));
-    }
+    keys::check_options(input.len(), cutoff, grain, mergesort::LEAF, "merge")?;
     let buffers = mergesort::Buffers { data: Buffer::from_vec(input.to_vec()), scratch: Buffer::zeroed(input.len()) };
     let root = mergesort::Sort { lo: 0, hi: input.len() as u32, dst: 0 };
     let out = rt.run_with::<mergesort::Kernel>(mergesort::Params { cutoff, grain }, &buffers, [root])?;

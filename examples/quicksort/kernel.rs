@@ -261,15 +261,7 @@ pub struct Sorted {
 /// Sorts `input`: ranges of at most `cutoff` keys directly, partitions in pieces of at least
 /// `grain` keys.
 pub fn sort(rt: &Runtime, input: &[u32], cutoff: u32, grain: u32) -> Result<(Sorted, Output<quicksort::Kernel>), wsdsl::Error> {
-    if cutoff == 0 || cutoff as usize > quicksort::LEAF {
-        return Err(wsdsl::Error::InvalidConfig(format!("the cutoff must be between 1 and {}, not {cutoff}", quicksort::LEAF)));
-    }
-    if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig("the partition grain must be at least 1".into()));
-    }
-    if input.len() > u32::MAX as usize / 2 {
-        return Err(wsdsl::Error::InvalidConfig(format!("{} keys: at most 2^31 - 1 can be sorted", input.len())));
-    }
+    keys::check_options(input.len(), cutoff, grain, quicksort::LEAF, "partition")?;
     let n = input.len();
     let pivot = if n == 0 { 0 } else { quicksort::median3(input[0], input[n / 2], input[n - 1]) };
     let buffers = quicksort::Buffers { data: Buffer::from_vec(input.to_vec()), scratch: Buffer::zeroed(n) };

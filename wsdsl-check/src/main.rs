@@ -82,6 +82,13 @@ struct Row {
     note: String,
 }
 
+impl Row {
+    /// A row of one GPU check, without timings.
+    fn gpu_check(workload: String, answer: String, expected: String, pass: bool) -> Row {
+        Row { workload, backend: "GPU".into(), answer, expected, pass, median_ms: 0.0, tasks: 0, steals: 0, note: String::new() }
+    }
+}
+
 /// A workload: runs once on a runtime, returns (answer, expected, stats).
 type Job<'a> = Box<dyn Fn(&Runtime) -> Result<(String, String, Stats), Error> + 'a>;
 
@@ -321,17 +328,7 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
             Ok(v) => v.clone(),
             Err(e) => first_words(&e.to_string()),
         };
-        let row = Row {
-            workload: workload.into(),
-            backend: "GPU".into(),
-            answer,
-            expected: expected.into(),
-            pass,
-            median_ms: 0.0,
-            tasks: 0,
-            steals: 0,
-            note: String::new(),
-        };
+        let row = Row::gpu_check(workload.into(), answer, expected.into(), pass);
         print_row(&row);
         rows.push(row);
     };
@@ -364,8 +361,8 @@ fn progress_checks(watchdog: u64) -> Vec<Row> {
     let mut rows = Vec::new();
     for (what, n, config) in [
         ("deque", 17, wsdsl::Scheduler::Deque),
-        ("BQ", 16, wsdsl::Scheduler::Bq),
-        ("static", 16, wsdsl::Scheduler::Static),
+        ("BQ", 15, wsdsl::Scheduler::Bq),
+        ("static", 15, wsdsl::Scheduler::Static),
     ] {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = seen.clone();
@@ -387,17 +384,8 @@ fn progress_checks(watchdog: u64) -> Vec<Row> {
             }
             Err(e) => (first_words(&e.to_string()), false, 0),
         };
-        let row = Row {
-            workload: format!("nqueens {n} ({what}), progress callback every 5 ms"),
-            backend: "GPU".into(),
-            answer,
-            expected: format!("{want}; rising counts"),
-            pass,
-            median_ms: ms,
-            tasks,
-            steals: 0,
-            note: String::new(),
-        };
+        let workload = format!("nqueens {n} ({what}), progress callback every 5 ms");
+        let row = Row { median_ms: ms, tasks, ..Row::gpu_check(workload, answer, format!("{want}; rising counts"), pass) };
         print_row(&row);
         rows.push(row);
     }

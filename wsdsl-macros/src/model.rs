@@ -34,10 +34,13 @@ pub struct CounterField {
     pub int: IntTy,
 }
 
-/// A `Buffer<T>` field of the `#[buffers]` struct; `elem` is a scalar `Ty`.
+/// A `Buffer<T>` or `ReadOnly<T>` field of the `#[buffers]` struct; `elem` is a scalar `Ty`.
 pub struct BufferField {
     pub name: Ident,
     pub elem: Ty,
+    /// `ReadOnly<T>`: handlers may only `get` and `len`; the device reads it through the
+    /// read-only cache.
+    pub read_only: bool,
 }
 
 pub struct StructDef {
@@ -303,7 +306,7 @@ impl Module {
                 let name = f.ident.clone().expect("named field");
                 if kind == StructKind::Buffers {
                     match parse_buffer(&f.ty) {
-                        Ok(elem) => buffers.push(BufferField { name, elem }),
+                        Ok((elem, read_only)) => buffers.push(BufferField { name, elem, read_only }),
                         Err(e) => errors.push(e),
                     }
                 } else if kind == StructKind::Counters {
@@ -526,27 +529,36 @@ fn parse_enum(e: syn::ItemEnum, errors: &mut Vec<syn::Error>) -> Option<EnumDef>
     Some(EnumDef { name: e.ident.clone(), variants, item: e })
 }
 
-/// `Buffer<T>` with `T` one of the element types the runtime supports.
-fn parse_buffer(ty: &syn::Type) -> syn::Result<Ty> {
-    let bad = || syn::Error::new_spanned(ty, "`#[buffers]` fields must be `Buffer<T>` with `T` one of u32, i32, u64, i64, f32, f64");
+/// `Buffer<T>` or `ReadOnly<T>` (then `true`) with `T` one of the element types the
+/// runtime supports.
+fn parse_buffer(ty: &syn::Type) -> syn::Result<(Ty, bool)> {
+    let bad = || {
+        syn::Error::new_spanned(
+            ty,
+            "`#[buffers]` fields must be `Buffer<T>` (read and written) or `ReadOnly<T>` (only read) with `T` one of u32, i32, u64, i64, f32, f64",
+        )
+    };
     let syn::Type::Path(p) = ty else { return Err(bad()) };
     let last = p.path.segments.last().ok_or_else(bad)?;
-    if last.ident != "Buffer" {
-        return Err(bad());
-    }
+    let read_only = match last.ident.to_string().as_str() {
+        "Buffer" => false,
+        "ReadOnly" => true,
+        _ => return Err(bad()),
+    };
     let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
     let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first().filter(|_| args.args.len() == 1) else {
         return Err(bad());
     };
-    match inner.path.get_ident().map(|i| i.to_string()).as_deref() {
-        Some("u32") => Ok(Ty::Int(IntTy::U32)),
-        Some("i32") => Ok(Ty::Int(IntTy::I32)),
-        Some("u64") => Ok(Ty::Int(IntTy::U64)),
-        Some("i64") => Ok(Ty::Int(IntTy::I64)),
-        Some("f32") => Ok(Ty::Float(FloatTy::F32)),
-        Some("f64") => Ok(Ty::Float(FloatTy::F64)),
-        _ => Err(bad()),
-    }
+    let elem = match inner.path.get_ident().map(|i| i.to_string()).as_deref() {
+        Some("u32") => Ty::Int(IntTy::U32),
+        Some("i32") => Ty::Int(IntTy::I32),
+        Some("u64") => Ty::Int(IntTy::U64),
+        Some("i64") => Ty::Int(IntTy::I64),
+        Some("f32") => Ty::Float(FloatTy::F32),
+        Some("f64") => Ty::Float(FloatTy::F64),
+        _ => return Err(bad()),
+    };
+    Ok((elem, read_only))
 }
 
 fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {

@@ -1289,7 +1289,15 @@ impl<'a> Cx<'a> {
         };
         let elem = b.elem.clone();
         let us = Ty::Int(IntTy::Usize);
-        let (op, params, ret) = match mc.method.to_string().as_str() {
+        let method = mc.method.to_string();
+        if b.read_only && !matches!(method.as_str(), "len" | "get") {
+            self.err_at(
+                &mc.method,
+                format!("`{fname}` is a `ReadOnly` array: handlers can only `get(i)` and `len()` it; declare it `Buffer<T>` to `{method}` it"),
+            );
+            return err_expr();
+        }
+        let (op, params, ret) = match method.as_str() {
             "len" => (BufOp::Len, vec![], us.clone()),
             "get" => (BufOp::Get, vec![us.clone()], elem.clone()),
             "set" => (BufOp::Set, vec![us.clone(), elem.clone()], Ty::Unit),

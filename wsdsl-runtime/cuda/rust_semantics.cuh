@@ -296,6 +296,18 @@ WS_FN ws_f32 ws_powi_f32(ws_f32 a, ws_i32 b) { bool recip = b < 0; ws_f32 r = 1;
     WS_FN void ws_buf_set_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return; } ((volatile ws_##T*)p)[i] = v; }
 WS_BUF_PLAIN(u32) WS_BUF_PLAIN(i32) WS_BUF_PLAIN(u64) WS_BUF_PLAIN(i64) WS_BUF_PLAIN(f32) WS_BUF_PLAIN(f64)
 
+/* ---- ReadOnly<T> arrays: ctx.buffers.<name>.get(i) ----
+ * Nobody writes them during a run, so reads go through the read-only data cache (__ldg)
+ * and may be kept in registers and reordered. */
+#ifdef __CUDA_ARCH__
+#define WS_LDG(p) __ldg(p)
+#else
+#define WS_LDG(p) (*(p))
+#endif
+#define WS_BUF_READ_ONLY(T) \
+    WS_FN ws_##T ws_buf_ro_get_##T(const ws_##T* __restrict__ p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } return WS_LDG(p + i); }
+WS_BUF_READ_ONLY(u32) WS_BUF_READ_ONLY(i32) WS_BUF_READ_ONLY(u64) WS_BUF_READ_ONLY(i64) WS_BUF_READ_ONLY(f32) WS_BUF_READ_ONLY(f64)
+
 #ifdef WS_DEVICE_BUILD
 /* Bits <-> value for the CAS-based operations. A is the atomic word type. */
 #define WS_BUF_BITS(T, A) \

@@ -12,8 +12,10 @@
 //! found; the store happened if it equals `current`). An index past the end panics on the
 //! CPU and is a device fault on the GPU, as Rust would have it.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Weak};
 
 /// Element types a buffer can hold, with their bit-level storage.
 pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + 'static {
@@ -151,14 +153,104 @@ impl<T: BufferElem> fmt::Debug for Buffer<T> {
     }
 }
 
+/// An array handlers only read: `len()` and `get(i)`. Cloning shares the elements; the
+/// GPU backend keeps one device copy per device while any clone lives (see the module notes).
+pub struct ReadOnly<T: BufferElem> {
+    values: Arc<[T]>,
+    /// Names the device copies; a fresh one per array built, shared by its clones.
+    id: u64,
+    /// Dies with the last clone, telling the runtime that the device copies can go.
+    alive: Arc<()>,
+}
+
+impl<T: BufferElem> ReadOnly<T> {
+    /// An array holding `values`.
+    pub fn from_vec(values: Vec<T>) -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        ReadOnly { values: values.into(), id: NEXT_ID.fetch_add(1, Relaxed), alive: Arc::new(()) }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> T {
+        self.values[i]
+    }
+
+    pub fn as_slice(&self) -> &[T] {
+        &self.values
+    }
+}
+
+impl<T: BufferElem> Clone for ReadOnly<T> {
+    fn clone(&self) -> Self {
+        ReadOnly { values: self.values.clone(), id: self.id, alive: self.alive.clone() }
+    }
+}
+
+impl<T: BufferElem> fmt::Debug for ReadOnly<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ReadOnly<{}>[{}]", T::CUDA, self.len())
+    }
+}
+
+/// How a device copy of a [`ReadOnly`] array is found again and known to be stale: its id,
+/// and a handle that dies with the last clone of the array.
+pub struct Residency {
+    pub id: u64,
+    pub alive: Weak<()>,
+}
+
 /// What the runtime needs of one buffer to move it to the device and back.
 pub trait DeviceBuffer: Sync {
     fn len(&self) -> usize;
     fn elem_bytes(&self) -> usize;
     /// Little-endian image of all elements.
-    fn to_bytes(&self) -> Vec<u8>;
+    fn to_bytes(&self) -> Cow<'_, [u8]>;
     /// Overwrites all elements from a little-endian image (after a GPU run).
     fn load_bytes(&self, bytes: &[u8]);
+    /// `Some` for arrays handlers never write: the device copy may be kept between runs
+    /// and is never copied back.
+    fn residency(&self) -> Option<Residency> {
+        None
+    }
+}
+
+impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
+    fn len(&self) -> usize {
+        self.values.len()
+    }
+    fn elem_bytes(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+    fn to_bytes(&self) -> Cow<'_, [u8]> {
+        // SAFETY: the element types are plain numbers without padding (u32 .. f64), stored
+        // little-endian on every platform the GPU backend supports (x86-64, aarch64), and
+        // immutable for the life of the borrow.
+        #[cfg(target_endian = "little")]
+        return Cow::Borrowed(unsafe { std::slice::from_raw_parts(self.values.as_ptr() as *const u8, std::mem::size_of_val(&*self.values)) });
+        #[cfg(not(target_endian = "little"))]
+        {
+            let w = std::mem::size_of::<T>();
+            let mut out = vec![0u8; self.len() * w];
+            for (i, v) in self.values.iter().enumerate() {
+                v.to_le(&mut out[i * w..]);
+            }
+            Cow::Owned(out)
+        }
+    }
+    fn load_bytes(&self, _bytes: &[u8]) {}
+    fn residency(&self) -> Option<Residency> {
+        Some(Residency { id: self.id, alive: Arc::downgrade(&self.alive) })
+    }
 }
 
 impl<T: BufferElem> DeviceBuffer for Buffer<T> {
@@ -168,13 +260,13 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
     fn elem_bytes(&self) -> usize {
         std::mem::size_of::<T>()
     }
-    fn to_bytes(&self) -> Vec<u8> {
+    fn to_bytes(&self) -> Cow<'_, [u8]> {
         let w = std::mem::size_of::<T>();
         let mut out = vec![0u8; self.len() * w];
         for (i, c) in self.cells.iter().enumerate() {
             T::load(c).to_le(&mut out[i * w..]);
         }
-        out
+        Cow::Owned(out)
     }
     fn load_bytes(&self, bytes: &[u8]) {
         let w = std::mem::size_of::<T>();

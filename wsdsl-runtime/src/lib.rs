@@ -16,7 +16,7 @@ pub mod runtime;
 pub mod stats;
 pub mod value;
 
-pub use buffer::Buffer;
+pub use buffer::{Buffer, ReadOnly};
 pub use error::Error;
 pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};

@@ -137,14 +137,12 @@ impl Profile {
     pub fn cycles_per_batch(&self) -> f64 {
         self.per_batch(self.exec)
     }
-}
 
-impl fmt::Display for Profile {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "profile     own deque {:.1}%, search {:.1}%, idle {:.1}%, batches {:.1}%, publish {:.1}% of worker time; \
-             {:.1} tasks/batch, {:.0} cycles/batch; lanes in joins {:.0} and frame pool {:.0} cycles/batch",
+    /// The figures a profile is read by, in this order: the shares (%) of worker time in own
+    /// deque, search, idle, batches and publish; tasks per batch; cycles per batch; the
+    /// lanes' cycles per batch in joins and in the frame pool.
+    pub fn summary(&self) -> [f64; 9] {
+        [
             self.percent(self.own),
             self.percent(self.search),
             self.percent(self.idle),
@@ -154,6 +152,17 @@ impl fmt::Display for Profile {
             self.cycles_per_batch(),
             self.per_batch(self.join),
             self.per_batch(self.frames),
+        ]
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [own, search, idle, batches, publish, tasks, cycles, join, frames] = self.summary();
+        write!(
+            f,
+            "profile     own deque {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
+             {tasks:.1} tasks/batch, {cycles:.0} cycles/batch; lanes in joins {join:.0} and frame pool {frames:.0} cycles/batch"
         )
     }
 }

@@ -76,6 +76,19 @@ struct Row {
     profile: Option<wsdsl::Profile>,
 }
 
+impl Row {
+    /// A row whose runs failed with `error`.
+    fn failed(workload: String, error: String) -> Row {
+        Row { workload, gpu_ms: 0.0, tasks: 0, host: None, check: Err(error), note: String::new(), profile: None }
+    }
+}
+
+/// N-Queens `n`'s verdict: `count` against the known number of solutions.
+fn queens_verdict(n: u32, count: u64) -> Result<String, String> {
+    let want = nqueens::expected(n).expect("n <= 20");
+    if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) }
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     // UTS T3 recurses 1,572 levels deep through rayon's parallel iterators: give the pool's
@@ -256,9 +269,7 @@ impl Bench<'_> {
         });
         let ((value, stats), ms) = match timed {
             Ok(t) => t,
-            Err(e) => {
-                return Row { workload, gpu_ms: 0.0, tasks: 0, host: None, check: Err(e), note: String::new(), profile: None }
-            }
+            Err(e) => return Row::failed(workload, e),
         };
         let profile = if self.args.profile && !self.args.cpu {
             let mut profiled =
@@ -358,20 +369,17 @@ impl Bench<'_> {
 
     /// N-Queens under another configuration (no host run).
     fn nqueens_variant(&self, rt: &Runtime, n: u32, what: &str) -> Row {
-        let want = nqueens::expected(n).expect("n <= 20");
-        self.gpu_row(
-            format!("N-Queens {n} ({what})"),
-            rt,
-            |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)),
-            |&count| if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) },
-        )
+        self.nqueens_row(rt, n, format!("N-Queens {n} ({what})"))
+    }
+
+    fn nqueens_row(&self, rt: &Runtime, n: u32, workload: String) -> Row {
+        self.gpu_row(workload, rt, |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)), |&count| queens_verdict(n, count))
     }
 
     /// What a warm run costs the caller beyond its kernel: N-Queens `n` run again and again in
     /// one process, the whole `run` call on the wall clock (roots in, output out) beside the
     /// kernel's CUDA-event time of the same runs.
     fn warm_call(&self, rt: &Runtime, n: u32) -> Row {
-        let want = nqueens::expected(n).expect("n <= 20");
         let mut kernel = Vec::new();
         let timed = median_of(self.args.repeat.max(9), || {
             let t = Instant::now();
@@ -382,12 +390,12 @@ impl Bench<'_> {
         });
         let ((count, tasks), call_ms) = match timed {
             Ok(t) => t,
-            Err(e) => return Row { workload: format!("N-Queens {n}, warm call"), gpu_ms: 0.0, tasks: 0, host: None, check: Err(e), note: String::new(), profile: None },
+            Err(e) => return Row::failed(format!("N-Queens {n}, warm call"), e),
         };
         kernel.remove(0); // the warm-up's
         kernel.sort_by(|a, b| a.total_cmp(b));
         let kernel_ms = kernel[kernel.len() / 2];
-        let check = if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) };
+        let check = queens_verdict(n, count);
         Row {
             workload: format!("N-Queens {n}, warm call (kernel; the whole call beside it)"),
             gpu_ms: kernel_ms,
@@ -400,15 +408,9 @@ impl Bench<'_> {
     }
 
     fn nqueens(&self, rt: &Runtime, n: u32) -> Row {
-        let want = nqueens::expected(n).expect("n <= 20");
-        let mut row = self.gpu_row(
-            format!("N-Queens {n}"),
-            rt,
-            |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)),
-            |&count| if count == want { Ok(format!("{count}")) } else { Err(format!("got {count}, want {want}")) },
-        );
+        let mut row = self.nqueens_row(rt, n, format!("N-Queens {n}"));
         let (got, ms) = host_median(self.args.repeat, || host::nqueens(n));
-        if got != want {
+        if queens_verdict(n, got).is_err() {
             row.check = Err(format!("rayon N-Queens {n} gave {got}"));
         }
         row.host = Some(("rayon, parallel top 4 rows".into(), ms));
@@ -488,18 +490,10 @@ fn render(rows: &[Row], wsdsl: &str) -> String {
         t.push_str("| workload | own deque | search | idle | batches | publish | tasks/batch | cycles/batch | join cycles/batch | frame cycles/batch |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for r in profiled {
             let p = r.profile.as_ref().expect("filtered");
+            let [own, search, idle, batches, publish, tasks, cycles, join, frames] = p.summary();
             t.push_str(&format!(
-                "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} |\n",
-                r.workload,
-                p.percent(p.own),
-                p.percent(p.search),
-                p.percent(p.idle),
-                p.percent(p.exec),
-                p.percent(p.publish),
-                p.tasks_per_batch(),
-                p.cycles_per_batch(),
-                p.per_batch(p.join),
-                p.per_batch(p.frames)
+                "| {} | {own:.1} | {search:.1} | {idle:.1} | {batches:.1} | {publish:.1} | {tasks:.1} | {cycles:.0} | {join:.0} | {frames:.0} |\n",
+                r.workload
             ));
         }
     }

@@ -323,6 +323,7 @@ impl FnLower<'_> {
                 let b = "wsdsl_ctx_buffers(ctx)";
                 let (p, n) = (format!("{b}->u_{name}"), format!("{b}->n_{name}"));
                 let elem = self.buffer_elem(name);
+                let read_only = self.m.buffers().is_some_and(|b| b.buffers.iter().any(|f| f.name == name && f.read_only));
                 let call = |f: &str, rest: &[String]| {
                     let mut a = vec![p.clone(), n.clone()];
                     a.extend(rest.iter().cloned());
@@ -331,6 +332,7 @@ impl FnLower<'_> {
                 };
                 match op {
                     BufOp::Len => format!("((ws_usize)({n}))"),
+                    BufOp::Get if read_only => call("ro_get", &v),
                     BufOp::Get => call("get", &v),
                     BufOp::Set => {
                         out.push(format!("{};", call("set", &v)));

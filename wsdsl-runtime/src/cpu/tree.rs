@@ -72,34 +72,26 @@ impl<'a, P: Program> Run<'a, P> {
             1 => values[0] = self.task(me, tasks[0], depth),
             2 => {
                 // The common case of binary fork-join, without slicing.
-                let (a, b) = rayon::join(
-                    || self.task(me, tasks[0], depth),
-                    || {
-                        let runner = Slots::<P::Counters>::here();
-                        if runner != me {
-                            self.workers.with(runner, |w| w.steals += 1);
-                        }
-                        self.task(runner, tasks[1], depth)
-                    },
-                );
+                let (a, b) = rayon::join(|| self.task(me, tasks[0], depth), || self.task(self.runner(me), tasks[1], depth));
                 values[0] = a;
                 values[1] = b;
             }
             n => {
                 let (left, right) = tasks.split_at(n / 2);
                 let (left_values, right_values) = values.split_at_mut(n / 2);
-                rayon::join(
-                    || self.all(me, left, left_values, depth),
-                    || {
-                        let runner = Slots::<P::Counters>::here();
-                        if runner != me {
-                            self.workers.with(runner, |w| w.steals += 1);
-                        }
-                        self.all(runner, right, right_values, depth)
-                    },
-                );
+                rayon::join(|| self.all(me, left, left_values, depth), || self.all(self.runner(me), right, right_values, depth));
             }
         }
+    }
+
+    /// In the second half of a `join` forked by thread `me`: the thread running it, counted
+    /// as a steal when it is another one.
+    fn runner(&self, me: usize) -> usize {
+        let runner = Slots::<P::Counters>::here();
+        if runner != me {
+            self.workers.with(runner, |w| w.steals += 1);
+        }
+        runner
     }
 
     /// Runs `task` and everything it spawns; its value.

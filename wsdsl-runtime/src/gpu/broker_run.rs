@@ -137,7 +137,7 @@ pub(crate) fn run<P: Program>(
     let queues = ws.zeroed(stream, "broker queues", (queue_count as u64 * queue_bytes) as usize)?;
     let staging = ws.buffer(stream, "broker staging areas", workers as usize * staging_cap as usize * P::TASK_BYTES)?;
     let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
-    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
+    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
     let stat_count = workers as usize * STATS_PER_WORKER;
     let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
     let pending_dev = ws.upload(stream, "broker pending tasks", &[roots.len() as u32])?;

@@ -181,7 +181,9 @@ impl HostInputs {
 
     fn read_back<P: Program>(mut self, buffers: &P::Buffers) -> P::Counters {
         for (copy, b) in self.buffers.iter_mut().zip(buffers.buffers()) {
-            b.load_bytes(copy.bytes_mut());
+            if b.residency().is_none() {
+                b.load_bytes(copy.bytes_mut());
+            }
         }
         <P::Counters as CounterSet>::from_slots(&self.counters.0[..self.counter_count])
     }

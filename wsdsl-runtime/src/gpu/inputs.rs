@@ -1,6 +1,7 @@
 //! What every GPU launch of a program carries, whatever the scheduler: parameters, the user's
 //! buffers, the counter slots and the device status record.
 
+use super::workspace::Workspace;
 use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::program::{CounterSet, Program};
@@ -10,16 +11,17 @@ use std::sync::Arc;
 /// The program's inputs and outputs in device memory.
 pub(crate) struct Inputs {
     params: CudaSlice<u8>,
-    buffers: Vec<CudaSlice<u8>>,
+    /// This run's copy of each buffer; `None` for read-only arrays, which the workspace keeps.
+    buffers: Vec<Option<CudaSlice<u8>>>,
     buffer_table: CudaSlice<u64>,
     counters: CudaSlice<u64>,
     counter_count: usize,
 }
 
 impl Inputs {
-    /// Copies parameters and buffers to the device and sets every counter slot to the
-    /// identity of its reduction.
-    pub fn upload<P: Program>(stream: &Arc<CudaStream>, params: &P::Params, buffers: &P::Buffers) -> Result<Self, Error> {
+    /// Copies parameters and buffers to the device (read-only arrays only if the workspace
+    /// does not hold them yet) and sets every counter slot to the identity of its reduction.
+    pub fn upload<P: Program>(stream: &Arc<CudaStream>, ws: &mut Workspace, params: &P::Params, buffers: &P::Buffers) -> Result<Self, Error> {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
         let params = stream.clone_htod(&param_bytes).map_err(Error::driver("copying the parameters"))?;
@@ -28,12 +30,17 @@ impl Inputs {
         let mut table = Vec::new();
         for b in buffers.buffers() {
             let bytes = b.to_bytes();
-            let copy = stream
-                .clone_htod(if bytes.is_empty() { &[0u8][..] } else { &bytes[..] })
-                .map_err(Error::driver("copying a buffer to the device"))?;
-            table.push(ptr(&copy, stream));
+            if let Some(array) = b.residency() {
+                table.push(ws.resident(stream, &array, &bytes)?);
+                buffers_dev.push(None);
+            } else {
+                let copy = stream
+                    .clone_htod(if bytes.is_empty() { &[0u8][..] } else { &bytes[..] })
+                    .map_err(Error::driver("copying a buffer to the device"))?;
+                table.push(ptr(&copy, stream));
+                buffers_dev.push(Some(copy));
+            }
             table.push(b.len() as u64);
-            buffers_dev.push(copy);
         }
         if table.is_empty() {
             table.push(0);
@@ -59,10 +66,12 @@ impl Inputs {
         ptr(&self.counters, stream)
     }
 
-    /// Reads the counters back and refreshes the host buffers from the device.
+    /// Reads the counters back and refreshes the host buffers from the device (read-only
+    /// arrays cannot have changed).
     pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, buffers: &P::Buffers) -> Result<P::Counters, Error> {
         let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
         for (b, copy) in buffers.buffers().iter().zip(&self.buffers) {
+            let Some(copy) = copy else { continue };
             if b.len() > 0 {
                 b.load_bytes(&stream.clone_dtoh(copy).map_err(Error::driver("reading a buffer back"))?);
             }

@@ -202,9 +202,7 @@ impl JoinPool {
     ) -> Result<Option<JoinPool>, Error> {
         let Some(layout) = P::JOIN else { return Ok(None) };
         let stream = &dev.stream;
-        let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
-        // The pool kept from an earlier run is free for this one: warm runs size it alike.
-        let capacity = choose_frames(layout.frame_bytes, free + ws.held(FRAMES), shape, requested)?;
+        let capacity = choose_frames(layout.frame_bytes, ws.free_for(&dev.ctx, &[FRAMES])?, shape, requested)?;
         // Frames are initialised by the kernel before use (free lists, then the task).
         let frames = ws.buffer(stream, FRAMES, capacity as usize * layout.frame_bytes)?;
         let root_values = ws.zeroed(stream, ROOT_VALUES, roots.max(1) * ROOT_VALUE_BYTES)?;

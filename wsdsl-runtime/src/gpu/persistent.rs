@@ -17,6 +17,8 @@ use std::time::Instant;
 pub(crate) const DEQUE_BYTES: usize = 128;
 /// Entries of the per-SM leader table (SM ids are below the SM count; this is generous).
 pub(crate) const MAX_SM_IDS: usize = 4096;
+/// Workspace role of the deques' task slots.
+const SLOTS: &str = "deque slots";
 /// Largest default deque capacity; the memory budget may lower it. A batch whose tasks each
 /// spawn up to 256 children (a parallel partition) needs 8192 slots above what the deque holds.
 const DEFAULT_MAX_CAPACITY: u64 = 32768;
@@ -68,7 +70,10 @@ pub(crate) fn run<P: Program>(
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
     let grid = per_sm * dev.sm_count;
     let workers = grid * (block / opts.kernel.worker_threads());
-    let capacity = choose_capacity::<P>(dev, workers as u64, opts.capacity)?;
+    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
+    // The program's own data first: the deques are sized by the memory left after it.
+    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
+    let capacity = choose_capacity::<P>(ws.free_for(&dev.ctx, &[SLOTS])?, workers as u64, opts.capacity)?;
     let needed_for_roots = (roots.len() as u64).div_ceil(workers as u64);
     if needed_for_roots > capacity {
         return Err(Error::QueueOverflow {
@@ -81,11 +86,9 @@ pub(crate) fn run<P: Program>(
     // Device memory from the device's workspace (kept between runs: a warm run allocates
     // nothing). Slots are written before they are read (deque invariant); the rest is
     // initialised here, asynchronously, before the launch.
-    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
-    let slots = ws.buffer(stream, "deque slots", workers as usize * capacity as usize * P::TASK_BYTES)?;
+    let slots = ws.buffer(stream, SLOTS, workers as usize * capacity as usize * P::TASK_BYTES)?;
     let deques = ws.zeroed(stream, "deque control blocks", workers as usize * DEQUE_BYTES)?;
     let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
-    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
     let stat_count = workers as usize * STATS_PER_WORKER;
     let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
     let idle_dev = ws.zeroed(stream, "idle counter", 128)?;
@@ -162,8 +165,7 @@ pub(crate) fn run<P: Program>(
 
 /// Deque slots per worker: the requested number, or the largest power of two up to
 /// `DEFAULT_MAX_CAPACITY` that keeps all deques within a third of free device memory.
-fn choose_capacity<P: Program>(dev: &GpuDevice, workers: u64, requested: Option<u32>) -> Result<u64, Error> {
-    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+fn choose_capacity<P: Program>(free: usize, workers: u64, requested: Option<u32>) -> Result<u64, Error> {
     let per_slot = workers * P::TASK_BYTES as u64;
     let capacity = match requested {
         Some(c) => c as u64,

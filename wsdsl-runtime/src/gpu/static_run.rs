@@ -59,13 +59,14 @@ pub(crate) fn run<P: Program>(
     // Device memory from the device's workspace (kept between runs). A generation reads
     // only the slots the previous one wrote (below its count); the rest is initialised here.
     let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
-    let held = ws.held(ARRAY_A) + ws.held(ARRAY_B);
-    let capacity = choose_capacity::<P>(dev, held, opts.capacity, roots.len() as u64)?;
+    // The program's own data first: the task arrays are sized by the memory left after it.
+    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
+    let free = ws.free_for(&dev.ctx, &[ARRAY_A, ARRAY_B])?;
+    let capacity = choose_capacity::<P>(free, opts.capacity, roots.len() as u64)?;
     let bytes = capacity as usize * P::TASK_BYTES;
     let mut current = ws.buffer(stream, ARRAY_A, bytes)?;
     let mut next = ws.buffer(stream, ARRAY_B, bytes)?;
     ws.upload(stream, ARRAY_A, &encode_tasks::<P>(roots))?;
-    let inputs = Inputs::upload::<P>(stream, params, buffers)?;
     let stop = ws.stop_flag(&dev.ctx)?.device;
     clear_status(&module, stream)?;
     // The frames outlive generations: a task waits for children of later ones.
@@ -147,11 +148,8 @@ pub(crate) fn run<P: Program>(
 }
 
 /// Slots per task array: the requested number, or the largest power of two up to 2^26 with
-/// both arrays within a third of free device memory (and at least the roots). `held`: bytes
-/// of arrays kept from an earlier run, free for this one.
-fn choose_capacity<P: Program>(dev: &GpuDevice, held: usize, requested: Option<u32>, roots: u64) -> Result<u64, Error> {
-    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
-    let free = free + held;
+/// both arrays within a third of `free` device memory (and at least the roots).
+fn choose_capacity<P: Program>(free: usize, requested: Option<u32>, roots: u64) -> Result<u64, Error> {
     let per_slot = 2 * P::TASK_BYTES as u64;
     let capacity = match requested {
         Some(c) => c as u64,

@@ -7,17 +7,24 @@
 //! kernel reads must be initialised by the run (`zeroed`, `upload`), what it only writes
 //! need not be. A kernel that ignored its stop request may still use every buffer: then the
 //! workspace is abandoned (its memory never freed) rather than reused.
+//!
+//! The workspace also keeps the device copies of the program's read-only arrays
+//! (`ReadOnly<T>`), one per array, until the array's last clone is dropped on the host.
 
 use super::mapped::HostMapped;
 use super::watchdog::StopFlag;
+use crate::buffer::Residency;
 use crate::error::Error;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 #[derive(Default)]
 pub(crate) struct Workspace {
     buffers: HashMap<&'static str, CudaSlice<u8>>,
+    /// Device copies of read-only arrays by array id, each with the handle that dies with
+    /// the array.
+    resident: HashMap<u64, (Weak<()>, CudaSlice<u8>)>,
     stop: Option<StopFlag>,
     progress: Option<HostMapped<u64>>,
 }
@@ -38,9 +45,11 @@ impl Workspace {
         Ok(address)
     }
 
-    /// Bytes held for `role` (a run sizing a buffer by free memory counts them as free).
-    pub fn held(&self, role: &str) -> usize {
-        self.buffers.get(role).map_or(0, |b| b.len())
+    /// Device memory a run may size `roles` by: what is free, plus what the workspace holds
+    /// for those roles already (the run reuses it), so that warm runs size them as cold ones.
+    pub fn free_for(&self, ctx: &Arc<CudaContext>, roles: &[&str]) -> Result<usize, Error> {
+        let (free, _) = ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+        Ok(free + roles.iter().map(|r| self.buffers.get(r).map_or(0, |b| b.len())).sum::<usize>())
     }
 
     /// The buffer for `role`, its first `bytes` zeroed (asynchronously, before the launch).
@@ -66,10 +75,24 @@ impl Workspace {
         Ok(address)
     }
 
+    /// The device copy of a read-only array (`bytes` is its image), uploaded on first use;
+    /// its address. Copies of arrays dropped since are freed first.
+    pub fn resident(&mut self, stream: &Arc<CudaStream>, array: &Residency, bytes: &[u8]) -> Result<u64, Error> {
+        self.resident.retain(|_, (alive, _)| alive.strong_count() > 0);
+        if !self.resident.contains_key(&array.id) {
+            let copy = stream
+                .clone_htod(if bytes.is_empty() { &[0u8][..] } else { bytes })
+                .map_err(Error::driver("copying a read-only array to the device"))?;
+            self.resident.insert(array.id, (array.alive.clone(), copy));
+        }
+        let (_, copy) = &self.resident[&array.id];
+        let (address, _sync) = copy.device_ptr(stream);
+        Ok(address)
+    }
+
     /// The first `count` u64 of the buffer for `role` (after the run).
     pub fn read_u64(&self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u64>, Error> {
-        let b = self.buffers.get(role).expect("a buffer the run used");
-        let bytes = stream.clone_dtoh(&b.slice(..count * 8)).map_err(Error::driver("reading a run's results"))?;
+        let bytes = self.read_bytes(stream, role, count * 8)?;
         Ok(bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect())
     }
 
@@ -113,6 +136,9 @@ impl Workspace {
     /// The kernel still runs and may touch every buffer: keep them allocated forever.
     pub fn abandon(&mut self) {
         for (_, b) in self.buffers.drain() {
+            std::mem::forget(b);
+        }
+        for (_, b) in self.resident.drain() {
             std::mem::forget(b);
         }
         if let Some(stop) = self.stop.take() {
