@@ -43,11 +43,11 @@ impl Common {
     }
 }
 
-/// The runtime from the `WSDSL_*` environment, or on `--backend auto|cpu|gpu` when given.
+/// The runtime from the `WSDSL_*` environment, on `--backend auto|cpu|gpu` when given.
 pub fn runtime(backend: Option<&str>) -> Result<Runtime, wsdsl::Error> {
     let rt = Runtime::from_env()?;
     match backend {
-        Some(b) => Ok(Runtime::new(Backend::parse(b)?)),
+        Some(b) => Ok(rt.on(Backend::parse(b)?)),
         None => Ok(rt),
     }
 }

@@ -1142,6 +1142,7 @@ impl<'a> Cx<'a> {
                 ("threads", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("threads")),
                 ("sync", 0) => return ex(Ty::Unit, ExprKind::CtxCall("sync")),
                 ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
+                ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
                 ("spawn", 1) => {}
                 _ => {
                     self.err_at(&mc.method, CTX_USAGE);
@@ -1716,7 +1717,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

@@ -156,6 +156,12 @@ static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
 #endif
 }
 
+// `ctx.fence()`: this thread's earlier buffer writes and atomics are seen by every thread
+// before its later ones (publish, fence, then signal).
+static __device__ __forceinline__ void wsdsl_ctx_fence(wsdsl_ctx*) {
+    __threadfence();
+}
+
 // `ctx.round()`: 0 in a spawn handler, k in the k-th run of a complete handler.
 static __device__ __forceinline__ ws_u32 wsdsl_ctx_round(wsdsl_ctx* ctx) {
 #if WSDSL_JOIN

@@ -31,6 +31,8 @@ pub enum Error {
     InvalidConfig(String),
     /// A chart of a run's statistics could not be written.
     Chart { path: std::path::PathBuf, reason: String },
+    /// A graph file could not be read, or a graph could not be built or generated.
+    Graph(crate::graph::GraphError),
 }
 
 impl fmt::Display for Error {
@@ -90,11 +92,18 @@ impl fmt::Display for Error {
                 }
             }
             Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),
+            Error::Graph(e) => write!(f, "{e}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<crate::graph::GraphError> for Error {
+    fn from(e: crate::graph::GraphError) -> Error {
+        Error::Graph(e)
+    }
+}
 
 impl Error {
     pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {

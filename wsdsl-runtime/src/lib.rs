@@ -10,6 +10,7 @@ pub mod chart;
 pub mod cpu;
 pub mod error;
 pub mod gpu;
+pub mod graph;
 pub mod program;
 pub mod progress;
 pub mod runtime;

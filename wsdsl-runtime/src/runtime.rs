@@ -98,7 +98,10 @@ impl Runtime {
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
-    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line).
+    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line),
+    /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]),
+    /// `WSDSL_BLOCK_THREADS` and `WSDSL_BLOCKS_PER_SM` (the GPU grid: [`Runtime::block_threads`],
+    /// [`Runtime::blocks_per_sm`]).
     pub fn from_env() -> Result<Runtime, Error> {
         let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let number = |name: &str| -> Result<Option<u64>, Error> {
@@ -131,7 +134,22 @@ impl Runtime {
         if let Some(p) = number("WSDSL_PROGRESS")? {
             rt = rt.progress_line(p != 0);
         }
+        if let Some(t) = number("WSDSL_BLOCK_THREADS")? {
+            rt = rt.block_threads(t.min(1024) as u32);
+        }
+        if let Some(b) = number("WSDSL_BLOCKS_PER_SM")? {
+            rt = rt.blocks_per_sm(b.min(32) as u32);
+        }
+        if let Some(s) = var("WSDSL_SCHEDULER") {
+            rt = rt.scheduler(Scheduler::parse(&s).map_err(|e| Error::InvalidConfig(format!("WSDSL_SCHEDULER: {e}")))?);
+        }
         Ok(rt)
+    }
+
+    /// The same settings on another backend.
+    pub fn on(mut self, backend: Backend) -> Self {
+        self.backend = backend;
+        self
     }
 
     /// Number of CPU backend threads (default: all cores).

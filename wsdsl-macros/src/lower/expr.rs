@@ -391,8 +391,8 @@ impl FnLower<'_> {
                 ));
                 return None;
             }
-            ExprKind::CtxCall("sync") => {
-                out.push("wsdsl_ctx_sync(ctx);".into());
+            ExprKind::CtxCall(name @ ("sync" | "fence")) => {
+                out.push(format!("wsdsl_ctx_{name}(ctx);"));
                 return None;
             }
             ExprKind::CtxCall(name) => format!("wsdsl_ctx_{name}(ctx)"),

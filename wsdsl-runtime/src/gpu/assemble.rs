@@ -39,6 +39,20 @@ pub enum Scheduler {
     Bsq,
 }
 
+impl Scheduler {
+    /// `deque`, `static`, `bq`, `bwd` or `bsq` (any case).
+    pub fn parse(name: &str) -> Result<Scheduler, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "deque" => Ok(Scheduler::Deque),
+            "static" => Ok(Scheduler::Static),
+            "bq" => Ok(Scheduler::Bq),
+            "bwd" => Ok(Scheduler::Bwd),
+            "bsq" => Ok(Scheduler::Bsq),
+            other => Err(format!("unknown scheduler `{other}`; choose deque, static, bq, bwd or bsq")),
+        }
+    }
+}
+
 /// How many threads form one worker (one deque, one batch of tasks at a time).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Worker {

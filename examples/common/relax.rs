@@ -1,0 +1,226 @@
+//! Frontier relaxation: the shared engine of the `sssp` and `cc` examples. Every vertex holds
+//! a value (a distance, a component label). Round by round, each vertex of the frontier offers
+//! each neighbour its own value plus the edge's weight (plus nothing, for labels); a neighbour
+//! whose value that lowers (`atomic_min`) joins the next frontier, once (`atomic_max` on the
+//! round it was last queued in). The rounds end when a frontier is empty: every value is then
+//! the least over all paths — Bellman-Ford driven by the vertices that changed.
+//!
+//! The rounds are a continuation: the `Round` task expands one frontier, and its complete
+//! handler, run when that whole round is done, starts the next. A frontier range or an edge
+//! list longer than `grain` is split into up to `SPLIT` tasks at a time, so neither a large
+//! frontier nor a hub serialises one thread.
+
+use wsdsl::graph::Graph;
+use wsdsl::prelude::*;
+
+#[megakernel]
+pub mod relax {
+    use wsdsl::prelude::*;
+
+    pub const SPLIT: u32 = 16;
+
+    #[params]
+    pub struct Params {
+        /// Frontier vertices, or edges of one vertex, per task.
+        pub grain: u32,
+        /// 1: add the edge's weight to the offered value (distances); 0: offer it as is (labels).
+        pub weighted: u32,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        pub offsets: ReadOnly<u32>,
+        pub targets: ReadOnly<u32>,
+        /// Parallel to `targets` when `weighted` (else one unused element).
+        pub weights: ReadOnly<u32>,
+        pub value: Buffer<u32>,
+        /// The last round each vertex joined the frontier of.
+        pub queued: Buffer<u32>,
+        /// Two frontiers of up to `vertices` entries: round `r` lives in half `r % 2`.
+        pub frontier: Buffer<u32>,
+        pub sizes: Buffer<u32>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+        pub rounds: Max<u32>,
+    }
+
+    #[task]
+    pub struct Round {
+        pub r: u32,
+    }
+
+    /// Frontier entries `lo..hi` of round `r`.
+    #[task]
+    pub struct Chunk {
+        pub r: u32,
+        pub lo: u32,
+        pub hi: u32,
+    }
+
+    /// Edges `lo..hi` of vertex `v`, in round `r`.
+    #[task]
+    pub struct Edges {
+        pub v: u32,
+        pub r: u32,
+        pub lo: u32,
+        pub hi: u32,
+    }
+
+    /// Round 0 (here) expands the first frontier; the complete handler's round k, run when
+    /// round `k - 1` is done, the next one. An empty frontier ends the search.
+    #[spawn]
+    fn round(t: &Round, ctx: &mut Ctx) {
+        let r = t.r + ctx.round();
+        let n = ctx.buffers.sizes.get((r % 2) as usize);
+        if n > 0 {
+            ctx.buffers.sizes.set(((r + 1) % 2) as usize, 0);
+            ctx.counters.rounds.max(r + 1);
+            ctx.spawn(Chunk { r, lo: 0, hi: n });
+        }
+    }
+
+    #[complete]
+    fn next_round(t: &Round, ctx: &mut Ctx) {
+        let r = t.r + ctx.round();
+        let n = ctx.buffers.sizes.get((r % 2) as usize);
+        if n > 0 {
+            ctx.buffers.sizes.set(((r + 1) % 2) as usize, 0);
+            ctx.counters.rounds.max(r + 1);
+            ctx.spawn(Chunk { r, lo: 0, hi: n });
+        }
+    }
+
+    #[spawn]
+    fn chunk(c: &Chunk, ctx: &mut Ctx) {
+        let n = c.hi - c.lo;
+        if n > ctx.params.grain {
+            let parts = parts(n, ctx.params.grain);
+            for p in 0..parts {
+                ctx.spawn(Chunk { r: c.r, lo: cut(c.lo, n, p, parts), hi: cut(c.lo, n, p + 1, parts) });
+            }
+            return;
+        }
+        let vertices = ctx.buffers.offsets.len() - 1;
+        let here = (c.r % 2) as usize * vertices;
+        for i in c.lo..c.hi {
+            let v = ctx.buffers.frontier.get(here + i as usize);
+            let lo = ctx.buffers.offsets.get(v as usize);
+            let hi = ctx.buffers.offsets.get(v as usize + 1);
+            if hi > lo {
+                ctx.spawn(Edges { v, r: c.r, lo, hi });
+            }
+        }
+    }
+
+    #[spawn]
+    fn edges(e: &Edges, ctx: &mut Ctx) {
+        let n = e.hi - e.lo;
+        if n > ctx.params.grain {
+            let parts = parts(n, ctx.params.grain);
+            for p in 0..parts {
+                ctx.spawn(Edges { v: e.v, r: e.r, lo: cut(e.lo, n, p, parts), hi: cut(e.lo, n, p + 1, parts) });
+            }
+            return;
+        }
+        // The vertex's value now: it may have dropped since it was queued, which only helps.
+        let base = ctx.buffers.value.get(e.v as usize);
+        let vertices = ctx.buffers.offsets.len() - 1;
+        let next = e.r + 1;
+        for i in e.lo..e.hi {
+            let u = ctx.buffers.targets.get(i as usize) as usize;
+            let offer = if ctx.params.weighted == 1 { base + ctx.buffers.weights.get(i as usize) } else { base };
+            if ctx.buffers.value.atomic_min(u, offer) > offer && ctx.buffers.queued.atomic_max(u, next) < next {
+                let at = ctx.buffers.sizes.atomic_add((next % 2) as usize, 1) as usize;
+                ctx.buffers.frontier.set((next % 2) as usize * vertices + at, u as u32);
+            }
+        }
+        ctx.counters.edges.add(n as u64);
+    }
+
+    /// A split range is done when all its parts are (the round waits for all of them).
+    #[complete]
+    fn chunk_done(_c: &Chunk, _ctx: &mut Ctx) {}
+
+    #[complete]
+    fn edges_done(_e: &Edges, _ctx: &mut Ctx) {}
+
+    /// Parts a range of `n` longer than `grain` is split into: whole grains, at most `SPLIT`.
+    fn parts(n: u32, grain: u32) -> u32 {
+        let grains = n / grain + (n % grain != 0) as u32;
+        if grains < SPLIT {
+            grains
+        } else {
+            SPLIT
+        }
+    }
+
+    /// Where part `p` of `parts` of the range `lo..lo + n` starts.
+    fn cut(lo: u32, n: u32, p: u32, parts: u32) -> u32 {
+        lo + ((n as u64 * p as u64) / parts as u64) as u32
+    }
+}
+
+/// Frontier vertices or edges per task by default.
+pub const DEFAULT_GRAIN: u32 = 64;
+
+/// A graph's arrays as read-only device arrays, uploaded on the first run that uses them.
+pub struct DeviceGraph {
+    pub offsets: ReadOnly<u32>,
+    pub targets: ReadOnly<u32>,
+    pub weights: ReadOnly<u32>,
+}
+
+impl DeviceGraph {
+    /// `weights`: one per edge, or `None` (labels need none).
+    pub fn new(g: &Graph, weights: Option<Vec<u32>>) -> Self {
+        DeviceGraph {
+            offsets: ReadOnly::from_vec(g.offsets.clone()),
+            targets: ReadOnly::from_vec(g.targets.clone()),
+            weights: ReadOnly::from_vec(weights.unwrap_or_else(|| vec![0])),
+        }
+    }
+}
+
+/// The least values after relaxing from `initial` (one per vertex) with the vertices of
+/// `frontier` as the first round; also the edges scanned and the rounds run.
+pub struct Relaxed {
+    pub value: Vec<u32>,
+    pub edges: u64,
+    pub rounds: u32,
+}
+
+pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], grain: u32) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+    let vertices = g.offsets.len() - 1;
+    if grain == 0 {
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
+    }
+    let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
+    let mut halves = vec![0u32; 2 * vertices];
+    halves[..frontier.len()].copy_from_slice(frontier);
+    let buffers = relax::Graph {
+        offsets: g.offsets.clone(),
+        targets: g.targets.clone(),
+        weights: g.weights.clone(),
+        value: Buffer::from_vec(initial),
+        queued: Buffer::zeroed(vertices),
+        frontier: Buffer::from_vec(halves),
+        sizes: Buffer::from_vec(vec![frontier.len() as u32, 0]),
+    };
+    let params = relax::Params { grain, weighted: weighted as u32 };
+    let out = rt.run_with::<relax::Kernel>(params, &buffers, [relax::Round { r: 0 }])?;
+    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get() };
+    Ok((relaxed, out))
+}
+
+/// The first vertex that differs from `want` (`what` names the values), or `Ok`.
+pub fn compare(got: &[u32], want: &[u32], what: &str) -> Result<(), String> {
+    let bad: Vec<usize> = (0..want.len()).filter(|&v| got[v] != want[v]).collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let show: Vec<String> = bad.iter().take(5).map(|&v| format!("vertex {v}: {} (want {})", got[v], want[v])).collect();
+    Err(format!("{} {what} differ from the reference: {}", bad.len(), show.join(", ")))
+}

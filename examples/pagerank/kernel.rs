@@ -1,0 +1,257 @@
+//! PageRank as data-driven tasks, two ways (no redistribution of dangling vertices' rank:
+//! r(u) = (1 - d) / n + d * sum over edges w -> u of r(w) / outdegree(w), as in the Broker
+//! Queue paper's experiment).
+//!
+//! `pagerank` is the paper's formulation (Kerbl et al., section 7.3): the queue starts with
+//! one task per vertex; an active vertex passes its rank for iteration i on to its
+//! neighbours, and the neighbour whose last contribution for iteration i + 1 that was
+//! enqueues itself for iteration i + 1. No iteration waits for another as a whole: a vertex
+//! runs ahead as far as the ranks it needs are final. Each iteration's ranks have their own
+//! slots, so contributions to different iterations never mix; `ctx.fence()` orders a
+//! contribution before the arrival count that announces it.
+//!
+//! `pagerank_delta` runs to a tolerance instead: each vertex holds a residual (rank not yet
+//! passed on); a task claims a vertex's residual, adds it to the rank and spreads
+//! `d * residual / outdegree` to the neighbours; a neighbour whose residual crosses its
+//! threshold, the tolerance times its out-degree (at least 1), is enqueued (so a hub is
+//! not rescanned for every crumb it receives). When no residual reaches its threshold, the
+//! ranks are within `tolerance * (edges + n) / (1 - d)` in total of the fixed point.
+
+use wsdsl::graph::Graph;
+use wsdsl::prelude::*;
+
+#[megakernel(scheduler = bq)]
+pub mod pagerank {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub iterations: u32,
+        pub damping: f64,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        pub offsets: ReadOnly<u32>,
+        pub targets: ReadOnly<u32>,
+        pub in_degree: ReadOnly<u32>,
+        /// The rank of vertex v after iteration i at `i * n + v` (i = 0 holds 1 / n);
+        /// slots of later iterations accumulate contributions until complete.
+        pub rank: Buffer<f64>,
+        /// Contributions arrived for iteration i + 1 of vertex u, at `i * n + u`.
+        pub arrived: Buffer<u32>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+    }
+
+    /// The rank of `v` after iteration `i` is final: pass it on.
+    #[task]
+    pub struct Node {
+        pub v: u32,
+        pub i: u32,
+    }
+
+    #[spawn]
+    fn pass_on(t: &Node, ctx: &mut Ctx) {
+        let n = ctx.buffers.in_degree.len();
+        let v = t.v as usize;
+        let i = t.i as usize;
+        let teleport = (1.0 - ctx.params.damping) / n as f64;
+        let lo = ctx.buffers.offsets.get(v);
+        let hi = ctx.buffers.offsets.get(v + 1);
+        if hi > lo {
+            let share = ctx.params.damping * ctx.buffers.rank.get(i * n + v) / (hi - lo) as f64;
+            for e in lo..hi {
+                let u = ctx.buffers.targets.get(e as usize) as usize;
+                ctx.buffers.rank.atomic_add((i + 1) * n + u, share);
+                ctx.fence();
+                if ctx.buffers.arrived.atomic_add(i * n + u, 1) + 1 == ctx.buffers.in_degree.get(u) {
+                    // The last contribution to u's next rank: every other one is in (each
+                    // was fenced before its count); complete the rank and pass it on.
+                    ctx.fence();
+                    let sum = ctx.buffers.rank.get((i + 1) * n + u);
+                    ctx.buffers.rank.set((i + 1) * n + u, teleport + sum);
+                    if t.i + 1 < ctx.params.iterations {
+                        ctx.spawn(Node { v: u as u32, i: t.i + 1 });
+                    }
+                }
+            }
+            ctx.counters.edges.add((hi - lo) as u64);
+        }
+        // Nobody links to v: its next rank is the teleport term alone, final at once.
+        if ctx.buffers.in_degree.get(v) == 0 {
+            ctx.buffers.rank.set((i + 1) * n + v, teleport);
+            if t.i + 1 < ctx.params.iterations {
+                ctx.spawn(Node { v: t.v, i: t.i + 1 });
+            }
+        }
+    }
+}
+
+#[megakernel(scheduler = bq)]
+pub mod pagerank_delta {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub damping: f64,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        pub offsets: ReadOnly<u32>,
+        pub targets: ReadOnly<u32>,
+        /// The residual at which each vertex is enqueued: tolerance x max(out-degree, 1).
+        pub threshold: ReadOnly<f64>,
+        pub rank: Buffer<f64>,
+        /// Rank received but not yet passed on.
+        pub residual: Buffer<f64>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Push {
+        pub v: u32,
+    }
+
+    #[spawn]
+    fn push(p: &Push, ctx: &mut Ctx) {
+        let v = p.v as usize;
+        // Claim the residual (swap it for zero).
+        let mut r = ctx.buffers.residual.get(v);
+        loop {
+            let seen = ctx.buffers.residual.atomic_cas(v, r, 0.0);
+            if seen.to_bits() == r.to_bits() {
+                break;
+            }
+            r = seen;
+        }
+        ctx.buffers.rank.atomic_add(v, r);
+        let lo = ctx.buffers.offsets.get(v);
+        let hi = ctx.buffers.offsets.get(v + 1);
+        if hi > lo {
+            let share = ctx.params.damping * r / (hi - lo) as f64;
+            for e in lo..hi {
+                let u = ctx.buffers.targets.get(e as usize) as usize;
+                let before = ctx.buffers.residual.atomic_add(u, share);
+                let threshold = ctx.buffers.threshold.get(u);
+                if before < threshold && before + share >= threshold {
+                    ctx.spawn(Push { v: u as u32 });
+                }
+            }
+            ctx.counters.edges.add((hi - lo) as u64);
+        }
+    }
+}
+
+pub const DAMPING: f64 = 0.85;
+
+/// The graph's arrays on the device (kept there between runs).
+pub struct DeviceGraph {
+    pub offsets: ReadOnly<u32>,
+    pub targets: ReadOnly<u32>,
+    pub in_degree: ReadOnly<u32>,
+}
+
+impl DeviceGraph {
+    pub fn new(g: &Graph) -> Self {
+        let mut in_degree = vec![0u32; g.vertices()];
+        for &u in &g.targets {
+            in_degree[u as usize] += 1;
+        }
+        DeviceGraph {
+            offsets: ReadOnly::from_vec(g.offsets.clone()),
+            targets: ReadOnly::from_vec(g.targets.clone()),
+            in_degree: ReadOnly::from_vec(in_degree),
+        }
+    }
+}
+
+/// Ranks after `iterations` iterations from 1/n each (the paper's formulation); edges scanned.
+pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f64>, u64, Output<pagerank::Kernel>), wsdsl::Error> {
+    let n = g.in_degree.len();
+    if iterations == 0 || n == 0 {
+        return Err(wsdsl::Error::InvalidConfig("PageRank needs at least one iteration and one vertex".into()));
+    }
+    let slots = (iterations as usize + 1).checked_mul(n).filter(|&s| s < u32::MAX as usize);
+    let Some(slots) = slots else {
+        return Err(wsdsl::Error::InvalidConfig(format!("{iterations} iterations of {n} vertices need too many rank slots; use --tolerance")));
+    };
+    let mut rank = vec![0.0f64; slots];
+    rank[..n].fill(1.0 / n as f64);
+    let buffers = pagerank::Graph {
+        offsets: g.offsets.clone(),
+        targets: g.targets.clone(),
+        in_degree: g.in_degree.clone(),
+        rank: Buffer::from_vec(rank),
+        arrived: Buffer::zeroed(iterations as usize * n),
+    };
+    let roots: Vec<pagerank::Node> = (0..n as u32).map(|v| pagerank::Node { v, i: 0 }).collect();
+    let out = rt.run_with::<pagerank::Kernel>(pagerank::Params { iterations, damping: DAMPING }, &buffers, roots)?;
+    let all = buffers.rank.to_vec();
+    let last = iterations as usize * n;
+    Ok((all[last..last + n].to_vec(), out.counters.edges.get(), out))
+}
+
+/// Ranks within `tolerance * (edges + n) / (1 - d)` in total of the fixed point; edges scanned.
+pub fn converge(rt: &Runtime, g: &DeviceGraph, tolerance: f64) -> Result<(Vec<f64>, u64, Output<pagerank_delta::Kernel>), wsdsl::Error> {
+    let n = g.in_degree.len();
+    if !(tolerance > 0.0) || n == 0 {
+        return Err(wsdsl::Error::InvalidConfig("the tolerance must be a positive number and the graph not empty".into()));
+    }
+    let offsets = g.offsets.as_slice();
+    let threshold: Vec<f64> = (0..n).map(|v| tolerance * (offsets[v + 1] - offsets[v]).max(1) as f64).collect();
+    let buffers = pagerank_delta::Graph {
+        offsets: g.offsets.clone(),
+        targets: g.targets.clone(),
+        threshold: ReadOnly::from_vec(threshold),
+        rank: Buffer::zeroed(n),
+        residual: Buffer::filled(n, (1.0 - DAMPING) / n as f64),
+    };
+    let roots: Vec<pagerank_delta::Push> = (0..n as u32).map(|v| pagerank_delta::Push { v }).collect();
+    let out = rt.run_with::<pagerank_delta::Kernel>(pagerank_delta::Params { damping: DAMPING }, &buffers, roots)?;
+    Ok((buffers.rank.to_vec(), out.counters.edges.get(), out))
+}
+
+/// Synchronous power iteration in float64, the independent reference: `iterations` steps
+/// from 1/n, or (with `None`) until the ranks change by less than 1e-15 in total.
+pub fn reference(g: &Graph, iterations: Option<u32>) -> Vec<f64> {
+    let n = g.vertices();
+    let teleport = (1.0 - DAMPING) / n as f64;
+    let mut rank = vec![1.0 / n as f64; n];
+    let mut step = 0;
+    loop {
+        let mut next = vec![teleport; n];
+        for v in 0..n as u32 {
+            let deg = g.degree(v);
+            if deg > 0 {
+                let share = DAMPING * rank[v as usize] / deg as f64;
+                for &u in g.neighbours(v) {
+                    next[u as usize] += share;
+                }
+            }
+        }
+        let change: f64 = next.iter().zip(&rank).map(|(a, b)| (a - b).abs()).sum();
+        rank = next;
+        step += 1;
+        match iterations {
+            Some(k) if step >= k => return rank,
+            None if change < 1e-15 || step >= 10_000 => return rank,
+            _ => {}
+        }
+    }
+}
+
+/// The largest difference from the reference relative to its rank, and the total difference.
+pub fn error(got: &[f64], want: &[f64]) -> (f64, f64) {
+    let rel = got.iter().zip(want).map(|(a, b)| (a - b).abs() / b.abs().max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
+    let total = got.iter().zip(want).map(|(a, b)| (a - b).abs()).sum();
+    (rel, total)
+}

@@ -1,0 +1,79 @@
+//! Single-source shortest paths with integer edge weights: Bellman-Ford driven by the
+//! vertices whose distance changed (frontier rounds as a continuation, `examples/common/relax.rs`),
+//! checked against Dijkstra's algorithm (GPU if present, else CPU). A graph without weights
+//! (a SNAP edge list, a pattern matrix) gets weights 1..=255 hashed from each edge's ends.
+//!
+//!     cargo run --release --example sssp                       # p2p-Gnutella31, from vertex 0
+//!     cargo run --release --example sssp -- --rmat 18 --symmetrize
+//!     cargo run --release --example sssp -- USA-road-d.NY.gr.gz --source 1
+
+#[path = "../common/cli.rs"]
+mod cli;
+#[path = "../common/graph_cli.rs"]
+mod graph_cli;
+#[path = "../common/graph_reference.rs"]
+mod graph_reference;
+#[path = "../common/relax.rs"]
+mod relax;
+
+use clap::Parser;
+use graph_reference::{dijkstra, hashed_weights, UNREACHED};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(about = "Single-source shortest paths as frontier relaxation, checked against Dijkstra")]
+struct Args {
+    #[command(flatten)]
+    graph: graph_cli::GraphArgs,
+    /// The vertex distances are measured from (default: 0, or the first vertex with an edge).
+    #[arg(long)]
+    source: Option<u32>,
+    /// Frontier vertices, or edges of one vertex, per task.
+    #[arg(long, default_value_t = relax::DEFAULT_GRAIN)]
+    grain: u32,
+    #[command(flatten)]
+    common: cli::Common,
+}
+
+fn main() -> ExitCode {
+    cli::exit(run(&Args::parse()))
+}
+
+fn run(args: &Args) -> Result<bool, wsdsl::Error> {
+    let rt = args.common.runtime()?;
+    let (graph, what) = args.graph.load(true, false)?;
+    println!("{what}");
+    let weights = match graph.int_weights() {
+        Some(w) => w.to_vec(),
+        None => {
+            println!("weights: 1..=255, hashed from each edge's ends (the graph has none)");
+            hashed_weights(&graph)
+        }
+    };
+    let source = args.source.unwrap_or_else(|| (0..graph.vertices() as u32).find(|&v| graph.degree(v) > 0).unwrap_or(0));
+    if source as usize >= graph.vertices() {
+        return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{})", graph.vertices())));
+    }
+    let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
+    let mut initial = vec![UNREACHED; graph.vertices()];
+    initial[source as usize] = 0;
+    let (found, out) = relax::run(&rt, &device_graph, initial, &[source], args.grain)?;
+    cli::note_fallback(&out.note);
+    let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
+    let traversed: u64 = (0..graph.vertices() as u32).filter(|&v| found.value[v as usize] != UNREACHED).map(|v| graph.degree(v) as u64).sum();
+    println!(
+        "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex); {:.3} GTEPS",
+        out.backend,
+        reached.len(),
+        reached.iter().copied().max().unwrap_or(0),
+        found.rounds,
+        found.edges,
+        found.edges as f64 / traversed.max(1) as f64,
+        traversed as f64 / out.stats.phases.run.as_secs_f64().max(1e-9) / 1e9
+    );
+    println!("{}", out.stats);
+    args.common.chart(&out.stats, format!("SSSP on {} ({})", what.split(':').next().unwrap_or("graph"), out.backend))?;
+    let verdict = relax::compare(&found.value, &dijkstra(&graph, &weights, source), "distances")
+        .map(|()| "every distance equals Dijkstra's".to_string());
+    Ok(cli::report(verdict))
+}

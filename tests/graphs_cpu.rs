@@ -1,0 +1,132 @@
+//! The graph examples' megakernels on the CPU backend, each against its sequential reference:
+//! BFS (data-driven and level-synchronous), SSSP and connected components (frontier
+//! relaxation), PageRank (the Broker Queue paper's formulation and the residual one), on
+//! SNAP's p2p-Gnutella31 and on small R-MAT graphs; and their bad inputs. (The GPU runs are
+//! in `bench --rows graphs` and the examples themselves.)
+
+#[path = "../examples/bfs/kernel.rs"]
+mod bfs;
+#[path = "../examples/common/graph_reference.rs"]
+mod graph_reference;
+#[path = "../examples/pagerank/kernel.rs"]
+mod pagerank;
+#[path = "../examples/common/relax.rs"]
+mod relax;
+
+use wsdsl::graph::{self, Graph, GraphOptions, Rmat};
+use wsdsl::prelude::*;
+
+fn cpu() -> Runtime {
+    Runtime::new(Backend::Cpu).cpu_threads(2)
+}
+
+fn clean(symmetrize: bool) -> GraphOptions {
+    GraphOptions { symmetrize, remove_self_loops: true, remove_duplicates: true, quiet: true }
+}
+
+fn gnutella(symmetrize: bool) -> Graph {
+    graph::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data/graphs/p2p-Gnutella31.txt.gz"), &clean(symmetrize)).expect("the shipped graph reads")
+}
+
+fn rmat(scale: u32, weighted: bool, symmetrize: bool) -> Graph {
+    Rmat { scale, edge_factor: 16, seed: 3, weighted }.generate(&clean(symmetrize)).expect("R-MAT")
+}
+
+#[test]
+fn bfs_on_gnutella_reaches_the_published_60826_vertices_at_depth_25_both_ways() {
+    let g = gnutella(false);
+    let dg = bfs::DeviceGraph::new(&g);
+    let (levels, _) = bfs::search_levels(&cpu(), &dg, 0, 64).unwrap();
+    assert_eq!(bfs::reach(&levels.depth), (60_826, 25));
+    assert_eq!(bfs::check(&g, 0, &levels.depth), Ok(()));
+    assert_eq!(levels.edges_scanned, bfs::traversed_edges(&g, &levels.depth), "level by level, every edge once");
+    let (driven, _) = bfs::search(&cpu(), &dg, 0, 64).unwrap();
+    assert_eq!(bfs::check(&g, 0, &driven.depth), Ok(()));
+    assert!(driven.edges_scanned >= levels.edges_scanned);
+}
+
+#[test]
+fn bfs_on_rmat_splits_hub_edge_lists_and_matches_the_reference() {
+    let g = rmat(12, false, true);
+    let source = bfs::default_source(&g);
+    let dg = bfs::DeviceGraph::new(&g);
+    for grain in [1, 7, 64] {
+        let (levels, out) = bfs::search_levels(&cpu(), &dg, source, grain).unwrap();
+        assert_eq!(bfs::check(&g, source, &levels.depth), Ok(()), "grain {grain}");
+        assert!(out.stats.tasks > g.max_degree() as u64 / grain as u64, "hub edge lists were split: {}", out.stats);
+        let (driven, _) = bfs::search(&cpu(), &dg, source, grain).unwrap();
+        assert_eq!(bfs::check(&g, source, &driven.depth), Ok(()), "data-driven, grain {grain}");
+    }
+}
+
+#[test]
+fn bfs_refuses_a_source_outside_the_graph_and_a_zero_grain() {
+    let g = gnutella(false);
+    let dg = bfs::DeviceGraph::new(&g);
+    let e = bfs::search(&cpu(), &dg, 62_586, 64).err().expect("vertex 62586 does not exist");
+    assert!(e.to_string().contains("62586"), "{e}");
+    let e = bfs::search_levels(&cpu(), &dg, 0, 0).err().expect("grain 0");
+    assert!(e.to_string().contains("grain"), "{e}");
+}
+
+#[test]
+fn sssp_distances_equal_dijkstra_on_gnutella_and_weighted_rmat() {
+    for (g, weights) in [
+        { let g = gnutella(false); let w = graph_reference::hashed_weights(&g); (g, w) },
+        { let g = rmat(11, true, true); let w = g.int_weights().unwrap().to_vec(); (g, w) },
+    ] {
+        let source = bfs::default_source(&g);
+        let dg = relax::DeviceGraph::new(&g, Some(weights.clone()));
+        let mut initial = vec![graph_reference::UNREACHED; g.vertices()];
+        initial[source as usize] = 0;
+        let (found, _) = relax::run(&cpu(), &dg, initial, &[source], 16).unwrap();
+        assert_eq!(relax::compare(&found.value, &graph_reference::dijkstra(&g, &weights, source), "distances"), Ok(()));
+        assert!(found.rounds > 1);
+    }
+}
+
+#[test]
+fn components_label_every_vertex_with_the_smallest_of_its_component() {
+    for g in [gnutella(true), rmat(11, false, true)] {
+        let everyone: Vec<u32> = (0..g.vertices() as u32).collect();
+        let dg = relax::DeviceGraph::new(&g, None);
+        let (found, _) = relax::run(&cpu(), &dg, everyone.clone(), &everyone, 32).unwrap();
+        let want = graph_reference::components(&g);
+        assert_eq!(relax::compare(&found.value, &want, "labels"), Ok(()));
+        let (count, largest) = graph_reference::component_summary(&found.value);
+        assert!(count >= 1 && largest > g.vertices() / 2, "{count} components, largest {largest}");
+    }
+}
+
+#[test]
+fn pagerank_eight_iterations_match_float64_power_iteration() {
+    for g in [gnutella(false), rmat(10, false, false)] {
+        let dg = pagerank::DeviceGraph::new(&g);
+        let (rank, edges, _) = pagerank::iterate(&cpu(), &dg, 8).unwrap();
+        let (rel, _) = pagerank::error(&rank, &pagerank::reference(&g, Some(8)));
+        assert!(rel < 1e-9, "relative error {rel}");
+        assert_eq!(edges, 8 * g.edges() as u64, "every edge passes a rank on once per iteration");
+    }
+}
+
+#[test]
+fn pagerank_to_a_tolerance_is_within_its_bound_of_the_fixed_point() {
+    let g = gnutella(false);
+    let tol = 1e-10;
+    let (rank, _, _) = pagerank::converge(&cpu(), &pagerank::DeviceGraph::new(&g), tol).unwrap();
+    let (_, total) = pagerank::error(&rank, &pagerank::reference(&g, None));
+    let bound = tol * (g.vertices() + g.edges()) as f64 / (1.0 - pagerank::DAMPING);
+    assert!(total <= bound, "total error {total:e} above the bound {bound:e}");
+    let e = pagerank::converge(&cpu(), &pagerank::DeviceGraph::new(&g), 0.0).err().expect("tolerance 0");
+    assert!(e.to_string().contains("tolerance"), "{e}");
+}
+
+#[test]
+fn a_malformed_graph_file_is_an_error_naming_file_and_line() {
+    let path = std::env::temp_dir().join(format!("wsdsl-graphs-cpu-{}.txt", std::process::id()));
+    std::fs::write(&path, "# comment\n0 1\n1 x\n").unwrap();
+    let e = graph::read(&path, &clean(false)).unwrap_err();
+    let _ = std::fs::remove_file(&path);
+    let msg = e.to_string();
+    assert!(msg.contains(&path.display().to_string()) && msg.contains(":3:") && msg.contains("`x`"), "{msg}");
+}
