@@ -7,8 +7,9 @@
 //! neighbours, and the neighbour whose last contribution for iteration i + 1 that was
 //! enqueues itself for iteration i + 1. No iteration waits for another as a whole: a vertex
 //! runs ahead as far as the ranks it needs are final. Each iteration's ranks have their own
-//! slots, so contributions to different iterations never mix; `ctx.fence()` orders a
-//! contribution before the arrival count that announces it.
+//! slots, so contributions to different iterations never mix; `ctx.fence()` orders a task's
+//! contributions before the arrival counts that announce them. A vertex with more than
+//! `GRAIN` out-edges passes its rank on in parts, as several tasks.
 //!
 //! `pagerank_delta` runs to a tolerance instead: each vertex holds a residual (rank not yet
 //! passed on); a task claims a vertex's residual, adds it to the rank and spreads
@@ -47,11 +48,19 @@ pub mod pagerank {
         pub edges: Sum<u64>,
     }
 
-    /// The rank of `v` after iteration `i` is final: pass it on.
+    /// Out-edges a task passes a rank along; longer edge lists are split.
+    pub const GRAIN: u32 = 256;
+    pub const SPLIT: u32 = 16;
+
+    /// The rank of `v` after iteration `i` is final: pass it along edges `lo..hi` (all of
+    /// v's out-edges when `whole` is 1; a part of them otherwise).
     #[task]
     pub struct Node {
         pub v: u32,
         pub i: u32,
+        pub lo: u32,
+        pub hi: u32,
+        pub whole: u32,
     }
 
     #[spawn]
@@ -60,34 +69,51 @@ pub mod pagerank {
         let v = t.v as usize;
         let i = t.i as usize;
         let teleport = (1.0 - ctx.params.damping) / n as f64;
-        let lo = ctx.buffers.offsets.get(v);
-        let hi = ctx.buffers.offsets.get(v + 1);
-        if hi > lo {
-            let share = ctx.params.damping * ctx.buffers.rank.get(i * n + v) / (hi - lo) as f64;
-            for e in lo..hi {
-                let u = ctx.buffers.targets.get(e as usize) as usize;
-                ctx.buffers.rank.atomic_add((i + 1) * n + u, share);
-                ctx.fence();
-                if ctx.buffers.arrived.atomic_add(i * n + u, 1) + 1 == ctx.buffers.in_degree.get(u) {
-                    // The last contribution to u's next rank: every other one is in (each
-                    // was fenced before its count); complete the rank and pass it on.
-                    ctx.fence();
-                    let sum = ctx.buffers.rank.get((i + 1) * n + u);
-                    ctx.buffers.rank.set((i + 1) * n + u, teleport + sum);
-                    if t.i + 1 < ctx.params.iterations {
-                        ctx.spawn(Node { v: u as u32, i: t.i + 1 });
-                    }
-                }
-            }
-            ctx.counters.edges.add((hi - lo) as u64);
-        }
         // Nobody links to v: its next rank is the teleport term alone, final at once.
-        if ctx.buffers.in_degree.get(v) == 0 {
+        if t.whole == 1 && ctx.buffers.in_degree.get(v) == 0 {
             ctx.buffers.rank.set((i + 1) * n + v, teleport);
             if t.i + 1 < ctx.params.iterations {
-                ctx.spawn(Node { v: t.v, i: t.i + 1 });
+                ctx.spawn(Node { v: t.v, i: t.i + 1, lo: t.lo, hi: t.hi, whole: 1 });
             }
         }
+        let len = t.hi - t.lo;
+        if len > GRAIN {
+            // A hub's edges in parts, so no thread walks thousands of them alone.
+            let grains = len / GRAIN + (len % GRAIN != 0) as u32;
+            let parts = if grains < SPLIT { grains } else { SPLIT };
+            for p in 0..parts {
+                let lo = t.lo + ((len as u64 * p as u64) / parts as u64) as u32;
+                let hi = t.lo + ((len as u64 * (p + 1) as u64) / parts as u64) as u32;
+                ctx.spawn(Node { v: t.v, i: t.i, lo, hi, whole: 0 });
+            }
+            return;
+        }
+        if len == 0 {
+            return;
+        }
+        let degree = ctx.buffers.offsets.get(v + 1) - ctx.buffers.offsets.get(v);
+        let share = ctx.params.damping * ctx.buffers.rank.get(i * n + v) / degree as f64;
+        for e in t.lo..t.hi {
+            let u = ctx.buffers.targets.get(e as usize) as usize;
+            ctx.buffers.rank.atomic_add((i + 1) * n + u, share);
+        }
+        // Every contribution above is in before any count below announces it.
+        ctx.fence();
+        for e in t.lo..t.hi {
+            let u = ctx.buffers.targets.get(e as usize) as usize;
+            if ctx.buffers.arrived.atomic_add(i * n + u, 1) + 1 == ctx.buffers.in_degree.get(u) {
+                // The last contribution to u's next rank: complete it and pass it on.
+                ctx.fence();
+                let sum = ctx.buffers.rank.get((i + 1) * n + u);
+                ctx.buffers.rank.set((i + 1) * n + u, teleport + sum);
+                if t.i + 1 < ctx.params.iterations {
+                    let lo = ctx.buffers.offsets.get(u);
+                    let hi = ctx.buffers.offsets.get(u + 1);
+                    ctx.spawn(Node { v: u as u32, i: t.i + 1, lo, hi, whole: 1 });
+                }
+            }
+        }
+        ctx.counters.edges.add(len as u64);
     }
 }
 
@@ -193,7 +219,9 @@ pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f6
         rank: Buffer::from_vec(rank),
         arrived: Buffer::zeroed(iterations as usize * n),
     };
-    let roots: Vec<pagerank::Node> = (0..n as u32).map(|v| pagerank::Node { v, i: 0 }).collect();
+    let offsets = g.offsets.as_slice();
+    let roots: Vec<pagerank::Node> =
+        (0..n as u32).map(|v| pagerank::Node { v, i: 0, lo: offsets[v as usize], hi: offsets[v as usize + 1], whole: 1 }).collect();
     let out = rt.run_with::<pagerank::Kernel>(pagerank::Params { iterations, damping: DAMPING }, &buffers, roots)?;
     let all = buffers.rank.to_vec();
     let last = iterations as usize * n;
