@@ -27,6 +27,9 @@ struct Args {
     /// Frontier vertices, or edges of one vertex, per task.
     #[arg(long, default_value_t = relax::DEFAULT_GRAIN)]
     grain: u32,
+    /// Without rounds: every lowered value is passed on at once (on the Broker Queue).
+    #[arg(long)]
+    data_driven: bool,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -41,18 +44,25 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let device_graph = relax::DeviceGraph::new(&graph, None);
     let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
-    let (found, out) = relax::run(&rt, &device_graph, everyone.clone(), &everyone, args.grain)?;
-    cli::note_fallback(&out.note);
+    let (found, out) = if args.data_driven {
+        let (found, out) = relax::run_driven(&rt, &device_graph, everyone.clone(), &everyone, args.grain)?;
+        (found, (out.stats, out.backend, out.note))
+    } else {
+        let (found, out) = relax::run(&rt, &device_graph, everyone.clone(), &everyone, args.grain)?;
+        (found, (out.stats, out.backend, out.note))
+    };
+    let (stats, backend, note) = out;
+    cli::note_fallback(&note);
     let (count, largest) = component_summary(&found.value);
     println!(
         "components on {}: {count}, the largest {largest} vertices; {} rounds, {} edges scanned ({:.3} G edges/s)",
-        out.backend,
+        backend,
         found.rounds,
         found.edges,
-        found.edges as f64 / out.stats.phases.run.as_secs_f64().max(1e-9) / 1e9
+        found.edges as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
-    println!("{}", out.stats);
-    args.common.chart(&out.stats, format!("connected components on {} ({})", what.split(':').next().unwrap_or("graph"), out.backend))?;
+    println!("{stats}");
+    args.common.chart(&stats, format!("connected components on {} ({backend})", what.split(':').next().unwrap_or("graph")))?;
     let verdict = relax::compare(&found.value, &components(&graph), "labels")
         .map(|()| "every label is the smallest vertex of its component (sequential BFS)".to_string());
     Ok(cli::report(verdict))

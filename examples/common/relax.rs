@@ -163,6 +163,73 @@ pub mod relax {
     }
 }
 
+#[megakernel(scheduler = bq)]
+pub mod relax_driven {
+    use wsdsl::prelude::*;
+
+    pub const SPLIT: u32 = 16;
+
+    #[params]
+    pub struct Params {
+        pub grain: u32,
+        pub weighted: u32,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        pub offsets: ReadOnly<u32>,
+        pub targets: ReadOnly<u32>,
+        pub weights: ReadOnly<u32>,
+        pub value: Buffer<u32>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+        pub stale: Sum<u64>,
+    }
+
+    /// Offer `base` (plus each edge's weight) along edges `lo..hi` of vertex `v`.
+    #[task]
+    pub struct Offer {
+        pub v: u32,
+        pub lo: u32,
+        pub hi: u32,
+        pub base: u32,
+    }
+
+    #[spawn]
+    fn offer(t: &Offer, ctx: &mut Ctx) {
+        if ctx.buffers.value.get(t.v as usize) < t.base {
+            ctx.counters.stale.add(1);
+            return;
+        }
+        let n = t.hi - t.lo;
+        if n > ctx.params.grain {
+            let grains = n / ctx.params.grain + (n % ctx.params.grain != 0) as u32;
+            let parts = if grains < SPLIT { grains } else { SPLIT };
+            for p in 0..parts {
+                let lo = t.lo + ((n as u64 * p as u64) / parts as u64) as u32;
+                let hi = t.lo + ((n as u64 * (p + 1) as u64) / parts as u64) as u32;
+                ctx.spawn(Offer { v: t.v, lo, hi, base: t.base });
+            }
+            return;
+        }
+        for i in t.lo..t.hi {
+            let u = ctx.buffers.targets.get(i as usize) as usize;
+            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base };
+            if ctx.buffers.value.atomic_min(u, offer) > offer {
+                let lo = ctx.buffers.offsets.get(u);
+                let hi = ctx.buffers.offsets.get(u + 1);
+                if hi > lo {
+                    ctx.spawn(Offer { v: u as u32, lo, hi, base: offer });
+                }
+            }
+        }
+        ctx.counters.edges.add(n as u64);
+    }
+}
+
 /// Frontier vertices or edges per task by default.
 pub const DEFAULT_GRAIN: u32 = 64;
 
@@ -212,6 +279,25 @@ pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], g
     let params = relax::Params { grain, weighted: weighted as u32 };
     let out = rt.run_with::<relax::Kernel>(params, &buffers, [relax::Round { r: 0 }])?;
     let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get() };
+    Ok((relaxed, out))
+}
+
+/// [`run`] without rounds (`relax_driven`): the vertices of `frontier` offer their initial
+/// values first.
+pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], grain: u32) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+    if grain == 0 {
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
+    }
+    let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
+    let offsets = g.offsets.as_slice();
+    let roots: Vec<relax_driven::Offer> = frontier
+        .iter()
+        .map(|&v| relax_driven::Offer { v, lo: offsets[v as usize], hi: offsets[v as usize + 1], base: initial[v as usize] })
+        .filter(|o| o.hi > o.lo)
+        .collect();
+    let buffers = relax_driven::Graph { offsets: g.offsets.clone(), targets: g.targets.clone(), weights: g.weights.clone(), value: Buffer::from_vec(initial) };
+    let out = rt.run_with::<relax_driven::Kernel>(relax_driven::Params { grain, weighted: weighted as u32 }, &buffers, roots)?;
+    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: 0 };
     Ok((relaxed, out))
 }
 

@@ -31,6 +31,9 @@ struct Args {
     /// Frontier vertices, or edges of one vertex, per task.
     #[arg(long, default_value_t = relax::DEFAULT_GRAIN)]
     grain: u32,
+    /// Without rounds: every lowered value is passed on at once (on the Broker Queue).
+    #[arg(long)]
+    data_driven: bool,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -57,22 +60,29 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
     let mut initial = vec![UNREACHED; graph.vertices()];
     initial[source as usize] = 0;
-    let (found, out) = relax::run(&rt, &device_graph, initial, &[source], args.grain)?;
-    cli::note_fallback(&out.note);
+    let (found, out) = if args.data_driven {
+        let (found, out) = relax::run_driven(&rt, &device_graph, initial, &[source], args.grain)?;
+        (found, (out.stats, out.backend, out.note))
+    } else {
+        let (found, out) = relax::run(&rt, &device_graph, initial, &[source], args.grain)?;
+        (found, (out.stats, out.backend, out.note))
+    };
+    let (stats, backend, note) = out;
+    cli::note_fallback(&note);
     let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
     let traversed: u64 = (0..graph.vertices() as u32).filter(|&v| found.value[v as usize] != UNREACHED).map(|v| graph.degree(v) as u64).sum();
     println!(
         "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex); {:.3} GTEPS",
-        out.backend,
+        backend,
         reached.len(),
         reached.iter().copied().max().unwrap_or(0),
         found.rounds,
         found.edges,
         found.edges as f64 / traversed.max(1) as f64,
-        traversed as f64 / out.stats.phases.run.as_secs_f64().max(1e-9) / 1e9
+        traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
-    println!("{}", out.stats);
-    args.common.chart(&out.stats, format!("SSSP on {} ({})", what.split(':').next().unwrap_or("graph"), out.backend))?;
+    println!("{stats}");
+    args.common.chart(&stats, format!("SSSP on {} ({backend})", what.split(':').next().unwrap_or("graph")))?;
     let verdict = relax::compare(&found.value, &dijkstra(&graph, &weights, source), "distances")
         .map(|()| "every distance equals Dijkstra's".to_string());
     Ok(cli::report(verdict))
