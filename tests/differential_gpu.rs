@@ -230,3 +230,46 @@ fn an_nvrtc_error_points_at_the_rust_line() {
     assert!(msg.contains(&format!("differential_gpu.rs({line})")), "the NVRTC error names the Rust line {line}:\n{msg}");
     assert!(msg.contains("wsdsl_no_such_function"), "{msg}");
 }
+
+/// Reading a `ReadOnly` array past its end stops the run with an error naming the Rust line,
+/// on the CPU backend (a panic caught as an error) and on the GPU (a device fault).
+#[megakernel]
+pub mod past_the_end {
+    use wsdsl::prelude::*;
+
+    #[buffers]
+    pub struct Bufs {
+        pub table: ReadOnly<u32>,
+        pub out: Buffer<u32>,
+    }
+
+    #[task]
+    pub struct Read {
+        pub i: u32,
+    }
+
+    #[spawn]
+    fn read(r: &Read, ctx: &mut Ctx) {
+        let v = ctx.buffers.table.get(r.i as usize);
+        ctx.buffers.out.set(0, v);
+    }
+}
+
+fn read_past_the_end(rt: &Runtime) -> Result<(), wsdsl::Error> {
+    let bufs = past_the_end::Bufs { table: ReadOnly::from_vec(vec![1, 2, 3]), out: Buffer::zeroed(1) };
+    rt.run_with::<past_the_end::Kernel>((), &bufs, [past_the_end::Read { i: 3 }]).map(|_| ())
+}
+
+#[test]
+fn reading_a_read_only_array_past_its_end_is_an_error() {
+    let e = read_past_the_end(&Runtime::new(Backend::Cpu).cpu_threads(2)).expect_err("index 3 of 3 elements");
+    assert!(e.to_string().contains("index out of bounds"), "{e}");
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let e = read_past_the_end(&rt).expect_err("index 3 of 3 elements on the GPU");
+    assert!(e.to_string().contains("differential_gpu.rs") && e.to_string().contains("index out of bounds"), "{e}");
+    println!("GPU READ-ONLY FAULT: PASS ({e})");
+}
