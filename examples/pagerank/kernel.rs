@@ -11,6 +11,12 @@
 //! contributions before the arrival counts that announce them. A vertex with more than
 //! `GRAIN` out-edges passes its rank on in parts, as several tasks.
 //!
+//! `pagerank_pull` is the synchronous power iteration as tasks, for throughput: each
+//! iteration (a round of a continuation) sums, for every vertex, the shares of its
+//! in-neighbours over the transposed graph, with no atomics at all, in tasks of about
+//! `grain` in-edges; a vertex with more is summed in parts (atomically added) and completed
+//! by its own complete handler. It computes exactly what `pagerank` does, in a different order.
+//!
 //! `pagerank_delta` runs to a tolerance instead: each vertex holds a residual (rank not yet
 //! passed on); a task claims a vertex's residual, adds it to the rank and spreads
 //! `d * residual / outdegree` to the neighbours; a neighbour whose residual crosses its
@@ -114,6 +120,187 @@ pub mod pagerank {
             }
         }
         ctx.counters.edges.add(len as u64);
+    }
+}
+
+/// On the Broker Queue: each sweep starts from one task, and the queue hands its parts to
+/// every worker at once where the deques spread them by stealing (H100, R-MAT 22: 33.7 ms
+/// against 74.7 ms; `BENCHMARKS.md`).
+#[megakernel(scheduler = bq)]
+pub mod pagerank_pull {
+    use wsdsl::prelude::*;
+
+    pub const SPLIT: u32 = 16;
+
+    #[params]
+    pub struct Params {
+        pub iterations: u32,
+        pub damping: f64,
+        /// In-edges (and at most vertices) per task; a vertex with more is a hub, summed in parts.
+        pub grain: u32,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        /// The transposed graph: the in-neighbours of u are `sources[in_offsets[u]..in_offsets[u + 1]]`.
+        pub in_offsets: ReadOnly<u32>,
+        pub sources: ReadOnly<u32>,
+        pub out_degree: ReadOnly<u32>,
+        /// What each vertex passes along each out-edge in iteration i, at `(i % 2) * n + w`:
+        /// damping x rank / out-degree.
+        pub share: Buffer<f64>,
+        /// The partial sums of hubs' in-edges.
+        pub hub_sum: Buffer<f64>,
+        pub rank: Buffer<f64>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+    }
+
+    /// Runs the iterations: round k (0 in the spawn handler) sweeps iteration k.
+    #[task]
+    pub struct Sweep {
+        pub n: u32,
+    }
+
+    /// Vertices `lo..hi` in iteration `i`.
+    #[task]
+    pub struct Range {
+        pub i: u32,
+        pub lo: u32,
+        pub hi: u32,
+    }
+
+    /// Vertex `u`, whose in-edges are too many for one task, in iteration `i`.
+    #[task]
+    pub struct Hub {
+        pub i: u32,
+        pub u: u32,
+    }
+
+    /// In-edges `lo..hi` of hub `u` in iteration `i`.
+    #[task]
+    pub struct Part {
+        pub i: u32,
+        pub u: u32,
+        pub lo: u32,
+        pub hi: u32,
+    }
+
+    #[spawn]
+    fn sweep(t: &Sweep, ctx: &mut Ctx) {
+        if ctx.round() < ctx.params.iterations {
+            ctx.spawn(Range { i: ctx.round(), lo: 0, hi: t.n });
+        }
+    }
+
+    /// Iteration `round - 1` is complete everywhere: start the next, if any.
+    #[complete]
+    fn next_sweep(t: &Sweep, ctx: &mut Ctx) {
+        if ctx.round() < ctx.params.iterations {
+            ctx.spawn(Range { i: ctx.round(), lo: 0, hi: t.n });
+        }
+    }
+
+    /// A range with more in-edges than the grain is split (by vertices; each part holds about
+    /// as many edges, since the edges of a range are contiguous), so lanes of a warp get
+    /// similar work; a single vertex above the grain is a hub.
+    #[spawn]
+    fn range(r: &Range, ctx: &mut Ctx) {
+        let len = r.hi - r.lo;
+        let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
+        if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
+            let parts = if len < SPLIT { len } else { SPLIT };
+            for p in 0..parts {
+                ctx.spawn(Range { i: r.i, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
+            }
+            return;
+        }
+        let n = ctx.buffers.out_degree.len();
+        let here = (r.i % 2) as usize * n;
+        let next = ((r.i + 1) % 2) as usize * n;
+        let teleport = (1.0 - ctx.params.damping) / n as f64;
+        let mut edges = 0u64;
+        for u in r.lo..r.hi {
+            let lo = ctx.buffers.in_offsets.get(u as usize);
+            let hi = ctx.buffers.in_offsets.get(u as usize + 1);
+            if hi - lo > ctx.params.grain {
+                ctx.spawn(Hub { i: r.i, u });
+            } else {
+                let mut sum = 0.0f64;
+                for e in lo..hi {
+                    sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
+                }
+                let rank = teleport + sum;
+                ctx.buffers.rank.set(u as usize, rank);
+                let degree = ctx.buffers.out_degree.get(u as usize);
+                let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
+                ctx.buffers.share.set(next + u as usize, passed);
+                edges += (hi - lo) as u64;
+            }
+        }
+        ctx.counters.edges.add(edges);
+    }
+
+    #[spawn]
+    fn hub(h: &Hub, ctx: &mut Ctx) {
+        let lo = ctx.buffers.in_offsets.get(h.u as usize);
+        let hi = ctx.buffers.in_offsets.get(h.u as usize + 1);
+        ctx.buffers.hub_sum.set(h.u as usize, 0.0);
+        ctx.spawn(Part { i: h.i, u: h.u, lo, hi });
+    }
+
+    /// Every part of the hub's in-edges is summed: complete its rank.
+    #[complete]
+    fn hub_summed(h: &Hub, ctx: &mut Ctx) {
+        let n = ctx.buffers.out_degree.len();
+        let u = h.u as usize;
+        let rank = (1.0 - ctx.params.damping) / n as f64 + ctx.buffers.hub_sum.get(u);
+        ctx.buffers.rank.set(u, rank);
+        let degree = ctx.buffers.out_degree.get(u);
+        let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
+        ctx.buffers.share.set(((h.i + 1) % 2) as usize * n + u, passed);
+    }
+
+    #[spawn]
+    fn part(p: &Part, ctx: &mut Ctx) {
+        let len = p.hi - p.lo;
+        if len > ctx.params.grain {
+            let parts = parts(len, ctx.params.grain);
+            for k in 0..parts {
+                ctx.spawn(Part { i: p.i, u: p.u, lo: cut(p.lo, len, k, parts), hi: cut(p.lo, len, k + 1, parts) });
+            }
+            return;
+        }
+        let here = (p.i % 2) as usize * ctx.buffers.out_degree.len();
+        let mut sum = 0.0f64;
+        for e in p.lo..p.hi {
+            sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
+        }
+        ctx.buffers.hub_sum.atomic_add(p.u as usize, sum);
+        ctx.counters.edges.add(len as u64);
+    }
+
+    /// A split range or part is done when all its pieces are (the sweep waits for them all).
+    #[complete]
+    fn range_done(_r: &Range, _ctx: &mut Ctx) {}
+
+    #[complete]
+    fn part_done(_p: &Part, _ctx: &mut Ctx) {}
+
+    fn parts(n: u32, grain: u32) -> u32 {
+        let grains = n / grain + (n % grain != 0) as u32;
+        if grains < SPLIT {
+            grains
+        } else {
+            SPLIT
+        }
+    }
+
+    fn cut(lo: u32, n: u32, p: u32, parts: u32) -> u32 {
+        lo + ((n as u64 * p as u64) / parts as u64) as u32
     }
 }
 
@@ -226,6 +413,48 @@ pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f6
     let all = buffers.rank.to_vec();
     let last = iterations as usize * n;
     Ok((all[last..last + n].to_vec(), out.counters.edges.get(), out))
+}
+
+/// In-edges per task of `pagerank_pull`.
+pub const PULL_GRAIN: u32 = 256;
+
+/// The transposed graph and out-degrees for `pull` (built once; kept on the device).
+pub struct PullGraph {
+    pub in_offsets: ReadOnly<u32>,
+    pub sources: ReadOnly<u32>,
+    pub out_degree: ReadOnly<u32>,
+}
+
+impl PullGraph {
+    pub fn new(g: &Graph) -> Self {
+        let t = g.transpose();
+        let out_degree = (0..g.vertices() as u32).map(|v| g.degree(v)).collect();
+        PullGraph { in_offsets: ReadOnly::from_vec(t.offsets), sources: ReadOnly::from_vec(t.targets), out_degree: ReadOnly::from_vec(out_degree) }
+    }
+}
+
+/// Ranks after `iterations` synchronous iterations from 1/n, pulled over in-edges; edges summed.
+pub fn pull(rt: &Runtime, g: &PullGraph, iterations: u32, grain: u32) -> Result<(Vec<f64>, u64, Output<pagerank_pull::Kernel>), wsdsl::Error> {
+    let n = g.out_degree.len();
+    if iterations == 0 || n == 0 || grain == 0 {
+        return Err(wsdsl::Error::InvalidConfig("PageRank needs at least one iteration, one vertex and a grain of at least 1".into()));
+    }
+    let mut share = vec![0.0f64; 2 * n];
+    for (w, s) in share[..n].iter_mut().enumerate() {
+        let d = g.out_degree.get(w);
+        *s = if d > 0 { DAMPING / n as f64 / d as f64 } else { 0.0 };
+    }
+    let buffers = pagerank_pull::Graph {
+        in_offsets: g.in_offsets.clone(),
+        sources: g.sources.clone(),
+        out_degree: g.out_degree.clone(),
+        share: Buffer::from_vec(share),
+        hub_sum: Buffer::zeroed(n),
+        rank: Buffer::filled(n, 1.0 / n as f64),
+    };
+    let params = pagerank_pull::Params { iterations, damping: DAMPING, grain };
+    let out = rt.run_with::<pagerank_pull::Kernel>(params, &buffers, [pagerank_pull::Sweep { n: n as u32 }])?;
+    Ok((buffers.rank.to_vec(), out.counters.edges.get(), out))
 }
 
 /// Ranks within `tolerance * (edges + n) / (1 - d)` in total of the fixed point; edges scanned.

@@ -23,6 +23,9 @@ struct Args {
     /// Iterations from 1/n (the paper runs 8).
     #[arg(long, default_value_t = 8, conflicts_with = "tolerance")]
     iterations: u32,
+    /// The iterations as synchronous sweeps pulling over in-edges (no atomics; for speed).
+    #[arg(long, conflicts_with = "tolerance")]
+    pull: bool,
     /// Run to convergence instead: stop when no vertex holds this much rank not passed on
     /// per out-edge.
     #[arg(long)]
@@ -42,6 +45,11 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let device_graph = kernel::DeviceGraph::new(&graph);
     let n = graph.vertices() as f64;
     let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {
+        None if args.pull => {
+            let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, kernel::PULL_GRAIN)?;
+            let want = kernel::reference(&graph, Some(args.iterations));
+            (rank, edges, out.stats, out.backend, out.note, want, 1e-9, format!("{} iterations, pulled", args.iterations))
+        }
         None => {
             let (rank, edges, out) = kernel::iterate(&rt, &device_graph, args.iterations)?;
             let want = kernel::reference(&graph, Some(args.iterations));

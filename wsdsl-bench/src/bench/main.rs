@@ -1,11 +1,14 @@
 //! bench: the fork-join, deep-tree and divide-and-conquer workloads on the GPU, side by side
-//! with idiomatic rayon programs for the same algorithms on the host's cores, in one run.
+//! with idiomatic rayon programs for the same algorithms on the host's cores, in one run;
+//! and graphs (`--rows graphs`, `graph_rows.rs`): BFS beside rayon and a hand-written CUDA
+//! BFS, SSSP and PageRank beside rayon.
 //! Every GPU run's answer is checked against the host's (or a known value); times are
 //! medians of `--repeat` runs after a warm-up (CUDA events around the kernel; wall clock
 //! around the rayon call).
 //!
 //!     bench                                # every row
 //!     bench --rows chain,fib --repeat 5   # some rows
+//!     bench --rows graphs --repeat 5       # BFS: wsdsl, rayon and hand-written CUDA
 //!     bench --profile                      # also where the GPU workers' time went
 //!
 //! Built where Rust is, run where the GPU is: it needs only the CUDA driver and NVRTC.
@@ -16,7 +19,21 @@ mod chain;
 #[allow(dead_code)]
 #[path = "../../../examples/fib/kernel.rs"]
 mod fib;
+mod baseline_bfs;
+#[allow(dead_code)]
+#[path = "../../../examples/bfs/kernel.rs"]
+mod bfs;
+#[path = "../../../examples/common/graph_reference.rs"]
+mod graph_reference;
+mod graph_rows;
 mod host;
+mod host_graphs;
+#[allow(dead_code)]
+#[path = "../../../examples/pagerank/kernel.rs"]
+mod pagerank;
+#[allow(dead_code)]
+#[path = "../../../examples/common/relax.rs"]
+mod relax;
 mod kernels;
 #[allow(dead_code)]
 #[path = "../../../examples/mergesort/kernel.rs"]
@@ -34,6 +51,7 @@ mod uts;
 use clap::Parser;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use graph_rows::GraphInput;
 use wsdsl::prelude::*;
 use wsdsl::{Scheduler, Steal, Worker};
 
@@ -41,7 +59,8 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, warm-call, mergesort, quicksort.
+    /// chains, fib, fib-plain, uts, nqueens, warm-call, mergesort, quicksort, quicksort-grains,
+    /// graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -57,12 +76,17 @@ struct Args {
     /// same rayon baselines).
     #[arg(long)]
     cpu: bool,
-    /// Watchdog for every GPU run, in seconds.
-    #[arg(long, default_value_t = 120)]
-    watchdog: u64,
+    /// Watchdog for every GPU run, in seconds (default 120; 30 for the graph rows, so that a
+    /// data-driven BFS rescanning edges without end costs half a minute, not two).
+    #[arg(long)]
+    watchdog: Option<u64>,
     /// Also write the table (Markdown) to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    /// Where p2p-Gnutella31.txt.gz is (default: the repository's data/graphs, else
+    /// ./data/graphs).
+    #[arg(long)]
+    graph_dir: Option<std::path::PathBuf>,
 }
 
 /// One line of the report.
@@ -98,7 +122,7 @@ fn main() -> ExitCode {
     }
     let wanted = |name: &str| args.rows.is_empty() || args.rows.iter().any(|r| r == name);
     let backend = if args.cpu { Backend::Cpu } else { Backend::Gpu };
-    let gpu = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog));
+    let gpu = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(120)));
     let mut rows = Vec::new();
     let t0 = Instant::now();
     let b = Bench { args: &args };
@@ -190,6 +214,18 @@ fn main() -> ExitCode {
         }
         rows.push(announce(b.sort(&gpu().worker(Worker::Block), Sort::Quick, sort_keys)));
         rows.push(announce(b.sort(&gpu(), Sort::Quick, 1 << 20)));
+    }
+    if wanted("graphs") {
+        // The hand-written CUDA BFS needs the GPU itself: compiled once for every graph.
+        let cuda = if args.cpu { None } else { Some(baseline_bfs::CudaBfs::new()) };
+        let graph_rt = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(30)));
+        for input in [GraphInput::Rmat(20), GraphInput::Rmat(22), GraphInput::File("p2p-Gnutella31.txt.gz")] {
+            b.bfs(&graph_rt, input, cuda.as_ref(), &mut rows);
+        }
+        for input in [GraphInput::Rmat(22), GraphInput::File("p2p-Gnutella31.txt.gz")] {
+            b.sssp(&graph_rt, input, &mut rows);
+            b.pagerank(&graph_rt, input, &mut rows);
+        }
     }
 
     let table = render(&rows, if args.cpu { "CPU backend" } else { "GPU" });
@@ -449,6 +485,7 @@ impl Bench<'_> {
         row.host = Some(("rayon par_sort_unstable".into(), ms));
         row
     }
+
 }
 
 /// The two GPU sorts (quicksort with its default partition grain, or another).
