@@ -35,7 +35,7 @@ fn rmat(scale: u32, weighted: bool, symmetrize: bool) -> Graph {
 #[test]
 fn bfs_on_gnutella_reaches_the_published_60826_vertices_at_depth_25_both_ways() {
     let g = gnutella(false);
-    let dg = bfs::DeviceGraph::new(&g);
+    let dg = bfs::device_graph(&g);
     let (levels, _) = bfs::search_levels(&cpu(), &dg, 0, 64).unwrap();
     assert_eq!(bfs::reach(&levels.depth), (60_826, 25));
     assert_eq!(bfs::check(&g, 0, &levels.depth), Ok(()));
@@ -49,7 +49,7 @@ fn bfs_on_gnutella_reaches_the_published_60826_vertices_at_depth_25_both_ways() 
 fn bfs_on_rmat_splits_hub_edge_lists_and_matches_the_reference() {
     let g = rmat(12, false, true);
     let source = bfs::default_source(&g);
-    let dg = bfs::DeviceGraph::new(&g);
+    let dg = bfs::device_graph(&g);
     for grain in [1, 7, 64] {
         let (levels, out) = bfs::search_levels(&cpu(), &dg, source, grain).unwrap();
         assert_eq!(bfs::check(&g, source, &levels.depth), Ok(()), "grain {grain}");
@@ -62,7 +62,7 @@ fn bfs_on_rmat_splits_hub_edge_lists_and_matches_the_reference() {
 #[test]
 fn bfs_refuses_a_source_outside_the_graph_and_a_zero_grain() {
     let g = gnutella(false);
-    let dg = bfs::DeviceGraph::new(&g);
+    let dg = bfs::device_graph(&g);
     let e = bfs::search(&cpu(), &dg, 62_586, 64).err().expect("vertex 62586 does not exist");
     assert!(e.to_string().contains("62586"), "{e}");
     let e = bfs::search_levels(&cpu(), &dg, 0, 0).err().expect("grain 0");
@@ -80,12 +80,12 @@ fn sssp_distances_equal_dijkstra_on_gnutella_and_weighted_rmat() {
         let mut initial = vec![graph_reference::UNREACHED; g.vertices()];
         initial[source as usize] = 0;
         let want = graph_reference::dijkstra(&g, &weights, source);
-        let (found, _) = relax::run(&cpu(), &dg, initial.clone(), &[source], 16).unwrap();
+        let (found, _) = relax::run(&cpu(), &dg, initial.clone(), &[source], relax::Relaxation { grain: 16, step: 0 }).unwrap();
         assert_eq!(relax::compare(&found.value, &want, "distances"), Ok(()));
         assert!(found.rounds > 1);
         if g.vertices() < 10_000 {
             // Without rounds the CPU's depth-first order rescans a lot: a small graph only.
-            let (found, _) = relax::run_driven(&cpu(), &dg, initial, &[source], 16).unwrap();
+            let (found, _) = relax::run_driven(&cpu(), &dg, initial, &[source], relax::Relaxation { grain: 16, step: 0 }).unwrap();
             assert_eq!(relax::compare(&found.value, &want, "distances (data-driven)"), Ok(()));
         }
     }
@@ -96,10 +96,10 @@ fn components_label_every_vertex_with_the_smallest_of_its_component() {
     for g in [gnutella(true), rmat(11, false, true)] {
         let everyone: Vec<u32> = (0..g.vertices() as u32).collect();
         let dg = relax::DeviceGraph::new(&g, None);
-        let (found, _) = relax::run(&cpu(), &dg, everyone.clone(), &everyone, 32).unwrap();
+        let (found, _) = relax::run(&cpu(), &dg, everyone.clone(), &everyone, relax::Relaxation { grain: 32, step: 0 }).unwrap();
         let want = graph_reference::components(&g);
         assert_eq!(relax::compare(&found.value, &want, "labels"), Ok(()));
-        let (driven, _) = relax::run_driven(&cpu(), &dg, everyone.clone(), &everyone, 32).unwrap();
+        let (driven, _) = relax::run_driven(&cpu(), &dg, everyone.clone(), &everyone, relax::Relaxation { grain: 32, step: 0 }).unwrap();
         assert_eq!(relax::compare(&driven.value, &want, "labels (data-driven)"), Ok(()));
         let (count, largest) = graph_reference::component_summary(&found.value);
         assert!(count >= 1 && largest > g.vertices() / 2, "{count} components, largest {largest}");

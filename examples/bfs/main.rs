@@ -42,7 +42,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (graph, what) = args.graph.load(false, false)?;
     println!("{what}");
     let source = args.source.unwrap_or_else(|| kernel::default_source(&graph));
-    let device_graph = kernel::DeviceGraph::new(&graph);
+    let device_graph = kernel::device_graph(&graph);
     let (found, stats, backend, note) = if args.level {
         let (found, out) = kernel::search_levels(&rt, &device_graph, source, args.grain)?;
         (found, out.stats, out.backend, out.note)

@@ -45,20 +45,21 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let device_graph = relax::DeviceGraph::new(&graph, None);
     let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
     let (found, out) = if args.data_driven {
-        let (found, out) = relax::run_driven(&rt, &device_graph, everyone.clone(), &everyone, args.grain)?;
+        let (found, out) = relax::run_driven(&rt, &device_graph, everyone.clone(), &everyone, relax::Relaxation { grain: args.grain, step: 0 })?;
         (found, (out.stats, out.backend, out.note))
     } else {
-        let (found, out) = relax::run(&rt, &device_graph, everyone.clone(), &everyone, args.grain)?;
+        let (found, out) = relax::run(&rt, &device_graph, everyone.clone(), &everyone, relax::Relaxation { grain: args.grain, step: 0 })?;
         (found, (out.stats, out.backend, out.note))
     };
     let (stats, backend, note) = out;
     cli::note_fallback(&note);
     let (count, largest) = component_summary(&found.value);
     println!(
-        "components on {}: {count}, the largest {largest} vertices; {} rounds, {} edges scanned ({:.3} G edges/s)",
+        "components on {}: {count}, the largest {largest} vertices; {} rounds, {} edges scanned, {} stale offers ({:.3} G edges/s)",
         backend,
         found.rounds,
         found.edges,
+        found.stale,
         found.edges as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");

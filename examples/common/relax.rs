@@ -1,6 +1,7 @@
-//! Frontier relaxation: the shared engine of the `sssp` and `cc` examples. Every vertex holds
-//! a value (a distance, a component label). Round by round, each vertex of the frontier offers
-//! each neighbour its own value plus the edge's weight (plus nothing, for labels); a neighbour
+//! Frontier relaxation: the shared engine of the `bfs`, `sssp` and `cc` examples. Every vertex
+//! holds a value (a hop count, a distance, a component label). Round by round, each vertex of
+//! the frontier offers each neighbour its own value plus the edge's weight (or plus `step` on
+//! an unweighted graph: 1 for hop counts, 0 for labels); a neighbour
 //! whose value that lowers (`atomic_min`) joins the next frontier, once (`atomic_max` on the
 //! round it was last queued in). The rounds end when a frontier is empty: every value is then
 //! the least over all paths — Bellman-Ford driven by the vertices that changed.
@@ -23,8 +24,9 @@ pub mod relax {
     pub struct Params {
         /// Frontier vertices, or edges of one vertex, per task.
         pub grain: u32,
-        /// 1: add the edge's weight to the offered value (distances); 0: offer it as is (labels).
+        /// 1: add the edge's weight to the offered value; 0: add `step`.
         pub weighted: u32,
+        pub step: u32,
     }
 
     #[buffers]
@@ -131,7 +133,7 @@ pub mod relax {
         let next = e.r + 1;
         for i in e.lo..e.hi {
             let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 { base + ctx.buffers.weights.get(i as usize) } else { base };
+            let offer = if ctx.params.weighted == 1 { base + ctx.buffers.weights.get(i as usize) } else { base + ctx.params.step };
             if ctx.buffers.value.atomic_min(u, offer) > offer && ctx.buffers.queued.atomic_max(u, next) < next {
                 let at = ctx.buffers.sizes.atomic_add((next % 2) as usize, 1) as usize;
                 ctx.buffers.frontier.set((next % 2) as usize * vertices + at, u as u32);
@@ -173,6 +175,7 @@ pub mod relax_driven {
     pub struct Params {
         pub grain: u32,
         pub weighted: u32,
+        pub step: u32,
     }
 
     #[buffers]
@@ -217,7 +220,7 @@ pub mod relax_driven {
         }
         for i in t.lo..t.hi {
             let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base };
+            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base + ctx.params.step };
             if ctx.buffers.value.atomic_min(u, offer) > offer {
                 let lo = ctx.buffers.offsets.get(u);
                 let hi = ctx.buffers.offsets.get(u + 1);
@@ -252,14 +255,25 @@ impl DeviceGraph {
 }
 
 /// The least values after relaxing from `initial` (one per vertex) with the vertices of
-/// `frontier` as the first round; also the edges scanned and the rounds run.
+/// `frontier` as the first round; also the edges scanned, the rounds run (`run`) and the
+/// tasks that found their vertex already lower than their offer (`run_driven`).
 pub struct Relaxed {
     pub value: Vec<u32>,
     pub edges: u64,
     pub rounds: u32,
+    pub stale: u64,
 }
 
-pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], grain: u32) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+/// How to relax: `grain` frontier vertices or edges per task; `step` is what an edge of an
+/// unweighted graph adds (1: hop counts; 0: labels).
+#[derive(Clone, Copy)]
+pub struct Relaxation {
+    pub grain: u32,
+    pub step: u32,
+}
+
+pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+    let grain = how.grain;
     let vertices = g.offsets.len() - 1;
     if grain == 0 {
         return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
@@ -276,15 +290,16 @@ pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], g
         frontier: Buffer::from_vec(halves),
         sizes: Buffer::from_vec(vec![frontier.len() as u32, 0]),
     };
-    let params = relax::Params { grain, weighted: weighted as u32 };
+    let params = relax::Params { grain, weighted: weighted as u32, step: how.step };
     let out = rt.run_with::<relax::Kernel>(params, &buffers, [relax::Round { r: 0 }])?;
-    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get() };
+    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get(), stale: 0 };
     Ok((relaxed, out))
 }
 
 /// [`run`] without rounds (`relax_driven`): the vertices of `frontier` offer their initial
 /// values first.
-pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], grain: u32) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+    let grain = how.grain;
     if grain == 0 {
         return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
     }
@@ -296,8 +311,10 @@ pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[
         .filter(|o| o.hi > o.lo)
         .collect();
     let buffers = relax_driven::Graph { offsets: g.offsets.clone(), targets: g.targets.clone(), weights: g.weights.clone(), value: Buffer::from_vec(initial) };
-    let out = rt.run_with::<relax_driven::Kernel>(relax_driven::Params { grain, weighted: weighted as u32 }, &buffers, roots)?;
-    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: 0 };
+    let params = relax_driven::Params { grain, weighted: weighted as u32, step: how.step };
+    let out = rt.run_with::<relax_driven::Kernel>(params, &buffers, roots)?;
+    let c = &out.counters;
+    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
 }
 

@@ -61,10 +61,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let mut initial = vec![UNREACHED; graph.vertices()];
     initial[source as usize] = 0;
     let (found, out) = if args.data_driven {
-        let (found, out) = relax::run_driven(&rt, &device_graph, initial, &[source], args.grain)?;
+        let (found, out) = relax::run_driven(&rt, &device_graph, initial, &[source], relax::Relaxation { grain: args.grain, step: 0 })?;
         (found, (out.stats, out.backend, out.note))
     } else {
-        let (found, out) = relax::run(&rt, &device_graph, initial, &[source], args.grain)?;
+        let (found, out) = relax::run(&rt, &device_graph, initial, &[source], relax::Relaxation { grain: args.grain, step: 0 })?;
         (found, (out.stats, out.backend, out.note))
     };
     let (stats, backend, note) = out;
@@ -72,13 +72,14 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
     let traversed: u64 = (0..graph.vertices() as u32).filter(|&v| found.value[v as usize] != UNREACHED).map(|v| graph.degree(v) as u64).sum();
     println!(
-        "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex); {:.3} GTEPS",
+        "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex), {} stale offers; {:.3} GTEPS",
         backend,
         reached.len(),
         reached.iter().copied().max().unwrap_or(0),
         found.rounds,
         found.edges,
         found.edges as f64 / traversed.max(1) as f64,
+        found.stale,
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");

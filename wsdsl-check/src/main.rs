@@ -369,7 +369,7 @@ fn progress_checks(watchdog: u64) -> Vec<Row> {
         let rt = Runtime::new(Backend::Gpu)
             .scheduler(config)
             .watchdog(Duration::from_secs(watchdog))
-            .on_progress(Duration::from_millis(5), move |p| sink.lock().unwrap_or_else(|e| e.into_inner()).push(p.tasks));
+            .on_progress(Duration::from_millis(1), move |p| sink.lock().unwrap_or_else(|e| e.into_inner()).push(p.tasks));
         let want = nqueens::expected(n).expect("n <= 20");
         let started = Instant::now();
         let outcome = nqueens::solve(&rt, n);
@@ -384,7 +384,7 @@ fn progress_checks(watchdog: u64) -> Vec<Row> {
             }
             Err(e) => (first_words(&e.to_string()), false, 0),
         };
-        let workload = format!("nqueens {n} ({what}), progress callback every 5 ms");
+        let workload = format!("nqueens {n} ({what}), progress callback every ms");
         let row = Row { median_ms: ms, tasks, ..Row::gpu_check(workload, answer, format!("{want}; rising counts"), pass) };
         print_row(&row);
         rows.push(row);

@@ -52,7 +52,7 @@ impl Bench<'_> {
             rows.push(announce(row));
         };
 
-        let graph = bfs::DeviceGraph::new(&g);
+        let graph = bfs::device_graph(&g);
         let grain = bfs::DEFAULT_GRAIN;
         let scanned = Cell::new((0u64, 0u64));
         let check = |found: &bfs::Searched| {
@@ -163,9 +163,9 @@ impl Bench<'_> {
                 &gpu(),
                 |rt| {
                     let run = if driven {
-                        relax::run_driven(rt, &graph, initial.clone(), &[source], relax::DEFAULT_GRAIN).map(|(r, out)| (r, out.stats))
+                        relax::run_driven(rt, &graph, initial.clone(), &[source], relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 }).map(|(r, out)| (r, out.stats))
                     } else {
-                        relax::run(rt, &graph, initial.clone(), &[source], relax::DEFAULT_GRAIN).map(|(r, out)| (r, out.stats))
+                        relax::run(rt, &graph, initial.clone(), &[source], relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 }).map(|(r, out)| (r, out.stats))
                     };
                     run.inspect(|(r, _)| scanned.set(r.edges))
                 },
