@@ -26,6 +26,9 @@ struct Args {
     /// The iterations as synchronous sweeps pulling over in-edges (no atomics; for speed).
     #[arg(long, conflicts_with = "tolerance")]
     pull: bool,
+    /// With --pull: in-edges per task (a vertex with more is summed in parts).
+    #[arg(long, default_value_t = kernel::PULL_GRAIN)]
+    grain: u32,
     /// Run to convergence instead: stop when no vertex holds this much rank not passed on
     /// per out-edge.
     #[arg(long)]
@@ -46,7 +49,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let n = graph.vertices() as f64;
     let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {
         None if args.pull => {
-            let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, kernel::PULL_GRAIN)?;
+            let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, args.grain)?;
             let want = kernel::reference(&graph, Some(args.iterations));
             (rank, edges, out.stats, out.backend, out.note, want, 1e-9, format!("{} iterations, pulled", args.iterations))
         }
