@@ -1,6 +1,7 @@
 //! Breadth-first search from one vertex of a real or generated graph, checked against a
-//! sequential BFS (GPU if present, else CPU): data-driven by default, level by level with
-//! `--level`.
+//! sequential BFS (GPU if present, else CPU): data-driven on the GPU, level by level on the
+//! CPU backend (whose depth-first order would make a data-driven search rescan edges
+//! hundreds of times), or as `--data-driven` / `--level` say.
 //!
 //!     cargo run --release --example bfs                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example bfs -- --rmat 18 --symmetrize
@@ -14,6 +15,7 @@ mod kernel;
 
 use clap::Parser;
 use std::process::ExitCode;
+use wsdsl::prelude::*;
 
 #[derive(Parser)]
 #[command(about = "Breadth-first search as data-driven tasks, checked against a sequential BFS")]
@@ -27,8 +29,11 @@ struct Args {
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
     /// Level-synchronous: expand one depth's frontier at a time (a continuation per level).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "data_driven")]
     level: bool,
+    /// Data-driven: pass every lowered depth on at once (on the Broker Queue).
+    #[arg(long)]
+    data_driven: bool,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -43,7 +48,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let source = args.source.unwrap_or_else(|| kernel::default_source(&graph));
     let device_graph = kernel::device_graph(&graph);
-    let (found, stats, backend, note) = if args.level {
+    let level = args.level || (!args.data_driven && (rt.backend() == Backend::Cpu || rt.gpu().is_err()));
+    let (found, stats, backend, note) = if level {
         let (found, out) = kernel::search_levels(&rt, &device_graph, source, args.grain)?;
         (found, out.stats, out.backend, out.note)
     } else {
@@ -53,7 +59,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     cli::note_fallback(&note);
     let (reached, max_depth) = kernel::reach(&found.depth);
     let traversed = kernel::traversed_edges(&graph, &found.depth);
-    let style = if args.level { "level-synchronous" } else { "data-driven" };
+    let style = if level { "level-synchronous" } else { "data-driven" };
     println!(
         "{style} BFS from {source} on {backend}: {reached} vertices reached, largest depth {max_depth}; \
          {traversed} edges traversed, {} scanned, {} stale scans; {:.3} GTEPS",
