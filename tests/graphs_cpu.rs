@@ -1,15 +1,18 @@
 //! The graph examples' megakernels on the CPU backend, each against its sequential reference:
 //! BFS (data-driven and level-synchronous), SSSP and connected components (frontier
-//! relaxation), PageRank (the Broker Queue paper's formulation and the residual one), on
+//! relaxation), PageRank (the Broker Queue paper's formulation, pulled sweeps, residual push), on
 //! SNAP's p2p-Gnutella31 and on small R-MAT graphs; and their bad inputs. (The GPU runs are
 //! in `bench --rows graphs` and the examples themselves.)
 
+#[allow(dead_code)] // the tests use part of what the examples share
 #[path = "../examples/bfs/kernel.rs"]
 mod bfs;
 #[path = "../examples/common/graph_reference.rs"]
 mod graph_reference;
+#[allow(dead_code)]
 #[path = "../examples/pagerank/kernel.rs"]
 mod pagerank;
+#[allow(dead_code)]
 #[path = "../examples/common/relax.rs"]
 mod relax;
 
@@ -104,6 +107,18 @@ fn components_label_every_vertex_with_the_smallest_of_its_component() {
         let (count, largest) = graph_reference::component_summary(&found.value);
         assert!(count >= 1 && largest > g.vertices() / 2, "{count} components, largest {largest}");
     }
+}
+
+#[test]
+fn relaxation_refuses_inputs_that_do_not_fit_the_graph() {
+    let g = rmat(8, false, true);
+    let dg = relax::DeviceGraph::new(&g, None);
+    let how = relax::Relaxation { grain: 16, step: 1 };
+    let n = g.vertices();
+    let e = relax::run(&cpu(), &dg, vec![0; n - 1], &[0], how).err().expect("one value short");
+    assert!(e.to_string().contains("initial values"), "{e}");
+    let e = relax::run_driven(&cpu(), &dg, vec![0; n], &[n as u32], how).err().expect("vertex n is not in the graph");
+    assert!(e.to_string().contains(&format!("vertex {n}")), "{e}");
 }
 
 #[test]

@@ -273,6 +273,7 @@ pub struct Relaxation {
 }
 
 pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+    check_inputs(g, &initial, frontier)?;
     let grain = how.grain;
     let vertices = g.offsets.len() - 1;
     if grain == 0 {
@@ -299,6 +300,7 @@ pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], h
 /// [`run`] without rounds (`relax_driven`): the vertices of `frontier` offer their initial
 /// values first.
 pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+    check_inputs(g, &initial, frontier)?;
     let grain = how.grain;
     if grain == 0 {
         return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
@@ -316,6 +318,22 @@ pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[
     let c = &out.counters;
     let relaxed = Relaxed { value: buffers.value.to_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
+}
+
+/// One initial value per vertex, and a first frontier of distinct vertices of the graph.
+fn check_inputs(g: &DeviceGraph, initial: &[u32], frontier: &[u32]) -> Result<(), wsdsl::Error> {
+    let vertices = g.offsets.len() - 1;
+    let bad = |what: String| Err(wsdsl::Error::InvalidConfig(what));
+    if initial.len() != vertices {
+        return bad(format!("{} initial values for a graph of {vertices} vertices", initial.len()));
+    }
+    if frontier.len() > vertices {
+        return bad(format!("a first frontier of {} vertices in a graph of {vertices}: list each vertex once", frontier.len()));
+    }
+    match frontier.iter().find(|&&v| v as usize >= vertices) {
+        Some(v) => bad(format!("vertex {v} of the first frontier is not in the graph (vertices 0..{vertices})")),
+        None => Ok(()),
+    }
 }
 
 /// The first vertex that differs from `want` (`what` names the values), or `Ok`.
