@@ -39,11 +39,11 @@ fn rmat(scale: u32, weighted: bool, symmetrize: bool) -> Graph {
 fn bfs_on_gnutella_reaches_the_published_60826_vertices_at_depth_25_both_ways() {
     let g = gnutella(false);
     let dg = bfs::device_graph(&g);
-    let (levels, _) = bfs::search_levels(&cpu(), &dg, 0, 64).unwrap();
+    let (levels, _) = bfs::search(&cpu(), &dg, 0, 64, false).unwrap();
     assert_eq!(bfs::reach(&levels.depth), (60_826, 25));
     assert_eq!(bfs::check(&g, 0, &levels.depth), Ok(()));
     assert_eq!(levels.edges_scanned, bfs::traversed_edges(&g, &levels.depth), "level by level, every edge once");
-    let (driven, _) = bfs::search(&cpu(), &dg, 0, 64).unwrap();
+    let (driven, _) = bfs::search(&cpu(), &dg, 0, 64, true).unwrap();
     assert_eq!(bfs::check(&g, 0, &driven.depth), Ok(()));
     assert!(driven.edges_scanned >= levels.edges_scanned);
 }
@@ -51,13 +51,13 @@ fn bfs_on_gnutella_reaches_the_published_60826_vertices_at_depth_25_both_ways() 
 #[test]
 fn bfs_on_rmat_splits_hub_edge_lists_and_matches_the_reference() {
     let g = rmat(12, false, true);
-    let source = bfs::default_source(&g);
+    let source = g.first_vertex_with_edges().unwrap_or(0);
     let dg = bfs::device_graph(&g);
     for grain in [1, 7, 64] {
-        let (levels, out) = bfs::search_levels(&cpu(), &dg, source, grain).unwrap();
+        let (levels, out) = bfs::search(&cpu(), &dg, source, grain, false).unwrap();
         assert_eq!(bfs::check(&g, source, &levels.depth), Ok(()), "grain {grain}");
         assert!(out.stats.tasks > g.max_degree() as u64 / grain as u64, "hub edge lists were split: {}", out.stats);
-        let (driven, _) = bfs::search(&cpu(), &dg, source, grain).unwrap();
+        let (driven, _) = bfs::search(&cpu(), &dg, source, grain, true).unwrap();
         assert_eq!(bfs::check(&g, source, &driven.depth), Ok(()), "data-driven, grain {grain}");
     }
 }
@@ -66,9 +66,9 @@ fn bfs_on_rmat_splits_hub_edge_lists_and_matches_the_reference() {
 fn bfs_refuses_a_source_outside_the_graph_and_a_zero_grain() {
     let g = gnutella(false);
     let dg = bfs::device_graph(&g);
-    let e = bfs::search(&cpu(), &dg, 62_586, 64).err().expect("vertex 62586 does not exist");
+    let e = bfs::search(&cpu(), &dg, 62_586, 64, true).err().expect("vertex 62586 does not exist");
     assert!(e.to_string().contains("62586"), "{e}");
-    let e = bfs::search_levels(&cpu(), &dg, 0, 0).err().expect("grain 0");
+    let e = bfs::search(&cpu(), &dg, 0, 0, false).err().expect("grain 0");
     assert!(e.to_string().contains("grain"), "{e}");
 }
 
@@ -78,7 +78,7 @@ fn sssp_distances_equal_dijkstra_on_gnutella_and_weighted_rmat() {
         { let g = gnutella(false); let w = graph_reference::hashed_weights(&g); (g, w) },
         { let g = rmat(11, true, true); let w = g.int_weights().unwrap().to_vec(); (g, w) },
     ] {
-        let source = bfs::default_source(&g);
+        let source = g.first_vertex_with_edges().unwrap_or(0);
         let dg = relax::DeviceGraph::new(&g, Some(weights.clone()));
         let mut initial = vec![graph_reference::UNREACHED; g.vertices()];
         initial[source as usize] = 0;

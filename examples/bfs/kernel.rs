@@ -1,7 +1,7 @@
 //! Breadth-first search: the relaxation engine of `examples/common/relax.rs` with unit steps
 //! (a vertex's value is its hop count; an edge adds 1), two ways.
 //!
-//! Data-driven (`search`): a task offers its vertex's depth + 1 along part of the vertex's
+//! Data-driven (`search(.., true)`): a task offers its vertex's depth + 1 along part of the vertex's
 //! edge list; a neighbour whose depth that lowers (`atomic_min`) gets a task at once, and a
 //! task whose vertex was meanwhile reached by a shorter path stops. Whatever order the
 //! scheduler runs tasks in, each vertex ends at its hop distance; but a depth-first order
@@ -9,7 +9,7 @@
 //! so it runs on the Broker Queue, whose FIFO order stays close to breadth-first (on the
 //! H100 it rescans 1% of the edges where the deques rescan 50%: `BENCHMARKS.md`).
 //!
-//! Level-synchronous (`search_levels`): the engine's rounds, one per depth, a continuation
+//! Level-synchronous (`search(.., false)`): the engine's rounds, one per depth, a continuation
 //! expanding each frontier; every edge of a reached vertex is scanned exactly once.
 //!
 //! In both, an edge list longer than `grain` is split into up to 16 tasks at a time, so a hub
@@ -19,7 +19,7 @@
 #[path = "../common/relax.rs"]
 pub mod relax;
 
-pub use relax::{DeviceGraph, Relaxation, Relaxed};
+pub use relax::{traversed_edges, DeviceGraph, Ran, Relaxation, Relaxed};
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
 
@@ -48,18 +48,12 @@ pub fn device_graph(g: &Graph) -> DeviceGraph {
     DeviceGraph::new(g, None)
 }
 
-/// Hop distances from `source` (`UNREACHED` where there is no path), data-driven.
-pub fn search(rt: &Runtime, g: &DeviceGraph, source: u32, grain: u32) -> Result<(Searched, Output<relax::relax_driven::Kernel>), wsdsl::Error> {
+/// Hop distances from `source` (`UNREACHED` where there is no path): data-driven, or level
+/// by level.
+pub fn search(rt: &Runtime, g: &DeviceGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
     let initial = start(g, source)?;
-    let (found, out) = relax::run_driven(rt, g, initial, &[source], Relaxation { grain, step: 1 })?;
-    Ok((found.into(), out))
-}
-
-/// Hop distances from `source`, level by level.
-pub fn search_levels(rt: &Runtime, g: &DeviceGraph, source: u32, grain: u32) -> Result<(Searched, Output<relax::relax::Kernel>), wsdsl::Error> {
-    let initial = start(g, source)?;
-    let (found, out) = relax::run(rt, g, initial, &[source], Relaxation { grain, step: 1 })?;
-    Ok((found.into(), out))
+    let (found, ran) = relax::solve(rt, g, initial, &[source], Relaxation { grain, step: 1 }, data_driven)?;
+    Ok((found.into(), ran))
 }
 
 /// Every depth unreached but the source's.
@@ -71,11 +65,6 @@ fn start(g: &DeviceGraph, source: u32) -> Result<Vec<u32>, wsdsl::Error> {
     let mut depth = vec![UNREACHED; vertices];
     depth[source as usize] = 0;
     Ok(depth)
-}
-
-/// The vertex searches start from by default: `0` if it has edges, else the first that does.
-pub fn default_source(g: &Graph) -> u32 {
-    (0..g.vertices() as u32).find(|&v| g.degree(v) > 0).unwrap_or(0)
 }
 
 /// Hop distances by a plain sequential BFS: the independent reference.
@@ -106,18 +95,7 @@ pub fn reach(depth: &[u32]) -> (usize, u32) {
     (reached.len(), reached.iter().copied().max().unwrap_or(0))
 }
 
-/// Edges of the reached vertices: what "traversed edges per second" counts (Graph500).
-pub fn traversed_edges(g: &Graph, depth: &[u32]) -> u64 {
-    (0..g.vertices()).filter(|&v| depth[v] != UNREACHED).map(|v| g.degree(v as u32) as u64).sum()
-}
-
-/// Compares with the reference: `Err` names the first vertices that differ.
+/// Compares with a sequential BFS: `Err` names the first vertices that differ.
 pub fn check(g: &Graph, source: u32, depth: &[u32]) -> Result<(), String> {
-    let want = reference(g, source);
-    let bad: Vec<usize> = (0..want.len()).filter(|&v| want[v] != depth[v]).collect();
-    if bad.is_empty() {
-        return Ok(());
-    }
-    let show: Vec<String> = bad.iter().take(5).map(|&v| format!("vertex {v}: {} (want {})", depth[v], want[v])).collect();
-    Err(format!("{} depths differ from a sequential BFS: {}", bad.len(), show.join(", ")))
+    relax::compare(depth, &reference(g, source), "depths")
 }

@@ -46,16 +46,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(false, false)?;
     println!("{what}");
-    let source = args.source.unwrap_or_else(|| kernel::default_source(&graph));
+    let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
     let level = args.level || (!args.data_driven && (rt.backend() == Backend::Cpu || rt.gpu().is_err()));
-    let (found, stats, backend, note) = if level {
-        let (found, out) = kernel::search_levels(&rt, &device_graph, source, args.grain)?;
-        (found, out.stats, out.backend, out.note)
-    } else {
-        let (found, out) = kernel::search(&rt, &device_graph, source, args.grain)?;
-        (found, out.stats, out.backend, out.note)
-    };
+    let (found, kernel::Ran { stats, backend, note }) = kernel::search(&rt, &device_graph, source, args.grain, !level)?;
     cli::note_fallback(&note);
     let (reached, max_depth) = kernel::reach(&found.depth);
     let traversed = kernel::traversed_edges(&graph, &found.depth);

@@ -44,14 +44,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let device_graph = relax::DeviceGraph::new(&graph, None);
     let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
-    let (found, out) = if args.data_driven {
-        let (found, out) = relax::run_driven(&rt, &device_graph, everyone.clone(), &everyone, relax::Relaxation { grain: args.grain, step: 0 })?;
-        (found, (out.stats, out.backend, out.note))
-    } else {
-        let (found, out) = relax::run(&rt, &device_graph, everyone.clone(), &everyone, relax::Relaxation { grain: args.grain, step: 0 })?;
-        (found, (out.stats, out.backend, out.note))
-    };
-    let (stats, backend, note) = out;
+    let how = relax::Relaxation { grain: args.grain, step: 0 };
+    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, args.data_driven)?;
     cli::note_fallback(&note);
     let (count, largest) = component_summary(&found.value);
     println!(

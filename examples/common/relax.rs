@@ -10,6 +10,15 @@
 //! handler, run when that whole round is done, starts the next. A frontier range or an edge
 //! list longer than `grain` is split into up to `SPLIT` tasks at a time, so neither a large
 //! frontier nor a hub serialises one thread.
+//!
+//! `relax_driven` is the same relaxation without rounds: a task carries the value it offers
+//! along part of one vertex's edges, and a neighbour whose value it lowers gets a task of its
+//! own at once; a task whose vertex has meanwhile dropped below its offer stops. It runs on
+//! the Broker Queue, whose FIFO order keeps it close to rounds without waiting for them.
+//! `solve` picks one of the two.
+
+// Each includer (bfs, sssp, cc, the bench, the tests) uses its own part.
+#![allow(dead_code)]
 
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
@@ -320,6 +329,30 @@ pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[
     Ok((relaxed, out))
 }
 
+/// What a run says besides its values: its statistics, where it ran, and why not on the GPU.
+pub struct Ran {
+    pub stats: Stats,
+    pub backend: wsdsl::BackendKind,
+    pub note: Option<String>,
+}
+
+impl<K: wsdsl::Program> From<Output<K>> for Ran {
+    fn from(out: Output<K>) -> Self {
+        Ran { stats: out.stats, backend: out.backend, note: out.note }
+    }
+}
+
+/// [`run_driven`] when `data_driven`, else [`run`] (in rounds).
+pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation, data_driven: bool) -> Result<(Relaxed, Ran), wsdsl::Error> {
+    Ok(if data_driven {
+        let (found, out) = run_driven(rt, g, initial, frontier, how)?;
+        (found, out.into())
+    } else {
+        let (found, out) = run(rt, g, initial, frontier, how)?;
+        (found, out.into())
+    })
+}
+
 /// One initial value per vertex, and a first frontier of distinct vertices of the graph.
 fn check_inputs(g: &DeviceGraph, initial: &[u32], frontier: &[u32]) -> Result<(), wsdsl::Error> {
     let vertices = g.offsets.len() - 1;
@@ -334,6 +367,12 @@ fn check_inputs(g: &DeviceGraph, initial: &[u32], frontier: &[u32]) -> Result<()
         Some(v) => bad(format!("vertex {v} of the first frontier is not in the graph (vertices 0..{vertices})")),
         None => Ok(()),
     }
+}
+
+/// Edges of the vertices with a value (`u32::MAX`: none, not reached): what "traversed edges
+/// per second" counts (Graph500).
+pub fn traversed_edges(g: &Graph, value: &[u32]) -> u64 {
+    (0..g.vertices()).filter(|&v| value[v] != u32::MAX).map(|v| g.degree(v as u32) as u64).sum()
 }
 
 /// The first vertex that differs from `want` (`what` names the values), or `Ok`.

@@ -53,24 +53,18 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
             hashed_weights(&graph)
         }
     };
-    let source = args.source.unwrap_or_else(|| (0..graph.vertices() as u32).find(|&v| graph.degree(v) > 0).unwrap_or(0));
+    let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     if source as usize >= graph.vertices() {
         return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{})", graph.vertices())));
     }
     let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
     let mut initial = vec![UNREACHED; graph.vertices()];
     initial[source as usize] = 0;
-    let (found, out) = if args.data_driven {
-        let (found, out) = relax::run_driven(&rt, &device_graph, initial, &[source], relax::Relaxation { grain: args.grain, step: 0 })?;
-        (found, (out.stats, out.backend, out.note))
-    } else {
-        let (found, out) = relax::run(&rt, &device_graph, initial, &[source], relax::Relaxation { grain: args.grain, step: 0 })?;
-        (found, (out.stats, out.backend, out.note))
-    };
-    let (stats, backend, note) = out;
+    let how = relax::Relaxation { grain: args.grain, step: 0 };
+    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, initial, &[source], how, args.data_driven)?;
     cli::note_fallback(&note);
     let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
-    let traversed: u64 = (0..graph.vertices() as u32).filter(|&v| found.value[v as usize] != UNREACHED).map(|v| graph.degree(v) as u64).sum();
+    let traversed = relax::traversed_edges(&graph, &found.value);
     println!(
         "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex), {} stale offers; {:.3} GTEPS",
         backend,

@@ -2,7 +2,7 @@
 //! SSSP and PageRank beside rayon, on R-MAT graphs and p2p-Gnutella31, with the answers
 //! checked against sequential references and throughput in GTEPS as graph people count it.
 
-use super::{announce, bfs, graph_reference, host, host_graphs, median_of, host_median, pagerank, relax, baseline_bfs, Bench, Row};
+use super::{announce, baseline_bfs, bfs, graph_reference, host_graphs, host_median, median_of, pagerank, relax, Bench, Row};
 use std::cell::Cell;
 use std::time::Duration;
 use std::time::Instant;
@@ -25,7 +25,7 @@ impl Bench<'_> {
                 return;
             }
         };
-        let source = bfs::default_source(&g);
+        let source = g.first_vertex_with_edges().unwrap_or(0);
         let want = bfs::reference(&g, source);
         let traversed = bfs::traversed_edges(&g, &want);
         let (reached, deepest) = bfs::reach(&want);
@@ -37,19 +37,12 @@ impl Bench<'_> {
             started.elapsed().as_secs_f64()
         );
 
-        let (host_depth, host_ms) = host_median(self.args.repeat, || host::bfs(&g, source));
-        let host_check = bfs_verdict(&g, source, &want, &host_depth).map_err(|e| format!("rayon BFS: {e}"));
-        let host_gteps = gteps(traversed, host_ms);
-        let host = Some(("rayon level-synchronous BFS".to_string(), host_ms));
-        let mut finish = |mut row: Row, detail: String| {
-            if row.gpu_ms > 0.0 {
-                row.note = format!("{} GTEPS (rayon {}){detail}", show_teps(gteps(traversed, row.gpu_ms)), show_teps(host_gteps));
-            }
-            if let Err(e) = &host_check {
-                row.check = Err(e.clone());
-            }
-            row.host = host.clone();
-            rows.push(announce(row));
+        let (host_depth, host_ms) = host_median(self.args.repeat, || host_graphs::bfs(&g, source));
+        let host_check = bfs_verdict(&want, &host_depth).map_err(|e| format!("rayon BFS: {e}"));
+        let mut finish = |row: Row, detail: String| {
+            let rate = |ms| show_teps(gteps(traversed, ms));
+            let note = |row: &Row| format!("{} GTEPS (rayon {}){detail}", rate(row.gpu_ms), rate(host_ms));
+            rows.push(announce(with_host(row, "rayon level-synchronous BFS", host_ms, &host_check, note)));
         };
 
         let graph = bfs::device_graph(&g);
@@ -57,7 +50,7 @@ impl Bench<'_> {
         let scanned = Cell::new((0u64, 0u64));
         let check = |found: &bfs::Searched| {
             scanned.set((found.edges_scanned, found.stale));
-            bfs_verdict(&g, source, &want, &found.depth)
+            bfs_verdict(&want, &found.depth)
         };
         let detail = |row: &Row, stale: bool| {
             let (edges, stale_scans) = scanned.get();
@@ -73,7 +66,7 @@ impl Bench<'_> {
         let row = self.gpu_row(
             format!("BFS {name} (level-synchronous)"),
             &gpu(),
-            |rt| bfs::search_levels(rt, &graph, source, grain).map(|(found, out)| (found, out.stats)),
+            |rt| bfs::search(rt, &graph, source, grain, false).map(|(found, out)| (found, out.stats)),
             check,
         );
         let d = detail(&row, false);
@@ -91,7 +84,7 @@ impl Bench<'_> {
             let row = self.gpu_row(
                 format!("BFS {name} ({what})"),
                 &rt,
-                |rt| bfs::search(rt, &graph, source, grain).map(|(found, out)| (found, out.stats)),
+                |rt| bfs::search(rt, &graph, source, grain, true).map(|(found, out)| (found, out.stats)),
                 check,
             );
             let d = detail(&row, true);
@@ -124,7 +117,7 @@ impl Bench<'_> {
                 gpu_ms: ms,
                 tasks: 0,
                 host: None,
-                check: bfs_verdict(&g, source, &want, &depth),
+                check: bfs_verdict(&want, &depth),
                 note: String::new(),
                 profile: None,
             },
@@ -143,7 +136,7 @@ impl Bench<'_> {
             Err(e) => return rows.push(announce(Row::failed(format!("SSSP {name}"), format!("loading the graph: {e}")))),
         };
         let weights = g.int_weights().map(<[u32]>::to_vec).unwrap_or_else(|| graph_reference::hashed_weights(&g));
-        let source = bfs::default_source(&g);
+        let source = g.first_vertex_with_edges().unwrap_or(0);
         let want = graph_reference::dijkstra(&g, &weights, source);
         let traversed = bfs::traversed_edges(&g, &want);
         let verdict = |got: &[u32]| relax::compare(got, &want, "distances").map(|()| format!("{} reached", want.iter().filter(|&&d| d != u32::MAX).count()));
@@ -153,37 +146,28 @@ impl Bench<'_> {
         let mut initial = vec![u32::MAX; g.vertices()];
         initial[source as usize] = 0;
         let scanned = Cell::new(0u64);
+        let how = relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 };
         for (what, driven) in [("rounds", false), ("data-driven, BQ", true)] {
             if self.args.cpu && driven && g.edges() > CPU_DATA_DRIVEN_EDGES {
                 println!("SSSP {name} ({what}): SKIPPED on the CPU backend (its depth-first order rescans edges many times over)");
                 continue;
             }
-            let mut row = self.gpu_row(
+            let row = self.gpu_row(
                 format!("SSSP {name} ({what})"),
                 &gpu(),
                 |rt| {
-                    let run = if driven {
-                        relax::run_driven(rt, &graph, initial.clone(), &[source], relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 }).map(|(r, out)| (r, out.stats))
-                    } else {
-                        relax::run(rt, &graph, initial.clone(), &[source], relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 }).map(|(r, out)| (r, out.stats))
-                    };
-                    run.inspect(|(r, _)| scanned.set(r.edges))
+                    let (found, ran) = relax::solve(rt, &graph, initial.clone(), &[source], how, driven)?;
+                    scanned.set(found.edges);
+                    Ok((found, ran.stats))
                 },
                 |r| verdict(&r.value),
             );
-            if row.gpu_ms > 0.0 {
-                row.note = format!(
-                    "{} GTEPS (rayon {}); scanned {:.2}x the traversed edges",
-                    show_teps(gteps(traversed, row.gpu_ms)),
-                    show_teps(gteps(traversed, host_ms)),
-                    scanned.get() as f64 / traversed.max(1) as f64
-                );
-            }
-            if let Err(e) = &host_check {
-                row.check = Err(e.clone());
-            }
-            row.host = Some(("rayon frontier Bellman-Ford".into(), host_ms));
-            rows.push(announce(row));
+            let note = |row: &Row| {
+                let rate = |ms| show_teps(gteps(traversed, ms));
+                let rescans = scanned.get() as f64 / traversed.max(1) as f64;
+                format!("{} GTEPS (rayon {}); scanned {rescans:.2}x the traversed edges", rate(row.gpu_ms), rate(host_ms))
+            };
+            rows.push(announce(with_host(row, "rayon frontier Bellman-Ford", host_ms, &host_check, note)));
         }
     }
 
@@ -221,7 +205,7 @@ impl Bench<'_> {
             ("pulled, deques", gpu().scheduler(Scheduler::Deque)),
         ] {
             let pulled = what.starts_with("pulled");
-            let mut row = self.gpu_row(
+            let row = self.gpu_row(
                 format!("PageRank {name}, 8 iterations ({what})"),
                 &rt,
                 |rt| {
@@ -233,14 +217,8 @@ impl Bench<'_> {
                 },
                 |rank| verdict(rank),
             );
-            if row.gpu_ms > 0.0 {
-                row.note = format!("{} G edges/s (rayon {})", show_teps(gteps(edges, row.gpu_ms)), show_teps(gteps(edges, host_ms)));
-            }
-            if let Err(e) = &host_check {
-                row.check = Err(e.clone());
-            }
-            row.host = Some(("rayon pull power iteration".into(), host_ms));
-            rows.push(announce(row));
+            let note = |row: &Row| format!("{} G edges/s (rayon {})", show_teps(gteps(edges, row.gpu_ms)), show_teps(gteps(edges, host_ms)));
+            rows.push(announce(with_host(row, "rayon pull power iteration", host_ms, &host_check, note)));
         }
     }
 }
@@ -290,15 +268,25 @@ impl GraphInput {
     }
 }
 
-/// A BFS row's verdict: the depths against the sequential reference `want` (what
-/// `bfs::check` compares with; its message names the vertices that differ).
-fn bfs_verdict(g: &Graph, source: u32, want: &[u32], depth: &[u32]) -> Result<String, String> {
+/// A GPU row beside its host baseline: the baseline's name and time, the baseline's failed
+/// check (if it failed) as the row's, and `note` once the row has run.
+fn with_host(mut row: Row, baseline: &str, host_ms: f64, host_check: &Result<String, String>, note: impl FnOnce(&Row) -> String) -> Row {
+    if row.gpu_ms > 0.0 {
+        row.note = note(&row);
+    }
+    if let Err(e) = host_check {
+        row.check = Err(e.clone());
+    }
+    row.host = Some((baseline.to_string(), host_ms));
+    row
+}
+
+/// A BFS row's verdict: the depths against the sequential reference `want`.
+fn bfs_verdict(want: &[u32], depth: &[u32]) -> Result<String, String> {
     if depth.len() != want.len() {
         return Err(format!("{} depths for {} vertices", depth.len(), want.len()));
     }
-    if depth != want {
-        bfs::check(g, source, depth)?;
-    }
+    relax::compare(depth, want, "depths")?;
     let (reached, deepest) = bfs::reach(depth);
     Ok(format!("{reached} reached, depth {deepest}"))
 }

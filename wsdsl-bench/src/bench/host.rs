@@ -72,30 +72,3 @@ pub fn uts(tree: &crate::uts::Tree) -> (u64, u64, u32) {
     let r = root(tree.seed);
     visit(&tree.params, r.state, r.depth)
 }
-
-/// Level-synchronous BFS with rayon: each level's frontier is a `Vec`, expanded with a
-/// parallel iterator; a vertex is claimed for the next level by a compare-and-swap on its
-/// depth (so it joins the next frontier once), and rayon gathers each thread's claims into
-/// the next frontier. Returns the hop distance of every vertex from `source` (`u32::MAX`
-/// where there is no path), as the GPU programs' depth arrays hold.
-pub fn bfs(g: &wsdsl::graph::Graph, source: u32) -> Vec<u32> {
-    use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
-    const UNREACHED: u32 = u32::MAX;
-    let depth: Vec<AtomicU32> = (0..g.vertices()).into_par_iter().map(|_| AtomicU32::new(UNREACHED)).collect();
-    depth[source as usize].store(0, Relaxed);
-    let mut frontier = vec![source];
-    let mut d = 0;
-    while !frontier.is_empty() {
-        d += 1;
-        frontier = frontier
-            .par_iter()
-            .flat_map_iter(|&v| {
-                g.neighbours(v).iter().copied().filter(|&u| {
-                    let slot = &depth[u as usize];
-                    slot.load(Relaxed) == UNREACHED && slot.compare_exchange(UNREACHED, d, Relaxed, Relaxed).is_ok()
-                })
-            })
-            .collect();
-    }
-    depth.into_iter().map(AtomicU32::into_inner).collect()
-}

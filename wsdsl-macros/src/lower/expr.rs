@@ -322,8 +322,7 @@ impl FnLower<'_> {
                 let v = self.operands(&refs, out);
                 let b = "wsdsl_ctx_buffers(ctx)";
                 let (p, n) = (format!("{b}->u_{name}"), format!("{b}->n_{name}"));
-                let elem = self.buffer_elem(name);
-                let read_only = self.m.buffers().is_some_and(|b| b.buffers.iter().any(|f| f.name == name && f.read_only));
+                let (elem, read_only) = self.buffer_elem(name);
                 let call = |f: &str, rest: &[String]| {
                     let mut a = vec![p.clone(), n.clone()];
                     a.extend(rest.iter().cloned());
@@ -414,16 +413,19 @@ impl FnLower<'_> {
         }
     }
 
-    fn buffer_elem(&self, name: &str) -> &'static str {
+    /// The element type of buffer `name` as the runtime helpers name it, and whether it is
+    /// a `ReadOnly` array.
+    fn buffer_elem(&self, name: &str) -> (&'static str, bool) {
         let b = self.m.buffers().and_then(|b| b.buffers.iter().find(|f| f.name == name));
-        match b.map(|f| &f.elem) {
+        let elem = match b.map(|f| &f.elem) {
             Some(Ty::Int(IntTy::U32)) => "u32",
             Some(Ty::Int(IntTy::I32)) => "i32",
             Some(Ty::Int(IntTy::U64)) => "u64",
             Some(Ty::Int(IntTy::I64)) => "i64",
             Some(Ty::Float(FloatTy::F32)) => "f32",
             _ => "f64",
-        }
+        };
+        (elem, b.is_some_and(|f| f.read_only))
     }
 }
 

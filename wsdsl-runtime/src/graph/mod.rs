@@ -94,6 +94,11 @@ impl Graph {
         }
     }
 
+    /// The first vertex with an out-edge, if any: where searches start by default.
+    pub fn first_vertex_with_edges(&self) -> Option<u32> {
+        (0..self.vertices() as u32).find(|&v| self.degree(v) > 0)
+    }
+
     /// The largest out-degree (0 for a graph without vertices).
     pub fn max_degree(&self) -> u32 {
         self.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
