@@ -63,6 +63,13 @@ static __device__ __forceinline__ ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p,
     return old;
 }
 
+// Relaxed add: an atomic count that orders nothing else (no fence, no L1 invalidation).
+static __device__ __forceinline__ ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    ws_atom_u32 old;
+    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
 // Release add: this thread's earlier writes are visible to whoever acquires after reading
 // the result (no acquire part: no L1 invalidation); returns the old value.
 static __device__ __forceinline__ ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) {

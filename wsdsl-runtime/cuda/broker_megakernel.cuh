@@ -19,6 +19,11 @@
 // run, or being enqueued. It changes once per batch, by (children - tasks run), *before* the
 // children are enqueued, so it cannot reach zero while a task exists anywhere, and once it is
 // zero nothing can create a task: a worker that finds no work and reads zero stops.
+// `pending` is moved and read relaxed: the increment is ordered before the children become
+// visible by the release store of their slots' tickets, and whoever runs a child acquires
+// that ticket before its own decrement, so increments precede decrements in `pending`'s
+// order; nothing else is read through it. (An acquire per idle poll would invalidate the
+// SM's L1 under the busy warps each time.)
 // Failures: a staging area or a queue too small is reported through ws_report(OVERFLOW) and
 // the run ends (never a lost task nor a hang: positions already reserved are always filled
 // and emptied, so no ticket wait can block forever). Workers stop on ws_failed(); the host's
@@ -129,7 +134,7 @@ static __device__ bool ws_broker_group_enqueue(const ws_broker_launch* L, unsign
 // the staged children.
 static __device__ void ws_spawn_spill(wsdsl_ctx* ctx, const wsdsl_task* task) {
     const ws_broker_launch* L = (const ws_broker_launch*)ctx->sched;
-    ws_add_acq_rel_u32(L->pending, 1u);
+    ws_add_relaxed_u32(L->pending, 1u);
     ws_task_queue* q = ws_broker_queue_at(L, ctx->sched_queue);
     unsigned pos = 0u;
     if (ws_bq_enqueue_reserve<WS_BROKER_LIN>(q, 1u, &pos) == 0u) {
@@ -224,7 +229,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 n = ws_broker_reserve(&L, own, &which, &pos, &st);
                 if (n > 0u) break;
                 if (ws_broker_must_stop(&L, self, round)) { outcome = WS_BROKER_ABORTED; break; }
-                if (ws_load_acquire_u32(L.pending) == 0u) { outcome = WS_BROKER_DONE; break; }
+                if (ws_load_relaxed_u32(L.pending) == 0u) { outcome = WS_BROKER_DONE; break; }
                 // Back off while nothing is found, so idle workers leave L2 to busy ones.
                 __nanosleep(round < 64u ? 100u : 800u);
             }
@@ -253,7 +258,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (leader) {
             st.tasks += n;
             // Children counted before they can be seen, the batch uncounted after it ran.
-            if (spawned != n) ws_add_acq_rel_u32(L.pending, spawned - n);
+            if (spawned != n) ws_add_relaxed_u32(L.pending, spawned - n);
         }
         if (spawned > 0u) {
             ws_group_sync();   // the count is updated before any child is visible

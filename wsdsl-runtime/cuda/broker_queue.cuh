@@ -10,7 +10,7 @@
 //   * `tickets[N]`   one ticket per slot: 2*(Pos/N) lets the writer of position Pos in,
 //                    2*(Pos/N)+1 lets its reader in (section 4.2);
 //   * `head_tail`    Head (low 32 bits) and Tail (high 32 bits) in one 64-bit word, so one
-//                    64-bit acquire load reads both at once (section 4.3). Each half is moved
+//                    64-bit load reads both at once (section 4.3). Each half is moved
 //                    by a 32-bit fetch-and-add on its own address, so each wraps at 2^32
 //                    without carrying into the other;
 //   * `count`        the broker: a signed count of granted enqueues minus granted dequeues.
@@ -35,7 +35,12 @@
 //     owner of the slot (and that owner's read of it) happens-before its own access;
 //   * the slot is written and read as 32-bit words with GPU-scope relaxed (strong) accesses,
 //     never plain ones, then handed on with a st.release of the next ticket;
-//   * Count, Head and Tail are moved by acq_rel fetch-and-add and read by acquire loads.
+//   * Count, Head and Tail are moved by relaxed fetch-and-add and read by relaxed loads.
+//     They hand out permissions and positions, never data: whoever gets a position waits
+//     on its ticket, and the tickets alone carry the elements' ordering. An acquire there
+//     would cost an invalidation of the SM's whole L1 per poll (CCTL.IVALL on sm_70+): idle
+//     workers polling an empty queue wiped the L1 of the busy warps beside them (a pulled
+//     PageRank lost its in-edge streams' lines; `BENCHMARKS.md`).
 //
 // Variants:
 //   * BQ  (`Lin = true`):  when the broker refuses, read Head/Tail and return Full/Empty only
@@ -118,31 +123,31 @@ template <class Q> static __device__ void ws_bq_init(Q* q, unsigned start) {
 // granted (0 = refused). With k = 1 it is exactly Algorithm 1's ensureEnqueue.
 template <class Q> static __device__ unsigned ws_bq_ensure_enqueue(Q* q, unsigned k) {
     const int n = (int)Q::capacity;
-    int num = (int)ws_load_acquire_u32(&q->count);                      // line 13
+    int num = (int)ws_load_relaxed_u32(&q->count);                      // line 13
     for (;;) {
         if (num >= n) return 0u;                                        // line 15
         unsigned want = (unsigned)(n - num) < k ? (unsigned)(n - num) : k;
-        int old = (int)ws_add_acq_rel_u32(&q->count, want);             // line 17
+        int old = (int)ws_add_relaxed_u32(&q->count, want);             // line 17
         int room = n - old;
         unsigned got = room <= 0 ? 0u : ((unsigned)room < want ? (unsigned)room : want);
         if (got == want) return got;
         unsigned back = want - got;                                     // line 19: roll back
-        num = (int)ws_add_acq_rel_u32(&q->count, 0u - back) - (int)back;
+        num = (int)ws_add_relaxed_u32(&q->count, 0u - back) - (int)back;
         if (got > 0u) return got;
     }
 }
 
 // The broker, dequeue side (lines 32-39), for up to k operations.
 template <class Q> static __device__ unsigned ws_bq_ensure_dequeue(Q* q, unsigned k) {
-    int num = (int)ws_load_acquire_u32(&q->count);                      // line 33
+    int num = (int)ws_load_relaxed_u32(&q->count);                      // line 33
     for (;;) {
         if (num <= 0) return 0u;                                        // line 35
         unsigned want = (unsigned)num < k ? (unsigned)num : k;
-        int old = (int)ws_add_acq_rel_u32(&q->count, 0u - want);        // line 37
+        int old = (int)ws_add_relaxed_u32(&q->count, 0u - want);        // line 37
         unsigned got = old <= 0 ? 0u : ((unsigned)old < want ? (unsigned)old : want);
         if (got == want) return got;
         unsigned back = want - got;                                     // line 39: roll back
-        num = (int)ws_add_acq_rel_u32(&q->count, back) + (int)back;
+        num = (int)ws_add_relaxed_u32(&q->count, back) + (int)back;
         if (got > 0u) return got;
     }
 }
@@ -155,11 +160,11 @@ template <bool Lin, class Q> static __device__ unsigned ws_bq_enqueue_reserve(Q*
     for (;;) {
         unsigned got = ws_bq_ensure_enqueue(q, k);                      // line 6
         if (got > 0u) {
-            *pos = ws_add_acq_rel_u32(ws_bq_tail_ptr(q), got);          // line 21
+            *pos = ws_add_relaxed_u32(ws_bq_tail_ptr(q), got);          // line 21
             return got;
         }
         if (!Lin) return 0u;                                            // BWD (section 6.1)
-        ws_atom_u64 ht = ws_load_acquire_u64(&q->head_tail);            // line 7
+        ws_atom_u64 ht = ws_load_relaxed_u64(&q->head_tail);            // line 7
         unsigned dist = (unsigned)(ht >> 32) - (unsigned)ht;
         if (dist >= Q::capacity && dist < Q::capacity + Q::max_threads / 2u) return 0u;   // line 8
         ws_bq_backoff(&ns);
@@ -173,11 +178,11 @@ template <bool Lin, class Q> static __device__ unsigned ws_bq_dequeue_reserve(Q*
     for (;;) {
         unsigned got = ws_bq_ensure_dequeue(q, k);                      // line 27
         if (got > 0u) {
-            *pos = ws_add_acq_rel_u32(ws_bq_head_ptr(q), got);          // line 41
+            *pos = ws_add_relaxed_u32(ws_bq_head_ptr(q), got);          // line 41
             return got;
         }
         if (!Lin) return 0u;
-        ws_atom_u64 ht = ws_load_acquire_u64(&q->head_tail);            // line 28
+        ws_atom_u64 ht = ws_load_relaxed_u64(&q->head_tail);            // line 28
         unsigned dist1 = (unsigned)(ht >> 32) - (unsigned)ht - 1u;
         if (dist1 >= Q::capacity + Q::max_threads / 2u) return 0u;      // line 29
         ws_bq_backoff(&ns);
@@ -187,8 +192,11 @@ template <bool Lin, class Q> static __device__ unsigned ws_bq_dequeue_reserve(Q*
 // waitForTicket (lines 47-51): acquire-spin until the slot's ticket is `expected`.
 static __device__ __forceinline__ void ws_bq_wait_ticket(const ws_atom_u32* ticket, unsigned expected) {
     if (ws_load_acquire_u32(ticket) == expected) return;
+    // Spin with relaxed loads (an acquire per spin would invalidate the SM's L1 each time),
+    // then acquire once: nobody else can move the ticket past `expected`.
     unsigned ns = WS_BQ_BACKOFF_MIN_NS;
-    do { ws_bq_backoff(&ns); } while (ws_load_acquire_u32(ticket) != expected);
+    do { ws_bq_backoff(&ns); } while (ws_load_relaxed_u32(ticket) != expected);
+    (void)ws_load_acquire_u32(ticket);
 }
 
 // putData (lines 20-25) for a position obtained from ws_bq_enqueue_reserve.
