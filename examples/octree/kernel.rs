@@ -44,9 +44,9 @@ pub mod octree {
 
     #[buffers]
     pub struct Buffers {
-        pub x: Buffer<f32>,
-        pub y: Buffer<f32>,
-        pub z: Buffer<f32>,
+        pub x: ReadOnly<f32>,
+        pub y: ReadOnly<f32>,
+        pub z: ReadOnly<f32>,
         /// Particle ids in two halves of `n`: a task at depth `d` reads its range from half
         /// `d % 2` and writes it, grouped by sub-octant, at the same place in the other half.
         /// A leaf at depth `d` therefore keeps its particles in half `d % 2`.
@@ -399,9 +399,9 @@ pub fn inputs(particles: &Particles, max_leaf: u32) -> Result<Inputs, wsdsl::Err
     let mut index: Vec<u32> = (0..n as u32).collect();
     index.resize(2 * n, 0);
     let buffers = octree::Buffers {
-        x: Buffer::from_vec(particles.x.clone()),
-        y: Buffer::from_vec(particles.y.clone()),
-        z: Buffer::from_vec(particles.z.clone()),
+        x: ReadOnly::from_vec(particles.x.clone()),
+        y: ReadOnly::from_vec(particles.y.clone()),
+        z: ReadOnly::from_vec(particles.z.clone()),
         index: Buffer::from_vec(index),
         scratch: Buffer::zeroed(slots * octree::SCRATCH_PER_SLOT),
         leaf_count: Buffer::zeroed(1),

@@ -33,6 +33,8 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     fn add(self, other: Self) -> Self;
     fn to_le(self, out: &mut [u8]);
     fn from_le(bytes: &[u8]) -> Self;
+    /// Whether every bit is zero (so `-0.0` is not).
+    fn is_zero_bits(self) -> bool;
 }
 
 macro_rules! buffer_elem {
@@ -66,6 +68,9 @@ macro_rules! buffer_elem {
             }
             fn from_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes[..std::mem::size_of::<$t>()].try_into().expect("element width"))
+            }
+            fn is_zero_bits(self) -> bool {
+                $to(self) == 0
             }
         }
     };
@@ -217,10 +222,25 @@ const CHUNK: usize = 1 << 16;
 pub trait DeviceBuffer: Sync {
     fn len(&self) -> usize;
     fn elem_bytes(&self) -> usize;
+    /// Writes the little-endian image of elements `first..` into `out` (whole elements, as
+    /// many as it holds or as there are), converting on every core.
+    fn write_le(&self, first: usize, out: &mut [u8]);
+    /// Overwrites elements `first..` from a little-endian image (whole elements, as many as
+    /// it holds or as there are; after a GPU run).
+    fn read_le(&self, first: usize, bytes: &[u8]);
+    /// Whether elements `first..first + count` are all zero bits (a piece the GPU backend
+    /// clears on the device instead of copying). Stops at the first non-zero element.
+    fn is_zero(&self, first: usize, count: usize) -> bool;
     /// Little-endian image of all elements.
-    fn to_bytes(&self) -> Cow<'_, [u8]>;
-    /// Overwrites all elements from a little-endian image (after a GPU run).
-    fn load_bytes(&self, bytes: &[u8]);
+    fn to_bytes(&self) -> Cow<'_, [u8]> {
+        let mut out = vec![0u8; self.len() * self.elem_bytes()];
+        self.write_le(0, &mut out);
+        Cow::Owned(out)
+    }
+    /// Overwrites all elements from a little-endian image.
+    fn load_bytes(&self, bytes: &[u8]) {
+        self.read_le(0, bytes)
+    }
     /// `Some` for arrays handlers never write: the device copy may be kept between runs
     /// and is never copied back.
     fn residency(&self) -> Option<Residency> {
@@ -235,6 +255,19 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
     fn elem_bytes(&self) -> usize {
         std::mem::size_of::<T>()
     }
+    fn write_le(&self, first: usize, out: &mut [u8]) {
+        let w = std::mem::size_of::<T>();
+        let values = &self.values[first..(first + out.len() / w).min(self.values.len())];
+        out.par_chunks_mut(CHUNK * w).zip(values.par_chunks(CHUNK)).for_each(|(bytes, values)| {
+            for (i, v) in values.iter().enumerate() {
+                v.to_le(&mut bytes[i * w..]);
+            }
+        });
+    }
+    fn read_le(&self, _first: usize, _bytes: &[u8]) {}
+    fn is_zero(&self, first: usize, count: usize) -> bool {
+        self.values[first..first + count].par_iter().all(|v| v.is_zero_bits())
+    }
     fn to_bytes(&self) -> Cow<'_, [u8]> {
         // SAFETY: the element types are plain numbers without padding (u32 .. f64), stored
         // little-endian on every platform the GPU backend supports (x86-64, aarch64), and
@@ -243,15 +276,11 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
         return Cow::Borrowed(unsafe { std::slice::from_raw_parts(self.values.as_ptr() as *const u8, std::mem::size_of_val(&*self.values)) });
         #[cfg(not(target_endian = "little"))]
         {
-            let w = std::mem::size_of::<T>();
-            let mut out = vec![0u8; self.len() * w];
-            for (i, v) in self.values.iter().enumerate() {
-                v.to_le(&mut out[i * w..]);
-            }
+            let mut out = vec![0u8; self.len() * std::mem::size_of::<T>()];
+            self.write_le(0, &mut out);
             Cow::Owned(out)
         }
     }
-    fn load_bytes(&self, _bytes: &[u8]) {}
     fn residency(&self) -> Option<Residency> {
         Some(Residency { id: self.id, alive: Arc::downgrade(&self.alive) })
     }
@@ -264,21 +293,24 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
     fn elem_bytes(&self) -> usize {
         std::mem::size_of::<T>()
     }
-    fn to_bytes(&self) -> Cow<'_, [u8]> {
+    fn write_le(&self, first: usize, out: &mut [u8]) {
         let w = std::mem::size_of::<T>();
-        let mut out = vec![0u8; self.len() * w];
+        let cells = &self.cells[first..(first + out.len() / w).min(self.cells.len())];
         // Element by element (they are atomics), on every core: a buffer of hundreds of
         // megabytes is converted in milliseconds, not a second.
-        out.par_chunks_mut(CHUNK * w).zip(self.cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
+        out.par_chunks_mut(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
             for (i, c) in cells.iter().enumerate() {
                 T::load(c).to_le(&mut bytes[i * w..]);
             }
         });
-        Cow::Owned(out)
     }
-    fn load_bytes(&self, bytes: &[u8]) {
+    fn is_zero(&self, first: usize, count: usize) -> bool {
+        self.cells[first..first + count].par_iter().all(|c| T::load(c).is_zero_bits())
+    }
+    fn read_le(&self, first: usize, bytes: &[u8]) {
         let w = std::mem::size_of::<T>();
-        bytes.par_chunks(CHUNK * w).zip(self.cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
+        let cells = &self.cells[first..(first + bytes.len() / w).min(self.cells.len())];
+        bytes.par_chunks(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
             for (i, c) in cells.iter().enumerate() {
                 T::store(c, T::from_le(&bytes[i * w..]));
             }
@@ -325,5 +357,23 @@ mod tests {
         let c = Buffer::<i64>::zeroed(3);
         c.load_bytes(&b.to_bytes());
         assert_eq!(c.to_vec(), b.to_vec());
+    }
+
+    #[test]
+    fn pieces_of_an_image_land_where_they_belong() {
+        let b = Buffer::from_vec((0..10u32).collect());
+        let mut piece = vec![0u8; 3 * 4];
+        b.write_le(4, &mut piece);
+        assert_eq!(piece, [4u32, 5, 6].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+        let c = Buffer::<u32>::zeroed(10);
+        c.read_le(7, &piece);
+        assert_eq!(c.to_vec(), vec![0, 0, 0, 0, 0, 0, 0, 4, 5, 6]);
+        let r = ReadOnly::from_vec(vec![1.5f64, -2.0]);
+        let mut image = vec![0u8; 8];
+        r.write_le(1, &mut image);
+        assert_eq!(image, (-2.0f64).to_le_bytes());
+        assert_eq!(r.to_bytes().len(), 16);
+        assert!(c.is_zero(0, 7) && !c.is_zero(5, 3));
+        assert!(!Buffer::from_vec(vec![0.0f64, -0.0]).is_zero(0, 2), "-0.0 has a bit set");
     }
 }

@@ -255,11 +255,7 @@ impl GraphInput {
             GraphInput::File(file) => {
                 let path = match graph_dir {
                     Some(dir) => dir.join(file),
-                    None => {
-                        let shipped = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/graphs")).join(file);
-                        let here = std::path::Path::new("data/graphs").join(file);
-                        if !shipped.exists() && here.exists() { here } else { shipped }
-                    }
+                    None => super::data_file(None, &format!("graphs/{file}")),
                 };
                 // The error names the file already.
                 wsdsl::graph::read(&path, &opts(symmetrize)).map_err(|e| e.to_string())

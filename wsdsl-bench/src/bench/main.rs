@@ -17,6 +17,10 @@
 #[path = "../../../examples/chain/kernel.rs"]
 mod chain;
 #[allow(dead_code)]
+#[path = "../../../examples/connect4/kernel.rs"]
+mod connect4;
+mod end_to_end;
+#[allow(dead_code)]
 #[path = "../../../examples/fib/kernel.rs"]
 mod fib;
 mod baseline_bfs;
@@ -28,6 +32,9 @@ mod graph_reference;
 mod graph_rows;
 mod host;
 mod host_graphs;
+#[allow(dead_code)]
+#[path = "../../../examples/octree/kernel.rs"]
+mod octree;
 #[allow(dead_code)]
 #[path = "../../../examples/pagerank/kernel.rs"]
 mod pagerank;
@@ -59,8 +66,8 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, warm-call, mergesort, quicksort, quicksort-grains,
-    /// graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
+    /// chains, fib, fib-plain, uts, nqueens, warm-call, end-to-end, mergesort, quicksort,
+    /// quicksort-grains, graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -87,6 +94,22 @@ struct Args {
     /// ./data/graphs).
     #[arg(long)]
     graph_dir: Option<std::path::PathBuf>,
+    /// Where the connect4 test sets are (`connect4/Test_L3_R1`; default: the repository's
+    /// data folder, else ./data).
+    #[arg(long)]
+    data_dir: Option<std::path::PathBuf>,
+}
+
+/// `name` under `dir`, or under the repository's data folder (else ./data).
+fn data_file(dir: Option<&std::path::Path>, name: &str) -> std::path::PathBuf {
+    match dir {
+        Some(dir) => dir.join(name),
+        None => {
+            let shipped = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../data")).join(name);
+            let here = std::path::Path::new("data").join(name);
+            if !shipped.exists() && here.exists() { here } else { shipped }
+        }
+    }
 }
 
 /// One line of the report.
@@ -200,6 +223,10 @@ fn main() -> ExitCode {
         rows.push(announce(b.nqueens_variant(&watched(), 16, "watched")));
         rows.push(announce(b.fib_variant(&watched(), 35, "watched")));
         rows.push(announce(b.uts_variant(&watched(), "T3", "watched")));
+    }
+    if wanted("end-to-end") && !args.cpu {
+        rows.push(announce(b.octree_call(&gpu(), if args.full { 15_000_000 } else { 1_000_000 })));
+        rows.push(announce(b.connect4_call(&gpu(), &data_file(args.data_dir.as_deref(), "connect4/Test_L3_R1"))));
     }
     let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
     if wanted("mergesort") {
@@ -410,37 +437,6 @@ impl Bench<'_> {
 
     fn nqueens_row(&self, rt: &Runtime, n: u32, workload: String) -> Row {
         self.gpu_row(workload, rt, |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)), |&count| queens_verdict(n, count))
-    }
-
-    /// What a warm run costs the caller beyond its kernel: N-Queens `n` run again and again in
-    /// one process, the whole `run` call on the wall clock (roots in, output out) beside the
-    /// kernel's CUDA-event time of the same runs.
-    fn warm_call(&self, rt: &Runtime, n: u32) -> Row {
-        let mut kernel = Vec::new();
-        let timed = median_of(self.args.repeat.max(9), || {
-            let t = Instant::now();
-            let (count, out) = nqueens::solve(rt, n).map_err(|e| e.to_string())?;
-            let call = t.elapsed();
-            kernel.push(out.stats.phases.run.as_secs_f64() * 1e3);
-            Ok(((count, out.stats.tasks), call))
-        });
-        let ((count, tasks), call_ms) = match timed {
-            Ok(t) => t,
-            Err(e) => return Row::failed(format!("N-Queens {n}, warm call"), e),
-        };
-        kernel.remove(0); // the warm-up's
-        kernel.sort_by(|a, b| a.total_cmp(b));
-        let kernel_ms = kernel[kernel.len() / 2];
-        let check = queens_verdict(n, count);
-        Row {
-            workload: format!("N-Queens {n}, warm call (kernel; the whole call beside it)"),
-            gpu_ms: kernel_ms,
-            tasks,
-            host: Some(("the whole run call".into(), call_ms)),
-            check,
-            note: format!("{:.2} ms beyond the kernel", call_ms - kernel_ms),
-            profile: None,
-        }
     }
 
     fn nqueens(&self, rt: &Runtime, n: u32) -> Row {

@@ -11,8 +11,9 @@ use std::sync::Arc;
 /// The program's inputs and outputs in device memory.
 pub(crate) struct Inputs {
     params: CudaSlice<u8>,
-    /// This run's copy of each buffer; `None` for read-only arrays, which the workspace keeps.
-    buffers: Vec<Option<CudaSlice<u8>>>,
+    /// Which buffers have a device copy of this run's to read back: all but the read-only
+    /// arrays, which the workspace keeps. The copies themselves live in the workspace.
+    writable: Vec<bool>,
     buffer_table: CudaSlice<u64>,
     counters: CudaSlice<u64>,
     counter_count: usize,
@@ -26,19 +27,15 @@ impl Inputs {
         P::encode_params(params, &mut param_bytes);
         let params = stream.clone_htod(&param_bytes).map_err(Error::driver("copying the parameters"))?;
         // `struct wsdsl_buffers` lists (pointer, length) per buffer in declaration order.
-        let mut buffers_dev = Vec::new();
+        let mut writable = Vec::new();
         let mut table = Vec::new();
-        for b in buffers.buffers() {
-            let bytes = b.to_bytes();
+        for (position, b) in buffers.buffers().into_iter().enumerate() {
             if let Some(array) = b.residency() {
-                table.push(ws.resident(stream, &array, &bytes)?);
-                buffers_dev.push(None);
+                table.push(ws.resident(stream, &array, b)?);
+                writable.push(false);
             } else {
-                let copy = stream
-                    .clone_htod(if bytes.is_empty() { &[0u8][..] } else { &bytes[..] })
-                    .map_err(Error::driver("copying a buffer to the device"))?;
-                table.push(ptr(&copy, stream));
-                buffers_dev.push(Some(copy));
+                table.push(ws.copy_in(stream, position, b)?);
+                writable.push(true);
             }
             table.push(b.len() as u64);
         }
@@ -51,7 +48,7 @@ impl Inputs {
         let counters = stream
             .clone_htod(if init.is_empty() { &[0u64][..] } else { &init[..] })
             .map_err(Error::driver("copying the counters"))?;
-        Ok(Inputs { params, buffers: buffers_dev, buffer_table, counters, counter_count })
+        Ok(Inputs { params, writable, buffer_table, counters, counter_count })
     }
 
     pub fn params_ptr(&self, stream: &Arc<CudaStream>) -> u64 {
@@ -68,12 +65,11 @@ impl Inputs {
 
     /// Reads the counters back and refreshes the host buffers from the device (read-only
     /// arrays cannot have changed).
-    pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, buffers: &P::Buffers) -> Result<P::Counters, Error> {
+    pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, ws: &mut Workspace, buffers: &P::Buffers) -> Result<P::Counters, Error> {
         let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
-        for (b, copy) in buffers.buffers().iter().zip(&self.buffers) {
-            let Some(copy) = copy else { continue };
-            if b.len() > 0 {
-                b.load_bytes(&stream.clone_dtoh(copy).map_err(Error::driver("reading a buffer back"))?);
+        for (position, (b, &writable)) in buffers.buffers().into_iter().zip(&self.writable).enumerate() {
+            if writable && b.len() > 0 {
+                ws.copy_out(stream, position, b)?;
             }
         }
         Ok(<P::Counters as CounterSet>::from_slots(&bits[..self.counter_count]))

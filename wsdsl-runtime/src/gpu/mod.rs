@@ -12,6 +12,7 @@ mod mapped;
 pub mod libs;
 mod module;
 mod persistent;
+mod staging;
 mod static_run;
 mod watchdog;
 mod workspace;

@@ -155,7 +155,7 @@ pub(crate) fn run<P: Program>(
 
     let t2 = Instant::now();
     check_status::<P>(&module, stream, |w| format!("the deque of GPU worker {w} (program `{}`)", P::NAME))?;
-    let counters = inputs.read_back::<P>(stream, buffers)?;
+    let counters = inputs.read_back::<P>(stream, &mut ws, buffers)?;
     let stat_words = ws.read_u64(stream, WORKER_STATS, stat_count)?;
     let mut stats = worker_stats(&stat_words, capacity, phases);
     let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;

@@ -9,11 +9,14 @@
 //! workspace is abandoned (its memory never freed) rather than reused.
 //!
 //! The workspace also keeps the device copies of the program's read-only arrays
-//! (`ReadOnly<T>`), one per array, until the array's last clone is dropped on the host.
+//! (`ReadOnly<T>`), one per array, until the array's last clone is dropped on the host;
+//! the device copies of the program's other buffers, by position, reused by the next run;
+//! and the pinned memory their images travel through (`staging.rs`).
 
 use super::mapped::HostMapped;
+use super::staging::Staging;
 use super::watchdog::StopFlag;
-use crate::buffer::Residency;
+use crate::buffer::{DeviceBuffer, Residency};
 use crate::error::Error;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use std::collections::HashMap;
@@ -25,6 +28,9 @@ pub(crate) struct Workspace {
     /// Device copies of read-only arrays by array id, each with the handle that dies with
     /// the array.
     resident: HashMap<u64, (Weak<()>, CudaSlice<u8>)>,
+    /// Device copies of the program's writable buffers, by their position in its buffer set.
+    copies: Vec<Option<CudaSlice<u8>>>,
+    staging: Option<Staging>,
     stop: Option<StopFlag>,
     progress: Option<HostMapped<u64>>,
 }
@@ -75,19 +81,50 @@ impl Workspace {
         Ok(address)
     }
 
-    /// The device copy of a read-only array (`bytes` is its image), uploaded on first use;
-    /// its address. Copies of arrays dropped since are freed first.
-    pub fn resident(&mut self, stream: &Arc<CudaStream>, array: &Residency, bytes: &[u8]) -> Result<u64, Error> {
+    /// The device copy of a read-only array, uploaded on first use; its address. Copies of
+    /// arrays dropped since are freed first.
+    pub fn resident(&mut self, stream: &Arc<CudaStream>, array: &Residency, buffer: &dyn DeviceBuffer) -> Result<u64, Error> {
         self.resident.retain(|_, (alive, _)| alive.strong_count() > 0);
         if !self.resident.contains_key(&array.id) {
-            let copy = stream
-                .clone_htod(if bytes.is_empty() { &[0u8][..] } else { bytes })
-                .map_err(Error::driver("copying a read-only array to the device"))?;
+            let bytes = (buffer.len() * buffer.elem_bytes()).max(1);
+            // SAFETY: the upload below writes every byte the kernel may read (its length).
+            let copy = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a read-only array"))?;
+            self.staging(stream)?.upload(stream, buffer, super::inputs::ptr(&copy, stream))?;
             self.resident.insert(array.id, (array.alive.clone(), copy));
         }
-        let (_, copy) = &self.resident[&array.id];
-        let (address, _sync) = copy.device_ptr(stream);
+        Ok(super::inputs::ptr(&self.resident[&array.id].1, stream))
+    }
+
+    /// The device copy of the writable buffer at `position` in the program's buffer set,
+    /// holding `buffer`'s contents (copied before the launch); its address.
+    pub fn copy_in(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<u64, Error> {
+        let bytes = (buffer.len() * buffer.elem_bytes()).max(1);
+        if self.copies.len() <= position {
+            self.copies.resize_with(position + 1, || None);
+        }
+        if !self.copies[position].as_ref().is_some_and(|c| c.len() >= bytes) {
+            // Free the smaller one before taking the larger.
+            self.copies[position] = None;
+            // SAFETY: the upload below writes every byte the kernel may read (its length).
+            let fresh = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a buffer"))?;
+            self.copies[position] = Some(fresh);
+        }
+        let address = super::inputs::ptr(self.copies[position].as_ref().expect("allocated above"), stream);
+        self.staging(stream)?.upload(stream, buffer, address)?;
         Ok(address)
+    }
+
+    /// Refreshes `buffer` from its device copy at `position` (after the run).
+    pub fn copy_out(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<(), Error> {
+        let address = super::inputs::ptr(self.copies.get(position).and_then(Option::as_ref).expect("a buffer the run uploaded"), stream);
+        self.staging(stream)?.download(stream, address, buffer)
+    }
+
+    fn staging(&mut self, stream: &Arc<CudaStream>) -> Result<&mut Staging, Error> {
+        if self.staging.is_none() {
+            self.staging = Some(Staging::new(stream.context())?);
+        }
+        Ok(self.staging.as_mut().expect("created above"))
     }
 
     /// The first `count` u64 of the buffer for `role` (after the run).
@@ -139,6 +176,9 @@ impl Workspace {
             std::mem::forget(b);
         }
         for (_, b) in self.resident.drain() {
+            std::mem::forget(b);
+        }
+        for b in self.copies.drain(..) {
             std::mem::forget(b);
         }
         if let Some(stop) = self.stop.take() {
