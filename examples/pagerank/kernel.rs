@@ -124,9 +124,10 @@ pub mod pagerank {
 }
 
 /// On the Broker Queue: each sweep starts from one task, and the queue hands its parts to
-/// every worker at once where the deques spread them by stealing (H100, R-MAT 22: 33.7 ms
-/// against 74.7 ms; `BENCHMARKS.md`).
-#[megakernel(scheduler = bq)]
+/// every worker at once where the deques spread them by stealing (H100, R-MAT 22: 31.1 ms
+/// against 74.9 ms). The sums wait on scattered loads, so registers for 3 blocks per SM
+/// (more warps with loads in flight) pay: 27.3 ms against 31.1 (`BENCHMARKS.md`).
+#[megakernel(scheduler = bq, min_blocks = 3)]
 pub mod pagerank_pull {
     use wsdsl::prelude::*;
 

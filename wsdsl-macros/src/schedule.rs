@@ -53,6 +53,7 @@ pub struct ScheduleAttr {
     block_threads: Option<u32>,
     capacity: Option<u32>,
     cooperative: Option<(bool, Span)>,
+    min_blocks: Option<u32>,
 }
 
 const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
@@ -80,6 +81,13 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                 }
             }),
             "cooperative" => choice(&pair.value, &["true", "false"], &key).map(|(v, span)| attr.cooperative.replace((v == "true", span)).is_some()),
+            "min_blocks" => number(&pair.value, &key).and_then(|n| {
+                if (1..=32).contains(&n) {
+                    Ok(attr.min_blocks.replace(n).is_some())
+                } else {
+                    Err(syn::Error::new_spanned(&pair.value, "min_blocks must be from 1 to 32 blocks per SM"))
+                }
+            }),
             "capacity" => number(&pair.value, &key).and_then(|n| {
                 if n > 0 {
                     Ok(attr.capacity.replace(n).is_some())
@@ -89,7 +97,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             }),
             _ => Err(syn::Error::new_spanned(
                 &pair.key,
-                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative",
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative, min_blocks",
             )),
         };
         match seen {
@@ -164,6 +172,7 @@ impl ScheduleAttr {
             && self.block_threads.is_none()
             && self.capacity.is_none()
             && self.cooperative.is_none()
+            && self.min_blocks.is_none()
     }
 
     /// `const SCHEDULE: Schedule = ...;` for the generated `Program` impl.
@@ -187,7 +196,7 @@ impl ScheduleAttr {
             variant(&self.victim, quote!(Victim)),
             variant(&self.steal, quote!(Steal)),
         );
-        let (block_threads, capacity) = (number(self.block_threads), number(self.capacity));
+        let (block_threads, capacity, min_blocks) = (number(self.block_threads), number(self.capacity), number(self.min_blocks));
         let cooperative = match self.cooperative {
             Some((c, _)) => quote!(::core::option::Option::Some(#c)),
             None => quote!(::core::option::Option::None),
@@ -201,6 +210,7 @@ impl ScheduleAttr {
                 steal: #steal,
                 capacity: #capacity,
                 cooperative: #cooperative,
+                min_blocks: #min_blocks,
             };
         }
     }
@@ -212,18 +222,21 @@ mod tests {
 
     #[test]
     fn accepts_every_documented_choice() {
-        let a = parse(quote!(scheduler = deque, worker = block, victim = small_world, steal = half, block_threads = 128, capacity = 64)).unwrap();
+        let a = parse(quote!(scheduler = deque, worker = block, victim = small_world, steal = half, block_threads = 128, capacity = 64, min_blocks = 3))
+            .unwrap();
         let text = a.to_const().to_string();
         assert!(text.contains("Victim :: SmallWorld") && text.contains("Worker :: Block") && text.contains("128u32"), "{text}");
+        assert!(text.contains("min_blocks : :: core :: option :: Option :: Some (3u32)"), "{text}");
         assert!(parse(quote!()).unwrap().is_empty());
         assert!(parse(quote!(victim = "pws")).is_ok(), "string values work too");
     }
 
     #[test]
     fn reports_every_bad_choice_together() {
-        let e = parse(quote!(scheduler = static, victim = hws, steal = all, block_threads = 100, colour = red, worker = warp)).unwrap_err();
+        let e = parse(quote!(scheduler = static, victim = hws, steal = all, block_threads = 100, colour = red, worker = warp, min_blocks = 0)).unwrap_err();
         let messages: Vec<String> = e.into_iter().map(|e| e.to_string()).collect();
-        assert_eq!(messages.len(), 5, "{messages:#?}");
+        assert_eq!(messages.len(), 6, "{messages:#?}");
+        assert!(messages.iter().any(|m| m.contains("min_blocks must be from 1 to 32")));
         assert!(messages.iter().any(|m| m.contains("unknown steal `all`")));
         assert!(messages.iter().any(|m| m.contains("multiple of 32")));
         assert!(messages.iter().any(|m| m.contains("unknown #[megakernel] option")));

@@ -321,7 +321,7 @@ impl Runtime {
         if use_gpu {
             let schedule = self.schedule.or(P::SCHEDULE);
             let opts = GpuOptions {
-                kernel: KernelConfig { profile: self.profile, min_blocks: self.min_blocks, ..schedule.resolve() },
+                kernel: KernelConfig { profile: self.profile, ..Schedule { min_blocks: (self.min_blocks > 0).then_some(self.min_blocks), ..Schedule::DEFAULT }.or(schedule).resolve() },
                 capacity: schedule.capacity,
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,

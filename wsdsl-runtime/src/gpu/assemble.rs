@@ -137,12 +137,14 @@ pub struct Schedule {
     /// Deque slots per worker (static scheduler: per task array).
     pub capacity: Option<u32>,
     pub cooperative: Option<bool>,
+    /// Blocks per SM the compiler must fit by register use (`Runtime::min_blocks_per_sm`).
+    pub min_blocks: Option<u32>,
 }
 
 impl Schedule {
     /// Nothing chosen.
     pub const DEFAULT: Schedule =
-        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None };
+        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None, min_blocks: None };
 
     /// These choices, completed by `fallback`'s.
     pub fn or(self, fallback: Schedule) -> Schedule {
@@ -154,6 +156,7 @@ impl Schedule {
             steal: self.steal.or(fallback.steal),
             capacity: self.capacity.or(fallback.capacity),
             cooperative: self.cooperative.or(fallback.cooperative),
+            min_blocks: self.min_blocks.or(fallback.min_blocks),
         }
     }
 
@@ -168,7 +171,7 @@ impl Schedule {
             steal: self.steal.unwrap_or(d.steal),
             cooperative: self.cooperative.unwrap_or(d.cooperative),
             profile: false,
-            min_blocks: 0,
+            min_blocks: self.min_blocks.unwrap_or(d.min_blocks),
         }
     }
 }
@@ -183,6 +186,7 @@ impl From<KernelConfig> for Schedule {
             steal: Some(c.steal),
             capacity: None,
             cooperative: Some(c.cooperative),
+            min_blocks: (c.min_blocks > 0).then_some(c.min_blocks),
         }
     }
 }
