@@ -7,7 +7,7 @@ use crate::program::Program;
 use crate::progress::{Progress, ProgressOptions};
 use crate::stats::{BackendKind, Stats};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Where a program runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -308,6 +308,9 @@ impl Runtime {
         buffers: &P::Buffers,
         roots: impl IntoIterator<Item = impl Into<P::Task>>,
     ) -> Result<Output<P>, Error> {
+        let since_process_start = crate::stats::process_age();
+        let opening = Instant::now();
+        let was_open = self.device.get().is_some();
         let roots: Vec<P::Task> = roots.into_iter().map(Into::into).collect();
         let (use_gpu, note) = match self.backend {
             Backend::Cpu => (false, None),
@@ -330,7 +333,10 @@ impl Runtime {
             };
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
-            let (counters, values, stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
+            let context = if was_open { Duration::ZERO } else { opening.elapsed() };
+            let (counters, values, mut stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
+            stats.phases.since_process_start = since_process_start;
+            stats.phases.context = context;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, values, stats, backend, note })
         } else {
@@ -339,7 +345,8 @@ impl Runtime {
                 .get_or_init(|| CpuPool::new(self.cpu_threads).map_err(|e| e.to_string()))
                 .as_ref()
                 .map_err(|why| Error::InvalidConfig(why.clone()))?;
-            let (counters, values, stats) = cpu::run::<P>(&params, buffers, &roots, pool, &self.progress)?;
+            let (counters, values, mut stats) = cpu::run::<P>(&params, buffers, &roots, pool, &self.progress)?;
+            stats.phases.since_process_start = since_process_start;
             Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
     }

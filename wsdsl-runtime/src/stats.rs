@@ -22,6 +22,12 @@ impl fmt::Display for BackendKind {
 /// Wall-clock time spent in each phase of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Phases {
+    /// How long the process had been running when the run call began (Linux, to 10 ms;
+    /// `None` where the system does not say): what came before the first run, such as
+    /// reading inputs, is visible beside the phases below.
+    pub since_process_start: Option<Duration>,
+    /// Opening the GPU (driver and context) during this call; zero once the runtime has it.
+    pub context: Duration,
     /// Kernel compilation (zero on the CPU backend).
     pub compile: Duration,
     /// Whether the compiled kernel came from the cache (memory or disk).
@@ -207,9 +213,16 @@ impl fmt::Display for Stats {
             0 => writeln!(f, "queues      peak {} tasks", self.peak_queue)?,
             c => writeln!(f, "queues      peak {} of {} slots", self.peak_queue, c)?,
         }
+        write!(f, "phases      ")?;
+        if let Some(age) = p.since_process_start {
+            write!(f, "began {:.0} ms after process start, ", ms(age))?;
+        }
+        if !p.context.is_zero() {
+            write!(f, "context {:.1} ms, ", ms(p.context))?;
+        }
         write!(
             f,
-            "phases      compile {:.1} ms{}, launch {:.1} ms, run {:.3} ms, copy-back {:.1} ms",
+            "compile {:.1} ms{}, launch {:.1} ms, run {:.3} ms, copy-back {:.1} ms",
             ms(p.compile),
             if p.cache_hit { " (cached)" } else { "" },
             ms(p.launch),
@@ -223,6 +236,42 @@ impl fmt::Display for Stats {
     }
 }
 
+/// How long this process has been running: `/proc/uptime` minus the process's start time in
+/// `/proc/self/stat` (field 22, clock ticks since boot; USER_HZ is 100 on every Linux ABI).
+pub(crate) fn process_age() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let start_ticks: f64 = after_name.split_whitespace().nth(19)?.parse().ok()?;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime").ok()?.split_whitespace().next()?.parse().ok()?;
+    Some(Duration::from_secs_f64((uptime - start_ticks / 100.0).max(0.0)))
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn the_process_age_is_read_from_proc() {
+        let started = std::time::Instant::now();
+        let age = process_age().expect("Linux has /proc/self/stat and /proc/uptime");
+        // This test process began before this test; /proc counts in 10 ms ticks.
+        assert!(age + Duration::from_millis(20) >= started.elapsed(), "{age:?}");
+        assert!(age < Duration::from_secs(24 * 3600), "a test process younger than a day: {age:?}");
+    }
+
+    #[test]
+    fn phases_show_the_context_and_the_process_age_when_known() {
+        let mut stats = Stats::default();
+        assert!(!stats.to_string().contains("context"), "no context line before one is opened");
+        stats.phases.context = Duration::from_millis(180);
+        stats.phases.since_process_start = Some(Duration::from_millis(2500));
+        let text = stats.to_string();
+        assert!(text.contains("began 2500 ms after process start, context 180.0 ms, compile"), "{text}");
+    }
 }
