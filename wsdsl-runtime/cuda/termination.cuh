@@ -10,6 +10,8 @@
 
 static __device__ __forceinline__ void ws_enter_idle(ws_atom_u32* idle) { ws_add_acq_rel_u32(idle, 1u); }
 static __device__ __forceinline__ void ws_leave_idle(ws_atom_u32* idle) { ws_add_acq_rel_u32(idle, 0xffffffffu); }
+// Relaxed: the answer decides only whether to stop, after which nothing is read. An acquire
+// here, polled by every idle worker, would invalidate its SM's L1 under the busy warps.
 static __device__ __forceinline__ bool ws_all_idle(const ws_atom_u32* idle, unsigned workers) {
-    return ws_load_acquire_u32(idle) == workers;
+    return ws_load_relaxed_u32(idle) == workers;
 }
