@@ -55,6 +55,10 @@ pub mod uts {
         /// 1: a child computes its own state from its parent's (the children of a node hash
         /// on as many threads); 0: the parent hashes all its children's states in turn.
         pub hash_in_child: u32,
+        /// A latency probe when nonzero: every node does its usual work (state, number of
+        /// children) but has exactly one child, down to this depth, so the walk is a chain
+        /// whose time per level is one node's latency (the depth bound of a deep tree).
+        pub chain_depth: u32,
     }
 
     #[counters]
@@ -260,6 +264,13 @@ pub mod uts {
             ctx.params.m,
             ctx.params.shift_depth,
         );
+        let n = if ctx.params.chain_depth == 0 {
+            n
+        } else if node.depth + 1 < ctx.params.chain_depth {
+            1
+        } else {
+            0
+        };
         if n == 0 {
             ctx.counters.leaves.add(1);
         }
@@ -293,6 +304,7 @@ pub const DEFAULTS: uts::Params = uts::Params {
     m: 4,
     shift_depth: 0.5,
     hash_in_child: 1,
+    chain_depth: 0,
 };
 
 const fn geometric(shape: uts::Shape, gen_mx: u32, b0: f64, seed: u32, known: (u64, u64, u32)) -> Tree {

@@ -202,6 +202,8 @@ fn main() -> ExitCode {
         if args.full {
             rows.push(announce(b.uts(&gpu(), "T1L", true)));
         }
+        let t3_ms = rows.iter().find(|r| r.workload == "UTS T3 (hashed in the child)").map(|r| r.gpu_ms);
+        rows.push(announce(b.uts_chain(&gpu(), "T3", t3_ms)));
         rows.push(announce(b.uts_variant(&gpu().steal(Steal::One), "T3", "steal one")));
         rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T3", "block workers")));
         rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T1", "block workers")));
@@ -428,6 +430,33 @@ impl Bench<'_> {
             |rt| uts::solve(rt, &tree).map(|(shape, out)| (shape, out.stats)),
             |&shape| if shape == known { Ok(format!("{} nodes", shape.0)) } else { Err(format!("got {shape:?}, want {known:?}")) },
         )
+    }
+
+    /// The depth bound of published tree `name`: a chain of its nodes (each doing a node's
+    /// work, with exactly one child) as long as the tree is deep; its time per level is one
+    /// node's latency, and the tree's run time (`tree_ms`) is compared with levels x that.
+    fn uts_chain(&self, rt: &Runtime, name: &str, tree_ms: Option<f64>) -> Row {
+        let mut tree = uts::preset(name).expect("a published tree");
+        let (_, _, depth) = tree.known.expect("published trees have known sizes");
+        let levels = depth + 1;
+        tree.params.chain_depth = levels;
+        let want = (levels as u64, 1, depth);
+        let mut row = self.gpu_row(
+            format!("UTS {name} node chain ({levels} levels, one child each)"),
+            rt,
+            |rt| uts::solve(rt, &tree).map(|(shape, out)| (shape, out.stats)),
+            |&shape| if shape == want { Ok(format!("{levels} nodes in a chain")) } else { Err(format!("got {shape:?}, want {want:?}")) },
+        );
+        let per_level_us = row.gpu_ms * 1e3 / levels as f64;
+        row.note = match tree_ms {
+            Some(t) => format!(
+                "{per_level_us:.2} us per level; {name}'s depth bound {:.2} ms, its run {t:.2} ms = {:.2}x the bound",
+                row.gpu_ms,
+                t / row.gpu_ms
+            ),
+            None => format!("{per_level_us:.2} us per level"),
+        };
+        row
     }
 
     /// N-Queens under another configuration (no host run).
