@@ -1,4 +1,5 @@
-//! Device buffers end to end (the inputs as a `ReadOnly` array), the NVRTC stage pointing back at Rust lines, and the
+//! Device buffers end to end (the inputs as a `ReadOnly` array), the NVRTC stage pointing back at Rust lines, panics
+//! coming back as the same error from every backend (more of them in `tests/panics.rs`), and the
 //! differential cases as a megakernel: each `Case` task computes every construct on its
 //! inputs and stores the results in a buffer; the same functions run natively here and must
 //! agree. CPU backend always; on a GPU (`WSDSL_BACKEND=gpu` or auto with a GPU) too, else the
@@ -272,4 +273,63 @@ fn reading_a_read_only_array_past_its_end_is_an_error() {
     let e = read_past_the_end(&rt).expect_err("index 3 of 3 elements on the GPU");
     assert!(e.to_string().contains("differential_gpu.rs") && e.to_string().contains("index out of bounds"), "{e}");
     println!("GPU READ-ONLY FAULT: PASS ({e})");
+}
+
+/// A failed `assert_eq!` in a helper stops the run with one error that names the Rust line
+/// and shows both values, word for word the same on the CPU backend and on the GPU.
+#[megakernel]
+pub mod asserting {
+    use wsdsl::prelude::*;
+
+    #[buffers]
+    pub struct Bufs {
+        pub out: Buffer<u64>,
+    }
+
+    #[task]
+    pub struct Sum {
+        pub n: u64,
+    }
+
+    pub fn triangle(n: u64) -> u64 {
+        let mut s = 0u64;
+        for i in 0..=n {
+            s += i;
+        }
+        assert_eq!(s, n * (n + 1) / 2 + (n / 1000), "triangle({})", n);
+        s
+    }
+
+    #[spawn]
+    fn sum(t: &Sum, ctx: &mut Ctx) {
+        let _ = ctx.buffers.out.atomic_add(0, triangle(t.n));
+    }
+}
+
+fn assert_in_a_helper(rt: &Runtime) -> Result<u64, wsdsl::Error> {
+    let bufs = asserting::Bufs { out: Buffer::zeroed(1) };
+    // Triangle numbers up to 999 pass; 1000 fails (the expected value is off by one there).
+    let roots: Vec<asserting::Sum> = (0..=1000).map(|n| asserting::Sum { n }).collect();
+    rt.run_with::<asserting::Kernel>((), &bufs, roots).map(|_| bufs.out.get(0))
+}
+
+#[test]
+fn a_failed_assertion_reads_the_same_on_every_backend() {
+    let source = include_str!("differential_gpu.rs");
+    let line = source.lines().position(|l| l.contains("assert_eq!(s, n * (n + 1)")).unwrap() + 1;
+    let want = format!("tests/differential_gpu.rs:{line}: assertion `left == right` failed: triangle(1000)\n  left: 500500\n right: 500501");
+    match assert_in_a_helper(&Runtime::new(Backend::Cpu).cpu_threads(2)) {
+        Err(wsdsl::Error::TaskPanicked { message }) => assert_eq!(message, want),
+        other => panic!("expected the assertion to fail on the CPU backend, got {other:?}"),
+    }
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    match assert_in_a_helper(&rt) {
+        Err(wsdsl::Error::DeviceFault { site }) => assert_eq!(site, want),
+        other => panic!("expected the assertion to fail on the GPU, got {other:?}"),
+    }
+    println!("GPU ASSERT: PASS ({want:?})");
 }

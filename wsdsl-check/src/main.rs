@@ -1,5 +1,5 @@
 //! gpu-check: runs every example on the GPU against its known answer, with the CPU backend
-//! in the same run for comparison, then the error paths (queue overflow, watchdog), and
+//! in the same run for comparison, then the error paths (queue overflow, watchdog, a panic), and
 //! prints a pass/fail table. Built where Rust is, run where the GPU is: it needs nothing
 //! beside the binary but the CUDA driver and NVRTC.
 //!
@@ -319,6 +319,21 @@ fn measure(name: &str, rt: &Runtime, job: &Job<'_>, repeat: usize) -> Row {
     row
 }
 
+/// A chain of tasks whose assertion fails at depth 5: a panic in a handler.
+#[megakernel]
+mod asserting {
+    #[task]
+    pub struct Step {
+        pub depth: u32,
+    }
+
+    #[spawn]
+    fn step(s: &Step, ctx: &mut Ctx) {
+        assert!(s.depth < 5, "depth {} reached", s.depth);
+        ctx.spawn(Step { depth: s.depth + 1 });
+    }
+}
+
 /// The failures a user can cause must come back as the right errors, not hangs or panics,
 /// and the GPU must still work afterwards.
 fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
@@ -347,6 +362,16 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
     let outcome = fib::solve(&small_pool, 25).map(|r| r.1.to_string());
     let pass = matches!(outcome, Err(Error::FramePoolExhausted { capacity: 64 }));
     check("fib 25 (joins), a pool of 64 frames", "FramePoolExhausted error", outcome, pass);
+
+    // The GPU's error names the Rust line and says what the CPU backend's does.
+    let root = [asserting::Step { depth: 0 }];
+    let native = Runtime::new(Backend::Cpu).run::<asserting::Kernel>((), root).map(|_| ());
+    let outcome = gpu.run::<asserting::Kernel>((), root).map(|_| "no error".to_string());
+    let pass = match (&outcome, &native) {
+        (Err(Error::DeviceFault { site }), Err(Error::TaskPanicked { message })) => site == message && site.ends_with(": depth 5 reached"),
+        _ => false,
+    };
+    check("a handler's assert! fails at depth 5", "DeviceFault, as on the CPU", outcome, pass);
 
     let outcome = nqueens::solve(gpu, 10).map(|r| r.0.to_string());
     let pass = matches!(&outcome, Ok(v) if v == "724");

@@ -205,7 +205,14 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         quote!(::core::option::Option::None)
     };
     let name = m.name.to_string();
-    let (types, hand) = (&cuda.types, &cuda.handlers);
+    let types = &cuda.types;
+    // `debug_assert!` runs in the native handlers exactly when the user's crate is built with
+    // debug assertions; the kernel follows the same setting.
+    let release = &cuda.handlers;
+    let hand = match &cuda.handlers_debug {
+        Some(debug) => quote!(if ::core::cfg!(debug_assertions) { #debug } else { #release }),
+        None => quote!(#release),
+    };
     let (task_bytes, params_bytes, off) =
         (cuda.task_bytes as usize, cuda.params_bytes as usize, cuda.union_offset as usize);
     let encode_params = if m.params().is_some() {

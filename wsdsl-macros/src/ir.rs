@@ -23,6 +23,10 @@ pub struct FnBody {
     pub loops: Vec<bool>,
     /// Task types spawned by this body and where (for the join checks).
     pub spawns: Vec<(String, proc_macro2::Span)>,
+    /// Whether the body panics explicitly (`panic!`, `assert!`, `unwrap()`, ...), so that a
+    /// call of it must leave its caller when it did (see `Checked::may_panic`). A
+    /// `debug_assert!` counts, so that a helper has one C signature in both kernel variants.
+    pub panics: bool,
 }
 
 pub type LoopId = usize;
@@ -318,6 +322,15 @@ pub enum ExprKind {
     /// A variant of a field-less enum: its discriminant.
     Variant(u32),
     Spawn(String, Box<Expr>),
+    /// An explicit panic (type `!`): the fault site, then the message's arguments in the order
+    /// Rust evaluates them, each with the word of the status record that carries its value
+    /// to the host (`None`: evaluated but not shown on the GPU).
+    Panic(u32, Vec<(Expr, Option<usize>)>),
+    /// `option.unwrap()` / `option.expect("..")`: the value, or a panic at the site.
+    Unwrap(Box<Expr>, u32),
+    /// `debug_assert!` and its family: in the kernel only when the crate is built with debug
+    /// assertions, as they are in its native code.
+    DebugOnly(Box<Expr>),
     /// `ctx.thread()`, `ctx.threads()` (u32) or `ctx.sync()` (unit): the threads that run one
     /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/context.cuh`).
     CtxCall(&'static str),

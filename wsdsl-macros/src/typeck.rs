@@ -12,11 +12,21 @@ use crate::types::{parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
+mod panic;
+
+use panic::Piece;
+
 pub struct Checked {
     pub infer: Infer,
     /// One body per `Module::fns` entry, same order.
     pub bodies: Vec<FnBody>,
+    /// `Program::FAULT_SITES`: the message of each place code may panic.
     pub sites: Vec<String>,
+    /// The functions that may panic explicitly, themselves or in a function they call: on
+    /// the device they return after a panic, and their callers leave too.
+    pub may_panic: Vec<String>,
+    /// Whether some body has a `debug_assert!` (the kernel then has a debug variant).
+    pub debug_assertions: bool,
 }
 
 struct LitCheck {
@@ -26,9 +36,17 @@ struct LitCheck {
     negated: bool,
 }
 
+/// A fault site: where (`file:line: `) and its message, whose values' types are known only
+/// once inference is done.
+struct Site {
+    at: String,
+    message: Vec<Piece>,
+}
+
 struct Shared {
     infer: Infer,
-    sites: Vec<String>,
+    sites: Vec<Site>,
+    debug_assertions: bool,
     lits: Vec<LitCheck>,
     negs: Vec<(Span, Ty)>,
 }
@@ -63,10 +81,12 @@ struct Cx<'a> {
     task_local: Option<LocalId>,
     /// Task types this body spawns, where (for the join checks in `join.rs`).
     spawns: Vec<(String, Span)>,
+    /// Whether this body panics explicitly.
+    panics: bool,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), lits: Vec::new(), negs: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -88,6 +108,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             calls: Vec::new(),
             task_local: None,
             spawns: Vec::new(),
+            panics: false,
         };
         let mut params = Vec::new();
         for p in &f.params {
@@ -115,10 +136,11 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             );
             cx.err(span, msg);
         }
-        let (locals, calls, loops, spawns) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns);
-        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns });
+        let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
+        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns, panics });
     }
     sh.infer.finish();
+    let sites = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
     for l in &sh.lits {
         if let Ty::Int(t) = sh.infer.resolve(&l.ty) {
             if l.negated && !t.signed() {
@@ -144,7 +166,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         }
     }
     check_recursion(m, &bodies, errors);
-    Checked { infer: sh.infer, bodies, sites: sh.sites }
+    let may_panic = panic::may_panic(&bodies);
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions }
 }
 
 fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
@@ -249,10 +272,31 @@ impl<'a> Cx<'a> {
         self.sh.infer.display(ty)
     }
 
-    fn site(&mut self, span: Span, what: &str) -> u32 {
+    /// A new fault site at `span` (Rust's panic location: where the panicking expression,
+    /// macro or method name starts) with `message`.
+    fn site(&mut self, span: Span, message: Vec<Piece>) -> u32 {
         let (line, file) = loc(span);
-        self.sh.sites.push(format!("{file}:{line}: {what}"));
+        self.sh.sites.push(Site { at: format!("{file}:{line}: "), message });
         self.sh.sites.len() as u32 - 1
+    }
+
+    fn text_site(&mut self, span: Span, what: &str) -> u32 {
+        self.site(span, vec![Piece::Text(what.to_string())])
+    }
+
+    /// Rust's message for an index past the end, with the length and the index the device
+    /// reports (`ws_index` and the buffer accessors in `rust_semantics.cuh`).
+    fn index_site(&mut self, span: Span) -> u32 {
+        let usize_value = |word| Piece::Value { word, ty: Ty::Int(IntTy::Usize), debug: false };
+        self.site(
+            span,
+            vec![
+                Piece::Text("index out of bounds: the len is ".into()),
+                usize_value(0),
+                Piece::Text(" but the index is ".into()),
+                usize_value(1),
+            ],
+        )
     }
 
     fn block(&mut self, b: &syn::Block) -> Block {
@@ -277,8 +321,12 @@ impl<'a> Cx<'a> {
                     continue;
                 }
                 syn::Stmt::Macro(mac) => {
-                    self.macro_err(&mac.mac);
-                    continue;
+                    let ex = self.macro_expr(&mac.mac);
+                    if mac.semi_token.is_none() && i == n - 1 {
+                        tail = Some(Box::new(ex));
+                        continue;
+                    }
+                    StmtKind::Expr(ex)
                 }
                 syn::Stmt::Expr(e, semi) => {
                     let ex = self.expr(e);
@@ -310,14 +358,6 @@ impl<'a> Cx<'a> {
             _ => Ty::Unit,
         };
         Block { stmts, tail, ty }
-    }
-
-    fn macro_err(&mut self, mac: &syn::Macro) {
-        let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
-        self.err(
-            mac.span(),
-            format!("macro invocations such as `{name}!` are not supported in megakernel code (device code cannot panic, print or allocate); count events in a `#[counters]` field instead"),
-        );
     }
 
     fn let_stmt(&mut self, l: &syn::Local) -> Vec<StmtKind> {
@@ -483,11 +523,11 @@ impl<'a> Cx<'a> {
                 self.expect_at(&i.index, &Ty::Int(IntTy::Usize), &idx.ty);
                 match self.resolve(&base.ty) {
                     Ty::Array(elem, n) => {
-                        let site = self.site(e.span(), "index out of bounds");
+                        let site = self.index_site(e.span());
                         ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
                     }
                     Ty::Slice(elem) => {
-                        let site = self.site(e.span(), "index out of bounds");
+                        let site = self.index_site(e.span());
                         ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
                     Ty::Err => err_expr(),
@@ -617,13 +657,10 @@ impl<'a> Cx<'a> {
                 err_expr()
             }
             E::Try(_) => {
-                self.err_at(e, "the `?` operator is not supported in megakernel code (there is no `Result` on the device)");
+                self.err_at(e, "the `?` operator is not supported in megakernel code (no function returns an `Option` or a `Result`); use `match`, `unwrap_or(v)`, or `unwrap()`/`expect(\"..\")` to panic on `None`");
                 err_expr()
             }
-            E::Macro(m) => {
-                self.macro_err(&m.mac);
-                err_expr()
-            }
+            E::Macro(m) => self.macro_expr(&m.mac),
             E::Unsafe(_) => {
                 self.err_at(e, "`unsafe` is not supported in megakernel code");
                 err_expr()
@@ -974,8 +1011,15 @@ impl<'a> Cx<'a> {
             let r_ty = self.resolve(&l.ty);
             let is_int = matches!(r_ty, Ty::Int(_)) || self.sh.infer.var_kind(&r_ty) == Some(VarKind::Int);
             if is_int {
-                let what = if op == BinOp::Div { "attempt to divide by zero or with overflow" } else { "attempt to calculate the remainder with a divisor of zero or with overflow" };
-                site = self.site(span, what);
+                // Two sites, Rust's two messages: `site` for a zero divisor, `site + 1` for
+                // `MIN / -1` (`WS_SDIV` in `rust_semantics.cuh`).
+                let (zero, overflow) = if op == BinOp::Div {
+                    ("attempt to divide by zero", "attempt to divide with overflow")
+                } else {
+                    ("attempt to calculate the remainder with a divisor of zero", "attempt to calculate the remainder with overflow")
+                };
+                site = self.text_site(span, zero);
+                self.text_site(span, overflow);
             }
         }
         if assign {
@@ -1207,7 +1251,6 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (_, "unwrap" | "expect") => "`unwrap`/`expect` would panic, which device code cannot; use `unwrap_or(v)`, `match` or `if let Some(x)`".to_string(),
                 (Ty::Array(..), "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "fold") => "iterators other than ranges are not supported; loop with `for i in 0..N` and index the array".to_string(),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
@@ -1257,12 +1300,9 @@ impl<'a> Cx<'a> {
             "unwrap_or" => (OptOp::UnwrapOr, vec![inner.clone()], inner),
             "is_some" => (OptOp::IsSome, vec![], Ty::Bool),
             "is_none" => (OptOp::IsNone, vec![], Ty::Bool),
-            "unwrap" | "expect" => {
-                self.err_at(&mc.method, "`unwrap`/`expect` would panic, which device code cannot; use `unwrap_or(v)`, `match` or `if let Some(x) = ...`");
-                return err_expr();
-            }
+            "unwrap" | "expect" => return self.unwrap(mc, recv, inner),
             _ => {
-                self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none (or `match` / `if let Some(x)`)"));
+                self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none, unwrap, expect (or `match` / `if let Some(x)`)"));
                 return err_expr();
             }
         };
@@ -1319,7 +1359,7 @@ impl<'a> Cx<'a> {
         for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
             self.expect_at(&s, p, &a.ty);
         }
-        let site = if op == BufOp::Len { u32::MAX } else { self.site(mc.span(), "index out of bounds") };
+        let site = if op == BufOp::Len { u32::MAX } else { self.index_site(mc.method.span()) };
         ex(ret, ExprKind::Buffer(fname.to_string(), op, args, site))
     }
 
@@ -1424,7 +1464,7 @@ impl<'a> Cx<'a> {
             Some((k, span)) => {
                 let kx = self.expr(k);
                 self.expect_at(k, &Ty::Int(IntTy::Usize), &kx.ty);
-                let site = self.site(span, "assertion failed: step != 0 (`step_by(0)`)");
+                let site = self.text_site(span, "assertion failed: step != 0");
                 Some((Box::new(kx), site))
             }
             None => None,

@@ -56,10 +56,10 @@ static inline ws_u32 ws_neg_u32(ws_u32 x) { return 0u - x; }
 static inline ws_u64 ws_neg_u64(ws_u64 x) { return 0ull - x; }
 #endif
 
-/* Records a run-time fault (Rust would panic); `site` indexes Program::FAULT_SITES. */
-#ifndef WSDSL_NO_FAULT_DECL
-__device__ void wsdsl_fault(ws_u32 site);
-#endif
+/* Records a run-time fault (Rust would panic): `site` indexes Program::FAULT_SITES, whose
+ * message shows up to four values `a0..a3` (integers sign- or zero-extended to 64 bits, bools
+ * 0/1, floats as their bits). */
+__device__ void wsdsl_fault(ws_u32 site, ws_u64 a0 = 0, ws_u64 a1 = 0, ws_u64 a2 = 0, ws_u64 a3 = 0);
 
 /* Host stand-ins for the CUDA intrinsics used below (host builds are single-threaded). */
 #ifndef WS_DEVICE_BUILD
@@ -99,9 +99,10 @@ WS_FN long long atomicMin(long long* p, long long v) { long long o = *p; if (v <
 WS_FN ws_f32 ws_f32_from_bits(ws_u32 b) { union { ws_u32 u; ws_f32 f; } x; x.u = b; return x.f; }
 WS_FN ws_f64 ws_f64_from_bits(ws_u64 b) { union { ws_u64 u; ws_f64 f; } x; x.u = b; return x.f; }
 
-/* arr[i]: index out of bounds panics in Rust; here it faults and reads element 0. */
+/* arr[i]: index out of bounds panics in Rust; here it faults (the site's message shows the
+ * length and the index, as Rust's does) and reads element 0. */
 WS_FN ws_usize ws_index(ws_usize i, ws_usize n, ws_u32 site) {
-    if (i >= n) { wsdsl_fault(site); return 0; }
+    if (i >= n) { wsdsl_fault(site, n, i); return 0; }
     return i;
 }
 
@@ -112,10 +113,13 @@ WS_FN ws_usize ws_index(ws_usize i, ws_usize n, ws_u32 site) {
 WS_UDIV(u8) WS_UDIV(u16) WS_UDIV(u32) WS_UDIV(u64) WS_UDIV(usize)
 
 /* Signed `/` and `%`: zero and MIN / -1 panic in Rust even in release (fault, result 0);
- * otherwise C's truncating division and remainder sign match Rust. */
+ * otherwise C's truncating division and remainder sign match Rust. Each operator has two
+ * sites, Rust's two messages: `site` for a zero divisor, `site + 1` for the overflow. */
 #define WS_SDIV(T, MIN) \
-    WS_FN ws_##T ws_div_##T(ws_##T a, ws_##T b, ws_u32 site) { if (b == 0 || (a == (MIN) && b == -1)) { wsdsl_fault(site); return 0; } return (ws_##T)(a / b); } \
-    WS_FN ws_##T ws_rem_##T(ws_##T a, ws_##T b, ws_u32 site) { if (b == 0 || (a == (MIN) && b == -1)) { wsdsl_fault(site); return 0; } return (ws_##T)(a % b); }
+    WS_FN ws_##T ws_div_##T(ws_##T a, ws_##T b, ws_u32 site) { if (b == 0) { wsdsl_fault(site); return 0; } \
+        if (a == (MIN) && b == -1) { wsdsl_fault(site + 1u); return 0; } return (ws_##T)(a / b); } \
+    WS_FN ws_##T ws_rem_##T(ws_##T a, ws_##T b, ws_u32 site) { if (b == 0) { wsdsl_fault(site); return 0; } \
+        if (a == (MIN) && b == -1) { wsdsl_fault(site + 1u); return 0; } return (ws_##T)(a % b); }
 WS_SDIV(i8, (ws_i8)-128) WS_SDIV(i16, (ws_i16)-32768) WS_SDIV(i32, (ws_i32)(-2147483647 - 1))
 WS_SDIV(i64, (ws_i64)(-9223372036854775807LL - 1)) WS_SDIV(isize, (ws_isize)(-9223372036854775807LL - 1))
 
@@ -288,12 +292,13 @@ WS_FN ws_u32 ws_to_bits_f32(ws_f32 f) { union { ws_u32 u; ws_f32 f; } x; x.f = f
 WS_FN ws_f32 ws_powi_f32(ws_f32 a, ws_i32 b) { bool recip = b < 0; ws_f32 r = 1; for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } return recip ? 1 / r : r; }
 
 /* ---- #[buffers] elements: ctx.buffers.<name>.get/set/atomic_* ----
- * An index past the end faults (Rust panics) and the access is skipped (reads give 0).
+ * An index past the end faults (Rust panics; the message shows the length and the index)
+ * and the access is skipped (reads give 0).
  * Plain reads and writes are volatile: other tasks update elements concurrently (relaxed,
  * like the CPU backend's atomics), so a loop must not keep a stale copy in a register. */
 #define WS_BUF_PLAIN(T) \
-    WS_FN ws_##T ws_buf_get_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } return ((volatile ws_##T*)p)[i]; } \
-    WS_FN void ws_buf_set_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return; } ((volatile ws_##T*)p)[i] = v; }
+    WS_FN ws_##T ws_buf_get_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return 0; } return ((volatile ws_##T*)p)[i]; } \
+    WS_FN void ws_buf_set_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return; } ((volatile ws_##T*)p)[i] = v; }
 WS_BUF_PLAIN(u32) WS_BUF_PLAIN(i32) WS_BUF_PLAIN(u64) WS_BUF_PLAIN(i64) WS_BUF_PLAIN(f32) WS_BUF_PLAIN(f64)
 
 /* ---- ReadOnly<T> arrays: ctx.buffers.<name>.get(i) ----
@@ -305,7 +310,7 @@ WS_BUF_PLAIN(u32) WS_BUF_PLAIN(i32) WS_BUF_PLAIN(u64) WS_BUF_PLAIN(i64) WS_BUF_P
 #define WS_LDG(p) (*(p))
 #endif
 #define WS_BUF_READ_ONLY(T) \
-    WS_FN ws_##T ws_buf_ro_get_##T(const ws_##T* __restrict__ p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } return WS_LDG(p + i); }
+    WS_FN ws_##T ws_buf_ro_get_##T(const ws_##T* __restrict__ p, ws_u64 n, ws_usize i, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return 0; } return WS_LDG(p + i); }
 WS_BUF_READ_ONLY(u32) WS_BUF_READ_ONLY(i32) WS_BUF_READ_ONLY(u64) WS_BUF_READ_ONLY(i64) WS_BUF_READ_ONLY(f32) WS_BUF_READ_ONLY(f64)
 
 #ifdef WS_DEVICE_BUILD
@@ -314,14 +319,14 @@ WS_BUF_READ_ONLY(u32) WS_BUF_READ_ONLY(i32) WS_BUF_READ_ONLY(u64) WS_BUF_READ_ON
     WS_FN A ws_bits_##T(ws_##T v) { union { A a; ws_##T t; } x; x.t = v; return x.a; } \
     WS_FN ws_##T ws_from_bits_##T(A a) { union { A a; ws_##T t; } x; x.a = a; return x.t; } \
     WS_FN ws_##T ws_buf_atomic_cas_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T cur, ws_##T nv, ws_u32 site) { \
-        if (i >= n) { wsdsl_fault(site); return 0; } \
+        if (i >= n) { wsdsl_fault(site, n, i); return 0; } \
         return ws_from_bits_##T(atomicCAS((A*)&p[i], ws_bits_##T(cur), ws_bits_##T(nv))); }
 WS_BUF_BITS(u32, unsigned int) WS_BUF_BITS(i32, unsigned int) WS_BUF_BITS(f32, unsigned int)
 WS_BUF_BITS(u64, unsigned long long) WS_BUF_BITS(i64, unsigned long long) WS_BUF_BITS(f64, unsigned long long)
 /* add / min / max with the hardware atomic of the right signedness (C is the pointer type). */
 #define WS_BUF_RMW(T, OP, FN, C) \
     WS_FN ws_##T ws_buf_atomic_##OP##_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { \
-        if (i >= n) { wsdsl_fault(site); return 0; } return (ws_##T)FN((C*)&p[i], (C)v); }
+        if (i >= n) { wsdsl_fault(site, n, i); return 0; } return (ws_##T)FN((C*)&p[i], (C)v); }
 WS_BUF_RMW(u32, add, atomicAdd, unsigned int) WS_BUF_RMW(i32, add, atomicAdd, int)
 WS_BUF_RMW(u64, add, atomicAdd, unsigned long long) WS_BUF_RMW(i64, add, atomicAdd, unsigned long long)
 WS_BUF_RMW(f32, add, atomicAdd, float) WS_BUF_RMW(f64, add, atomicAdd, double)
@@ -333,7 +338,7 @@ WS_BUF_RMW(u64, max, atomicMax, unsigned long long) WS_BUF_RMW(i64, max, atomicM
  * strictly smaller (larger), exactly the CPU backend's rule (NaN never replaces). */
 #define WS_BUF_FMINMAX(T, A, OP, CMP) \
     WS_FN ws_##T ws_buf_atomic_##OP##_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { \
-        if (i >= n) { wsdsl_fault(site); return 0; } \
+        if (i >= n) { wsdsl_fault(site, n, i); return 0; } \
         A* w = (A*)&p[i]; A old = *(volatile A*)w; \
         for (;;) { ws_##T o = ws_from_bits_##T(old); if (!(v CMP o)) return o; \
             A prev = atomicCAS(w, old, ws_bits_##T(v)); if (prev == old) return o; old = prev; } }
@@ -342,11 +347,11 @@ WS_BUF_FMINMAX(f64, unsigned long long, min, <) WS_BUF_FMINMAX(f64, unsigned lon
 #else
 /* Host builds (differential tests) are single-threaded: plain read-modify-write. */
 #define WS_BUF_HOST(T, ADD) \
-    WS_FN ws_##T ws_buf_atomic_add_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; p[i] = ADD; return o; } \
-    WS_FN ws_##T ws_buf_atomic_min_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; if (v < o) p[i] = v; return o; } \
-    WS_FN ws_##T ws_buf_atomic_max_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; if (v > o) p[i] = v; return o; } \
+    WS_FN ws_##T ws_buf_atomic_add_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return 0; } ws_##T o = p[i]; p[i] = ADD; return o; } \
+    WS_FN ws_##T ws_buf_atomic_min_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return 0; } ws_##T o = p[i]; if (v < o) p[i] = v; return o; } \
+    WS_FN ws_##T ws_buf_atomic_max_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T v, ws_u32 site) { if (i >= n) { wsdsl_fault(site, n, i); return 0; } ws_##T o = p[i]; if (v > o) p[i] = v; return o; } \
     WS_FN ws_##T ws_buf_atomic_cas_##T(ws_##T* p, ws_u64 n, ws_usize i, ws_##T c, ws_##T nv, ws_u32 site) { \
-        if (i >= n) { wsdsl_fault(site); return 0; } ws_##T o = p[i]; \
+        if (i >= n) { wsdsl_fault(site, n, i); return 0; } ws_##T o = p[i]; \
         union { ws_##T t; unsigned char b[sizeof(ws_##T)]; } x, y; x.t = o; y.t = c; bool eq = true; \
         for (unsigned k = 0; k < sizeof(ws_##T); ++k) eq = eq && x.b[k] == y.b[k]; if (eq) p[i] = nv; return o; }
 WS_BUF_HOST(u32, (ws_u32)(o + v)) WS_BUF_HOST(i32, (ws_i32)((ws_u32)o + (ws_u32)v))

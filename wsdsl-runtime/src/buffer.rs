@@ -10,7 +10,8 @@
 //! `len()`, `get(i)`, `set(i, v)`, `atomic_add(i, v)`, `atomic_min(i, v)`, `atomic_max(i, v)`
 //! (each returns the previous value) and `atomic_cas(i, current, new)` (returns the value
 //! found; the store happened if it equals `current`). An index past the end panics on the
-//! CPU and is a device fault on the GPU, as Rust would have it.
+//! CPU and is a device fault on the GPU, as Rust would have it; either error names the
+//! handler's line (the accessors are `#[track_caller]`).
 
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -119,35 +120,41 @@ impl<T: BufferElem> Buffer<T> {
     }
 
     #[inline]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
         T::load(&self.cells[i])
     }
 
     #[inline]
+    #[track_caller]
     pub fn set(&self, i: usize, v: T) {
         T::store(&self.cells[i], v)
     }
 
     /// Adds `v` (wrapping for integers); returns the previous value.
     #[inline]
+    #[track_caller]
     pub fn atomic_add(&self, i: usize, v: T) -> T {
         T::update(&self.cells[i], |old| old.add(v))
     }
 
     /// Stores the smaller of the element and `v`; returns the previous value.
     #[inline]
+    #[track_caller]
     pub fn atomic_min(&self, i: usize, v: T) -> T {
         T::update(&self.cells[i], |old| if v < old { v } else { old })
     }
 
     /// Stores the larger of the element and `v`; returns the previous value.
     #[inline]
+    #[track_caller]
     pub fn atomic_max(&self, i: usize, v: T) -> T {
         T::update(&self.cells[i], |old| if v > old { v } else { old })
     }
 
     /// Stores `new` if the element equals `current` (bitwise); returns the value found.
     #[inline]
+    #[track_caller]
     pub fn atomic_cas(&self, i: usize, current: T, new: T) -> T {
         T::cas(&self.cells[i], current, new)
     }
@@ -187,6 +194,7 @@ impl<T: BufferElem> ReadOnly<T> {
     }
 
     #[inline]
+    #[track_caller]
     pub fn get(&self, i: usize) -> T {
         self.values[i]
     }

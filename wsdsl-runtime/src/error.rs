@@ -21,9 +21,12 @@ pub enum Error {
     FramePoolExhausted { capacity: u64 },
     /// A task spawned more children than its complete handler's `max_children`.
     TooManyChildren { task: &'static str, max_children: u32 },
-    /// Handler code did something Rust would panic on (index out of bounds, division by zero).
+    /// A handler panicked on the GPU (`panic!`, a failed `assert!`, `unwrap()` of `None`, ...)
+    /// or did something Rust panics on (index out of bounds, division by zero): `site` is
+    /// `file:line: message`, e.g. `examples/x.rs:12: assertion failed: a < b`.
     DeviceFault { site: String },
-    /// A handler panicked on the CPU backend.
+    /// A handler panicked on the CPU backend: `message` is `file:line: message` as for
+    /// [`Error::DeviceFault`] (the message alone if the program replaced the panic hook).
     TaskPanicked { message: String },
     /// The run exceeded the watchdog limit.
     Watchdog { limit: Duration, stopped: bool },
@@ -80,7 +83,7 @@ impl fmt::Display for Error {
                 "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
                  raise it in `#[complete(max_children = N)]`"
             ),
-            Error::DeviceFault { site } => write!(f, "a handler faulted on the device: {site}"),
+            Error::DeviceFault { site } => write!(f, "a handler panicked on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
             Error::Watchdog { limit, stopped } => {
                 write!(f, "the run exceeded the watchdog limit of {limit:?}")?;

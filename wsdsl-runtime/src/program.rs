@@ -11,8 +11,9 @@
 //!
 //! 1. `cuda/rust_semantics.cuh` — scalar typedefs `ws_u8 .. ws_u64`, `ws_i8 .. ws_i64`,
 //!    `ws_f32`, `ws_f64`, `ws_usize`, `ws_isize` and the helpers that give C Rust's integer and
-//!    float semantics. It declares `void wsdsl_fault(ws_u32 site)`, which records a
-//!    run-time fault (index out of bounds, division by zero) numbered by [`Program::FAULT_SITES`].
+//!    float semantics. It declares `void wsdsl_fault(ws_u32 site, ws_u64 a0 = 0, .., a3 = 0)`,
+//!    which records a panic (index out of bounds, division by zero, `panic!`, `assert!`, ...)
+//!    numbered by [`Program::FAULT_SITES`], with up to four values its message shows.
 //! 2. [`Program::CUDA_TYPES`] — the user's structs (prefixed `u_`), then
 //!    `typedef ... wsdsl_params;`, the tagged task record `struct wsdsl_task { ws_u32 tag;
 //!    union { ... } u; }` (tag = index of the task type in declaration order), and
@@ -46,8 +47,11 @@ pub trait Program: Sized + 'static {
     const CUDA_TYPES: &'static str;
     /// CUDA C: helpers, handlers and `wsdsl_execute` (part 4 of the assembly order above).
     const CUDA_HANDLERS: &'static str;
-    /// Human-readable description of each device fault site, e.g.
-    /// `"examples/uts/kernel.rs:41: index out of bounds"`; `wsdsl_fault(i)` names entry `i`.
+    /// The message of each place handler code may panic, `wsdsl_fault(i, a0, .., a3)` naming
+    /// entry `i`, e.g. `"examples/uts/kernel.rs:41: index out of bounds: the len is {0:u} but
+    /// the index is {1:u}"`. `{{` and `}}` are braces; `{K:kind}` shows value `aK` as Rust
+    /// formats it: `u`/`i` an unsigned/signed integer, `b` a bool, `f32`/`f64` a float's
+    /// bits (`f32?`/`f64?` with `{:?}`), `e:A=0,B=7` a field-less enum by variant name.
     const FAULT_SITES: &'static [&'static str];
     /// Names of the task types, indexed by tag.
     const TASK_NAMES: &'static [&'static str];

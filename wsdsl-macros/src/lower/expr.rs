@@ -87,6 +87,17 @@ pub fn binop_c(op: BinOp, lt: &Ty, rt: &Ty, a: &str, b: &str, site: u32) -> Stri
     }
 }
 
+/// A value a panic message shows, as a word of the status record (`wsdsl_fault`): integers
+/// sign- or zero-extended, bools 0 or 1, floats and enums by their bits.
+fn word_c(t: &Ty, v: &str) -> String {
+    match t {
+        Ty::Int(t) if t.signed() => format!("(ws_u64)(ws_i64)({v})"),
+        Ty::Bool => format!("(ws_u64)(({v}) ? 1u : 0u)"),
+        Ty::Float(f) => format!("(ws_u64)ws_to_bits_{}({v})", f.name()),
+        _ => format!("(ws_u64)({v})"),
+    }
+}
+
 pub fn cast_c(src: &Ty, dst: &Ty, v: &str) -> String {
     match (src, dst) {
         (Ty::Float(f), Ty::Int(t)) => format!("ws_{}_to_{}({v})", f.name(), t.name()),
@@ -236,13 +247,57 @@ impl FnLower<'_> {
             }
             ExprKind::Call(name, args) => {
                 let refs: Vec<&Expr> = args.iter().collect();
-                let v = self.operands(&refs, out);
+                let mut v = self.operands(&refs, out);
+                let may_panic = self.may_panic.contains(name);
+                if may_panic {
+                    v.push(self.flag_arg().into());
+                }
                 let call = format!("f_{name}({})", v.join(", "));
+                if !may_panic {
+                    if !ty.is_value() {
+                        out.push(format!("{call};"));
+                        return None;
+                    }
+                    return Some(call);
+                }
+                // The callee may have panicked: then this function leaves as well.
+                let leave = format!("if ({}) {{ {} }}", self.flag_test(), self.leave);
                 if !ty.is_value() {
                     out.push(format!("{call};"));
+                    out.push(leave);
                     return None;
                 }
-                call
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t} = {call};"));
+                out.push(leave);
+                t
+            }
+            ExprKind::Panic(site, args) => {
+                let refs: Vec<&Expr> = args.iter().map(|(e, _)| e).collect();
+                let v = self.operands(&refs, out);
+                let mut words = ["0ull".to_string(), "0ull".to_string(), "0ull".to_string(), "0ull".to_string()];
+                for ((e, word), v) in args.iter().zip(v) {
+                    match word.and_then(|w| words.get_mut(w)) {
+                        Some(w) => *w = word_c(&self.ty(&e.ty), &v),
+                        None => out.push(format!("(void)({v});")),
+                    }
+                }
+                out.push(format!("wsdsl_fault({site}u, {});", words.join(", ")));
+                out.push(self.panic_exit());
+                return None;
+            }
+            ExprKind::Unwrap(x, site) => {
+                let v = self.expr(x, out)?;
+                let (t, cty) = (self.fresh(), self.cty(&x.ty));
+                out.push(format!("{cty} {t} = {v};"));
+                out.push(format!("if (!{t}.some) {{ wsdsl_fault({site}u); {} }}", self.panic_exit()));
+                format!("{t}.v")
+            }
+            ExprKind::DebugOnly(x) => {
+                if self.debug {
+                    self.expr(x, out);
+                }
+                return None;
             }
             ExprKind::Method(m, recv, args) => {
                 let rt = self.ty(&recv.ty);

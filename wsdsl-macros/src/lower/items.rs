@@ -11,6 +11,9 @@ use std::fmt::Write;
 pub struct Cuda {
     pub types: String,
     pub handlers: String,
+    /// The handlers with `debug_assert!` and its family in them, for builds with debug
+    /// assertions; `None` when the program has none (`handlers` serves every build).
+    pub handlers_debug: Option<String>,
     pub task_bytes: u64,
     /// Offset of the task union inside `wsdsl_task`.
     pub union_offset: u64,
@@ -23,11 +26,48 @@ pub struct Cuda {
 
 pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     let mut arrays: Vec<Ty> = Vec::new();
+    // The debug variant first: types used only in debug assertions are recorded too.
+    let handlers_debug = ck.debug_assertions.then(|| handlers(m, ck, true, &mut arrays));
+    let handlers = handlers(m, ck, false, &mut arrays);
+    let (types, l) = types_fragment(m, &arrays);
+    Cuda {
+        types,
+        handlers,
+        handlers_debug,
+        task_bytes: l.task_bytes,
+        union_offset: l.union_offset,
+        params_bytes: l.params_bytes,
+        frame_bytes: l.frame_bytes,
+        value_bytes: l.value_bytes,
+    }
+}
+
+/// The handlers fragment: helpers, handlers and the dispatch, with or without `debug`
+/// assertions.
+///
+/// A helper that may panic takes a last parameter `bool* ws_panicking`: after a panic it sets
+/// the flag and returns, and so does every caller that finds it set, up to the handler, which
+/// keeps the flag in a local `ws_panicked`. Code after a panic thus never runs, as in Rust.
+fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> String {
     let mut protos = String::new();
     let mut bodies = String::new();
     for (f, body) in m.fns.iter().zip(&ck.bodies) {
-        let mut fl = FnLower { m, infer: &ck.infer, body, tmp: 0, arrays: &mut arrays, loops: Vec::new() };
+        let helper = matches!(f.kind, FnKind::Helper | FnKind::Const);
+        let flags_caller = helper && ck.may_panic.contains(&body.name);
+        let mut fl = FnLower {
+            m,
+            infer: &ck.infer,
+            body,
+            tmp: 0,
+            arrays,
+            loops: Vec::new(),
+            may_panic: &ck.may_panic,
+            leave: String::new(),
+            flags_caller,
+            debug,
+        };
         let ret = if f.ret.is_value() { fl.cty(&f.ret) } else { "void".to_string() };
+        fl.leave = if f.ret.is_value() { format!("return {ret}();") } else { "return;".to_string() };
         let sig = match &f.kind {
             FnKind::Handler { task } => format!("__device__ static {ret} h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
             FnKind::Complete { task, .. } => {
@@ -39,7 +79,7 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
                 format!("__device__ static {ret} c_{}(const u_{task}* task{children}, wsdsl_ctx* ctx)", f.name)
             }
             FnKind::Helper | FnKind::Const => {
-                let params: Vec<String> = body
+                let mut params: Vec<String> = body
                     .params
                     .iter()
                     .map(|&id| {
@@ -47,6 +87,9 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
                         format!("{t} {}", local_name(&body.locals[id].name, id))
                     })
                     .collect();
+                if flags_caller {
+                    params.push("bool* ws_panicking".into());
+                }
                 let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
                 format!("__device__ static {ret} f_{}({params})", f.name)
             }
@@ -56,9 +99,12 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
             let id = body.params[0];
             out.push(format!("u_{task} {} = *task;", local_name(&body.locals[id].name, id)));
         }
+        if !flags_caller && body.calls.iter().any(|(callee, _)| ck.may_panic.contains(callee)) {
+            out.push("bool ws_panicked = false;".into());
+        }
         let dest = if f.ret.is_value() { Some("return") } else { None };
         fl.block_body(&body.body, dest, &mut out);
-        if matches!(f.kind, FnKind::Helper | FnKind::Const) {
+        if helper {
             writeln!(protos, "{sig};").unwrap();
         }
         writeln!(bodies, "{sig} {{").unwrap();
@@ -72,17 +118,8 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     handlers.push_str(&protos);
     handlers.push('\n');
     handlers.push_str(&bodies);
-    handlers.push_str(&dispatch(m, &mut arrays, ck));
-    let (types, l) = types_fragment(m, &arrays);
-    Cuda {
-        types,
-        handlers,
-        task_bytes: l.task_bytes,
-        union_offset: l.union_offset,
-        params_bytes: l.params_bytes,
-        frame_bytes: l.frame_bytes,
-        value_bytes: l.value_bytes,
-    }
+    handlers.push_str(&dispatch(m, arrays, ck));
+    handlers
 }
 
 /// `wsdsl_execute`, and for programs with values or complete handlers `wsdsl_complete` and

@@ -29,6 +29,16 @@ pub struct FnLower<'a> {
     pub arrays: &'a mut Vec<Ty>,
     /// Enclosing loops, innermost last: (id, destination of `break value`).
     pub loops: Vec<(crate::ir::LoopId, Option<String>)>,
+    /// The functions that may panic (`Checked::may_panic`): a call of one passes the panic
+    /// flag, and its caller leaves when the flag is set.
+    pub may_panic: &'a [String],
+    /// How this function returns after a panic: `return;` or `return T();` (a value the
+    /// caller, which leaves as well, never uses).
+    pub leave: String,
+    /// Whether this is a helper that may panic: it sets its caller's flag, `*ws_panicking`.
+    pub flags_caller: bool,
+    /// Whether `debug_assert!` and its family are lowered (the kernel of a debug build).
+    pub debug: bool,
 }
 
 impl FnLower<'_> {
@@ -40,6 +50,34 @@ impl FnLower<'_> {
         let t = self.ty(t);
         record_arrays(&t, self.arrays);
         c_name(&t)
+    }
+
+    /// The statements that end this function after it panicked.
+    pub fn panic_exit(&self) -> String {
+        if self.flags_caller {
+            format!("*ws_panicking = true; {}", self.leave)
+        } else {
+            self.leave.clone()
+        }
+    }
+
+    /// The panic flag a call of a helper that may panic passes: the caller's own, or the
+    /// local `ws_panicked` of a handler.
+    pub fn flag_arg(&self) -> &'static str {
+        if self.flags_caller {
+            "ws_panicking"
+        } else {
+            "&ws_panicked"
+        }
+    }
+
+    /// Whether the callee panicked, after such a call.
+    pub fn flag_test(&self) -> &'static str {
+        if self.flags_caller {
+            "*ws_panicking"
+        } else {
+            "ws_panicked"
+        }
     }
 
     pub fn fresh(&mut self) -> String {

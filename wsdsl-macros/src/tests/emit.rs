@@ -54,10 +54,109 @@ fn division_checks_zero_and_registers_fault_sites() {
         fn r(a: u32, b: u32) -> u32 { a % b }
         fn i(a: [u32; 4], k: usize) -> u32 { a[k] }
     }));
+    // Each division has two sites (zero, overflow), Rust's two messages.
     assert!(helper_c(&c, "d").contains("ws_div_i32(l_a_0, l_b_1, 0u)"));
-    assert!(helper_c(&c, "r").contains("ws_rem_u32(l_a_0, l_b_1, 1u)"));
-    assert!(helper_c(&c, "i").contains("(l_a_0).v[ws_index(l_k_1, 4ull, 2u)]"));
+    assert!(helper_c(&c, "r").contains("ws_rem_u32(l_a_0, l_b_1, 2u)"));
+    assert!(helper_c(&c, "i").contains("(l_a_0).v[ws_index(l_k_1, 4ull, 4u)]"));
     assert!(c.types.contains("struct ws_arr_u32_4 { ws_u32 v[4]; };"));
+}
+
+#[test]
+fn fault_sites_carry_rusts_messages() {
+    let sites = fault_sites(program(quote! {
+        fn d(a: i32, b: i32) -> i32 { a / b }
+        fn r(a: u32, b: u32) -> u32 { a % b }
+        fn i(a: [u32; 4], k: usize) -> u32 { a[k] }
+    }));
+    assert_eq!(
+        sites,
+        [
+            "<unknown>:0: attempt to divide by zero",
+            "<unknown>:0: attempt to divide with overflow",
+            "<unknown>:0: attempt to calculate the remainder with a divisor of zero",
+            "<unknown>:0: attempt to calculate the remainder with overflow",
+            "<unknown>:0: index out of bounds: the len is {0:u} but the index is {1:u}",
+        ]
+    );
+}
+
+#[test]
+fn panic_messages_are_rusts_with_the_values_as_placeholders() {
+    let sites = fault_sites(program(quote! {
+        enum E { A, B = 7 }
+        struct S { v: u32 }
+        fn f(x: i8, y: u64, z: f32, b: bool, e: E, s: S) -> u32 {
+            assert!(x < 3 && b);
+            assert!(b, "b {{is}} {}", b);
+            assert_eq!(x, -1);
+            assert_ne!(z, 1.5, "z {z:?} {0} {y}", x);
+            debug_assert_eq!(e as u32, 7, "{:?}", e);
+            let q = y.checked_add(1).unwrap() + y.checked_sub(1).expect("y > 0 {}");
+            if q == 0 { unreachable!() }
+            if q == 1 { todo!("later {}", s.v) }
+            if q == 2 { unimplemented!() }
+            if q == 3 { panic!("{0} {1} {2} {3} {0}", x, y, z, b) }
+            if q == 4 { panic!("{} {:?} {} {} {} {}", x, s, y, z, b, e) }
+            panic!()
+        }
+    }));
+    let want = [
+        "assertion failed: x < 3 && b",
+        "b {{is}} {0:b}",
+        "assertion `left == right` failed\n  left: {0:i}\n right: {1:i}",
+        // Four values at most (two are the operands).
+        "assertion `left != right` failed: z {2:f32?} {3:i} <not shown on the GPU>\n  left: {0:f32?}\n right: {1:f32?}",
+        "assertion `left == right` failed: {2:e:A=0,B=7}\n  left: {0:u}\n right: {1:u}",
+        "called `Option::unwrap()` on a `None` value",
+        "y > 0 {{}}",
+        "internal error: entered unreachable code",
+        "not yet implemented: later {0:u}",
+        "not implemented",
+        // An argument shown twice is carried once.
+        "{0:i} {1:u} {2:f32} {3:b} {0:i}",
+        // A struct is not carried at all.
+        "{0:i} <not shown on the GPU> {1:u} {2:f32} {3:b} <not shown on the GPU>",
+        "explicit panic",
+    ];
+    let got: Vec<&str> = sites.iter().map(|s| s.trim_start_matches("<unknown>:0: ")).collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_panic_leaves_the_function_and_its_callers() {
+    let c = cuda(syn::parse_quote! {
+        mod t {
+            #[task] struct T { x: u32 }
+            #[spawn] fn h(t: &T, ctx: &mut Ctx) { let _ = twice(t.x); }
+            fn must(x: u32) -> u32 { if x == 0 { panic!("zero: {}", x) } x }
+            fn twice(x: u32) -> u32 { must(x) + must(x + 1) }
+            fn pure(x: u32) -> u32 { x + 1 }
+        }
+    });
+    let must = helper_c(&c, "must");
+    assert!(c.handlers.contains("__device__ static ws_u32 f_must(ws_u32 l_x_0, bool* ws_panicking);"), "{}", c.handlers);
+    assert!(must.contains("wsdsl_fault(0u, (ws_u64)(l_x_0), 0ull, 0ull, 0ull);\n        *ws_panicking = true; return ws_u32();"), "{must}");
+    let twice = helper_c(&c, "twice");
+    assert!(twice.contains("ws_u32 t_1 = f_must(l_x_0, ws_panicking);\n    if (*ws_panicking) { return ws_u32(); }"), "{twice}");
+    assert!(c.handlers.contains("__device__ static ws_u32 f_pure(ws_u32 l_x_0);"), "{}", c.handlers);
+    let h = &c.handlers[c.handlers.find("h_h(").unwrap()..];
+    assert!(h.contains("bool ws_panicked = false;"), "{h}");
+    assert!(h.contains("ws_u32 t_1 = f_twice((l_t_0).u_x, &ws_panicked);\n    if (ws_panicked) { return; }"), "{h}");
+}
+
+#[test]
+fn unwrap_tests_the_option_and_debug_assertions_have_their_own_variant() {
+    let c = cuda(program(quote! {
+        fn u(a: u32) -> u32 { a.checked_add(1).unwrap() }
+    }));
+    assert!(helper_c(&c, "u").contains("if (!t_1.some) { wsdsl_fault(0u); *ws_panicking = true; return ws_u32(); }"), "{}", c.handlers);
+    assert!(c.handlers_debug.is_none());
+    let c = cuda(program(quote! {
+        fn d(a: u32) -> u32 { debug_assert!(a > 1); a }
+    }));
+    let debug = c.handlers_debug.as_deref().expect("a debug variant");
+    assert!(debug.contains("wsdsl_fault(0u, 0ull, 0ull, 0ull, 0ull);"), "{debug}");
+    assert!(!c.handlers.contains("wsdsl_fault"), "{}", c.handlers);
 }
 
 #[test]

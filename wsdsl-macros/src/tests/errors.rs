@@ -12,9 +12,9 @@ fn several_bad_constructs_are_all_reported() {
             #[spawn]
             fn hb(b: &B, ctx: &mut Ctx) {
                 let f = |x: u32| x + 1;
-                panic!("no");
+                println!("no");
                 ctx.spawn(NotATask { y: 1 });
-                let _ = b.x.checked_add(1).unwrap();
+                let _ = b.x.checked_add(1).expect(b.x);
                 let _ = b.x.to_string();
             }
             fn rec(n: u32) -> u32 { if n == 0 { 0 } else { rec(n - 1) } }
@@ -25,9 +25,9 @@ fn several_bad_constructs_are_all_reported() {
         "`Vec` is not supported",
         "task `A` has no spawn handler; add `#[spawn] fn name(task: &A, ctx: &mut Ctx)`",
         "closures are not supported",
-        "macro invocations such as `panic!`",
+        "macro invocations such as `println!`",
         "`NotATask` is not a task type of this megakernel; tasks are the structs marked #[task]: A, B",
-        "`unwrap`/`expect` would panic",
+        "`expect` takes its message as a string literal",
         "method `to_string` is not supported",
         "recursion is not supported on the GPU (`rec` -> `rec`)",
     ];
@@ -61,4 +61,50 @@ fn reserved_names_signatures_and_duplicate_handlers() {
     ] {
         assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
     }
+}
+
+#[test]
+fn misused_panics_are_reported() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] struct A { x: u32 }
+            const MSG: u32 = 1;
+            #[spawn]
+            fn h(a: &A, ctx: &mut Ctx) {
+                if a.x == 0 { panic!(MSG) }
+                if a.x == 1 { panic!("{:x}", a.x) }
+                if a.x == 2 { panic!("{} {}", a.x) }
+                if a.x == 3 { panic!("{}", a.x, a.x) }
+                if a.x == 4 { panic!("{nope}") }
+                if a.x == 5 { panic!("unmatched }") }
+                assert!();
+                assert!(a.x);
+                assert_eq!(a.x);
+                assert_eq!(a.x, 1u8);
+                assert_eq!(a, a);
+                let _ = a.x.checked_add(1).unwrap(3);
+                other::panic!("x");
+            }
+        }
+    };
+    let e = errors(m);
+    let want = [
+        "a panic message must be a string literal",
+        "the format spec `{:x}` is not supported",
+        "this format string refers to argument 1, but the message has 1 argument(s) after it",
+        "argument never used",
+        "cannot find value `nope` in this scope",
+        "invalid format string: unmatched `}`",
+        "`assert!` takes a condition",
+        "mismatched types: expected `bool`, found `u32`",
+        "`assert_eq!` takes two values to compare",
+        "mismatched types: `assert_eq!` compares two values of the same type, found `u32` and `u8`",
+        "`assert_eq!` compares integers, floats, bools and field-less enums, not `A`",
+        "`unwrap` takes no arguments",
+        "macro invocations such as `panic!` are not supported",
+    ];
+    for w in want {
+        assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
+    }
+    assert_eq!(e.len(), want.len(), "{e:#?}");
 }

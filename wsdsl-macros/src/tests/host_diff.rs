@@ -148,6 +148,13 @@ diff! {
     fn floats_f32(x: f32, y: f32) -> f32 { x.ceil() - x.floor() + x.round() + x.min(y) + x.max(y) + x.mul_add(y, -1.0) + x.abs().sqrt() + y.powi(-2) + (x.to_bits() & 0xff) as f32 } for [(1.5, 2.0), (-2.5, 0.5), (f32::NAN, 4.0), (f32::NEG_INFINITY, -0.0)]
     fn transcendental(x: f64) -> f64 { x.exp() + x.ln() + x.log2() + x.sin() + x.cos() + x.powf(1.5) + x.log10() + x.tan() } for [(1.0), (0.5), (10.0)]
     fn block_if_let(x: i64) -> i64 { let y = { let z = x.checked_neg(); if let Some(v) = z { v } else { 0 } }; let y = y * 2; y } for [(i64::MIN), (5), (-9)]
+    fn panics(x: u32) -> u32 { if x > 5 { panic!("too big: {} > {}", x, 5) } x * 2 } for [(3), (6)]
+    fn asserts(a: i32, b: i32) -> i32 { assert!(a < b); assert!(a != 7, "a = {a}"); assert_eq!(a % 2, 0, "odd {}", a); assert_ne!(b, 0); a + b } for [(2, 4), (4, 2), (7, 9), (3, 4), (-2, 0)]
+    fn unwraps(a: u8, b: u8) -> u8 { a.checked_add(b).unwrap() + a.checked_sub(b).expect("a >= b") } for [(5, 3), (255, 1), (3, 5)]
+    fn unreach(x: u32) -> u32 { match x { 0 => 1, 1 => todo!(), 2 => unimplemented!("two"), 3 => 4, _ => unreachable!("x = {}", x) } } for [(0), (1), (2), (3), (4)]
+    fn via_helper(x: u32) -> u32 { let mut i = x; loop { i = must(i) - 1; if i == 3 { break; } } check(i); 100 / i } for [(5), (2), (6)]
+    fn in_loop(n: u32) -> u32 { let mut s = 0u32; for i in 0..n { if i == 13 { check(i); } s += i; } s } for [(10), (20)]
+    fn debug_only(x: u32) -> u32 { debug_assert!(x < 10, "x = {}", x); debug_assert_eq!(x, x); x + 1 } for [(3), (30)]
 }
 
 // Used by `structs` above on the Rust side; the C side gets the same declarations.
@@ -169,12 +176,23 @@ enum Color {
 fn swap(a: i64, b: i64) -> (i64, i64) {
     (b, a)
 }
+// Helpers that may panic (they take the panic flag on the C side).
+fn must(x: u32) -> u32 {
+    if x == 0 {
+        panic!()
+    }
+    x
+}
+fn check(x: u32) {
+    assert!(x != 13, "unlucky");
+}
 const N: usize = 3;
 const LIMIT: u32 = u32::MAX - 5 + N as u32;
 const TABLE: [u32; N] = [1, 2, 3];
 const EXTRA: &str = "struct Pair { x: u32, y: [u32; 2] } fn id(p: Pair) -> Pair { p } \
     enum Color { Red, Green = 5, Blue } fn swap(a: i64, b: i64) -> (i64, i64) { (b, a) } \
-    const N: usize = 3; const LIMIT: u32 = u32::MAX - 5 + N as u32; const TABLE: [u32; N] = [1, 2, 3];";
+    const N: usize = 3; const LIMIT: u32 = u32::MAX - 5 + N as u32; const TABLE: [u32; N] = [1, 2, 3]; \
+    fn must(x: u32) -> u32 { if x == 0 { panic!() } x } fn check(x: u32) { assert!(x != 13, \"unlucky\"); }";
 
 #[test]
 fn generated_c_matches_rust_on_edge_values() {
@@ -191,14 +209,17 @@ fn generated_c_matches_rust_on_edge_values() {
     let items: TokenStream = format!("{} {EXTRA}", source()).parse().unwrap();
     let c = cuda(program(items));
     let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../wsdsl-runtime/cuda/rust_semantics.cuh");
-    let mut src = format!("#include \"{header}\"\n#include <stdio.h>\n");
-    src.push_str("static int g_faults = 0;\nvoid wsdsl_fault(ws_u32 site) { (void)site; g_faults++; }\n");
+    let mut src = format!("#include \"{header}\"\n#include <stdio.h>\n#include <unistd.h>\n");
+    src.push_str("static int g_faults = 0;\nstatic bool g_panicked = false;\n");
+    src.push_str("void wsdsl_fault(ws_u32 site, ws_u64 a0, ws_u64 a1, ws_u64 a2, ws_u64 a3) { (void)site; (void)a0; (void)a1; (void)a2; (void)a3; g_faults++; }\n");
     src.push_str(&c.types);
     src.push_str("struct wsdsl_ctx { wsdsl_params p; wsdsl_counters c; };\n");
     src.push_str("const wsdsl_params* wsdsl_ctx_params(wsdsl_ctx* x) { return &x->p; }\n");
     src.push_str("wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* x) { return &x->c; }\n");
     src.push_str("void wsdsl_ctx_spawn(wsdsl_ctx* x, const wsdsl_task* t) { (void)x; (void)t; }\n");
-    src.push_str(&c.handlers);
+    // The handlers of a build like this test's: with debug assertions or without.
+    let handlers = if cfg!(debug_assertions) { c.handlers_debug.as_ref().expect("a debug variant") } else { &c.handlers };
+    src.push_str(handlers);
     src.push_str(
         "static void show(ws_u64 v) { printf(\"%llu\", v); }\n\
          static void show(ws_u32 v) { printf(\"%llu\", (ws_u64)v); }\n\
@@ -211,11 +232,19 @@ fn generated_c_matches_rust_on_edge_values() {
          static void show(bool v) { printf(\"%d\", v ? 1 : 0); }\n\
          static void show(ws_f32 v) { if (v != v) printf(\"nan\"); else { union { ws_f32 f; ws_u32 u; } x; x.f = v; printf(\"%u\", x.u); } }\n\
          static void show(ws_f64 v) { if (v != v) printf(\"nan\"); else { union { ws_f64 f; ws_u64 u; } x; x.f = v; printf(\"%llu\", x.u); } }\n\
-         int main() {\n",
+         int main() {\n\
+         \x20   alarm(60); /* code that went on after a panic could loop for good */\n",
     );
     for (call, _) in &cases {
+        // A helper that may panic takes the panic flag last.
+        let name = &call[..call.find('(').expect("a call")];
+        let call = if helper_takes_flag(handlers, name) {
+            format!("{}{}&g_panicked)", &call[..call.len() - 1], if call.ends_with("()") { "" } else { ", " })
+        } else {
+            call.clone()
+        };
         src.push_str(&format!(
-            "    {{ g_faults = 0; auto r = {call}; if (g_faults) printf(\"P\"); else show(r); printf(\"\\n\"); }}\n"
+            "    {{ g_faults = 0; g_panicked = false; auto r = {call}; if (g_faults) printf(\"P\"); else show(r); printf(\"\\n\"); }}\n"
         ));
     }
     src.push_str("    return 0;\n}\n");
@@ -249,4 +278,10 @@ fn generated_c_matches_rust_on_edge_values() {
     }
     assert!(bad.is_empty(), "C differs from Rust:\n{}", bad.join("\n"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether the prototype of helper `name` (`f_<name>`) ends with the panic flag.
+fn helper_takes_flag(handlers: &str, name: &str) -> bool {
+    let head = format!(" {name}(");
+    handlers.lines().any(|l| l.contains(&head) && l.ends_with("bool* ws_panicking);"))
 }

@@ -30,6 +30,15 @@ pub fn cuda(m: syn::ItemMod) -> Cuda {
     }
 }
 
+/// `Program::FAULT_SITES` of a module that compiles.
+pub fn fault_sites(m: syn::ItemMod) -> Vec<String> {
+    let mut errors = Vec::new();
+    let model = crate::model::Module::parse(m, &mut errors).expect("the module parses");
+    let checked = crate::typeck::check(&model, &mut errors);
+    assert!(errors.is_empty(), "unexpected errors: {:?}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>());
+    checked.sites
+}
+
 pub fn errors_of(e: syn::Error) -> Vec<String> {
     e.into_iter().map(|e| e.to_string()).collect()
 }

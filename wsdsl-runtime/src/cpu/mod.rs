@@ -8,8 +8,10 @@
 //! on the CPU costs about what the same algorithm written with rayon does. Each pool thread
 //! keeps its counters and statistics in a slot of its own (`workers.rs`), merged at the end.
 //! A panicking handler, or more children than `max_children`, stops the run and comes back
-//! as an error; nothing is lost silently.
+//! as an error; nothing is lost silently. A panic's error names the Rust file and line and
+//! its message, as the GPU's does (`panics.rs`).
 
+mod panics;
 mod tree;
 mod workers;
 
@@ -29,6 +31,7 @@ pub fn run<P: Program>(
     pool: &CpuPool,
     progress: &ProgressOptions,
 ) -> Result<RunResult<P>, Error> {
+    panics::install_hook();
     let run = tree::Run::<P>::new(params, buffers, pool.threads());
     let start = Instant::now();
     let values = progress.report_while(P::NAME, &|| run.tasks_published(), || pool.install(|| run.roots(roots)));

@@ -13,7 +13,6 @@ use super::workers::{Slots, Worker};
 use crate::error::Error;
 use crate::program::Program;
 use smallvec::SmallVec;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
@@ -183,15 +182,10 @@ impl<'a, P: Program> Run<'a, P> {
         f: impl FnOnce(&mut Worker<P::Counters>, &mut dyn FnMut(P::Task)) -> R,
         spawned: &mut Few<P::Task>,
     ) -> Option<R> {
-        let outcome = self.workers.with(me, |w| catch_unwind(AssertUnwindSafe(|| f(w, &mut |child| spawned.push(child)))));
+        let outcome = self.workers.with(me, |w| super::panics::catch(|| f(w, &mut |child| spawned.push(child))));
         match outcome {
             Ok(r) => Some(r),
-            Err(payload) => {
-                let message = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "non-string panic payload".into());
+            Err(message) => {
                 self.fail(Error::TaskPanicked { message });
                 None
             }

@@ -9,7 +9,7 @@
 
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
 use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
-use super::inputs::{encode_tasks, status_result};
+use super::inputs::{encode_tasks, status_result, STATUS_WORDS};
 use super::join::{decode_root_values, JoinMemory, JoinRecord, PoolShape, JOIN_RECORD_BYTES, ROOT_VALUE_BYTES};
 use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
@@ -445,8 +445,8 @@ fn run_static<P: Program>(
 /// Clears the status record, runs the kernel on its own thread, and applies the watchdog.
 /// `stop_flag` is the address of the record's stop flag, which the watchdog raises.
 fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulation) -> Result<(), Error> {
-    // SAFETY: the status record is four u64 in the loaded library; no kernel is running.
-    unsafe { std::ptr::write_bytes((kernel.status)(), 0, 4) };
+    // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel is running.
+    unsafe { std::ptr::write_bytes((kernel.status)(), 0, STATUS_WORDS) };
     let (done_tx, done_rx) = mpsc::channel();
     let (launch_fn, record_addr, grid, block, os) = (kernel.launch, record as usize, emu.grid, emu.block_threads, emu.os_threads);
     let handle = std::thread::spawn(move || {
@@ -472,6 +472,6 @@ fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulatio
 
 
 fn status(kernel: &HostKernel) -> Vec<u64> {
-    // SAFETY: four u64 in the loaded library, written by the kernel that has returned.
-    unsafe { std::slice::from_raw_parts((kernel.status)(), 4).to_vec() }
+    // SAFETY: STATUS_WORDS u64 in the loaded library, written by the kernel that has returned.
+    unsafe { std::slice::from_raw_parts((kernel.status)(), STATUS_WORDS).to_vec() }
 }

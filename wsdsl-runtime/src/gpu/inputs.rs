@@ -97,6 +97,9 @@ const STATUS_FAULT: u64 = 2;
 const STATUS_FRAMES: u64 = 4;
 const STATUS_CHILDREN: u64 = 5;
 
+/// Words of `struct ws_status_record`: the code and five arguments.
+pub(crate) const STATUS_WORDS: usize = 6;
+
 /// Zeroes the module's status record before a launch.
 pub(crate) fn clear_status(module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<(), Error> {
     let mut status = module.get_global("wsdsl_status", stream).map_err(Error::driver("finding the status record"))?;
@@ -116,25 +119,103 @@ pub(crate) fn check_status<P: Program>(
     status_result::<P>(&w, queue)
 }
 
-/// The error a status record `[code, arg0, arg1, arg2]` describes, if any.
+/// The error a status record `[code, arg0, .., arg4]` describes, if any.
 pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String) -> Result<(), Error> {
-    match w[0] {
+    let arg = |i: usize| w.get(i).copied().unwrap_or(0);
+    match arg(0) {
         0 => Ok(()),
-        STATUS_OVERFLOW => Err(Error::QueueOverflow { queue: queue(w[1]), capacity: w[3], needed: w[2] }),
+        STATUS_OVERFLOW => Err(Error::QueueOverflow { queue: queue(arg(1)), capacity: arg(3), needed: arg(2) }),
         STATUS_FAULT => Err(Error::DeviceFault {
-            site: P::FAULT_SITES.get(w[1] as usize).map_or_else(|| format!("fault site {}", w[1]), |s| s.to_string()),
+            site: match P::FAULT_SITES.get(arg(1) as usize) {
+                Some(template) => fault_message(template, &[arg(2), arg(3), arg(4), arg(5)]),
+                None => format!("fault site {}", arg(1)),
+            },
         }),
-        STATUS_FRAMES => Err(Error::FramePoolExhausted { capacity: w[2] }),
+        STATUS_FRAMES => Err(Error::FramePoolExhausted { capacity: arg(2) }),
         STATUS_CHILDREN => Err(Error::TooManyChildren {
-            task: P::TASK_NAMES.get(w[1] as usize).copied().unwrap_or("?"),
-            max_children: w[2] as u32,
+            task: P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
+            max_children: arg(2) as u32,
         }),
         other => Err(Error::Driver { during: "reading the run status", message: format!("unknown status code {other}") }),
     }
+}
+
+/// A fault site's message with the values the device reported put in, formatted as Rust
+/// formats them (see [`Program::FAULT_SITES`] for the placeholders). Anything that is not a
+/// well-formed placeholder is kept as written.
+pub(crate) fn fault_message(template: &str, values: &[u64]) -> String {
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            out.push_str(&tail[..1]);
+            rest = &tail[2..];
+            continue;
+        }
+        let value = tail.strip_prefix('{').and_then(|t| Some((t, t.find('}')?))).and_then(|(t, end)| {
+            let (word, kind) = t[..end].split_once(':')?;
+            let bits = *values.get(word.parse::<usize>().ok()?)?;
+            Some((format_value(bits, kind)?, end + 2))
+        });
+        match value {
+            Some((text, len)) => {
+                out.push_str(&text);
+                rest = &tail[len..];
+            }
+            None => {
+                out.push_str(&tail[..1]);
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// One value of a fault message: `kind` is `u`/`i` (an integer zero- or sign-extended to 64
+/// bits), `b` (a bool), `f32`/`f64` (the float's bits; `f32?`/`f64?` for `{:?}`), or
+/// `e:Name=discriminant,...` (a field-less enum, shown by its variant's name).
+fn format_value(bits: u64, kind: &str) -> Option<String> {
+    Some(match kind {
+        "u" => bits.to_string(),
+        "i" => (bits as i64).to_string(),
+        "b" => (bits != 0).to_string(),
+        "f32" => f32::from_bits(bits as u32).to_string(),
+        "f32?" => format!("{:?}", f32::from_bits(bits as u32)),
+        "f64" => f64::from_bits(bits).to_string(),
+        "f64?" => format!("{:?}", f64::from_bits(bits)),
+        _ => {
+            let variants = kind.strip_prefix("e:")?;
+            let named = variants.split(',').find_map(|v| {
+                let (name, d) = v.split_once('=')?;
+                (d.parse::<u64>().ok()? == bits).then_some(name)
+            });
+            named.map_or_else(|| bits.to_string(), str::to_string)
+        }
+    })
 }
 
 /// The device address of a buffer, for launch records.
 pub(crate) fn ptr<T>(slice: &CudaSlice<T>, stream: &Arc<CudaStream>) -> u64 {
     let (p, _sync) = slice.device_ptr(stream);
     p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fault_message;
+
+    #[test]
+    fn fault_messages_format_values_as_rust_does() {
+        let v = [3, (-5i64) as u64, 1.0f64.to_bits(), 1.5f32.to_bits() as u64];
+        assert_eq!(
+            fault_message("a.rs:1: the len is {0:u} but {1:i}; {2:f64} {2:f64?} {3:f32?} {{x}}", &v),
+            "a.rs:1: the len is 3 but -5; 1 1.0 1.5 {x}"
+        );
+        assert_eq!(fault_message("{0:b} {1:b} {0:e:Small=0,Big=3}", &[3, 0]), "true false Big");
+        assert_eq!(fault_message("{0:e:Small=0} {9:u} {0:zz} {0 } }", &[7]), "7 {9:u} {0:zz} {0 } }");
+        assert_eq!(fault_message("{", &[]), "{");
+    }
 }

@@ -11,7 +11,8 @@ mod m {
 
     #[spawn]
     fn h(t: &T, ctx: &mut Ctx) {
-        let v = t.x.checked_mul(3).unwrap();
+        let v = t.x.checked_mul(3).expect(t.x);
+        let w = t.x.unwrap();
     }
 }
 

@@ -1,0 +1,204 @@
+//! Panics in handlers and helpers (`panic!`, `assert!`, `assert_eq!`, `assert_ne!`,
+//! `debug_assert!`, `unreachable!`, `unwrap()`, `expect()`, and what Rust panics on by itself:
+//! an index out of bounds, a division by zero): each stops the run and comes back as one
+//! error, `file:line: message`, with the same text on the CPU backend (Rust's own panic), on
+//! the scheduler templates compiled for the host (`wsdsl::gpu::emulate`) and on the GPU (which
+//! skips with a visible message without one). A run after a panic on the same `Runtime` works.
+//!
+//! On the GPU machine: `target/release/deps/panics-* --nocapture`.
+
+use std::time::Duration;
+use wsdsl::gpu::emulate::{run_emulated, Emulation};
+use wsdsl::prelude::*;
+use wsdsl::{Error, KernelConfig};
+
+#[megakernel]
+pub mod panicky {
+    use wsdsl::prelude::*;
+
+    #[buffers]
+    pub struct Bufs {
+        pub table: ReadOnly<u32>,
+        pub out: Buffer<u64>,
+    }
+
+    #[task]
+    pub struct Case {
+        pub which: u32,
+        pub x: i64,
+    }
+
+    pub enum Mode {
+        Fast,
+        Slow = 3,
+    }
+
+    fn mode(x: i64) -> Mode {
+        if x > 0 { Mode::Slow } else { Mode::Fast }
+    }
+
+    /// Panics on its sixth call; a caller that went on after that would loop for good.
+    fn step(i: u32) -> u32 {
+        assert!(i < 5, "step {} of at most {}", i, 5);
+        i + 1
+    }
+
+    #[spawn]
+    fn case(c: &Case, ctx: &mut Ctx) {
+        let x = c.x;
+        match c.which {
+            0 => panic!("plain"),
+            1 => panic!("x = {} and {x:?}, half {}", x, x as f64 / 2.0),
+            2 => assert!(x < 3),
+            3 => assert!(x < 3, "x was {}", x),
+            4 => assert_eq!(x, 7),
+            5 => assert_ne!(x as f32 / 2.0, 2.5, "floats {}", x > 0),
+            6 => ctx.buffers.out.set(0, (x as u32).checked_add(u32::MAX).unwrap() as u64),
+            7 => ctx.buffers.out.set(0, (x as u8).checked_mul(200).expect("x * 200 fits in a u8") as u64),
+            8 => unreachable!("which = {}", c.which),
+            9 => {
+                let mut i = 0u32;
+                loop {
+                    i = step(i);
+                }
+            }
+            10 => assert_eq!(mode(x), Mode::Fast),
+            11 => {
+                let t = [1u32, 2, 3];
+                ctx.buffers.out.set(0, t[x as usize] as u64);
+            }
+            12 => ctx.buffers.out.set(0, ctx.buffers.table.get(x as usize) as u64),
+            13 => ctx.buffers.out.set(0, (100 / (x - 5)) as u64),
+            14 => ctx.buffers.out.set(0, (i64::MIN / (4 - x)) as u64),
+            15 => debug_assert!(x < 0, "debug {}", x),
+            _ => ctx.buffers.out.set(0, 42),
+        }
+    }
+}
+
+/// Every case (with x = 5), and the message it panics with after `file:line: `; `line` is
+/// that of the first line of this file containing `at`.
+fn cases() -> Vec<(u32, &'static str, String)> {
+    let mut v = vec![
+        (0, "panic!(\"plain\")", "plain".to_string()),
+        (1, "panic!(\"x = {}", "x = 5 and 5, half 2.5".into()),
+        (2, "2 => assert!(x < 3)", "assertion failed: x < 3".into()),
+        (3, "assert!(x < 3, \"x was", "x was 5".into()),
+        (4, "assert_eq!(x, 7)", "assertion `left == right` failed\n  left: 5\n right: 7".into()),
+        (5, "assert_ne!(x as f32", "assertion `left != right` failed: floats true\n  left: 2.5\n right: 2.5".into()),
+        (6, "checked_add(u32::MAX).unwrap()", "called `Option::unwrap()` on a `None` value".into()),
+        (7, ".expect(\"x * 200", "x * 200 fits in a u8".into()),
+        (8, "unreachable!(\"which", "internal error: entered unreachable code: which = 8".into()),
+        (9, "assert!(i < 5", "step 5 of at most 5".into()),
+        (10, "assert_eq!(mode(x)", "assertion `left == right` failed\n  left: Slow\n right: Fast".into()),
+        (11, "t[x as usize]", "index out of bounds: the len is 3 but the index is 5".into()),
+        (12, "table.get(x as usize)", "index out of bounds: the len is 3 but the index is 5".into()),
+        (13, "(100 / (x - 5))", "attempt to divide by zero".into()),
+        (14, "(i64::MIN / (4 - x))", "attempt to divide with overflow".into()),
+    ];
+    if cfg!(debug_assertions) {
+        v.push((15, "debug_assert!(x < 0", "debug 5".into()));
+    }
+    let source = include_str!("panics.rs");
+    v.into_iter()
+        .map(|(which, at, message)| {
+            let line = source.lines().position(|l| l.contains(at)).expect("the case's line") + 1;
+            (which, at, format!("tests/panics.rs:{line}: {message}"))
+        })
+        .collect()
+}
+
+/// The case that panics nowhere (and `debug_assert!` without debug assertions).
+const FINE: u32 = 16;
+
+fn buffers() -> panicky::Bufs {
+    panicky::Bufs { table: ReadOnly::from_vec(vec![1, 2, 3]), out: Buffer::zeroed(1) }
+}
+
+fn root(which: u32) -> panicky::Case {
+    panicky::Case { which, x: 5 }
+}
+
+/// The error's text after the backend's prefix, or why there is none.
+fn panic_text(result: Result<(), Error>) -> String {
+    match result {
+        Err(Error::TaskPanicked { message }) => message,
+        Err(Error::DeviceFault { site }) => site,
+        Err(other) => format!("another error: {other}"),
+        Ok(()) => "no error".into(),
+    }
+}
+
+#[test]
+fn panics_are_errors_naming_the_rust_line_on_the_cpu_backend() {
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(2);
+    let mut bad = Vec::new();
+    for (which, at, want) in cases() {
+        let got = panic_text(rt.run_with::<panicky::Kernel>((), &buffers(), [root(which)]).map(|_| ()));
+        if got != want {
+            bad.push(format!("case {which} ({at}):\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn a_failed_assert_is_an_error_and_the_runtime_runs_again() {
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(4);
+    // Many tasks fail at once: the run still comes back with one error.
+    let roots: Vec<panicky::Case> = (0..1000).map(|_| root(3)).collect();
+    let err = rt.run_with::<panicky::Kernel>((), &buffers(), roots).map(|_| ()).expect_err("the assertion fails");
+    let text = err.to_string();
+    assert!(text.starts_with("a handler panicked on the CPU backend: tests/panics.rs:") && text.ends_with(": x was 5"), "{text}");
+    let bufs = buffers();
+    rt.run_with::<panicky::Kernel>((), &bufs, [root(FINE)]).expect("a run after the panic");
+    assert_eq!(bufs.out.get(0), 42);
+}
+
+#[test]
+fn the_host_compiled_kernel_reports_what_the_cpu_backend_does() {
+    // Case 9 loops for good if a panic in a helper did not end its caller: the watchdog says so.
+    let emu = Emulation { watchdog: Duration::from_secs(60), ..Emulation::default() };
+    let cpu = Runtime::new(Backend::Cpu).cpu_threads(2);
+    let mut bad = Vec::new();
+    for (which, at, want) in cases() {
+        let emulated = panic_text(run_emulated::<panicky::Kernel>(&(), &buffers(), &[root(which).into()], &KernelConfig::default(), &emu).map(|_| ()));
+        let native = panic_text(cpu.run_with::<panicky::Kernel>((), &buffers(), [root(which)]).map(|_| ()));
+        if emulated != want || native != want {
+            bad.push(format!("case {which} ({at}):\n  want     {want:?}\n  emulated {emulated:?}\n  cpu      {native:?}"));
+        }
+    }
+    let bufs = buffers();
+    let fine = run_emulated::<panicky::Kernel>(&(), &bufs, &[root(FINE).into()], &KernelConfig::default(), &emu);
+    assert!(fine.is_ok() && bufs.out.get(0) == 42, "{:?}", fine.err());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn panics_on_the_gpu_read_as_on_the_cpu_backend() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let mut bad = Vec::new();
+    for (which, at, want) in cases() {
+        let got = panic_text(rt.run_with::<panicky::Kernel>((), &buffers(), [root(which)]).map(|_| ()));
+        if got != want {
+            bad.push(format!("case {which} ({at}):\n  want {want:?}\n  got  {got:?}"));
+        }
+    }
+    let bufs = buffers();
+    rt.run_with::<panicky::Kernel>((), &bufs, [root(FINE)]).expect("a run after the panics");
+    assert_eq!(bufs.out.get(0), 42);
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    println!("GPU PANICS: PASS ({} cases)", cases().len());
+}
+
+#[test]
+fn panicking_program_compiles_with_nvrtc() {
+    match wsdsl::gpu::compile_check::<panicky::Kernel>("sm_90") {
+        Ok(bytes) => assert!(bytes > 1000),
+        Err(e) => panic!("{e}"),
+    }
+}

@@ -1,0 +1,60 @@
+//! Where a handler panicked. A caught panic's payload holds only its message; the file and
+//! line are known to the panic hook alone. So the CPU backend chains a hook in front of the
+//! process's (once, at its first run): a panic on a thread that is running a handler is
+//! recorded as `file:line: message`, the GPU's text for the same panic, and not printed, since
+//! it comes back as the run's error; every other panic goes to the hook that was there before.
+//!
+//! A hook the program installs later replaces this one: panics then still come back as
+//! errors, with the message alone. Built with `panic = "abort"`, nothing can be caught: the
+//! previous hook prints the panic and the process aborts.
+
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
+
+thread_local! {
+    /// Whether this thread is running a handler (inside `catch`).
+    static IN_HANDLER: Cell<bool> = const { Cell::new(false) };
+    /// What the hook saw of this thread's last panic in a handler.
+    static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Chains the hook in front of the process's, once (before a run: not per handler).
+pub(crate) fn install_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if !cfg!(panic = "unwind") {
+            return;
+        }
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_HANDLER.with(Cell::get) {
+                return previous(info);
+            }
+            let message = payload_text(info.payload());
+            let text = match info.location() {
+                Some(at) => format!("{}:{}: {message}", at.file(), at.line()),
+                None => message.to_string(),
+            };
+            CAUGHT.with(|c| *c.borrow_mut() = Some(text));
+        }));
+    });
+}
+
+/// Runs a handler; a panic comes back as `Err("file:line: message")` (the message alone if
+/// the hook is not ours).
+pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    IN_HANDLER.with(|h| h.set(true));
+    let outcome = catch_unwind(AssertUnwindSafe(f));
+    IN_HANDLER.with(|h| h.set(false));
+    outcome.map_err(|payload| CAUGHT.with(|c| c.borrow_mut().take()).unwrap_or_else(|| payload_text(&*payload).to_string()))
+}
+
+/// A panic's message, as Rust's default hook prints it.
+fn payload_text(payload: &(dyn Any + Send)) -> &str {
+    match payload.downcast_ref::<&str>() {
+        Some(s) => s,
+        None => payload.downcast_ref::<String>().map_or("Box<dyn Any>", String::as_str),
+    }
+}
