@@ -22,6 +22,7 @@ pub mod __private {
         CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce,
     };
     pub use wsdsl_runtime::buffer::{BufferElem, BufferSet, DeviceBuffer};
+    pub use wsdsl_runtime::cpu::Spawned;
     pub use wsdsl_runtime::value::{JoinLayout, TaskValue};
     pub use wsdsl_runtime::gpu::{Schedule, Scheduler, Steal, Victim, Worker};
 }

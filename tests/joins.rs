@@ -300,6 +300,75 @@ fn negamax_over_negated_children_everywhere_it_runs() {
     assert_eq!(gpu.run::<negamax::Kernel>((), roots).unwrap().values, expect, "GPU");
 }
 
+/// Joins below detached tasks: a binary tree of `Spread`s, which have no complete handler,
+/// each spawning a `Pair` that waits for its two `Leaf`s and counts their sum.
+#[megakernel]
+pub mod spread {
+    use wsdsl::prelude::*;
+
+    #[counters]
+    pub struct Counters {
+        pub total: Sum<u64>,
+        pub pairs: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Spread {
+        pub depth: u32,
+    }
+
+    #[task]
+    pub struct Pair {
+        pub x: u64,
+    }
+
+    #[task(value = u64)]
+    pub struct Leaf {
+        pub x: u64,
+    }
+
+    #[spawn]
+    fn spread(s: &Spread, ctx: &mut Ctx) {
+        ctx.spawn(Pair { x: s.depth as u64 });
+        if s.depth > 0 {
+            ctx.spawn(Spread { depth: s.depth - 1 });
+            ctx.spawn(Spread { depth: s.depth - 1 });
+        }
+    }
+
+    #[spawn]
+    fn pair(p: &Pair, ctx: &mut Ctx) {
+        ctx.spawn(Leaf { x: p.x });
+        ctx.spawn(Leaf { x: p.x + 1 });
+    }
+
+    #[complete(max_children = 2)]
+    fn both(_p: &Pair, children: &[u64], ctx: &mut Ctx) {
+        ctx.counters.total.add(children[0] + children[1]);
+        ctx.counters.pairs.add(1);
+    }
+
+    #[spawn]
+    fn leaf(l: &Leaf, _ctx: &mut Ctx) -> u64 {
+        l.x
+    }
+}
+
+#[test]
+fn detached_tasks_wait_for_their_own_children_on_the_cpu() {
+    let depth = 12u32;
+    // 2^(depth - d) spreads at depth d, each with a pair adding d + (d + 1).
+    let total: u64 = (0..=depth).map(|d| (1u64 << (depth - d)) * (2 * d as u64 + 1)).sum();
+    let spreads = (1u64 << (depth + 1)) - 1;
+    for threads in [1, 2, 4] {
+        let rt = Runtime::new(Backend::Cpu).cpu_threads(threads);
+        let out = rt.run::<spread::Kernel>((), [spread::Spread { depth }]).unwrap();
+        assert_eq!((out.counters.total.get(), out.counters.pairs.get()), (total, spreads), "{threads} threads");
+        assert_eq!(out.stats.tasks, 4 * spreads, "{threads} threads: spreads, pairs and two leaves each");
+        assert_eq!(out.stats.completions, spreads, "{threads} threads");
+    }
+}
+
 /// Spawns `n` children though its complete handler declares room for 2 values.
 #[megakernel]
 pub mod greedy {

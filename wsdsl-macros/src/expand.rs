@@ -82,8 +82,17 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             continue;
         }
         let item = &f.item;
+        // A handler has one caller, the generated `Program` glue: inlined there, it costs the
+        // CPU backend no call per task (unless the user chose otherwise).
+        let handler = matches!(f.kind, FnKind::Handler { .. } | FnKind::Complete { .. });
+        let inline = if handler && !item.attrs.iter().any(|a| a.path().is_ident("inline")) {
+            quote!(#[inline])
+        } else {
+            quote!()
+        };
         items.push(quote! {
             #[allow(dead_code)]
+            #inline
             #item
         });
     }
@@ -238,7 +247,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             pub params: &'a #params_ty,
             pub buffers: &'a #buffers_ty,
             pub counters: &'a mut #counters_ty,
-            spawner: &'a mut dyn FnMut(Task),
+            spawned: &'a mut #p::Spawned<Task>,
             round: u32,
         }
 
@@ -246,7 +255,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             /// Queues a task (any `#[task]` struct of this module).
             #[inline]
             pub fn spawn<T: ::core::convert::Into<Task>>(&mut self, task: T) {
-                (self.spawner)(task.into())
+                self.spawned.push(task.into())
             }
 
             /// Which run of the task's handlers this is: 0 in its spawn handler, k in the k-th
@@ -316,14 +325,15 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 #encode_params
             }
 
+            #[inline]
             fn execute(
                 task: &Task,
                 params: &#params_ty,
                 buffers: &#buffers_ty,
                 counters: &mut #counters_ty,
-                spawn: &mut dyn FnMut(Task),
+                spawned: &mut #p::Spawned<Task>,
             ) -> #value_ty {
-                let mut ctx = Ctx { params, buffers, counters, spawner: spawn, round: 0 };
+                let mut ctx = Ctx { params, buffers, counters, spawned, round: 0 };
                 match task {
                     #(Task::#tasks(t) => #runs,)*
                 }
@@ -338,6 +348,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             }
 
             #[allow(unused_variables, unused_mut)]
+            #[inline]
             fn complete(
                 task: &Task,
                 children: &[#value_ty],
@@ -345,10 +356,10 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 params: &#params_ty,
                 buffers: &#buffers_ty,
                 counters: &mut #counters_ty,
-                spawn: &mut dyn FnMut(Task),
+                spawned: &mut #p::Spawned<Task>,
             ) -> #value_ty {
                 let _ = children;
-                let mut ctx = Ctx { params, buffers, counters, spawner: spawn, round };
+                let mut ctx = Ctx { params, buffers, counters, spawned, round };
                 #[allow(unreachable_patterns)]
                 match task {
                     #(#completes)*

@@ -35,6 +35,7 @@
 //! Every fragment is deterministic: the same program always yields byte-identical text.
 
 use crate::buffer::BufferSet;
+use crate::cpu::Spawned;
 use crate::gpu::Schedule;
 use crate::value::{JoinLayout, TaskValue};
 use std::fmt::Debug;
@@ -81,14 +82,15 @@ pub trait Program: Sized + 'static {
     fn encode_task(task: &Self::Task, out: &mut [u8]);
     /// Writes the device image of the parameters into `out` (`PARAMS_BYTES`, zeroed).
     fn encode_params(params: &Self::Params, out: &mut [u8]);
-    /// Runs the spawn handler of `task` natively; every `ctx.spawn` calls `spawn`. Returns
-    /// the task's value (its parent's, if it spawned nothing and has a complete handler).
+    /// Runs the spawn handler of `task` natively; every `ctx.spawn` pushes onto `spawn`.
+    /// Returns the task's value (its parent's, if it spawned nothing and has a complete
+    /// handler).
     fn execute(
         task: &Self::Task,
         params: &Self::Params,
         buffers: &Self::Buffers,
         counters: &mut Self::Counters,
-        spawn: &mut dyn FnMut(Self::Task),
+        spawn: &mut Spawned<Self::Task>,
     ) -> Self::Value;
 
     /// For a task type with a complete handler: the most children whose values it receives
@@ -98,8 +100,8 @@ pub trait Program: Sized + 'static {
     }
 
     /// Runs the complete handler of `task` natively for the `round`-th time (1 the first),
-    /// with the values of the children it waited for in spawn order; every `ctx.spawn` calls
-    /// `spawn`. Returns the task's value (ignored when it spawned: the handler runs again).
+    /// with the values of the children it waited for in spawn order; every `ctx.spawn` pushes
+    /// onto `spawn`. Returns the task's value (ignored when it spawned: the handler runs again).
     fn complete(
         _task: &Self::Task,
         _children: &[Self::Value],
@@ -107,7 +109,7 @@ pub trait Program: Sized + 'static {
         _params: &Self::Params,
         _buffers: &Self::Buffers,
         _counters: &mut Self::Counters,
-        _spawn: &mut dyn FnMut(Self::Task),
+        _spawn: &mut Spawned<Self::Task>,
     ) -> Self::Value {
         Self::Value::default()
     }

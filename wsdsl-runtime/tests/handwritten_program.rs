@@ -4,6 +4,7 @@
 use wsdsl_runtime::gpu::emulate::{run_emulated, Emulation};
 use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
+use wsdsl_runtime::cpu::Spawned;
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
 
 /// Task: a node at `depth` of a complete binary tree of height `params` (u32).
@@ -80,15 +81,15 @@ __device__ void wsdsl_execute(const wsdsl_task* t, wsdsl_ctx* ctx) {
     fn encode_params(height: &u32, out: &mut [u8]) {
         height.write_device_bytes(out);
     }
-    fn execute(task: &Node, height: &u32, _: &(), counters: &mut Counters, spawn: &mut dyn FnMut(Node)) {
+    fn execute(task: &Node, height: &u32, _: &(), counters: &mut Counters, spawn: &mut Spawned<Node>) {
         counters.deepest.max(task.depth);
         if task.depth == *height {
             counters.leaves.add(1);
             return;
         }
         assert!(task.depth < 40, "runaway tree");
-        spawn(Node { depth: task.depth + 1 });
-        spawn(Node { depth: task.depth + 1 });
+        spawn.push(Node { depth: task.depth + 1 });
+        spawn.push(Node { depth: task.depth + 1 });
     }
 }
 
@@ -197,7 +198,7 @@ fn a_broken_fragment_is_a_compile_error_with_the_log() {
     type Value = ();
         fn encode_task(_: &Node, _: &mut [u8]) {}
         fn encode_params(_: &u32, _: &mut [u8]) {}
-        fn execute(_: &Node, _: &u32, _: &(), _: &mut Counters, _: &mut dyn FnMut(Node)) {}
+        fn execute(_: &Node, _: &u32, _: &(), _: &mut Counters, _: &mut Spawned<Node>) {}
     }
     let err = compile_check::<Broken>("sm_90").unwrap_err();
     let text = err.to_string();

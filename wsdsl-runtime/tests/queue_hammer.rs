@@ -55,7 +55,10 @@ fn run(exe: &Path, scale: u32, tsan: bool) -> (bool, String) {
     cmd.arg(scale.to_string());
     if tsan {
         let supp = hammer_dir().join("tsan.supp");
-        cmd.env("TSAN_OPTIONS", format!("halt_on_error=1 exitcode=66 suppressions={}", supp.display()));
+        // The largest history: a race's earlier access must keep its stack, or a suppression
+        // that names it (the deque's by-design speculative read) cannot match; with the
+        // default history, a busy machine sometimes lost that stack and failed the run.
+        cmd.env("TSAN_OPTIONS", format!("halt_on_error=1 exitcode=66 history_size=7 suppressions={}", supp.display()));
     }
     let out = cmd.output().expect("the harness runs");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));

@@ -1,17 +1,20 @@
 //! The CPU backend: the same handlers, run natively on rayon's work-stealing thread pool.
 //!
-//! A task is a function call: its spawn handler runs, then its children run in parallel
-//! with `rayon::join` (a child that nobody steals runs on the same thread right after, at
-//! the cost of a push and a pop), and when all of them are done the task's complete handler
-//! runs with their values, on the thread that ran the task. A complete handler that spawns
-//! makes the task wait again (`tree.rs`). This is rayon's own fork-join, so a wsdsl program
-//! on the CPU costs about what the same algorithm written with rayon does. Each pool thread
-//! keeps its counters and statistics in a slot of its own (`workers.rs`), merged at the end.
+//! A task is a function call: its spawn handler runs, pushing what it spawns onto a plain
+//! list (`spawned.rs`), then its children run, and when all of them are done the task's
+//! complete handler runs with their values, on the thread that ran the task. A complete
+//! handler that spawns makes the task wait again (`tree.rs`). Children run in parallel with
+//! rayon's `join`, but only when another thread may need the work: while the running thread
+//! has a job in its deque for thieves, it runs children one after the other like plain calls
+//! (lazy splitting), so a wsdsl program costs about what the same algorithm written with
+//! rayon and a sequential cutoff does, without choosing the cutoff. Each pool thread keeps
+//! its counters and statistics in a slot of its own (`workers.rs`), merged at the end.
 //! A panicking handler, or more children than `max_children`, stops the run and comes back
 //! as an error; nothing is lost silently. A panic's error names the Rust file and line and
 //! its message, as the GPU's does (`panics.rs`).
 
 mod panics;
+mod spawned;
 mod tree;
 mod workers;
 
@@ -21,6 +24,7 @@ use crate::progress::ProgressOptions;
 use crate::stats::{Phases, Stats};
 use std::time::Instant;
 
+pub use spawned::Spawned;
 pub use workers::CpuPool;
 
 /// Runs `roots` and everything they spawn on `pool`, reporting progress to `progress`.

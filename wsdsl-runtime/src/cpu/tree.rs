@@ -1,23 +1,32 @@
 //! Running a task tree on the pool: a task is a call that runs its spawn handler, runs its
-//! children in parallel (`rayon::join`, halving the list), and then its complete handler with
-//! their values; a complete handler that spawns makes the task wait again, one round on.
+//! children (in parallel when other threads need work, see `all`), and then its complete
+//! handler with their values; a complete handler that spawns makes the task wait again, one
+//! round on.
 //!
 //! Children of a task without a complete handler are *detached*: nobody waits for their
 //! values. They still run inside their parent's call, after its value is known (so the run
-//! ends when everything has run), and a single detached child runs in a loop rather than a
-//! nested call, so chains of any length use no stack. Nested calls (a task waiting for its
-//! children) use the thread's stack; past a red zone it grows on the heap (`stacker`), so a
-//! deep tree never overflows it.
+//! ends when everything has run), from a stack of tasks rather than as nested calls, so
+//! chains and trees of them of any depth use no thread stack. Nested calls (a task waiting
+//! for its children) use the thread's stack; past a red zone it grows on the heap
+//! (`stacker`), so a deep tree never overflows it.
 
-use super::workers::{Slots, Worker};
+use super::spawned::Spawned;
+use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::program::Program;
-use smallvec::SmallVec;
+use rayon::FnContext;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-/// Children (and their values) kept on the stack up to this many.
-type Few<T> = SmallVec<[T; 8]>;
+/// Values of children are kept on the stack up to this many.
+const FEW: usize = 8;
+
+/// Detached tasks run between two publications of a thread's progress.
+const BATCH: u32 = 256;
+
+/// Detached tasks run between two looks at whether others may need work: a task is short,
+/// so splitting a few of them later costs others little, while looking costs each task.
+const LOOK_FOR_THIEVES_EVERY: u32 = 8;
 
 /// How often (in levels of nesting) a call checks that the stack has room, and how much room
 /// it wants: enough for that many levels of calls in between.
@@ -29,15 +38,15 @@ const STACK_SEGMENT: usize = 16 << 20;
 pub(crate) struct Run<'a, P: Program> {
     params: &'a P::Params,
     buffers: &'a P::Buffers,
-    workers: Slots<P::Counters>,
+    workers: Slots<P::Counters, P::Task>,
     /// Set by the first failure: every task still to run returns at once.
     abort: AtomicBool,
     failure: Mutex<Option<Error>>,
 }
 
 /// What a run leaves: each thread's counters and statistics, and the first failure.
-pub(crate) struct Outcome<C> {
-    pub workers: Vec<Worker<C>>,
+pub(crate) struct Outcome<C, T> {
+    pub workers: Vec<Worker<C, T>>,
     pub failure: Option<Error>,
 }
 
@@ -49,7 +58,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// Runs the roots side by side; their values in root order. Call on the pool.
     pub fn roots(&self, roots: &[P::Task]) -> Vec<P::Value> {
         let mut values = vec![P::Value::default(); roots.len()];
-        self.all(Slots::<P::Counters>::here(), roots, &mut values, 0);
+        self.all(here(), roots, &mut values, 0);
         values
     }
 
@@ -58,113 +67,173 @@ impl<'a, P: Program> Run<'a, P> {
         self.workers.tasks_published()
     }
 
-    pub fn finish(self) -> Outcome<P::Counters> {
+    pub fn finish(self) -> Outcome<P::Counters, P::Task> {
         let failure = self.failure.into_inner().unwrap_or_else(|e| e.into_inner());
         Outcome { workers: self.workers.into_inner(), failure }
     }
 
-    /// Runs `tasks` in parallel, each value into the same place of `values`. `me` is the
-    /// calling thread's index (a child stolen by another thread learns that one's).
+    /// Runs `tasks`, each value into the same place of `values`. `me` is the calling
+    /// thread's index (a child stolen by another thread learns that one's). Splitting is
+    /// lazy: while this thread has a job in its deque that idle threads can steal, it runs
+    /// the tasks one after the other, which costs no more than a call; once that job is gone
+    /// it forks the rest in two with `rayon::join`. So a thread exposes work only when
+    /// others may need it, and a list is split again as soon as they took it (a deep,
+    /// narrow tree is never run on one thread while others wait).
     fn all(&self, me: usize, tasks: &[P::Task], values: &mut [P::Value], depth: u32) {
-        match tasks.len() {
-            0 => {}
-            1 => values[0] = self.task(me, tasks[0], depth),
-            2 => {
-                // The common case of binary fork-join, without slicing.
-                let (a, b) = rayon::join(|| self.task(me, tasks[0], depth), || self.task(self.runner(me), tasks[1], depth));
-                values[0] = a;
-                values[1] = b;
+        for i in 0..tasks.len() {
+            let rest = tasks.len() - i;
+            if rest >= 2 && !others_can_steal() {
+                let (left, right) = tasks[i..].split_at(rest / 2);
+                let (left_values, right_values) = values[i..].split_at_mut(rest / 2);
+                rayon::join_context(
+                    |_| self.all(me, left, left_values, depth),
+                    |second| self.all(self.runner(second, me), right, right_values, depth),
+                );
+                return;
             }
-            n => {
-                let (left, right) = tasks.split_at(n / 2);
-                let (left_values, right_values) = values.split_at_mut(n / 2);
-                rayon::join(|| self.all(me, left, left_values, depth), || self.all(self.runner(me), right, right_values, depth));
-            }
+            values[i] = self.task(me, tasks[i], depth);
         }
     }
 
-    /// In the second half of a `join` forked by thread `me`: the thread running it, counted
-    /// as a steal when it is another one.
-    fn runner(&self, me: usize) -> usize {
-        let runner = Slots::<P::Counters>::here();
-        if runner != me {
-            self.workers.with(runner, |w| w.steals += 1);
+    /// The thread running the second half of a `join` forked by thread `me`, with the steal
+    /// counted when it is another one.
+    fn runner(&self, second: FnContext, me: usize) -> usize {
+        if !second.migrated() {
+            return me;
         }
+        let runner = here();
+        self.workers.with(runner, |w| w.steals += 1);
         runner
     }
 
     /// Runs `task` and everything it spawns; its value.
     fn task(&self, me: usize, task: P::Task, depth: u32) -> P::Value {
-        if depth % CHECK_STACK_EVERY == 0 {
-            stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.task_here(me, task, depth))
-        } else {
-            self.task_here(me, task, depth)
-        }
+        nested(depth, || {
+            if self.abort.load(Ordering::Relaxed) {
+                return P::Value::default();
+            }
+            let waits = P::complete_of(&task);
+            let mut children = None;
+            let Some(value) = self.handler(me, |w| {
+                w.tasks += 1;
+                let value = P::execute(&task, self.params, self.buffers, &mut w.counters, &mut w.spawned);
+                if !w.spawned.is_empty() {
+                    if waits.is_some() {
+                        w.wait();
+                    }
+                    children = Some(w.take_spawned());
+                }
+                value
+            }) else {
+                return P::Value::default();
+            };
+            let Some(mut children) = children else { return value };
+            match waits {
+                Some(max) => self.wait(me, task, max, children, depth),
+                None => {
+                    children.reverse_from(0);
+                    self.detached(me, children, depth + 1);
+                    value
+                }
+            }
+        })
     }
 
-    fn task_here(&self, me: usize, task: P::Task, depth: u32) -> P::Value {
-        let mut detached = Few::new();
-        let value = self.complete(me, task, depth, &mut detached);
-        // Detached descendants: a single one in this loop, several in parallel.
-        loop {
-            match detached.len() {
-                0 => return value,
-                1 => {
-                    let next = detached.pop().expect("one detached child");
-                    self.complete(me, next, depth + 1, &mut detached);
+    /// Runs the detached tasks of `stack` and everything they spawn, depth first, in spawn
+    /// order (the top of the stack is the next to run). Splitting is lazy as in `all`: once
+    /// this thread's deque is empty, the bottom half of the stack (the later siblings of the
+    /// oldest tasks, the largest pieces of work) goes to a `join` where others can take it.
+    fn detached(&self, me: usize, mut stack: Spawned<P::Task>, depth: u32) {
+        nested(depth, || loop {
+            match self.handler(me, |w| self.batch(w, &mut stack)) {
+                None | Some(Batch::Done) => return,
+                Some(Batch::Full) => {}
+                Some(Batch::Split) => {
+                    let bottom = stack.take_first(stack.len() / 2);
+                    rayon::join_context(
+                        |_| self.detached(me, stack, depth + 1),
+                        |second| self.detached(self.runner(second, me), bottom, depth + 1),
+                    );
+                    return;
                 }
-                n => {
-                    let mut ignored: Few<P::Value> = SmallVec::from_elem(P::Value::default(), n);
-                    self.all(me, &detached, &mut ignored, depth + 1);
-                    return value;
+                Some(Batch::Wait { task, max, children }) => {
+                    self.wait(me, task, max, children, depth);
+                }
+            }
+        })
+    }
+
+    /// Runs spawn handlers of detached tasks from the top of `stack`, on this thread's slot
+    /// `w`, up to `BATCH` of them (then the slot's progress is published), until the stack
+    /// is empty, until it should be split, or until a task waits for the children it
+    /// spawned. (Looking at this thread's deque does not run anything, so `Slots::with`
+    /// allows it.)
+    fn batch(&self, w: &mut Worker<P::Counters, P::Task>, stack: &mut Spawned<P::Task>) -> Batch<P::Task> {
+        for i in 0..BATCH {
+            if i % LOOK_FOR_THIEVES_EVERY == 0 && stack.len() >= 2 && !others_can_steal() {
+                return Batch::Split;
+            }
+            let Some(task) = stack.pop() else {
+                w.give_back(std::mem::take(stack));
+                return Batch::Done;
+            };
+            if self.abort.load(Ordering::Relaxed) {
+                return Batch::Done;
+            }
+            let above = stack.len();
+            w.tasks += 1;
+            P::execute(&task, self.params, self.buffers, &mut w.counters, stack);
+            if stack.len() > above {
+                match P::complete_of(&task) {
+                    Some(max) => {
+                        w.wait();
+                        let mut children = w.spare_list();
+                        children.move_from(stack, above);
+                        return Batch::Wait { task, max, children };
+                    }
+                    None => stack.reverse_from(above),
                 }
             }
         }
+        Batch::Full
     }
 
-    /// Runs `task`'s spawn handler and, if it has a complete handler and spawned, waits for
-    /// the children and runs the complete handler, round after round. Returns the task's
-    /// value; the children nobody waits for (those of a task without a complete handler) are
-    /// left in `detached` (empty on entry).
-    fn complete(&self, me: usize, task: P::Task, depth: u32, detached: &mut Few<P::Task>) -> P::Value {
-        if self.abort.load(Ordering::Relaxed) {
-            return P::Value::default();
-        }
-        let Some(value) = self.handler(me, |w, spawn| {
-            w.tasks += 1;
-            P::execute(&task, self.params, self.buffers, &mut w.counters, spawn)
-        }, detached) else {
-            return P::Value::default();
-        };
-        let Some(max) = P::complete_of(&task) else { return value };
-        if detached.is_empty() {
-            return value;
-        }
-        // The task waits for these children: they are not detached.
-        let mut children = std::mem::take(detached);
-        let keeps_values = max != u32::MAX;
+    /// Waits for `children` of `task` (at most `max` of them), runs its complete handler
+    /// with their values and waits again for what that spawns, round after round; the value
+    /// of its last round.
+    fn wait(&self, me: usize, task: P::Task, max: u32, mut children: Spawned<P::Task>, depth: u32) -> P::Value {
         for round in 1.. {
-            if children.len() > max as usize {
+            let n = children.len();
+            if n > max as usize {
                 let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
                 self.fail(Error::TooManyChildren { task: name, max_children: max });
                 return P::Value::default();
             }
-            let mut values: Few<P::Value> = SmallVec::from_elem(P::Value::default(), children.len());
-            self.workers.with(me, |w| {
-                w.waiting += 1;
-                w.peak_waiting = w.peak_waiting.max(w.waiting);
-            });
-            self.all(me, &children, &mut values, depth + 1);
-            self.workers.with(me, |w| w.waiting -= 1);
+            let (mut few, mut many) = ([P::Value::default(); FEW], Vec::new());
+            let values: &mut [P::Value] = if n <= FEW {
+                &mut few[..n]
+            } else {
+                many.resize(n, P::Value::default());
+                &mut many
+            };
+            self.all(me, children.tasks(), values, depth + 1);
+            children.clear();
             if self.abort.load(Ordering::Relaxed) {
                 return P::Value::default();
             }
-            let received: &[P::Value] = if keeps_values { &values } else { &[] };
-            children.clear();
-            let Some(value) = self.handler(me, |w, spawn| {
+            let received: &[P::Value] = if max == u32::MAX { &[] } else { values };
+            let Some(value) = self.handler(me, |w| {
+                w.waiting -= 1;
                 w.completions += 1;
-                P::complete(&task, received, round, self.params, self.buffers, &mut w.counters, spawn)
-            }, &mut children) else {
+                let value = P::complete(&task, received, round, self.params, self.buffers, &mut w.counters, &mut w.spawned);
+                if w.spawned.is_empty() {
+                    w.give_back(std::mem::take(&mut children));
+                } else {
+                    w.wait();
+                    std::mem::swap(&mut children, &mut w.spawned);
+                }
+                value
+            }) else {
                 return P::Value::default();
             };
             if children.is_empty() {
@@ -174,22 +243,24 @@ impl<'a, P: Program> Run<'a, P> {
         unreachable!("the rounds end when a complete handler spawns nothing")
     }
 
-    /// Runs a handler on this thread's slot, collecting what it spawns into `spawned`;
-    /// `None` after a panic, which stops the run.
-    fn handler<R>(
-        &self,
-        me: usize,
-        f: impl FnOnce(&mut Worker<P::Counters>, &mut dyn FnMut(P::Task)) -> R,
-        spawned: &mut Few<P::Task>,
-    ) -> Option<R> {
-        let outcome = self.workers.with(me, |w| super::panics::catch(|| f(w, &mut |child| spawned.push(child))));
-        match outcome {
+    /// Runs a handler on this thread's slot; `None` after a panic, which stops the run.
+    #[inline]
+    fn handler<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> Option<R> {
+        match self.workers.with(me, |w| super::panics::catch(|| f(w))) {
             Ok(r) => Some(r),
             Err(message) => {
-                self.fail(Error::TaskPanicked { message });
+                self.panicked(me, message);
                 None
             }
         }
+    }
+
+    /// Makes a handler's panic (`file:line: message`, `panics.rs`) the run's failure.
+    #[cold]
+    fn panicked(&self, me: usize, message: String) {
+        // What the handler spawned before it panicked never runs.
+        self.workers.with(me, |w| w.spawned.clear());
+        self.fail(Error::TaskPanicked { message });
     }
 
     /// Keeps the first failure and stops the run.
@@ -197,6 +268,43 @@ impl<'a, P: Program> Run<'a, P> {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
         self.abort.store(true, Ordering::Relaxed);
     }
+}
+
+/// Why `Run::batch` stopped.
+enum Batch<T> {
+    /// The stack is empty (its memory given back to the slot), or the run was aborted.
+    Done,
+    /// `BATCH` tasks ran.
+    Full,
+    /// This thread's deque is empty: others may need work.
+    Split,
+    /// `task` (with a complete handler taking up to `max` children) spawned `children`
+    /// and waits for them.
+    Wait { task: T, max: u32, children: Spawned<T> },
+}
+
+/// Whether this thread has a job in its deque that idle threads can take (then splitting
+/// more work off would only cost).
+#[inline]
+fn others_can_steal() -> bool {
+    rayon_core::current_thread_has_pending_tasks() == Some(true)
+}
+
+/// Runs `f`, a call `depth` levels down, making sure every `CHECK_STACK_EVERY` levels that
+/// the stack has room for that many more.
+#[inline]
+fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
+    if depth % CHECK_STACK_EVERY == 0 && !stacker::remaining_stack().is_some_and(|room| room >= STACK_RED_ZONE) {
+        return on_a_new_stack(f);
+    }
+    f()
+}
+
+/// Runs `f` on a stack segment of its own; rare, so out of the way.
+#[cold]
+#[inline(never)]
+fn on_a_new_stack<R>(f: impl FnOnce() -> R) -> R {
+    stacker::grow(STACK_SEGMENT, f)
 }
 
 /// The tag of `task` (its index in `Program::TASK_NAMES`), from its device encoding.

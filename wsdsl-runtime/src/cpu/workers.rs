@@ -1,6 +1,7 @@
 //! The CPU backend's threads and what each keeps: a rayon pool of a fixed size, and one slot
 //! of counters and statistics per pool thread, which only that thread touches.
 
+use super::spawned::Spawned;
 use crate::error::Error;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -41,10 +42,14 @@ impl CpuPool {
     }
 }
 
-/// What one pool thread keeps during a run.
-#[derive(Default)]
-pub(crate) struct Worker<C> {
+/// What one pool thread keeps during a run, for program counters `C` and tasks `T`.
+pub(crate) struct Worker<C, T> {
     pub counters: C,
+    /// Where handlers run on this thread spawn; empty between handlers. (Detached tasks
+    /// spawn onto their stack instead, `tree.rs`.)
+    pub spawned: Spawned<T>,
+    /// Empty lists whose memory `spawned` takes over when its tasks are taken away.
+    spare: Vec<Spawned<T>>,
     /// Spawn handlers run.
     pub tasks: u64,
     /// Complete handlers run.
@@ -56,6 +61,50 @@ pub(crate) struct Worker<C> {
     pub peak_waiting: u64,
 }
 
+impl<C: Default, T> Default for Worker<C, T> {
+    fn default() -> Self {
+        Worker {
+            counters: C::default(),
+            spawned: Spawned::new(),
+            spare: Vec::new(),
+            tasks: 0,
+            completions: 0,
+            steals: 0,
+            waiting: 0,
+            peak_waiting: 0,
+        }
+    }
+}
+
+impl<C, T> Worker<C, T> {
+    /// What the last handler spawned, taken whole (no copy); `spawned` goes on in a spare list.
+    #[inline]
+    pub fn take_spawned(&mut self) -> Spawned<T> {
+        let next = self.spare_list();
+        std::mem::replace(&mut self.spawned, next)
+    }
+
+    /// An empty list, with the memory of one given back if there is one.
+    #[inline]
+    pub fn spare_list(&mut self) -> Spawned<T> {
+        self.spare.pop().unwrap_or_else(Spawned::new)
+    }
+
+    /// Keeps the memory of `list`, now empty, for later.
+    #[inline]
+    pub fn give_back(&mut self, list: Spawned<T>) {
+        debug_assert!(list.is_empty());
+        self.spare.push(list);
+    }
+
+    /// One more task waits for its children on this thread's stack.
+    #[inline]
+    pub fn wait(&mut self) {
+        self.waiting += 1;
+        self.peak_waiting = self.peak_waiting.max(self.waiting);
+    }
+}
+
 /// A slot on its own cache line, so that threads updating their slots never share a line;
 /// beside it the slot's task count as the progress reporter may read it (`progress.rs`).
 #[repr(align(128))]
@@ -65,35 +114,37 @@ struct Padded<T> {
 }
 
 /// One `Worker` per pool thread.
-pub(crate) struct Slots<C> {
-    slots: Vec<Padded<Worker<C>>>,
+pub(crate) struct Slots<C, T> {
+    slots: Vec<Padded<Worker<C, T>>>,
 }
 
 // SAFETY: a slot is only reached through `with`, by the pool thread whose index it has (see
-// there); the counters move between threads only when the run is over (`into_inner`).
-unsafe impl<C: Send> Sync for Slots<C> {}
+// there); the workers move between threads only when the run is over (`into_inner`).
+unsafe impl<C: Send, T: Send> Sync for Slots<C, T> {}
 
-impl<C: Default> Slots<C> {
-    pub fn new(threads: usize) -> Slots<C> {
+impl<C: Default, T> Slots<C, T> {
+    pub fn new(threads: usize) -> Slots<C, T> {
         Slots { slots: (0..threads).map(|_| Padded { worker: UnsafeCell::new(Worker::default()), published: AtomicU64::new(0) }).collect() }
     }
 }
 
-impl<C> Slots<C> {
-    /// The calling pool thread's index, which names its slot.
-    pub fn here() -> usize {
-        rayon::current_thread_index().expect("the CPU backend runs its tasks on its own pool")
-    }
+/// The calling pool thread's index, which names its slot.
+pub(crate) fn here() -> usize {
+    rayon::current_thread_index().expect("the CPU backend runs its tasks on its own pool")
+}
 
+impl<C, T> Slots<C, T> {
     /// Runs `f` on slot `me`, which must be the calling pool thread's (`here`). `f` must not
-    /// call into rayon: then no other use of the slot can overlap it, since a pool thread
-    /// runs one closure at a time and only that thread uses the slot with its index.
+    /// call into rayon in a way that may run other jobs (a `join`, a scope; looking at the
+    /// thread's deque is fine): then no other use of the slot can overlap it, since a pool
+    /// thread runs one closure at a time and only that thread uses the slot with its index.
     /// Afterwards the slot's task count is published (a relaxed store to a line only this
     /// thread writes: a plain store on x86 and ARM).
-    pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C>) -> R) -> R {
+    #[inline]
+    pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C, T>) -> R) -> R {
         debug_assert_eq!(Some(me), rayon::current_thread_index());
         let slot = &self.slots[me];
-        // SAFETY: see above; `f` runs a handler or bookkeeping, never a rayon operation.
+        // SAFETY: see above; `f` runs handlers or bookkeeping, never a rayon job.
         let worker = unsafe { &mut *slot.worker.get() };
         let result = f(worker);
         slot.published.store(worker.tasks, Ordering::Relaxed);
@@ -106,7 +157,7 @@ impl<C> Slots<C> {
     }
 
     /// The slots, once no task runs any more.
-    pub fn into_inner(self) -> Vec<Worker<C>> {
+    pub fn into_inner(self) -> Vec<Worker<C, T>> {
         self.slots.into_iter().map(|p| p.worker.into_inner()).collect()
     }
 }
