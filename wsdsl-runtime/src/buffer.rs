@@ -264,17 +264,11 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
         std::mem::size_of::<T>()
     }
     fn write_le(&self, first: usize, out: &mut [u8]) {
-        let w = std::mem::size_of::<T>();
-        let values = &self.values[first..(first + out.len() / w).min(self.values.len())];
-        out.par_chunks_mut(CHUNK * w).zip(values.par_chunks(CHUNK)).for_each(|(bytes, values)| {
-            for (i, v) in values.iter().enumerate() {
-                v.to_le(&mut bytes[i * w..]);
-            }
-        });
+        write_image(&self.values, first, out, |&v| v);
     }
     fn read_le(&self, _first: usize, _bytes: &[u8]) {}
     fn is_zero(&self, first: usize, count: usize) -> bool {
-        self.values[first..first + count].par_iter().all(|v| v.is_zero_bits())
+        all_zero(&self.values[first..first + count], |&v| v)
     }
     fn to_bytes(&self) -> Cow<'_, [u8]> {
         // SAFETY: the element types are plain numbers without padding (u32 .. f64), stored
@@ -302,18 +296,10 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         std::mem::size_of::<T>()
     }
     fn write_le(&self, first: usize, out: &mut [u8]) {
-        let w = std::mem::size_of::<T>();
-        let cells = &self.cells[first..(first + out.len() / w).min(self.cells.len())];
-        // Element by element (they are atomics), on every core: a buffer of hundreds of
-        // megabytes is converted in milliseconds, not a second.
-        out.par_chunks_mut(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
-            for (i, c) in cells.iter().enumerate() {
-                T::load(c).to_le(&mut bytes[i * w..]);
-            }
-        });
+        write_image(&self.cells, first, out, T::load);
     }
     fn is_zero(&self, first: usize, count: usize) -> bool {
-        self.cells[first..first + count].par_iter().all(|c| T::load(c).is_zero_bits())
+        all_zero(&self.cells[first..first + count], T::load)
     }
     fn read_le(&self, first: usize, bytes: &[u8]) {
         let w = std::mem::size_of::<T>();
@@ -324,6 +310,25 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
             }
         });
     }
+}
+
+/// Writes the little-endian image of `items[first..]` (as many as `out` holds) into `out`,
+/// element by element (`value` reads one: buffer cells are atomics), on every core: a buffer
+/// of hundreds of megabytes is converted in milliseconds, not a second.
+fn write_image<E: Sync, T: BufferElem>(items: &[E], first: usize, out: &mut [u8], value: impl Fn(&E) -> T + Sync) {
+    let w = std::mem::size_of::<T>();
+    let items = &items[first..(first + out.len() / w).min(items.len())];
+    out.par_chunks_mut(CHUNK * w).zip(items.par_chunks(CHUNK)).for_each(|(bytes, items)| {
+        for (i, item) in items.iter().enumerate() {
+            value(item).to_le(&mut bytes[i * w..]);
+        }
+    });
+}
+
+/// Whether every element of `items` is zero bits. The first is looked at alone, so that the
+/// usual answer for an input (no) costs no parallel scan.
+fn all_zero<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync) -> bool {
+    items.first().is_none_or(|first| value(first).is_zero_bits()) && items.par_iter().all(|item| value(item).is_zero_bits())
 }
 
 /// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.

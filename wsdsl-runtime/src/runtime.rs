@@ -68,7 +68,6 @@ pub struct Runtime {
     blocks_per_sm: Option<u32>,
     frames: Option<u32>,
     profile: bool,
-    min_blocks: u32,
     progress: ProgressOptions,
     ordinal: usize,
     device: OnceLock<Result<GpuDevice, String>>,
@@ -87,7 +86,6 @@ impl Runtime {
             blocks_per_sm: None,
             frames: None,
             profile: false,
-            min_blocks: 0,
             progress: ProgressOptions::default(),
             ordinal: 0,
             device: OnceLock::new(),
@@ -183,7 +181,7 @@ impl Runtime {
     /// (`__launch_bounds__`; 0, the default, lets it choose). More resident workers hide
     /// more memory latency; fewer registers may spill.
     pub fn min_blocks_per_sm(mut self, blocks: u32) -> Self {
-        self.min_blocks = blocks;
+        self.schedule.min_blocks = (blocks > 0).then_some(blocks);
         self
     }
 
@@ -204,7 +202,7 @@ impl Runtime {
 
     /// The blocks per SM the GPU compiler is asked to fit (0: its choice).
     pub fn min_blocks(&self) -> u32 {
-        self.min_blocks
+        self.schedule.min_blocks.unwrap_or(0)
     }
 
     /// Longest a GPU run may take before it is stopped and reported (default 300 s).
@@ -227,7 +225,10 @@ impl Runtime {
 
     /// The whole GPU scheduler configuration at once.
     pub fn kernel_config(mut self, config: KernelConfig) -> Self {
-        self.schedule = Schedule { capacity: self.schedule.capacity, ..Schedule::from(config) };
+        let chosen = Schedule::from(config);
+        // The capacity and a register limit set on this runtime are not part of a config.
+        self.schedule =
+            Schedule { capacity: self.schedule.capacity, min_blocks: chosen.min_blocks.or(self.schedule.min_blocks), ..chosen };
         self
     }
 
@@ -324,7 +325,7 @@ impl Runtime {
         if use_gpu {
             let schedule = self.schedule.or(P::SCHEDULE);
             let opts = GpuOptions {
-                kernel: KernelConfig { profile: self.profile, ..Schedule { min_blocks: (self.min_blocks > 0).then_some(self.min_blocks), ..Schedule::DEFAULT }.or(schedule).resolve() },
+                kernel: KernelConfig { profile: self.profile, ..schedule.resolve() },
                 capacity: schedule.capacity,
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,

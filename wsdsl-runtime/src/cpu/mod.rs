@@ -3,11 +3,12 @@
 //! A task is a function call: its spawn handler runs, pushing what it spawns onto a plain
 //! list (`spawned.rs`), then its children run, and when all of them are done the task's
 //! complete handler runs with their values, on the thread that ran the task. A complete
-//! handler that spawns makes the task wait again (`tree.rs`). Children run in parallel with
-//! rayon's `join`, but only when another thread may need the work: while the running thread
-//! has a job in its deque for thieves, it runs children one after the other like plain calls
-//! (lazy splitting), so a wsdsl program costs about what the same algorithm written with
-//! rayon and a sequential cutoff does, without choosing the cutoff. Each pool thread keeps
+//! handler that spawns makes the task wait again (`tree.rs`). Children near the roots are
+//! forked with rayon's `join`, as a rayon program would; deeper down only when another
+//! thread may need the work: while the running thread has a job in its deque for thieves,
+//! it runs children one after the other like plain calls (lazy splitting), so a wsdsl
+//! program costs about what the same algorithm written with rayon and a sequential cutoff
+//! does, without the program choosing the cutoff. Each pool thread keeps
 //! its counters and statistics in a slot of its own (`workers.rs`), merged at the end.
 //! A panicking handler, or more children than `max_children`, stops the run and comes back
 //! as an error; nothing is lost silently. A panic's error names the Rust file and line and

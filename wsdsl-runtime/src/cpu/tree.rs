@@ -73,12 +73,12 @@ impl<'a, P: Program> Run<'a, P> {
     }
 
     /// Runs `tasks`, each value into the same place of `values`. `me` is the calling
-    /// thread's index (a child stolen by another thread learns that one's). Splitting is
-    /// lazy: while this thread has a job in its deque that idle threads can steal, it runs
-    /// the tasks one after the other, which costs no more than a call; once that job is gone
-    /// it forks the rest in two with `rayon::join`. So a thread exposes work only when
-    /// others may need it, and a list is split again as soon as they took it (a deep,
-    /// narrow tree is never run on one thread while others wait).
+    /// thread's index (a child stolen by another thread learns that one's). Below the first
+    /// `EAGER_DEPTH` levels splitting is lazy: while this thread has a job in its deque that
+    /// idle threads can steal, it runs the tasks one after the other, which costs no more
+    /// than a call; once that job is gone it forks the rest in two with `rayon::join`. So a
+    /// thread exposes work only when others may need it, and a list is split again as soon
+    /// as they took it (a deep, narrow tree is never run on one thread while others wait).
     fn all(&self, me: usize, tasks: &[P::Task], values: &mut [P::Value], depth: u32) {
         for i in 0..tasks.len() {
             let rest = tasks.len() - i;

@@ -38,16 +38,10 @@ pub(crate) struct Workspace {
 impl Workspace {
     /// The buffer for `role`, at least `bytes` long, contents undefined; its device address.
     pub fn buffer(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize) -> Result<u64, Error> {
-        let bytes = bytes.max(1);
-        if !self.buffers.get(role).is_some_and(|b| b.len() >= bytes) {
-            // Free the smaller one before taking the larger.
-            self.buffers.remove(role);
-            // SAFETY: every caller initialises what the kernel reads before launching it.
-            let fresh = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a run"))?;
-            self.buffers.insert(role, fresh);
-        }
-        let b = self.buffers.get(role).expect("inserted above");
-        let (address, _sync) = b.device_ptr(stream);
+        let mut slot = self.buffers.remove(role);
+        // Every caller initialises what the kernel reads before launching it.
+        let address = at_least(&mut slot, stream, bytes, "allocating device memory for a run")?;
+        self.buffers.insert(role, slot.expect("allocated by at_least"));
         Ok(address)
     }
 
@@ -98,18 +92,12 @@ impl Workspace {
     /// The device copy of the writable buffer at `position` in the program's buffer set,
     /// holding `buffer`'s contents (copied before the launch); its address.
     pub fn copy_in(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<u64, Error> {
-        let bytes = (buffer.len() * buffer.elem_bytes()).max(1);
         if self.copies.len() <= position {
             self.copies.resize_with(position + 1, || None);
         }
-        if !self.copies[position].as_ref().is_some_and(|c| c.len() >= bytes) {
-            // Free the smaller one before taking the larger.
-            self.copies[position] = None;
-            // SAFETY: the upload below writes every byte the kernel may read (its length).
-            let fresh = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a buffer"))?;
-            self.copies[position] = Some(fresh);
-        }
-        let address = super::inputs::ptr(self.copies[position].as_ref().expect("allocated above"), stream);
+        // The upload below writes every byte the kernel may read (the buffer's length).
+        let bytes = buffer.len() * buffer.elem_bytes();
+        let address = at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")?;
         self.staging(stream)?.upload(stream, buffer, address)?;
         Ok(address)
     }
@@ -188,4 +176,17 @@ impl Workspace {
             std::mem::forget(progress);
         }
     }
+}
+
+/// The memory in `slot`, at least `bytes` long (at least one byte), contents undefined; its
+/// device address. A slot holding less is freed before the larger block is taken.
+fn at_least(slot: &mut Option<CudaSlice<u8>>, stream: &Arc<CudaStream>, bytes: usize, during: &'static str) -> Result<u64, Error> {
+    let bytes = bytes.max(1);
+    if !slot.as_ref().is_some_and(|b| b.len() >= bytes) {
+        *slot = None;
+        // SAFETY: callers write what the kernel reads before launching it (see theirs).
+        *slot = Some(unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver(during))?);
+    }
+    let (address, _sync) = slot.as_ref().expect("allocated above").device_ptr(stream);
+    Ok(address)
 }
