@@ -119,6 +119,64 @@ fn root(which: u32) -> panicky::Case {
     panicky::Case { which, x: 5 }
 }
 
+/// Panics in tasks that wait for their children: on the CPU backend these handlers' panics
+/// unwind through the waiting tasks and rayon's joins to the run's end (`cpu/tree.rs`), so
+/// this checks that path: the error names the line, the run stops, the runtime runs again.
+#[megakernel]
+pub mod joined {
+    #[params]
+    pub struct Params {
+        /// The `n` whose spawn handler fails (none if above the root's).
+        pub bad_spawn: u32,
+        /// The sum at which a complete handler fails (none if 0).
+        pub bad_sum: u64,
+    }
+
+    #[task(value = u64)]
+    pub struct Call {
+        pub n: u32,
+    }
+
+    #[spawn]
+    fn call(c: &Call, ctx: &mut Ctx) -> u64 {
+        assert!(c.n != ctx.params.bad_spawn, "spawn handler reached n = {}", c.n);
+        if c.n < 2 {
+            return c.n as u64;
+        }
+        ctx.spawn(Call { n: c.n - 1 });
+        ctx.spawn(Call { n: c.n - 2 });
+        0
+    }
+
+    #[complete(max_children = 2)]
+    fn add(_c: &Call, children: &[u64], ctx: &mut Ctx) -> u64 {
+        let sum = children[0] + children[1];
+        assert_ne!(sum, ctx.params.bad_sum, "complete handler");
+        sum
+    }
+}
+
+#[test]
+fn panics_in_tasks_that_wait_unwind_to_one_error_and_the_runtime_runs_again() {
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(4);
+    let run = |bad_spawn, bad_sum| {
+        rt.run_with::<joined::Kernel>(joined::Params { bad_spawn, bad_sum }, &(), [joined::Call { n: 24 }]).map(|out| out.values[0])
+    };
+    let spawn_line = line_of("assert!(c.n != ctx.params.bad_spawn");
+    let complete_line = line_of("assert_ne!(sum, ctx.params.bad_sum");
+    // n = 3 occurs thousands of times, on every thread.
+    let got = panic_text(run(3, 0).map(|_| ()));
+    assert_eq!(got, format!("tests/panics.rs:{spawn_line}: spawn handler reached n = 3"));
+    let got = panic_text(run(99, 6765).map(|_| ()));
+    assert_eq!(got, format!("tests/panics.rs:{complete_line}: assertion `left != right` failed: complete handler\n  left: 6765\n right: 6765"));
+    assert_eq!(run(99, 0).expect("a run after the panics"), 46368, "fib(24)");
+}
+
+/// The line of this file that holds `text` (1-based).
+fn line_of(text: &str) -> usize {
+    include_str!("panics.rs").lines().position(|l| l.contains(text)).expect("the line is in this file") + 1
+}
+
 /// The error's text after the backend's prefix, or why there is none.
 fn panic_text(result: Result<(), Error>) -> String {
     match result {

@@ -39,7 +39,14 @@ pub fn run<P: Program>(
     panics::install_hook();
     let run = tree::Run::<P>::new(params, buffers, pool.threads());
     let start = Instant::now();
-    let values = progress.report_while(P::NAME, &|| run.tasks_published(), || pool.install(|| run.roots(roots)));
+    let values = progress.report_while(P::NAME, &|| run.tasks_published(), || {
+        // A handler's panic may unwind out of the pool (`tree.rs`, `Run::call`).
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| pool.install(|| run.roots(roots))))
+            .unwrap_or_else(|payload| {
+                run.unwound(&*payload);
+                Vec::new()
+            })
+    });
     let elapsed = start.elapsed();
     let outcome = run.finish();
     if let Some(error) = outcome.failure {

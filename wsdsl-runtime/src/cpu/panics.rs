@@ -1,8 +1,10 @@
 //! Where a handler panicked. A caught panic's payload holds only its message; the file and
 //! line are known to the panic hook alone. So the CPU backend chains a hook in front of the
-//! process's (once, at its first run): a panic on a thread that is running a handler is
-//! recorded as `file:line: message`, the GPU's text for the same panic, and not printed, since
-//! it comes back as the run's error; every other panic goes to the hook that was there before.
+//! process's (once, at its first run): a panic on one of the backend's pool threads, which run
+//! nothing but handlers and the backend's bookkeeping, is recorded as `file:line: message`,
+//! the GPU's text for the same panic, and not printed, since it comes back as the run's
+//! error; every other panic goes to the hook that was there before. (Some handlers' panics
+//! are caught where they happen, others unwind to the run's end first: `tree.rs`.)
 //!
 //! A hook the program installs later replaces this one: panics then still come back as
 //! errors, with the message alone. Built with `panic = "abort"`, nothing can be caught: the
@@ -14,7 +16,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Once;
 
 thread_local! {
-    /// Whether this thread is running a handler (inside `catch`).
+    /// Whether this thread runs handlers: set for good on the CPU backend's pool threads
+    /// (`mark_pool_thread`), which run nothing else.
     static IN_HANDLER: Cell<bool> = const { Cell::new(false) };
     /// What the hook saw of this thread's last panic in a handler.
     static CAUGHT: RefCell<Option<String>> = const { RefCell::new(None) };
@@ -42,17 +45,25 @@ pub(crate) fn install_hook() {
     });
 }
 
+/// Makes the calling thread one whose panics are handlers' (called as each pool thread
+/// starts, `workers.rs`).
+pub(crate) fn mark_pool_thread() {
+    IN_HANDLER.with(|h| h.set(true));
+}
+
 /// Runs a handler; a panic comes back as `Err("file:line: message")` (the message alone if
 /// the hook is not ours).
 pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
-    IN_HANDLER.with(|h| h.set(true));
-    let outcome = catch_unwind(AssertUnwindSafe(f));
-    IN_HANDLER.with(|h| h.set(false));
-    outcome.map_err(|payload| CAUGHT.with(|c| c.borrow_mut().take()).unwrap_or_else(|| payload_text(&*payload).to_string()))
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| caught().unwrap_or_else(|| payload_text(&*payload).to_string()))
+}
+
+/// What the hook recorded of this thread's last panic (`file:line: message`), taken.
+pub(crate) fn caught() -> Option<String> {
+    CAUGHT.with(|c| c.borrow_mut().take())
 }
 
 /// A panic's message, as Rust's default hook prints it.
-fn payload_text(payload: &(dyn Any + Send)) -> &str {
+pub(crate) fn payload_text(payload: &(dyn Any + Send)) -> &str {
     match payload.downcast_ref::<&str>() {
         Some(s) => s,
         None => payload.downcast_ref::<String>().map_or("Box<dyn Any>", String::as_str),

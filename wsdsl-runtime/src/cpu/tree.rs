@@ -10,7 +10,7 @@
 //! for its children) use the thread's stack; past a red zone it grows on the heap
 //! (`stacker`), so a deep tree never overflows it.
 
-use super::spawned::Spawned;
+use super::spawned::{Children, Spawned, FEW};
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::program::Program;
@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// Values of children are kept on the stack up to this many.
-const FEW: usize = 8;
+const FEW_VALUES: usize = 8;
 
 /// Detached tasks run between two publications of a thread's progress.
 const BATCH: u32 = 256;
@@ -42,6 +42,8 @@ pub(crate) struct Run<'a, P: Program> {
     /// Set by the first failure: every task still to run returns at once.
     abort: AtomicBool,
     failure: Mutex<Option<Error>>,
+    /// `eager_depth()`, read once.
+    eager_depth: u32,
 }
 
 /// What a run leaves: each thread's counters and statistics, and the first failure.
@@ -52,7 +54,7 @@ pub(crate) struct Outcome<C, T> {
 
 impl<'a, P: Program> Run<'a, P> {
     pub fn new(params: &'a P::Params, buffers: &'a P::Buffers, threads: usize) -> Self {
-        Run { params, buffers, workers: Slots::new(threads), abort: AtomicBool::new(false), failure: Mutex::new(None) }
+        Run { params, buffers, workers: Slots::new(threads), abort: AtomicBool::new(false), failure: Mutex::new(None), eager_depth: eager_depth() }
     }
 
     /// Runs the roots side by side; their values in root order. Call on the pool.
@@ -60,6 +62,12 @@ impl<'a, P: Program> Run<'a, P> {
         let mut values = vec![P::Value::default(); roots.len()];
         self.all(here(), roots, &mut values, 0);
         values
+    }
+
+    /// Records a panic that unwound out of the roots (`call`), unless its handler's guard
+    /// did already (it has the location; this has only the payload).
+    pub fn unwound(&self, payload: &(dyn std::any::Any + Send)) {
+        self.fail(Error::TaskPanicked { message: super::panics::payload_text(payload).to_string() });
     }
 
     /// Tasks run so far (from any thread, while the run goes on).
@@ -82,7 +90,7 @@ impl<'a, P: Program> Run<'a, P> {
     fn all(&self, me: usize, tasks: &[P::Task], values: &mut [P::Value], depth: u32) {
         for i in 0..tasks.len() {
             let rest = tasks.len() - i;
-            if rest >= 2 && (depth < EAGER_DEPTH || !others_can_steal()) {
+            if rest >= 2 && (depth < self.eager_depth || !others_can_steal()) {
                 let (left, right) = tasks[i..].split_at(rest / 2);
                 let (left_values, right_values) = values[i..].split_at_mut(rest / 2);
                 rayon::join_context(
@@ -113,29 +121,28 @@ impl<'a, P: Program> Run<'a, P> {
                 return P::Value::default();
             }
             let waits = P::complete_of(&task);
-            let mut children = None;
-            let Some(value) = self.handler(me, |w| {
+            let (mut waited, mut detached) = (None, None);
+            let value = self.call(me, |w| {
                 w.tasks += 1;
                 let value = P::execute(&task, self.params, self.buffers, &mut w.counters, &mut w.spawned);
                 if !w.spawned.is_empty() {
-                    if waits.is_some() {
+                    if waits.is_none() {
+                        detached = Some(w.take_spawned());
+                    } else {
                         w.wait();
+                        waited = Some(if w.spawned.len() <= FEW { Children::few_from(&mut w.spawned) } else { Children::List(w.take_spawned()) });
                     }
-                    children = Some(w.take_spawned());
                 }
                 value
-            }) else {
-                return P::Value::default();
-            };
-            let Some(mut children) = children else { return value };
-            match waits {
-                Some(max) => self.wait(me, task, max, children, depth),
-                None => {
-                    children.reverse_from(0);
-                    self.detached(me, children, depth + 1);
-                    value
-                }
+            });
+            if let (Some(max), Some(children)) = (waits, waited) {
+                return self.wait(me, task, max, children, depth);
             }
+            if let Some(mut children) = detached {
+                children.reverse_from(0);
+                self.detached(me, children, depth + 1);
+            }
+            value
         })
     }
 
@@ -157,7 +164,7 @@ impl<'a, P: Program> Run<'a, P> {
                     return;
                 }
                 Some(Batch::Wait { task, max, children }) => {
-                    self.wait(me, task, max, children, depth);
+                    self.wait(me, task, max, Children::List(children), depth);
                 }
             }
         })
@@ -201,49 +208,65 @@ impl<'a, P: Program> Run<'a, P> {
     /// Waits for `children` of `task` (at most `max` of them), runs its complete handler
     /// with their values and waits again for what that spawns, round after round; the value
     /// of its last round.
-    fn wait(&self, me: usize, task: P::Task, max: u32, mut children: Spawned<P::Task>, depth: u32) -> P::Value {
+    fn wait(&self, me: usize, task: P::Task, max: u32, mut children: Children<P::Task>, depth: u32) -> P::Value {
         for round in 1.. {
-            let n = children.len();
+            let n = children.tasks().len();
             if n > max as usize {
                 let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
                 self.fail(Error::TooManyChildren { task: name, max_children: max });
                 return P::Value::default();
             }
-            let (mut few, mut many) = ([P::Value::default(); FEW], Vec::new());
-            let values: &mut [P::Value] = if n <= FEW {
+            let (mut few, mut many) = ([P::Value::default(); FEW_VALUES], Vec::new());
+            let values: &mut [P::Value] = if n <= FEW_VALUES {
                 &mut few[..n]
             } else {
                 many.resize(n, P::Value::default());
                 &mut many
             };
             self.all(me, children.tasks(), values, depth + 1);
-            children.clear();
             if self.abort.load(Ordering::Relaxed) {
                 return P::Value::default();
             }
             let received: &[P::Value] = if max == u32::MAX { &[] } else { values };
-            let Some(value) = self.handler(me, |w| {
+            let (value, next) = self.call(me, |w| {
                 w.waiting -= 1;
                 w.completions += 1;
                 let value = P::complete(&task, received, round, self.params, self.buffers, &mut w.counters, &mut w.spawned);
-                if w.spawned.is_empty() {
-                    w.give_back(std::mem::take(&mut children));
+                let next = if w.spawned.is_empty() {
+                    None
                 } else {
                     w.wait();
-                    std::mem::swap(&mut children, &mut w.spawned);
+                    Some(Children::List(w.take_spawned()))
+                };
+                if let Children::List(done) = &mut children {
+                    done.clear();
+                    w.give_back(std::mem::take(done));
                 }
-                value
-            }) else {
-                return P::Value::default();
-            };
-            if children.is_empty() {
-                return value;
+                (value, next)
+            });
+            match next {
+                Some(next) => children = next,
+                None => return value,
             }
         }
         unreachable!("the rounds end when a complete handler spawns nothing")
     }
 
+    /// Runs a handler on this thread's slot, letting a panic unwind: it then becomes the
+    /// run's failure at once (`Unwinding`) and goes on up through the `join`s to `run`'s
+    /// catch (`mod.rs`). This costs nothing while nothing panics, where catching every
+    /// handler's panic (`handler`) costs a call and its bookkeeping per handler: tasks that
+    /// wait for their children run two handlers each, so they take this path.
+    #[inline]
+    fn call<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> R {
+        let armed = Unwinding { run: self, me };
+        let result = self.workers.with(me, f);
+        std::mem::forget(armed);
+        result
+    }
+
     /// Runs a handler on this thread's slot; `None` after a panic, which stops the run.
+    /// (Detached tasks run in batches of handlers, each batch one call of this.)
     #[inline]
     fn handler<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> Option<R> {
         match self.workers.with(me, |w| super::panics::catch(|| f(w))) {
@@ -258,15 +281,40 @@ impl<'a, P: Program> Run<'a, P> {
     /// Makes a handler's panic (`file:line: message`, `panics.rs`) the run's failure.
     #[cold]
     fn panicked(&self, me: usize, message: String) {
+        self.stop(me);
+        self.fail(Error::TaskPanicked { message });
+    }
+
+    /// Stops the run after a handler on thread `me` panicked.
+    #[cold]
+    fn stop(&self, me: usize) {
         // What the handler spawned before it panicked never runs.
         self.workers.with(me, |w| w.spawned.clear());
-        self.fail(Error::TaskPanicked { message });
+        self.abort.store(true, Ordering::Relaxed);
     }
 
     /// Keeps the first failure and stops the run.
     fn fail(&self, error: Error) {
         self.failure.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(error);
         self.abort.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Armed around a handler that may unwind (`Run::call`); dropped only if it does.
+struct Unwinding<'r, 'a, P: Program> {
+    run: &'r Run<'a, P>,
+    me: usize,
+}
+
+impl<P: Program> Drop for Unwinding<'_, '_, P> {
+    fn drop(&mut self) {
+        // Unwinding from the handler: make its panic the run's failure now, so that every
+        // thread stops taking tasks while the panic travels up to `run`.
+        match super::panics::caught() {
+            Some(message) => self.run.panicked(self.me, message),
+            // The hook is not ours: `run` records the payload's text when the panic gets there.
+            None => self.run.stop(self.me),
+        }
     }
 }
 
@@ -290,6 +338,12 @@ enum Batch<T> {
 /// when they came, ever smaller pieces (fib(38) on 16 cores: 9x rayon's time, against 1.3x
 /// on 2).
 const EAGER_DEPTH: u32 = 12;
+
+/// `EAGER_DEPTH`, or `WSDSL_CPU_EAGER_DEPTH` where set (read once per process; for measuring).
+fn eager_depth() -> u32 {
+    static DEPTH: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *DEPTH.get_or_init(|| std::env::var("WSDSL_CPU_EAGER_DEPTH").ok().and_then(|v| v.parse().ok()).unwrap_or(EAGER_DEPTH))
+}
 
 /// Whether this thread has a job in its deque that idle threads can take (then splitting
 /// more work off would only cost).

@@ -26,6 +26,7 @@ impl CpuPool {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("wsdsl-cpu-{i}"))
+            .start_handler(|_| super::panics::mark_pool_thread())
             .stack_size(THREAD_STACK)
             .build()
             .map_err(|e| Error::InvalidConfig(format!("could not start {threads} CPU worker threads: {e}")))?;
