@@ -41,11 +41,6 @@ impl<T> Spawned<T> {
         self.0.clear();
     }
 
-    /// Reverses the tasks from `at` on (so that popping them yields them in spawn order).
-    pub(crate) fn reverse_from(&mut self, at: usize) {
-        self.0[at..].reverse();
-    }
-
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
         Spawned(self.0.drain(..n).collect())

@@ -138,16 +138,16 @@ impl<'a, P: Program> Run<'a, P> {
             if let (Some(max), Some(children)) = (waits, waited) {
                 return self.wait(me, task, max, children, depth);
             }
-            if let Some(mut children) = detached {
-                children.reverse_from(0);
+            if let Some(children) = detached {
                 self.detached(me, children, depth + 1);
             }
             value
         })
     }
 
-    /// Runs the detached tasks of `stack` and everything they spawn, depth first, in spawn
-    /// order (the top of the stack is the next to run). Splitting is lazy as in `all`: once
+    /// Runs the detached tasks of `stack` and everything they spawn, depth first, the last
+    /// spawned first (the top of the stack is the next to run; nothing waits for detached
+    /// tasks, so their order is not the program's to see, as on the GPU). Splitting is lazy as in `all`: once
     /// this thread's deque is empty, the bottom half of the stack (the later siblings of the
     /// oldest tasks, the largest pieces of work) goes to a `join` where others can take it.
     fn detached(&self, me: usize, mut stack: Spawned<P::Task>, depth: u32) {
@@ -191,14 +191,11 @@ impl<'a, P: Program> Run<'a, P> {
             w.tasks += 1;
             P::execute(&task, self.params, self.buffers, &mut w.counters, stack);
             if stack.len() > above {
-                match P::complete_of(&task) {
-                    Some(max) => {
-                        w.wait();
-                        let mut children = w.spare_list();
-                        children.move_from(stack, above);
-                        return Batch::Wait { task, max, children };
-                    }
-                    None => stack.reverse_from(above),
+                if let Some(max) = P::complete_of(&task) {
+                    w.wait();
+                    let mut children = w.spare_list();
+                    children.move_from(stack, above);
+                    return Batch::Wait { task, max, children };
                 }
             }
         }
