@@ -273,6 +273,13 @@ pub enum ExprKind {
     Local(LocalId),
     /// `ctx.params.<field>`
     Param(String),
+    /// `ctx.params` itself: a `&Params` (the CPU backend's `Ctx` holds one).
+    ParamsRef,
+    /// `&place` / `&mut place` (the mutability is in its type): a pointer to the place, or to a temporary holding
+    /// the value when it is not a place (as Rust borrows a temporary).
+    AddrOf(Box<Expr>),
+    /// `*r` of a reference, also inserted by auto-deref (`r.f`, `r[i]`, `r.method()`).
+    Deref(Box<Expr>),
     Field(Box<Expr>, String),
     /// base, index, array length, fault site
     Index(Box<Expr>, Box<Expr>, u64, u32),

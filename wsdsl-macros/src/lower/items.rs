@@ -91,7 +91,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                     params.push("bool* ws_panicking".into());
                 }
                 let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
-                format!("__device__ static {ret} f_{}({params})", f.name)
+                format!("__device__ static {ret} {}({params})", super::fn_name(&body.name))
             }
         };
         let mut out = Vec::new();
