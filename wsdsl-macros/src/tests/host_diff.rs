@@ -160,6 +160,7 @@ diff! {
     fn enum_methods(x: u32) -> u32 { let d = if x % 2 == 0 { Dir::Up } else { Dir::Down }; d.flip().code() * 10 + d.code() + d.flip().flip().code() * 100 } for [(0), (1)]
     fn refs_mut(a: u32, b: u32) -> u64 { let mut x = a; let mut y = b; swap_refs(&mut x, &mut y); bump(&mut x, 5); let r = &mut y; *r += 1; bump(r, 2); x as u64 * 1_000_000 + y as u64 } for [(1, 2), (u32::MAX, 0), (7, u32::MAX)]
     fn ref_elems(k: usize, v: u32) -> u32 { let mut a = [1u32, 2, 3]; bump(&mut a[k % 3], v); let mut b = Board::new(0); bump(&mut b.n, v); b.reset_n(k as u32); let mut g = Grid { rows: [[0u8; 2]; 2], cnt: Counter::new(9) }; g.cnt.bump_by(v); g.set(k % 2, 1, 5); sum3(&a) + sum3(&[v, v, 1]) + b.n + g.cnt.get() + g.rows[k % 2][1] as u32 + g.total() } for [(0, 1), (1, u32::MAX), (5, 100)]
+    fn ref_panics(a: u32, b: u32) -> u32 { let mut c = b; bump(&mut c, 1); capped(&a, &c) } for [(1, 2), (5, 3), (0, u32::MAX)]
     fn ref_bounds(k: usize) -> u32 { let mut a = [1u32, 2, 3]; bump(&mut a[k], 1); first_of(&a) + a[2] } for [(0), (2), (3)]
     fn assign_index(k: u32) -> u32 { let mut a = [1u32, 2, 3]; a[must(k) as usize] = 7; a[must(k) as usize] += 1; let mut g = [[0u8; 2]; 2]; g[must(k) as usize % 2][(k % 2) as usize] = 9; a[0] + a[1] + a[2] + g[1][1] as u32 } for [(1), (0), (2), (5)]
     fn method_panics(i: usize) -> u32 { let g = Grid { rows: [[1u8; 2]; 2], cnt: Counter::new(0) }; g.at(i) as u32 + 1 } for [(0), (1), (2), (9)]
@@ -248,6 +249,7 @@ shared! {
         fn code(&self) -> u32 { *self as u32 + 1 }
     }
     fn bump(x: &mut u32, by: u32) { *x = x.wrapping_add(by); }
+    fn capped(x: &u32, cap: &u32) -> u32 { assert!(*x <= *cap, "{} over {cap}", x); assert_eq!(x, x); *x }
     fn set_to(x: &mut u32, v: u32) { *x = v; }
     fn swap_refs(a: &mut u32, b: &mut u32) { let t = *a; *a = *b; *b = t; }
     fn sum3(a: &[u32; 3]) -> u32 { a[0].wrapping_add(a[1]).wrapping_add(a[2]) }
