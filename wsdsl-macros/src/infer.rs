@@ -43,6 +43,7 @@ impl Infer {
         match self.shallow(ty) {
             Ty::Array(e, n) => Ty::Array(Box::new(self.resolve(&e)), n),
             Ty::Ref(e, m) => Ty::Ref(Box::new(self.resolve(&e)), m),
+            Ty::Slice(e, m) => Ty::Slice(Box::new(self.resolve(&e)), m),
             t => t,
         }
     }
@@ -90,7 +91,7 @@ impl Infer {
                 let (e1, e2) = (e1.clone(), e2.clone());
                 self.unify(&e1, &e2)
             }
-            (Ty::Ref(e1, m1), Ty::Ref(e2, m2)) if m1 == m2 => {
+            (Ty::Ref(e1, m1), Ty::Ref(e2, m2)) | (Ty::Slice(e1, m1), Ty::Slice(e2, m2)) if m1 == m2 => {
                 let (e1, e2) = (e1.clone(), e2.clone());
                 self.unify(&e1, &e2)
             }

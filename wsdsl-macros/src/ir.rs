@@ -283,10 +283,16 @@ pub enum ExprKind {
     Field(Box<Expr>, String),
     /// base, index, array length, fault site
     Index(Box<Expr>, Box<Expr>, u64, u32),
-    /// `children[i]` of a complete handler's value slice: (slice, index, fault site).
+    /// `s[i]` of a slice: (slice, index, fault site).
     SliceIndex(Box<Expr>, Box<Expr>, u32),
-    /// `children.len()`.
+    /// `s.len()` of a slice.
     SliceLen(Box<Expr>),
+    /// `&base[start..end]` / `&mut ..` (the mutability is in its type) of an array place
+    /// (`len` its length) or of a slice (`len` `None`), a missing bound the end's; also the
+    /// coercions `&mut [T]` to `&[T]` and `&[T; N]` to `&[T]` (no bounds). The first of
+    /// three consecutive fault sites (`ws_range` in `rust_semantics.cuh`), `u32::MAX`
+    /// without bounds.
+    Slicing { base: Box<Expr>, start: Option<Box<Expr>>, end: Option<Box<Expr>>, len: Option<u64>, site: u32 },
     Unary(UnOp, Box<Expr>),
     /// The site is set for `/` and `%`.
     Binary(BinOp, Box<Expr>, Box<Expr>, u32),

@@ -727,7 +727,7 @@ fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
     }
     let syn::Type::Slice(sl) = &*r.elem else { return None };
     match parse_type_in(&sl.elem, &[], names) {
-        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e))),
+        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e), false)),
         _ => None,
     }
 }

@@ -15,6 +15,7 @@ use syn::spanned::Spanned;
 mod methods;
 mod panic;
 mod refs;
+mod slices;
 
 use panic::Piece;
 
@@ -517,7 +518,7 @@ impl<'a> Cx<'a> {
             E::Field(f) => self.field(f),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
-                    self.err_at(&r, "slicing is not supported (there are no slices on the device); index single elements, e.g. `for i in a..b { x[i] }`");
+                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local)");
                     return err_expr();
                 }
                 let base = self.expr(&i.expr);
@@ -529,7 +530,7 @@ impl<'a> Cx<'a> {
                         let site = self.index_site(e.span());
                         ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
                     }
-                    Ty::Slice(elem) => {
+                    Ty::Slice(elem, _) => {
                         let site = self.index_site(e.span());
                         ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
@@ -856,7 +857,7 @@ impl<'a> Cx<'a> {
         let x = self.expr(e);
         fn ok(x: &Expr) -> bool {
             match &x.kind {
-                ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::Error => true,
+                ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::SliceIndex(..) | ExprKind::Error => true,
                 ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) | ExprKind::TupleField(b, _) => ok(b),
                 _ => false,
             }
@@ -1209,11 +1210,11 @@ impl<'a> Cx<'a> {
                 let b = Block { stmts, tail: Some(Box::new(len)), ty: Ty::Int(IntTy::Usize) };
                 return ex(Ty::Int(IntTy::Usize), ExprKind::Block(b));
             }
-            Ty::Slice(_) if method == "len" && mc.args.is_empty() => {
+            Ty::Slice(..) if method == "len" && mc.args.is_empty() => {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
-            Ty::Slice(_) => {
-                let msg = format!("method `{method}` is not supported on the children's values; use `len()` and index them: `for i in 0..children.len() {{ children[i] }}`");
+            Ty::Slice(..) => {
+                let msg = format!("method `{method}` is not supported on slices; use `len()` and index them: `for i in 0..s.len() {{ s[i] }}`");
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }

@@ -144,9 +144,11 @@ pub enum Ty {
     /// `Option<int>`: only as the result of `checked_*`, consumed by `match`, `if let`,
     /// `unwrap_or`, `is_some`, `is_none`.
     Option(Box<Ty>),
-    /// `&[T]`, `T` a scalar: only the children's values a complete handler receives, read
-    /// with `len()` and indexing. C: `ws_slice_<T>` (pointer and length).
-    Slice(Box<Ty>),
+    /// `&[T]` (`false`) or `&mut [T]` (`true`): the children's values a complete handler
+    /// receives, and like `Ty::Ref` a parameter or a local (`&a[i..j]` of an array or a
+    /// slice), read with `len()` and indexing. C: `ws_slice_<T>` / `ws_mslice_<T>` (pointer
+    /// and length).
+    Slice(Box<Ty>, bool),
     /// `&T` (`false`) or `&mut T` (`true`): only a helper's or method's parameter (`self`
     /// included) and a local bound to one; never a field, an element or a result, so a
     /// pointer never outlives what it points to. C: `const T*` / `T*`.
@@ -175,7 +177,7 @@ pub fn rust_name(ty: &Ty) -> String {
         Ty::Struct(s) | Ty::Enum(s) => s.clone(),
         Ty::Tuple(ts) => format!("({})", ts.iter().map(rust_name).collect::<Vec<_>>().join(", ")),
         Ty::Option(t) => format!("Option<{}>", rust_name(t)),
-        Ty::Slice(t) => format!("&[{}]", rust_name(t)),
+        Ty::Slice(t, m) => format!("&{}[{}]", if *m { "mut " } else { "" }, rust_name(t)),
         Ty::Ref(t, m) => format!("&{}{}", if *m { "mut " } else { "" }, rust_name(t)),
         Ty::Var(_) => "{number}".into(),
         Ty::Err => "{error}".into(),
@@ -193,7 +195,7 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
         Ty::Tuple(_) => format!("ws_{}", mangle(ty)),
         Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
-        Ty::Slice(t) => format!("ws_slice_{}", mangle(t)),
+        Ty::Slice(t, m) => format!("ws_{}slice_{}", if *m { "m" } else { "" }, mangle(t)),
         Ty::Ref(t, m) => format!("{}{}*", if *m { "" } else { "const " }, c_name(t)),
         Ty::Unit | Ty::Never => "void".into(),
         Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
@@ -272,7 +274,12 @@ pub fn const_len(path: &syn::Path, names: &[(String, Option<u64>)]) -> Option<u6
 /// `&mut T` to one (the only places references may appear; see `Ty::Ref`).
 pub fn parse_param_type(ty: &syn::Type, structs: &[String], names: &[(String, Option<u64>)]) -> syn::Result<Ty> {
     match ty {
-        syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Reference(_) | syn::Type::Slice(_)) => {
+        syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_)) => {
+            let syn::Type::Slice(s) = &*r.elem else { unreachable!() };
+            let elem = parse_type_in(&s.elem, structs, names)?;
+            Ok(Ty::Slice(Box::new(elem), r.mutability.is_some()))
+        }
+        syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Reference(_)) => {
             let inner = parse_type_in(&r.elem, structs, names)?;
             Ok(Ty::Ref(Box::new(inner), r.mutability.is_some()))
         }
@@ -330,7 +337,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             "references are supported only as function parameters (`x: &T`, `x: &mut T`) and locals bound to them; struct fields, array and tuple elements and results hold values: write the type itself",
         ),
         syn::Type::Ptr(_) => err("raw pointers are not supported in megakernel code"),
-        syn::Type::Slice(_) => err("slices are not supported; use a fixed-size array `[T; N]`"),
+        syn::Type::Slice(_) => err("a slice is borrowed: write `&[T]` or `&mut [T]` (a function parameter or a local), or use a fixed-size array `[T; N]`"),
         syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => err(
             "trait objects and `impl Trait` are not supported; use a concrete scalar, array or struct type",
         ),

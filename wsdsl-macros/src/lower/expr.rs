@@ -156,6 +156,10 @@ impl FnLower<'_> {
             ExprKind::Param(f) => format!("wsdsl_ctx_params(ctx)->u_{f}"),
             ExprKind::ParamsRef => "wsdsl_ctx_params(ctx)".into(),
             ExprKind::AddrOf(x) => return self.addr_of(x, out),
+            ExprKind::Slicing { base, start, end, len, site } => {
+                let bounds = [start.as_deref(), end.as_deref()];
+                return self.slicing(&ty, base, bounds, *len, *site, out);
+            }
             ExprKind::Deref(r) => {
                 let r = self.expr(r, out)?;
                 format!("(*({r}))")

@@ -243,8 +243,10 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             writeln!(out, "struct {} {{ {} v[{n}]; }};", c_name(t), c_name(e)).unwrap();
         }
-        Ty::Slice(e) => {
-            writeln!(out, "struct {} {{ const {}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
+        Ty::Slice(e, mutable) => {
+            emit_type(e, m, done, out);
+            let c = if *mutable { "" } else { "const " };
+            writeln!(out, "struct {} {{ {c}{}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
         }
         Ty::Tuple(ts) => {
             for e in ts {

@@ -116,7 +116,7 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
         Ty::Array(e, _) => record_arrays(e, arrays),
         Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
         Ty::Option(e) => return record_arrays(e, arrays),
-        Ty::Slice(_) => {}
+        Ty::Slice(e, _) => record_arrays(e, arrays),
         // A pointer needs its target's type, and no wrapper of its own.
         Ty::Ref(e, _) => return record_arrays(e, arrays),
         _ => return,

@@ -2,16 +2,18 @@
 //! lvalue of the memory itself, never of a copy: an assignment and a write through `&mut`
 //! must reach the variable. `&place` is the address of that lvalue, `&value` the address of
 //! a temporary holding the value (as Rust borrows a temporary until the end of the
-//! statement), `*r` a C dereference.
+//! statement), `*r` a C dereference. A slice `&a[i..j]` points into the place `a` (or
+//! into the slice `a` points to), after Rust's bounds checks (`ws_range`).
 
 use super::expr::is_const;
 use super::FnLower;
 use crate::ir::{Expr, ExprKind};
+use crate::types::Ty;
 
 /// Whether `e` names memory: a local, a field or element of one, or a dereference.
 fn is_place(e: &Expr) -> bool {
     match &e.kind {
-        ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::Param(_) => true,
+        ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::Param(_) | ExprKind::SliceIndex(..) => true,
         ExprKind::Field(b, _) | ExprKind::TupleField(b, _) | ExprKind::Index(b, _, _, _) => is_place(b),
         _ => false,
     }
@@ -20,14 +22,53 @@ fn is_place(e: &Expr) -> bool {
 impl FnLower<'_> {
     /// `&x` / `&mut x`: a pointer to the place `x`, or to a temporary holding its value.
     pub fn addr_of(&mut self, x: &Expr, out: &mut Vec<String>) -> Option<String> {
+        let p = self.place_or_temp(x, out)?;
+        Some(format!("(&({p}))"))
+    }
+
+    /// The C lvalue of `x`: the place itself, or a temporary holding its value.
+    fn place_or_temp(&mut self, x: &Expr, out: &mut Vec<String>) -> Option<String> {
         if is_place(x) {
-            let p = self.place(x, out);
-            return Some(format!("(&({p}))"));
+            return Some(self.place(x, out));
         }
         let v = self.expr(x, out)?;
         let (t, cty) = (self.fresh(), self.cty(&x.ty));
         out.push(format!("{cty} {t} = {v};"));
-        Some(format!("(&{t})"))
+        Some(t)
+    }
+
+    /// A slice of type `ty` of the array place `base` (of length `len`) or of the slice
+    /// `base` (`len` `None`), between `bounds` (missing: the ends), checked as Rust does
+    /// unless there are no bounds (`site` `u32::MAX`).
+    pub fn slicing(&mut self, ty: &Ty, base: &Expr, bounds: [Option<&Expr>; 2], len: Option<u64>, site: u32, out: &mut Vec<String>) -> Option<String> {
+        let (ptr, n) = match len {
+            Some(n) => (format!("({}).v", self.place_or_temp(base, out)?), format!("{n}ull")),
+            // A slice is a local or a parameter: naming it twice evaluates nothing twice.
+            None => {
+                let s = self.expr(base, out)?;
+                (format!("({s}).v"), format!("({s}).n"))
+            }
+        };
+        let (t, cty) = (self.fresh(), self.cty(ty));
+        out.push(format!("{cty} {t};"));
+        if site == u32::MAX {
+            out.push(format!("{t}.v = {ptr}; {t}.n = {n};"));
+            return Some(t);
+        }
+        let mut ends = Vec::new();
+        for (b, default) in bounds.into_iter().zip(["0", n.as_str()]) {
+            let v = match b {
+                Some(b) => self.expr(b, out).unwrap_or_else(|| "0".into()),
+                None => default.to_string(),
+            };
+            let e = self.fresh();
+            out.push(format!("ws_usize {e} = {v};"));
+            ends.push(e);
+        }
+        let (s, e) = (&ends[0], &ends[1]);
+        out.push(format!("ws_range(&{s}, &{e}, {n}, {site}u);"));
+        out.push(format!("{t}.v = {ptr} + {s}; {t}.n = {e} - {s};"));
+        Some(t)
     }
 
     /// `place = val` and `place op= val`: the C lvalue and the value, evaluated as Rust does

@@ -163,6 +163,10 @@ diff! {
     fn ref_panics(a: u32, b: u32) -> u32 { let mut c = b; bump(&mut c, 1); capped(&a, &c) } for [(1, 2), (5, 3), (0, u32::MAX)]
     fn ref_bounds(k: usize) -> u32 { let mut a = [1u32, 2, 3]; bump(&mut a[k], 1); first_of(&a) + a[2] } for [(0), (2), (3)]
     fn assign_index(k: u32) -> u32 { let mut a = [1u32, 2, 3]; a[must(k) as usize] = 7; a[must(k) as usize] += 1; let mut g = [[0u8; 2]; 2]; g[must(k) as usize % 2][(k % 2) as usize] = 9; a[0] + a[1] + a[2] + g[1][1] as u32 } for [(1), (0), (2), (5)]
+    fn slices(i: usize, j: usize) -> u32 { let mut a = [1u32, 2, 3, 4, 5]; slice_fill(&mut a[i..j], 10); let b = &a[..]; slice_sum(b) + slice_sum(&a[i..]) * 3 + slice_sum(&a[..j]) * 7 + slice_len(&a) } for [(0, 5), (1, 3), (2, 2), (5, 5), (3, 2), (6, 7), (2, 6), (7, 1)]
+    fn sub_slices(k: usize) -> u32 { let mut a = [5u32; 4]; let r = sub(&mut a[1..], k); let s = &mut a[..2]; s[0] = 9; r + a[0] + a[1] * 10 + a[3] * 100 } for [(0), (2), (3), (4)]
+    fn slice_index(k: usize) -> u32 { let a = [1u32, 2, 3]; let s = &a[1..]; s[k] + slice_first(&a[k..]) } for [(0), (1), (2), (3)]
+    fn slice_structs(k: usize) -> u32 { let mut cs = [Counter::new(0); 3]; let s = &mut cs[k..]; for i in 0..s.len() { s[i].bump_by(i as u32 + 1); } cs[0].get() + cs[1].get() * 100 + cs[2].get() * 10000 } for [(0), (2), (3), (4)]
     fn method_panics(i: usize) -> u32 { let g = Grid { rows: [[1u8; 2]; 2], cnt: Counter::new(0) }; g.at(i) as u32 + 1 } for [(0), (1), (2), (9)]
 }
 
@@ -254,6 +258,11 @@ shared! {
     fn swap_refs(a: &mut u32, b: &mut u32) { let t = *a; *a = *b; *b = t; }
     fn sum3(a: &[u32; 3]) -> u32 { a[0].wrapping_add(a[1]).wrapping_add(a[2]) }
     fn first_of(a: &[u32; 3]) -> u32 { a[0] + a.len() as u32 }
+    fn slice_sum(s: &[u32]) -> u32 { let mut t = 0u32; for i in 0..s.len() { t = t.wrapping_add(s[i]); } t }
+    fn slice_fill(s: &mut [u32], v: u32) { for i in 0..s.len() { s[i] = v + i as u32; } }
+    fn slice_len(s: &[u32]) -> u32 { s.len() as u32 }
+    fn slice_first(s: &[u32]) -> u32 { s[0] }
+    fn sub(s: &mut [u32], k: usize) -> u32 { slice_fill(&mut s[k..], 1); slice_sum(s) + slice_sum(&s[..k]) * 1000 }
 }
 
 #[test]

@@ -12,10 +12,15 @@ use proc_macro2::Span;
 impl Cx<'_> {
     /// `&expr` / `&mut expr`.
     pub(super) fn reference(&mut self, r: &syn::ExprReference) -> Expr {
-        let inner = self.expr(&r.expr);
         let mutable = r.mutability.is_some();
+        if let syn::Expr::Index(ix) = super::peel(&r.expr) {
+            if let syn::Expr::Range(range) = super::peel(&ix.index) {
+                return self.slicing(ix, range, mutable);
+            }
+        }
+        let inner = self.expr(&r.expr);
         match self.resolve(&inner.ty) {
-            Ty::Ref(..) => {
+            Ty::Ref(..) | Ty::Slice(..) => {
                 self.err_at(r, "references to references are not supported; pass the reference itself (`r`, or `&mut *r`)");
                 err_expr()
             }
@@ -47,10 +52,11 @@ impl Cx<'_> {
     }
 
     /// The argument `a` (written `at`) for a parameter of type `want`, with Rust's coercions:
-    /// `&mut T` passes as `&T`, and the handler's task parameter (a `&Task` in Rust, a copy
-    /// of the task here) passes as `&Task`.
+    /// `&mut T` passes as `&T`, the handler's task parameter (a `&Task` in Rust, a copy of
+    /// the task here) as `&Task`, and those to slices (`coerce_to_slice`).
     pub(super) fn coerce_arg(&mut self, at: &syn::Expr, want: &Ty, a: Expr) -> Expr {
         let w = self.resolve(want);
+        let a = self.coerce_to_slice(&w, a);
         let got = self.resolve(&a.ty);
         let a = match (&w, &got) {
             (Ty::Ref(_, false), Ty::Ref(inner, true)) => Expr { ty: Ty::Ref(inner.clone(), false), kind: a.kind },
@@ -73,10 +79,10 @@ impl Cx<'_> {
 
     /// References stay in parameters and locals: never in an array, a tuple or a field.
     pub(super) fn not_stored(&mut self, e: &Expr, at: &dyn quote::ToTokens) {
-        if let Ty::Ref(..) = self.resolve(&e.ty) {
+        if let Ty::Ref(..) | Ty::Slice(..) = self.resolve(&e.ty) {
             self.errors.push(syn::Error::new_spanned(
                 at,
-                "references cannot be stored in arrays, tuples or structs; pass them straight to a function's `&T`/`&mut T` parameter or bind them with `let`",
+                "references and slices cannot be stored in arrays, tuples or structs; pass them straight to a function's `&T`/`&mut T`/`&[T]` parameter or bind them with `let`",
             ));
         }
     }
