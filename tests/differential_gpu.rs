@@ -338,8 +338,8 @@ fn a_failed_assertion_reads_the_same_on_every_backend() {
 
 /// Methods and references in a real megakernel: a method-bearing params struct (called
 /// through `ctx.params`), task struct and helper struct (`self`, `&self`, `&mut self`, an
-/// associated function and consts), and helpers taking `&mut` locals, fields and array
-/// elements. Each task stores its result; native Rust computes the same from the same
+/// associated function and consts), helpers taking `&mut` locals, fields and array
+/// elements, and slices of an array. Each task stores its result; native Rust computes the same from the same
 /// functions. CPU backend, the host-compiled templates, and the GPU when there is one.
 #[megakernel]
 pub mod methodk {
@@ -399,8 +399,17 @@ pub mod methodk {
             for b in 0..Self::BINS {
                 h = h.rotate_left(7) ^ self.bins[b] as u64;
             }
-            h ^ self.steps as u64
+            h ^ self.steps as u64 ^ spread(&self.bins[1..]) ^ spread(&self.bins) << 32
         }
+    }
+
+    /// A slice's weighted sum (the bins but the first, or all of them).
+    fn spread(s: &[u32]) -> u64 {
+        let mut t = 0u64;
+        for i in 0..s.len() {
+            t = t.wrapping_mul(31).wrapping_add(s[i] as u64);
+        }
+        t
     }
 
     fn bump(c: &mut u32) {

@@ -290,16 +290,13 @@ impl<'a> Cx<'a> {
     /// Rust's message for an index past the end, with the length and the index the device
     /// reports (`ws_index` and the buffer accessors in `rust_semantics.cuh`).
     fn index_site(&mut self, span: Span) -> u32 {
+        self.usize_site(span, "index out of bounds: the len is ", " but the index is ")
+    }
+
+    /// A site whose message is `before` word 0 `between` word 1, both `usize` values.
+    fn usize_site(&mut self, span: Span, before: &str, between: &str) -> u32 {
         let usize_value = |word| Piece::Value { word, ty: Ty::Int(IntTy::Usize), debug: false };
-        self.site(
-            span,
-            vec![
-                Piece::Text("index out of bounds: the len is ".into()),
-                usize_value(0),
-                Piece::Text(" but the index is ".into()),
-                usize_value(1),
-            ],
-        )
+        self.site(span, vec![Piece::Text(before.into()), usize_value(0), Piece::Text(between.into()), usize_value(1)])
     }
 
     fn block(&mut self, b: &syn::Block) -> Block {

@@ -2,7 +2,6 @@
 //! slice, for `&[T]` / `&mut [T]` parameters and locals, with Rust's bounds checks and
 //! messages; and the coercions to `&[T]` Rust applies to arguments (`&mut [T]`, `&[T; N]`).
 
-use super::panic::Piece;
 use super::{err_expr, ex, Cx};
 use crate::ir::{Expr, ExprKind};
 use crate::types::{IntTy, Ty};
@@ -65,11 +64,10 @@ impl Cx<'_> {
 
     /// Rust's three messages of a bad range, in `ws_range`'s order, at `span`.
     fn range_sites(&mut self, span: Span) -> u32 {
-        let usize_value = |word| Piece::Value { word, ty: Ty::Int(IntTy::Usize), debug: false };
-        let text = |s: &str| Piece::Text(s.to_string());
-        let first = self.site(span, vec![text("range start index "), usize_value(0), text(" out of range for slice of length "), usize_value(1)]);
-        self.site(span, vec![text("range end index "), usize_value(0), text(" out of range for slice of length "), usize_value(1)]);
-        self.site(span, vec![text("slice index starts at "), usize_value(0), text(" but ends at "), usize_value(1)]);
+        let of_length = " out of range for slice of length ";
+        let first = self.usize_site(span, "range start index ", of_length);
+        self.usize_site(span, "range end index ", of_length);
+        self.usize_site(span, "slice index starts at ", " but ends at ");
         first
     }
 }
