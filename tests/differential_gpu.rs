@@ -8,7 +8,9 @@
 //! On the GPU machine: `target/release/deps/differential_gpu-* --nocapture` (built by
 //! `cargo test --release --no-run`).
 
+use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;
+use wsdsl::KernelConfig;
 
 #[megakernel]
 pub mod diffk {
@@ -332,4 +334,167 @@ fn a_failed_assertion_reads_the_same_on_every_backend() {
         other => panic!("expected the assertion to fail on the GPU, got {other:?}"),
     }
     println!("GPU ASSERT: PASS ({want:?})");
+}
+
+/// Methods and references in a real megakernel: a method-bearing params struct (called
+/// through `ctx.params`), task struct and helper struct (`self`, `&self`, `&mut self`, an
+/// associated function and consts), helpers taking `&mut` locals, fields and array
+/// elements, and slices of an array. Each task stores its result; native Rust computes the same from the same
+/// functions. CPU backend, the host-compiled templates, and the GPU when there is one.
+#[megakernel]
+pub mod methodk {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Limits {
+        pub cap: u64,
+        pub rounds: u32,
+    }
+
+    impl Limits {
+        pub fn clamp(&self, v: u64) -> u64 {
+            if v > self.cap { v % (self.cap + 1) } else { v }
+        }
+    }
+
+    #[buffers]
+    pub struct Bufs {
+        pub out: Buffer<u64>,
+    }
+
+    #[task]
+    pub struct Walk {
+        pub i: u32,
+        pub seed: u64,
+    }
+
+    impl Walk {
+        fn start(&self) -> u64 {
+            self.seed ^ (self.i as u64).rotate_left(32)
+        }
+    }
+
+    pub struct Acc {
+        pub sum: u64,
+        pub bins: [u32; 4],
+        pub steps: u32,
+    }
+
+    impl Acc {
+        pub const BINS: usize = 4;
+
+        pub fn new() -> Self {
+            Self { sum: 0, bins: [0; Self::BINS], steps: 0 }
+        }
+
+        /// Adds a value: its bin through a `&mut` element, the sum through a `&mut` field.
+        pub fn add(&mut self, v: u64) {
+            bump(&mut self.bins[(v % Acc::BINS as u64) as usize]);
+            mix(&mut self.sum, v);
+            self.steps += 1;
+        }
+
+        pub fn fold(self) -> u64 {
+            let mut h = self.sum;
+            for b in 0..Self::BINS {
+                h = h.rotate_left(7) ^ self.bins[b] as u64;
+            }
+            h ^ self.steps as u64 ^ spread(&self.bins[1..]) ^ spread(&self.bins) << 32
+        }
+    }
+
+    /// A slice's weighted sum (the bins but the first, or all of them).
+    fn spread(s: &[u32]) -> u64 {
+        let mut t = 0u64;
+        for i in 0..s.len() {
+            t = t.wrapping_mul(31).wrapping_add(s[i] as u64);
+        }
+        t
+    }
+
+    fn bump(c: &mut u32) {
+        *c += 1;
+    }
+
+    pub fn mix(x: &mut u64, k: u64) {
+        *x = (*x ^ k).wrapping_mul(0x9E3779B97F4A7C15).rotate_left(29);
+    }
+
+    /// Two `&mut` locals of the caller, swapped and mixed.
+    pub fn step(a: &mut u64, b: &mut u64) {
+        let t = *a;
+        *a = *b;
+        *b = t;
+        mix(a, *b);
+    }
+
+    pub fn walk(start: u64, lim: &Limits) -> u64 {
+        let mut acc = Acc::new();
+        let mut a = start;
+        let mut b = !start;
+        for _ in 0..lim.rounds {
+            step(&mut a, &mut b);
+            acc.add(lim.clamp(a));
+        }
+        acc.fold() ^ b
+    }
+
+    /// Takes the handler's task parameter as the `&Walk` it is in Rust.
+    fn origin(t: &Walk) -> u64 {
+        t.start()
+    }
+
+    #[spawn]
+    fn go(t: &Walk, ctx: &mut Ctx) {
+        let r = walk(origin(t), ctx.params);
+        ctx.buffers.out.set(t.i as usize, ctx.params.clamp(r));
+    }
+}
+
+const WALKS: u32 = 300;
+
+fn walks() -> (methodk::Limits, Vec<methodk::Walk>) {
+    let roots = (0..WALKS).map(|i| methodk::Walk { i, seed: diffk::splitmix64(i as u64).1 }).collect();
+    (methodk::Limits { cap: 1 << 40, rounds: 37 }, roots)
+}
+
+fn check_walks(out: &Buffer<u64>, backend: &str) {
+    let (lim, roots) = walks();
+    let want: Vec<u64> = roots.iter().map(|t| lim.clamp(methodk::walk(t.seed ^ (t.i as u64).rotate_left(32), &lim))).collect();
+    assert_eq!(out.to_vec(), want, "{backend}: methods and references differ from native Rust");
+    println!("{backend}: {WALKS} walks with methods and `&mut` helpers agree with native Rust");
+}
+
+#[test]
+fn methods_and_references_on_the_cpu_backend_and_the_host_compiled_kernel() {
+    let (lim, roots) = walks();
+    let bufs = methodk::Bufs { out: Buffer::zeroed(WALKS as usize) };
+    Runtime::new(Backend::Cpu).cpu_threads(2).run_with::<methodk::Kernel>(lim, &bufs, roots.clone()).expect("cpu run");
+    check_walks(&bufs.out, "cpu");
+    let bufs = methodk::Bufs { out: Buffer::zeroed(WALKS as usize) };
+    let tasks: Vec<_> = roots.into_iter().map(Into::into).collect();
+    run_emulated::<methodk::Kernel>(&lim, &bufs, &tasks, &KernelConfig::default(), &Emulation::default()).expect("host-compiled run");
+    check_walks(&bufs.out, "host-compiled templates");
+}
+
+#[test]
+fn methods_and_references_on_the_gpu() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let (lim, roots) = walks();
+    let bufs = methodk::Bufs { out: Buffer::zeroed(WALKS as usize) };
+    rt.run_with::<methodk::Kernel>(lim, &bufs, roots).expect("gpu run");
+    check_walks(&bufs.out, "gpu");
+    println!("GPU METHODS: PASS");
+}
+
+#[test]
+fn methods_program_compiles_with_nvrtc() {
+    match wsdsl::gpu::compile_check::<methodk::Kernel>("sm_90") {
+        Ok(bytes) => assert!(bytes > 1000),
+        Err(e) => panic!("{e}"),
+    }
 }

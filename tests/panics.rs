@@ -43,6 +43,18 @@ pub mod panicky {
         i + 1
     }
 
+    fn total(s: &[u64]) -> u64 {
+        let mut t = 0;
+        for i in 0..s.len() {
+            t += s[i];
+        }
+        t
+    }
+
+    fn small(r: &i64) {
+        assert!(*r < 3, "r = {}", r);
+    }
+
     #[spawn]
     fn case(c: &Case, ctx: &mut Ctx) {
         let x = c.x;
@@ -71,6 +83,10 @@ pub mod panicky {
             13 => ctx.buffers.out.set(0, (100 / (x - 5)) as u64),
             14 => ctx.buffers.out.set(0, (i64::MIN / (4 - x)) as u64),
             15 => debug_assert!(x < 0, "debug {}", x),
+            16 => ctx.buffers.out.set(0, total(&[1, 2, 3][x as usize..])),
+            17 => ctx.buffers.out.set(0, total(&[1, 2, 3][1..x as usize])),
+            18 => ctx.buffers.out.set(0, total(&[1, 2, 3][x as usize - 3..1])),
+            19 => small(&x),
             _ => ctx.buffers.out.set(0, 42),
         }
     }
@@ -95,6 +111,10 @@ fn cases() -> Vec<(u32, &'static str, String)> {
         (12, "table.get(x as usize)", "index out of bounds: the len is 3 but the index is 5".into()),
         (13, "(100 / (x - 5))", "attempt to divide by zero".into()),
         (14, "(i64::MIN / (4 - x))", "attempt to divide with overflow".into()),
+        (16, "total(&[1, 2, 3][x as usize..])", "range start index 5 out of range for slice of length 3".into()),
+        (17, "total(&[1, 2, 3][1..x as usize])", "range end index 5 out of range for slice of length 3".into()),
+        (18, "total(&[1, 2, 3][x as usize - 3..1])", "slice index starts at 2 but ends at 1".into()),
+        (19, "assert!(*r < 3", "r = 5".into()),
     ];
     if cfg!(debug_assertions) {
         v.push((15, "debug_assert!(x < 0", "debug 5".into()));
@@ -109,7 +129,7 @@ fn cases() -> Vec<(u32, &'static str, String)> {
 }
 
 /// The case that panics nowhere (and `debug_assert!` without debug assertions).
-const FINE: u32 = 16;
+const FINE: u32 = 20;
 
 fn buffers() -> panicky::Bufs {
     panicky::Bufs { table: ReadOnly::from_vec(vec![1, 2, 3]), out: Buffer::zeroed(1) }

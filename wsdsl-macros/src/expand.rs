@@ -76,7 +76,16 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             }
         });
     }
+    for imp in &m.impls {
+        items.push(quote! {
+            #[allow(dead_code)]
+            #imp
+        });
+    }
     for f in &m.fns {
+        if f.owner.is_some() {
+            continue; // re-emitted with its `impl` block above
+        }
         if let Some(c) = &f.konst {
             items.push(quote!(#c));
             continue;

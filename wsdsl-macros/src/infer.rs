@@ -42,6 +42,8 @@ impl Infer {
     pub fn resolve(&self, ty: &Ty) -> Ty {
         match self.shallow(ty) {
             Ty::Array(e, n) => Ty::Array(Box::new(self.resolve(&e)), n),
+            Ty::Ref(e, m) => Ty::Ref(Box::new(self.resolve(&e)), m),
+            Ty::Slice(e, m) => Ty::Slice(Box::new(self.resolve(&e)), m),
             t => t,
         }
     }
@@ -86,6 +88,10 @@ impl Infer {
                 if n1 != n2 {
                     return Err(());
                 }
+                let (e1, e2) = (e1.clone(), e2.clone());
+                self.unify(&e1, &e2)
+            }
+            (Ty::Ref(e1, m1), Ty::Ref(e2, m2)) | (Ty::Slice(e1, m1), Ty::Slice(e2, m2)) if m1 == m2 => {
                 let (e1, e2) = (e1.clone(), e2.clone());
                 self.unify(&e1, &e2)
             }

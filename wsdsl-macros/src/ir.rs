@@ -273,13 +273,26 @@ pub enum ExprKind {
     Local(LocalId),
     /// `ctx.params.<field>`
     Param(String),
+    /// `ctx.params` itself: a `&Params` (the CPU backend's `Ctx` holds one).
+    ParamsRef,
+    /// `&place` / `&mut place` (the mutability is in its type): a pointer to the place, or to a temporary holding
+    /// the value when it is not a place (as Rust borrows a temporary).
+    AddrOf(Box<Expr>),
+    /// `*r` of a reference, also inserted by auto-deref (`r.f`, `r[i]`, `r.method()`).
+    Deref(Box<Expr>),
     Field(Box<Expr>, String),
     /// base, index, array length, fault site
     Index(Box<Expr>, Box<Expr>, u64, u32),
-    /// `children[i]` of a complete handler's value slice: (slice, index, fault site).
+    /// `s[i]` of a slice: (slice, index, fault site).
     SliceIndex(Box<Expr>, Box<Expr>, u32),
-    /// `children.len()`.
+    /// `s.len()` of a slice.
     SliceLen(Box<Expr>),
+    /// `&base[start..end]` / `&mut ..` (the mutability is in its type) of an array place
+    /// (`len` its length) or of a slice (`len` `None`), a missing bound the end's; also the
+    /// coercions `&mut [T]` to `&[T]` and `&[T; N]` to `&[T]` (no bounds). The first of
+    /// three consecutive fault sites (`ws_range` in `rust_semantics.cuh`), `u32::MAX`
+    /// without bounds.
+    Slicing { base: Box<Expr>, start: Option<Box<Expr>>, end: Option<Box<Expr>>, len: Option<u64>, site: u32 },
     Unary(UnOp, Box<Expr>),
     /// The site is set for `/` and `%`.
     Binary(BinOp, Box<Expr>, Box<Expr>, u32),

@@ -74,7 +74,7 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
             let body = &bodies[m.fns.iter().position(|g| std::ptr::eq(g, c)).expect("handler of the module")];
             let &children = body.params.get(1)?;
             match &body.locals[children].ty {
-                Ty::Slice(elem) => Some((c, (**elem).clone())),
+                Ty::Slice(elem, _) => Some((c, (**elem).clone())),
                 _ => None,
             }
         });
@@ -88,7 +88,7 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
                 )),
                 (Some((c, elem)), _) if produced.as_ref() != Some(elem) => err(*span, format!(
                     "mismatched value type: `{}` receives `{}` from each child, but the child `{child}` hands {}",
-                    c.name, rust_name(&Ty::Slice(Box::new(elem.clone()))), show(&produced)
+                    c.name, rust_name(&Ty::Slice(Box::new(elem.clone()), false)), show(&produced)
                 )),
                 _ => {}
             }

@@ -2,10 +2,12 @@
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
 use crate::attr::{reject_derive_repr, take_marker, Marked, Marker};
-use crate::types::{parse_type_in, struct_layout, FloatTy, IntTy, Ty};
+use crate::types::{parse_param_type, parse_type_in, struct_layout, FloatTy, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;
+
+mod impls;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StructKind {
@@ -86,6 +88,9 @@ pub struct Param {
 pub struct FnDef {
     pub kind: FnKind,
     pub name: Ident,
+    /// For methods, associated functions and associated consts: the type of their `impl`
+    /// block (Rust keeps the block as written, `Module::impls`).
+    pub owner: Option<Ident>,
     pub params: Vec<Param>,
     /// For handlers: the name of the `&mut Ctx` parameter.
     pub ctx: Option<Ident>,
@@ -95,12 +100,24 @@ pub struct FnDef {
     pub konst: Option<syn::ItemConst>,
 }
 
+impl FnDef {
+    /// The name calls and bodies use: `name`, or `Type::name` for an item of an `impl`.
+    pub fn key(&self) -> String {
+        match &self.owner {
+            Some(t) => format!("{t}::{}", self.name),
+            None => self.name.to_string(),
+        }
+    }
+}
+
 pub struct Module {
     pub attrs: Vec<syn::Attribute>,
     pub vis: syn::Visibility,
     pub name: Ident,
     /// `use` items, re-emitted untouched.
     pub passthrough: Vec<syn::Item>,
+    /// Inherent `impl` blocks, re-emitted untouched; their items are also in `fns`.
+    pub impls: Vec<syn::ItemImpl>,
     pub structs: Vec<StructDef>,
     pub enums: Vec<EnumDef>,
     pub fns: Vec<FnDef>,
@@ -130,8 +147,13 @@ impl Module {
     pub fn enum_def(&self, name: &str) -> Option<&EnumDef> {
         self.enums.iter().find(|e| e.name == name)
     }
-    pub fn func(&self, name: &str) -> Option<&FnDef> {
-        self.fns.iter().find(|f| f.name == name)
+    /// The function, method or const whose `FnDef::key` is `key`.
+    pub fn func(&self, key: &str) -> Option<&FnDef> {
+        self.fns.iter().find(|f| f.key() == key)
+    }
+    /// Whether `name` is a struct or enum of the module, the types that may have an `impl`.
+    pub fn is_named_type(&self, name: &str) -> bool {
+        self.struct_def(name).is_some() || self.enum_def(name).is_some()
     }
     pub fn task_tag(&self, name: &str) -> Option<usize> {
         self.tasks().position(|t| t.name == name)
@@ -153,6 +175,7 @@ impl Module {
         let mut raw_fns = Vec::new();
         let mut raw_enums = Vec::new();
         let mut raw_consts = Vec::new();
+        let mut raw_impls = Vec::new();
         for item in items {
             match item {
                 syn::Item::Use(_) => passthrough.push(item),
@@ -207,10 +230,7 @@ impl Module {
                     st.static_token.span,
                     "`static` items are not supported (no global mutable state on the device); use a `const`",
                 )),
-                syn::Item::Impl(i) => errors.push(syn::Error::new(
-                    i.impl_token.span,
-                    "`impl` blocks are not supported in megakernel code (no methods or traits); write free functions that take the struct as a parameter",
-                )),
+                syn::Item::Impl(i) => raw_impls.push(i),
                 syn::Item::Trait(t) => errors.push(syn::Error::new(
                     t.trait_token.span,
                     "traits are not supported in megakernel code; write free functions",
@@ -277,6 +297,8 @@ impl Module {
                 }
             }
         }
+        let impls = impls::impl_blocks(raw_impls, &raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect::<Vec<_>>(), &enums, errors);
+        names.extend(impls.iter().flat_map(|b| b.int_consts()));
         let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
 
         let mut structs = Vec::new();
@@ -348,11 +370,19 @@ impl Module {
 
         let mut fns = Vec::new();
         for (role, f) in raw_fns {
-            if let Some(def) = parse_fn(role, f, &value_structs, &names, &structs, errors) {
+            if let Some(def) = parse_fn(role, f, None, &value_structs, &names, &structs, errors) {
                 fns.push(def);
             }
         }
-        for c in raw_consts {
+        for b in &impls {
+            for f in &b.fns {
+                if let Some(def) = parse_fn(FnRole::Helper, f.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
+                    fns.push(def);
+                }
+            }
+        }
+        let owned_consts = impls.iter().flat_map(|b| b.consts.iter().map(move |c| (Some(b.ty.clone()), c.clone())));
+        for (owner, c) in raw_consts.into_iter().map(|c| (None, c)).chain(owned_consts) {
             let ty = match parse_type(&c.ty, &value_structs) {
                 Ok(t) => t,
                 Err(e) => {
@@ -363,7 +393,9 @@ impl Module {
             // Checked and lowered as `fn NAME() -> T { expr }`; C calls it at every use.
             let (name, expr) = (c.ident.clone(), &c.expr);
             let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
-            fns.push(FnDef { kind: FnKind::Const, name, params: Vec::new(), ctx: None, ret: ty, item, konst: Some(c) });
+            // An associated const is re-emitted with its `impl` block.
+            let konst = owner.is_none().then_some(c);
+            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst });
         }
 
         let module = Module {
@@ -371,6 +403,7 @@ impl Module {
             vis: m.vis,
             name: m.ident,
             passthrough,
+            impls: impls.into_iter().map(|b| b.item).collect(),
             structs,
             enums,
             fns,
@@ -694,7 +727,7 @@ fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
     }
     let syn::Type::Slice(sl) = &*r.elem else { return None };
     match parse_type_in(&sl.elem, &[], names) {
-        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e))),
+        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e), false)),
         _ => None,
     }
 }
@@ -702,6 +735,7 @@ fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
 fn parse_fn(
     role: FnRole,
     f: syn::ItemFn,
+    owner: Option<&Ident>,
     value_structs: &[String],
     names: &[(String, Option<u64>)],
     structs: &[StructDef],
@@ -792,8 +826,15 @@ fn parse_fn(
         }
         FnRole::Helper => {
             for arg in &sig.inputs {
+                if let (syn::FnArg::Receiver(r), Some(owner)) = (arg, owner) {
+                    match impls::receiver_type(r, owner, value_structs, names) {
+                        Ok(t) => params.push(Param { name: Ident::from(r.self_token), ty: t }),
+                        Err(e) => errors.push(e),
+                    }
+                    continue;
+                }
                 let Some((name, ty)) = typed_arg(arg, errors) else { continue };
-                match parse_type(ty, value_structs) {
+                match parse_param_type(ty, value_structs, names) {
                     Ok(t) => params.push(Param { name, ty: t }),
                     Err(e) => errors.push(e),
                 }
@@ -805,13 +846,13 @@ fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, params, ctx, ret, item: f, konst: None })
+    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {
     match arg {
         syn::FnArg::Receiver(r) => {
-            errors.push(syn::Error::new(r.span(), "methods are not supported; write a free function"));
+            errors.push(syn::Error::new(r.span(), "`self` parameters belong to methods: put the function in an `impl Type { .. }` block of a struct or enum of this module"));
             None
         }
         syn::FnArg::Typed(pt) => match &*pt.pat {

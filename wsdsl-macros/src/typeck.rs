@@ -8,11 +8,14 @@ use crate::infer::{Infer, VarKind};
 use crate::ir::*;
 use crate::model::{FnKind, Module, Reduce, StructKind};
 use crate::span::loc;
-use crate::types::{parse_type_in, FloatTy, IntTy, Ty};
+use crate::types::{const_len, parse_param_type, parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
+mod methods;
 mod panic;
+mod refs;
+mod slices;
 
 use panic::Piece;
 
@@ -137,7 +140,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             cx.err(span, msg);
         }
         let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns, panics });
+        bodies.push(FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics });
     }
     sh.infer.finish();
     let sites = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
@@ -287,16 +290,13 @@ impl<'a> Cx<'a> {
     /// Rust's message for an index past the end, with the length and the index the device
     /// reports (`ws_index` and the buffer accessors in `rust_semantics.cuh`).
     fn index_site(&mut self, span: Span) -> u32 {
+        self.usize_site(span, "index out of bounds: the len is ", " but the index is ")
+    }
+
+    /// A site whose message is `before` word 0 `between` word 1, both `usize` values.
+    fn usize_site(&mut self, span: Span, before: &str, between: &str) -> u32 {
         let usize_value = |word| Piece::Value { word, ty: Ty::Int(IntTy::Usize), debug: false };
-        self.site(
-            span,
-            vec![
-                Piece::Text("index out of bounds: the len is ".into()),
-                usize_value(0),
-                Piece::Text(" but the index is ".into()),
-                usize_value(1),
-            ],
-        )
+        self.site(span, vec![Piece::Text(before.into()), usize_value(0), Piece::Text(between.into()), usize_value(1)])
     }
 
     fn block(&mut self, b: &syn::Block) -> Block {
@@ -380,7 +380,7 @@ impl<'a> Cx<'a> {
             }
         }
         let ann_ty = match ann {
-            Some(t) => match self.parse_type(t) {
+            Some(t) => match parse_param_type(t, &self.value_structs, &self.m.type_names) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     self.errors.push(e);
@@ -515,10 +515,11 @@ impl<'a> Cx<'a> {
             E::Field(f) => self.field(f),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
-                    self.err_at(&r, "slicing is not supported (there are no slices on the device); index single elements, e.g. `for i in a..b { x[i] }`");
+                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local)");
                     return err_expr();
                 }
                 let base = self.expr(&i.expr);
+                let base = self.auto_deref(base);
                 let idx = self.expr(&i.index);
                 self.expect_at(&i.index, &Ty::Int(IntTy::Usize), &idx.ty);
                 match self.resolve(&base.ty) {
@@ -526,7 +527,7 @@ impl<'a> Cx<'a> {
                         let site = self.index_site(e.span());
                         ex(*elem, ExprKind::Index(Box::new(base), Box::new(idx), n, site))
                     }
-                    Ty::Slice(elem) => {
+                    Ty::Slice(elem, _) => {
                         let site = self.index_site(e.span());
                         ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
@@ -548,6 +549,9 @@ impl<'a> Cx<'a> {
                     return err_expr();
                 }
                 let elems: Vec<Expr> = a.elems.iter().map(|x| self.expr(x)).collect();
+                for (x, s) in elems.iter().zip(&a.elems) {
+                    self.not_stored(x, s);
+                }
                 let ety = elems[0].ty.clone();
                 for (x, s) in elems.iter().zip(a.elems.iter()).skip(1) {
                     self.expect_at(&s, &ety, &x.ty);
@@ -557,12 +561,10 @@ impl<'a> Cx<'a> {
             }
             E::Repeat(r) => {
                 let v = self.expr(&r.expr);
+                self.not_stored(&v, &r.expr);
                 let n = match peel(&r.len) {
                     E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => l.base10_parse::<u64>().unwrap_or(0),
-                    E::Path(p) if p.path.get_ident().is_some_and(|i| self.m.type_names.iter().any(|(n, v)| i == n && v.is_some())) => {
-                        let id = p.path.get_ident().unwrap().to_string();
-                        self.m.type_names.iter().find(|(n, _)| *n == id).and_then(|(_, v)| *v).unwrap()
-                    }
+                    E::Path(p) if const_len(&p.path, &self.m.type_names).is_some() => const_len(&p.path, &self.m.type_names).unwrap(),
                     other => {
                         self.err_at(&other, "array lengths must be integer literals or consts of this module defined by one");
                         return err_expr();
@@ -666,10 +668,7 @@ impl<'a> Cx<'a> {
                 err_expr()
             }
             E::Match(m) => self.match_expr(m),
-            E::Reference(_) => {
-                self.err_at(e, "references are not supported in megakernel code; values are copied, so use the value itself");
-                err_expr()
-            }
+            E::Reference(r) => self.reference(r),
             E::Tuple(t) if t.elems.len() == 1 => {
                 self.err_at(e, "one-element tuples are not supported; use the value itself");
                 err_expr()
@@ -677,6 +676,7 @@ impl<'a> Cx<'a> {
             E::Tuple(t) => {
                 let elems: Vec<Expr> = t.elems.iter().map(|x| self.expr(x)).collect();
                 for (x, s) in elems.iter().zip(&t.elems) {
+                    self.not_stored(x, s);
                     if matches!(self.resolve(&x.ty), Ty::Unit) {
                         self.err_at(s, "tuple elements must be values (no `()`)");
                     }
@@ -727,6 +727,9 @@ impl<'a> Cx<'a> {
                     err_expr()
                 }
             };
+        }
+        if let Some(c) = self.assoc_const(&segs, span) {
+            return c;
         }
         if segs.len() == 2 {
             if let Some(en) = self.m.enum_def(&segs[0]) {
@@ -792,6 +795,11 @@ impl<'a> Cx<'a> {
             };
         };
         let member = member.to_string();
+        if self.is_ctx(&f.base) && member == "params" {
+            if let Some(p) = self.m.params() {
+                return ex(Ty::Ref(Box::new(Ty::Struct(p.name.to_string())), false), ExprKind::ParamsRef);
+            }
+        }
         if self.is_ctx(&f.base) {
             self.err_at(&f, CTX_USAGE);
             return err_expr();
@@ -821,6 +829,7 @@ impl<'a> Cx<'a> {
             }
         }
         let base = self.expr(&f.base);
+        let base = self.auto_deref(base);
         match self.resolve(&base.ty) {
             Ty::Struct(s) => {
                 let def = self.m.struct_def(&s).expect("known struct");
@@ -845,13 +854,13 @@ impl<'a> Cx<'a> {
         let x = self.expr(e);
         fn ok(x: &Expr) -> bool {
             match &x.kind {
-                ExprKind::Local(_) | ExprKind::Error => true,
+                ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::SliceIndex(..) | ExprKind::Error => true,
                 ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) | ExprKind::TupleField(b, _) => ok(b),
                 _ => false,
             }
         }
         if !ok(&x) {
-            self.err_at(&e, "can only assign to local variables, their fields and array elements");
+            self.err_at(&e, "can only assign to local variables, their fields and array elements, and through references (`*r = v`, `r.f = v`)");
         }
         x
     }
@@ -900,8 +909,7 @@ impl<'a> Cx<'a> {
                 if matches!(inner.kind, ExprKind::Local(id) if Some(id) == self.task_local) {
                     return inner;
                 }
-                self.err(span, "dereferencing is only supported on the handler's task parameter");
-                err_expr()
+                self.deref(inner, span)
             }
             _ => {
                 self.err(span, "unsupported unary operator");
@@ -989,9 +997,11 @@ impl<'a> Cx<'a> {
             (l, r)
         };
         let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        let (l_ref, r_ref) = (matches!(self.resolve(&l.ty), Ty::Ref(..)), matches!(self.resolve(&r.ty), Ty::Ref(..)));
+        let fix = if l_ref || r_ref { "dereference the reference: `*r`" } else { "convert one with `as`" };
         if !shift && self.sh.infer.unify(&l.ty, &r.ty).is_err() {
             let msg = format!(
-                "mismatched types: `{}` needs both operands of the same type, found `{}` and `{}` (convert one with `as`)",
+                "mismatched types: `{}` needs both operands of the same type, found `{}` and `{}` ({fix})",
                 op.c(),
                 self.show(&l.ty),
                 self.show(&r.ty)
@@ -999,7 +1009,8 @@ impl<'a> Cx<'a> {
             self.err_at(&b.right, msg);
         }
         if !self.operand_ok(op, &l.ty) {
-            let msg = format!("operator `{}` is not supported on type `{}`", op.c(), self.show(&l.ty));
+            let deref = if l_ref { "; dereference the reference: `*r`" } else { "" };
+            let msg = format!("operator `{}` is not supported on type `{}`{deref}", op.c(), self.show(&l.ty));
             self.err_at(&b.left, msg);
         }
         if shift && !self.operand_ok(op, &r.ty) {
@@ -1132,46 +1143,8 @@ impl<'a> Cx<'a> {
                 return err_expr();
             }
         }
-        let name = match peel(&c.func) {
-            syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().to_string(),
-            _ => {
-                self.err_at(&c.func, "only calls to functions of this module are supported, e.g. `helper(x)`");
-                return err_expr();
-            }
-        };
-        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
-        if let Some(Bind::Local(id)) = self.lookup(&name) {
-            // A local holding something unsupported (a closure) was reported where it was made.
-            if self.locals[id].ty != Ty::Err {
-                self.err_at(&c.func, format!("`{name}` is a value, not a function; only functions of this module can be called"));
-            }
-            return err_expr();
-        }
-        let Some(f) = self.m.func(&name) else {
-            self.err_at(&c.func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
-            return err_expr();
-        };
-        if f.kind == FnKind::Const {
-            self.err_at(&c.func, format!("`{name}` is a constant, not a function"));
-            return err_expr();
-        }
-        if let FnKind::Handler { .. } = f.kind {
-            self.err_at(&c.func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
-            return err_expr();
-        }
-        if let FnKind::Complete { .. } = f.kind {
-            self.err_at(&c.func, format!("`{name}` is a complete handler and cannot be called directly; it runs when the task's children are done"));
-            return err_expr();
-        }
-        if f.params.len() != args.len() {
-            self.err(span, format!("`{name}` takes {} argument(s) but {} were supplied", f.params.len(), args.len()));
-            return err_expr();
-        }
-        for ((p, a), s) in f.params.iter().zip(&args).zip(c.args.iter()) {
-            self.expect_at(&s, &p.ty, &a.ty);
-        }
-        self.calls.push((name.clone(), c.func.span()));
-        ex(f.ret.clone(), ExprKind::Call(name, args))
+        let Some(key) = self.callee_key(&c.func) else { return err_expr() };
+        self.call_named(c, key)
     }
 
     fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Expr {
@@ -1219,8 +1192,10 @@ impl<'a> Cx<'a> {
             }
         }
         let recv = self.expr(&mc.receiver);
+        let recv = self.auto_deref(recv);
         let rt = self.resolve(&recv.ty);
         let table = match &rt {
+            Ty::Struct(owner) | Ty::Enum(owner) => return self.user_method(mc, recv, &owner.clone()),
             Ty::Int(_) => INT_METHODS,
             Ty::Float(_) => FLOAT_METHODS,
             Ty::Option(inner) => return self.option_method(mc, recv, (**inner).clone()),
@@ -1232,11 +1207,11 @@ impl<'a> Cx<'a> {
                 let b = Block { stmts, tail: Some(Box::new(len)), ty: Ty::Int(IntTy::Usize) };
                 return ex(Ty::Int(IntTy::Usize), ExprKind::Block(b));
             }
-            Ty::Slice(_) if method == "len" && mc.args.is_empty() => {
+            Ty::Slice(..) if method == "len" && mc.args.is_empty() => {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
-            Ty::Slice(_) => {
-                let msg = format!("method `{method}` is not supported on the children's values; use `len()` and index them: `for i in 0..children.len() {{ children[i] }}`");
+            Ty::Slice(..) => {
+                let msg = format!("method `{method}` is not supported on slices; use `len()` and index them: `for i in 0..s.len() {{ s[i] }}`");
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }

@@ -144,9 +144,15 @@ pub enum Ty {
     /// `Option<int>`: only as the result of `checked_*`, consumed by `match`, `if let`,
     /// `unwrap_or`, `is_some`, `is_none`.
     Option(Box<Ty>),
-    /// `&[T]`, `T` a scalar: only the children's values a complete handler receives, read
-    /// with `len()` and indexing. C: `ws_slice_<T>` (pointer and length).
-    Slice(Box<Ty>),
+    /// `&[T]` (`false`) or `&mut [T]` (`true`): the children's values a complete handler
+    /// receives, and like `Ty::Ref` a parameter or a local (`&a[i..j]` of an array or a
+    /// slice), read with `len()` and indexing. C: `ws_slice_<T>` / `ws_mslice_<T>` (pointer
+    /// and length).
+    Slice(Box<Ty>, bool),
+    /// `&T` (`false`) or `&mut T` (`true`): only a helper's or method's parameter (`self`
+    /// included) and a local bound to one; never a field, an element or a result, so a
+    /// pointer never outlives what it points to. C: `const T*` / `T*`.
+    Ref(Box<Ty>, bool),
     /// An inference variable of an unsuffixed literal (see `infer.rs`).
     Var(u32),
     /// Already reported; unifies with everything so one mistake gives one error.
@@ -171,7 +177,8 @@ pub fn rust_name(ty: &Ty) -> String {
         Ty::Struct(s) | Ty::Enum(s) => s.clone(),
         Ty::Tuple(ts) => format!("({})", ts.iter().map(rust_name).collect::<Vec<_>>().join(", ")),
         Ty::Option(t) => format!("Option<{}>", rust_name(t)),
-        Ty::Slice(t) => format!("&[{}]", rust_name(t)),
+        Ty::Slice(t, m) => format!("&{}[{}]", if *m { "mut " } else { "" }, rust_name(t)),
+        Ty::Ref(t, m) => format!("&{}{}", if *m { "mut " } else { "" }, rust_name(t)),
         Ty::Var(_) => "{number}".into(),
         Ty::Err => "{error}".into(),
     }
@@ -188,7 +195,8 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
         Ty::Tuple(_) => format!("ws_{}", mangle(ty)),
         Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
-        Ty::Slice(t) => format!("ws_slice_{}", mangle(t)),
+        Ty::Slice(t, m) => format!("ws_{}slice_{}", if *m { "m" } else { "" }, mangle(t)),
+        Ty::Ref(t, m) => format!("{}{}*", if *m { "" } else { "const " }, c_name(t)),
         Ty::Unit | Ty::Never => "void".into(),
         Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
     }
@@ -255,6 +263,34 @@ pub fn struct_layout(
     (align_up(off, align), align, offs)
 }
 
+/// The value of an integer const named by `path` (`N`, or an associated const `Board::N`
+/// of this module), for array lengths.
+pub fn const_len(path: &syn::Path, names: &[(String, Option<u64>)]) -> Option<u64> {
+    let key = path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>().join("::");
+    names.iter().find(|(n, _)| *n == key).and_then(|(_, v)| *v)
+}
+
+/// A parameter's type (or a `let` annotation's): a value type, or a reference `&T` /
+/// `&mut T` to one (the only places references may appear; see `Ty::Ref`).
+pub fn parse_param_type(ty: &syn::Type, structs: &[String], names: &[(String, Option<u64>)]) -> syn::Result<Ty> {
+    match ty {
+        syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Slice(_)) => {
+            let syn::Type::Slice(s) = &*r.elem else { unreachable!() };
+            let elem = parse_type_in(&s.elem, structs, names)?;
+            Ok(Ty::Slice(Box::new(elem), r.mutability.is_some()))
+        }
+        syn::Type::Reference(r) if !matches!(&*r.elem, syn::Type::Reference(_)) => {
+            let inner = parse_type_in(&r.elem, structs, names)?;
+            Ok(Ty::Ref(Box::new(inner), r.mutability.is_some()))
+        }
+        syn::Type::Reference(r) if matches!(&*r.elem, syn::Type::Reference(_)) => {
+            Err(syn::Error::new_spanned(ty, "references to references are not supported; take `&T` or `&mut T`"))
+        }
+        syn::Type::Paren(p) => parse_param_type(&p.elem, structs, names),
+        _ => parse_type_in(ty, structs, names),
+    }
+}
+
 /// Parses a type written by the user. `structs` are the names of the module's value structs.
 /// `parse_type` that also knows the module's enums and integer constants (array lengths).
 pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Option<u64>)]) -> syn::Result<Ty> {
@@ -269,10 +305,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
                 syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => {
                     l.base10_parse::<u64>()?
                 }
-                syn::Expr::Path(p) if p.path.get_ident().is_some_and(|i| names.iter().any(|(n, v)| i == n && v.is_some())) => {
-                    let id = p.path.get_ident().unwrap().to_string();
-                    names.iter().find(|(n, _)| *n == id).and_then(|(_, v)| *v).unwrap()
-                }
+                syn::Expr::Path(p) if const_len(&p.path, names).is_some() => const_len(&p.path, names).unwrap(),
                 other => {
                     return Err(syn::Error::new(
                         other.span(),
@@ -301,10 +334,10 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             Ok(Ty::Tuple(elems))
         }
         syn::Type::Reference(_) => err(
-            "references are not supported here; values are passed by copy, so write the type itself",
+            "references are supported only as function parameters (`x: &T`, `x: &mut T`) and locals bound to them; struct fields, array and tuple elements and results hold values: write the type itself",
         ),
         syn::Type::Ptr(_) => err("raw pointers are not supported in megakernel code"),
-        syn::Type::Slice(_) => err("slices are not supported; use a fixed-size array `[T; N]`"),
+        syn::Type::Slice(_) => err("a slice is borrowed: write `&[T]` or `&mut [T]` (a function parameter or a local), or use a fixed-size array `[T; N]`"),
         syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => err(
             "trait objects and `impl Trait` are not supported; use a concrete scalar, array or struct type",
         ),
@@ -343,7 +376,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             let msg = match name.as_str() {
                 "String" | "str" => "`String` is not supported in megakernel code; use a fixed-size array of `u8`".to_string(),
                 "char" => "`char` is not supported yet; use `u32`".to_string(),
-                "Self" => "`Self` is not supported; name the type".to_string(),
+                "Self" => "`Self` is supported only inside an `impl` block; name the type".to_string(),
                 "u128" | "i128" => "128-bit integers are not supported; use `u64`/`i64`".to_string(),
                 _ => format!("unsupported type `{name}`; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
             };

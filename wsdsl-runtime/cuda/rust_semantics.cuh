@@ -106,6 +106,18 @@ WS_FN ws_usize ws_index(ws_usize i, ws_usize n, ws_u32 site) {
     return i;
 }
 
+/* The bounds of `&x[start..end]` of `len` elements, checked in Rust's order with its
+ * messages (sites `site`: the start past the end, `site + 1`: the end past the end,
+ * `site + 2`: the start after the end); after a panic the empty range at 0. */
+WS_FN void ws_range(ws_usize* start, ws_usize* end, ws_usize len, ws_u32 site) {
+    if (*start > len) wsdsl_fault(site, *start, len);
+    else if (*end > len) wsdsl_fault(site + 1u, *end, len);
+    else if (*start > *end) wsdsl_fault(site + 2u, *start, *end);
+    else return;
+    *start = 0;
+    *end = 0;
+}
+
 /* Unsigned `/` and `%`: division by zero panics in Rust (fault, result 0). */
 #define WS_UDIV(T) \
     WS_FN ws_##T ws_div_##T(ws_##T a, ws_##T b, ws_u32 site) { if (b == 0) { wsdsl_fault(site); return 0; } return (ws_##T)(a / b); } \

@@ -36,7 +36,7 @@ pub fn float_lit(t: FloatTy, v: f64) -> String {
 }
 
 /// Whether `v` is a literal emitted by `int_lit`/`float_lit` (nothing can change its value).
-fn is_const(v: &str) -> bool {
+pub(super) fn is_const(v: &str) -> bool {
     if v == "true" || v == "false" {
         return true;
     }
@@ -154,6 +154,16 @@ impl FnLower<'_> {
             ExprKind::Bool(b) => b.to_string(),
             ExprKind::Local(id) => self.local(*id),
             ExprKind::Param(f) => format!("wsdsl_ctx_params(ctx)->u_{f}"),
+            ExprKind::ParamsRef => "wsdsl_ctx_params(ctx)".into(),
+            ExprKind::AddrOf(x) => return self.addr_of(x, out),
+            ExprKind::Slicing { base, start, end, len, site } => {
+                let bounds = [start.as_deref(), end.as_deref()];
+                return self.slicing(&ty, base, bounds, *len, *site, out);
+            }
+            ExprKind::Deref(r) => {
+                let r = self.expr(r, out)?;
+                format!("(*({r}))")
+            }
             ExprKind::Field(b, f) => {
                 let b = self.expr(b, out)?;
                 format!("({b}).u_{f}")
@@ -252,7 +262,7 @@ impl FnLower<'_> {
                 if may_panic {
                     v.push(self.flag_arg().into());
                 }
-                let call = format!("f_{name}({})", v.join(", "));
+                let call = format!("{}({})", super::fn_name(name), v.join(", "));
                 if !may_panic {
                     if !ty.is_value() {
                         out.push(format!("{call};"));
@@ -409,17 +419,16 @@ impl FnLower<'_> {
                 return None;
             }
             ExprKind::Assign(place, val) => {
-                // Rust evaluates the assigned value before the place.
-                let v = self.operands(&[val, place], out);
-                out.push(format!("{} = {};", v[1], v[0]));
+                let (p, v) = self.assign_parts(place, val, out);
+                out.push(format!("{p} = {v};"));
                 return None;
             }
             ExprKind::CompoundAssign(op, place, val, site) => {
                 let lt = self.ty(&place.ty);
                 let rt = self.ty(&val.ty);
-                let v = self.operands(&[val, place], out);
-                let rhs = binop_c(*op, &lt, &rt, &v[1], &v[0], *site);
-                out.push(format!("{} = {rhs};", v[1]));
+                let (p, v) = self.assign_parts(place, val, out);
+                let rhs = binop_c(*op, &lt, &rt, &p, &v, *site);
+                out.push(format!("{p} = {rhs};"));
                 return None;
             }
             ExprKind::Counter(f, reduce, x) => {

@@ -91,7 +91,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                     params.push("bool* ws_panicking".into());
                 }
                 let params = if params.is_empty() { "void".to_string() } else { params.join(", ") };
-                format!("__device__ static {ret} f_{}({params})", f.name)
+                format!("__device__ static {ret} {}({params})", super::fn_name(&body.name))
             }
         };
         let mut out = Vec::new();
@@ -243,8 +243,10 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             writeln!(out, "struct {} {{ {} v[{n}]; }};", c_name(t), c_name(e)).unwrap();
         }
-        Ty::Slice(e) => {
-            writeln!(out, "struct {} {{ const {}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
+        Ty::Slice(e, mutable) => {
+            emit_type(e, m, done, out);
+            let c = if *mutable { "" } else { "const " };
+            writeln!(out, "struct {} {{ {c}{}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
         }
         Ty::Tuple(ts) => {
             for e in ts {

@@ -3,12 +3,15 @@
 //!
 //! C naming: user structs `u_Name` with fields `u_field`; arrays `ws_arr_<elem>_<N>` with the
 //! elements in `v`; tuples `ws_tupN_<elems>` with fields `f0..`; `Option<int>` `ws_opt_<int>`
-//! (`some`, `v`); enums `u_Name` (a `ws_u32` typedef); helpers and consts `f_name`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
+//! (`some`, `v`); enums `u_Name` (a `ws_u32` typedef); helpers and consts `f_name`, methods,
+//! associated functions and consts `m_<len><Type>_name` (`fn_name`); `&T`/`&mut T`
+//! `const T*`/`T*`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
 //! function, so Rust shadowing needs no C scoping); temporaries `t_<n>`; C labels `wsb_<loop>`/`wsc_<loop>` for labelled
 //! `break`/`continue` (`goto`).
 
 mod expr;
 mod items;
+mod refs;
 mod stmt;
 
 pub use items::{lower, Cuda};
@@ -90,6 +93,16 @@ impl FnLower<'_> {
     }
 }
 
+/// The C name of the function with key `key` (`FnDef::key`): `f_name` for a helper or
+/// const, `m_<len><Type>_name` for an item of `impl Type` (the length keeps `A_b::c` and
+/// `A::b_c` apart without the double underscore C++ reserves).
+pub fn fn_name(key: &str) -> String {
+    match key.split_once("::") {
+        Some((t, name)) => format!("m_{}{t}_{name}", t.len()),
+        None => format!("f_{key}"),
+    }
+}
+
 pub fn local_name(name: &str, id: usize) -> String {
     let name = name.trim_start_matches("r#");
     // `_` would give C identifiers with a double underscore, which C++ reserves.
@@ -103,7 +116,9 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
         Ty::Array(e, _) => record_arrays(e, arrays),
         Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
         Ty::Option(e) => return record_arrays(e, arrays),
-        Ty::Slice(_) => {}
+        Ty::Slice(e, _) => record_arrays(e, arrays),
+        // A pointer needs its target's type, and no wrapper of its own.
+        Ty::Ref(e, _) => return record_arrays(e, arrays),
         _ => return,
     }
     if !arrays.contains(t) {

@@ -224,3 +224,42 @@ fn output_is_deterministic() {
     assert!(a.types.contains("atomicMax((long long*)&slots[1], (long long)(c->u_m));"), "{}", a.types);
     assert!(a.types.contains("c->u_k = ((ws_u16)65535);"), "{}", a.types);
 }
+
+#[test]
+fn methods_take_the_receiver_first_and_references_are_pointers_to_the_place() {
+    let c = cuda(program(quote! {
+        struct Cell { v: u32 }
+        impl Cell {
+            fn get(&self) -> u32 { self.v }
+            fn set(&mut self, v: u32) { self.v = v; }
+            fn take(self) -> u32 { self.v }
+        }
+        fn bump(x: &mut u32) { *x += 1; }
+        fn f(i: usize) -> u32 {
+            let mut a = [Cell { v: 1 }, Cell { v: 2 }];
+            a[i].set(5);
+            bump(&mut a[i].v);
+            a[0].get() + a[1].take()
+        }
+    }));
+    // `Type::name` is `m_<len><Type>_name`; `&self`/`&mut self` are `const T*`/`T*`.
+    assert!(c.handlers.contains("__device__ static ws_u32 m_4Cell_get(const u_Cell* l_self_0);"), "{}", c.handlers);
+    assert!(c.handlers.contains("__device__ static void m_4Cell_set(u_Cell* l_self_0, ws_u32 l_v_1);"));
+    assert!(c.handlers.contains("__device__ static ws_u32 m_4Cell_take(u_Cell l_self_0);"));
+    assert!(c.handlers.contains("__device__ static void f_bump(ws_u32* l_x_0);"));
+    let f = helper_c(&c, "f");
+    // The address of the element itself, never of a copy of the array.
+    assert!(f.contains("m_4Cell_set((&((l_a_1).v[ws_index(l_i_0, 2ull, "), "{f}");
+    assert!(f.contains("f_bump((&(((l_a_1).v[ws_index(l_i_0, 2ull, "), "{f}");
+}
+
+#[test]
+fn an_assignment_whose_index_runs_statements_writes_the_array_itself() {
+    let c = cuda(program(quote! {
+        fn must(x: usize) -> usize { assert!(x < 3); x }
+        fn f(k: usize) -> u32 { let mut a = [1u32, 2, 3]; a[must(k)] = 7; a[0] }
+    }));
+    let f = helper_c(&c, "f");
+    assert!(f.contains("(l_a_1).v[ws_index(t_"), "{f}");
+    assert!(!f.contains("= l_a_1;"), "the array is not copied:\n{f}");
+}

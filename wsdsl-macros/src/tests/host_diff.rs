@@ -155,6 +155,19 @@ diff! {
     fn via_helper(x: u32) -> u32 { let mut i = x; loop { i = must(i) - 1; if i == 3 { break; } } check(i); 100 / i } for [(5), (2), (6)]
     fn in_loop(n: u32) -> u32 { let mut s = 0u32; for i in 0..n { if i == 13 { check(i); } s += i; } s } for [(10), (20)]
     fn debug_only(x: u32) -> u32 { debug_assert!(x < 10, "x = {}", x); debug_assert_eq!(x, x); x + 1 } for [(3), (30)]
+    fn methods(k: usize, v: u8) -> u32 { let mut b = Board::new(1); let first = b.place(k, v); let again = b.place(k, v); b.n * 1000 + first as u32 * 100 + again as u32 * 10 + b.free(k) as u32 + b.total() + Board::N as u32 } for [(0, 7), (3, 0), (2, 255), (4, 1), (usize::MAX, 1)]
+    fn by_value(a: u32) -> u32 { let c = Counter::new(a).add(3).add(a); let d = Counter::add(c, 1); c.get() * 7 + d.get() + Counter::START } for [(0), (1), (u32::MAX)]
+    fn enum_methods(x: u32) -> u32 { let d = if x % 2 == 0 { Dir::Up } else { Dir::Down }; d.flip().code() * 10 + d.code() + d.flip().flip().code() * 100 } for [(0), (1)]
+    fn refs_mut(a: u32, b: u32) -> u64 { let mut x = a; let mut y = b; swap_refs(&mut x, &mut y); bump(&mut x, 5); let r = &mut y; *r += 1; bump(r, 2); x as u64 * 1_000_000 + y as u64 } for [(1, 2), (u32::MAX, 0), (7, u32::MAX)]
+    fn ref_elems(k: usize, v: u32) -> u32 { let mut a = [1u32, 2, 3]; bump(&mut a[k % 3], v); let mut b = Board::new(0); bump(&mut b.n, v); b.reset_n(k as u32); let mut g = Grid { rows: [[0u8; 2]; 2], cnt: Counter::new(9) }; g.cnt.bump_by(v); g.set(k % 2, 1, 5); sum3(&a) + sum3(&[v, v, 1]) + b.n + g.cnt.get() + g.rows[k % 2][1] as u32 + g.total() } for [(0, 1), (1, u32::MAX), (5, 100)]
+    fn ref_panics(a: u32, b: u32) -> u32 { let mut c = b; bump(&mut c, 1); capped(&a, &c) } for [(1, 2), (5, 3), (0, u32::MAX)]
+    fn ref_bounds(k: usize) -> u32 { let mut a = [1u32, 2, 3]; bump(&mut a[k], 1); first_of(&a) + a[2] } for [(0), (2), (3)]
+    fn assign_index(k: u32) -> u32 { let mut a = [1u32, 2, 3]; a[must(k) as usize] = 7; a[must(k) as usize] += 1; let mut g = [[0u8; 2]; 2]; g[must(k) as usize % 2][(k % 2) as usize] = 9; a[0] + a[1] + a[2] + g[1][1] as u32 } for [(1), (0), (2), (5)]
+    fn slices(i: usize, j: usize) -> u32 { let mut a = [1u32, 2, 3, 4, 5]; slice_fill(&mut a[i..j], 10); let b = &a[..]; slice_sum(b) + slice_sum(&a[i..]) * 3 + slice_sum(&a[..j]) * 7 + slice_len(&a) } for [(0, 5), (1, 3), (2, 2), (5, 5), (3, 2), (6, 7), (2, 6), (7, 1)]
+    fn sub_slices(k: usize) -> u32 { let mut a = [5u32; 4]; let r = sub(&mut a[1..], k); let s = &mut a[..2]; s[0] = 9; r + a[0] + a[1] * 10 + a[3] * 100 } for [(0), (2), (3), (4)]
+    fn slice_index(k: usize) -> u32 { let a = [1u32, 2, 3]; let s = &a[1..]; s[k] + slice_first(&a[k..]) } for [(0), (1), (2), (3)]
+    fn slice_structs(k: usize) -> u32 { let mut cs = [Counter::new(0); 3]; let s = &mut cs[k..]; for i in 0..s.len() { s[i].bump_by(i as u32 + 1); } cs[0].get() + cs[1].get() * 100 + cs[2].get() * 10000 } for [(0), (2), (3), (4)]
+    fn method_panics(i: usize) -> u32 { let g = Grid { rows: [[1u8; 2]; 2], cnt: Counter::new(0) }; g.at(i) as u32 + 1 } for [(0), (1), (2), (9)]
 }
 
 // Used by `structs` above on the Rust side; the C side gets the same declarations.
@@ -194,6 +207,64 @@ const EXTRA: &str = "struct Pair { x: u32, y: [u32; 2] } fn id(p: Pair) -> Pair 
     const N: usize = 3; const LIMIT: u32 = u32::MAX - 5 + N as u32; const TABLE: [u32; N] = [1, 2, 3]; \
     fn must(x: u32) -> u32 { if x == 0 { panic!() } x } fn check(x: u32) { assert!(x != 13, \"unlucky\"); }";
 
+/// Items compiled here for the Rust side whose source also goes to the macro, for the C side
+/// (Rust needs `Clone, Copy`, which the macro adds itself).
+macro_rules! shared {
+    ($($item:item)*) => {
+        $( #[allow(dead_code, clippy::all)] $item )*
+        fn shared_source() -> String {
+            stringify!($($item)*).replace("#[derive(Clone, Copy)]", "")
+        }
+    };
+}
+
+// Methods (`self`, `&self`, `&mut self`), associated functions and consts, references.
+shared! {
+    #[derive(Clone, Copy)]
+    struct Board { cells: [u8; 4], n: u32 }
+    impl Board {
+        const N: usize = 4;
+        fn new(n: u32) -> Self { Self { cells: [0; Self::N], n } }
+        fn place(&mut self, i: usize, v: u8) -> bool { if !self.free(i) { return false; } self.cells[i] = v; self.n += 1; true }
+        fn free(&self, i: usize) -> bool { self.cells[i] == 0 }
+        fn total(&self) -> u32 { let mut s = 0u32; for i in 0..Board::N { s += self.cells[i] as u32; } s }
+        fn reset_n(&mut self, to: u32) { set_to(&mut self.n, to); }
+    }
+    #[derive(Clone, Copy)]
+    struct Counter { v: u32 }
+    impl Counter {
+        const START: u32 = 10;
+        fn new(v: u32) -> Counter { Counter { v: v.wrapping_add(Self::START) } }
+        fn add(mut self, k: u32) -> Self { self.v = self.v.wrapping_mul(3).wrapping_add(k); self }
+        fn get(self) -> u32 { self.v }
+        fn bump_by(&mut self, k: u32) { bump(&mut self.v, k); }
+    }
+    #[derive(Clone, Copy)]
+    struct Grid { rows: [[u8; 2]; 2], cnt: Counter }
+    impl Grid {
+        fn set(&mut self, r: usize, c: usize, v: u8) { self.rows[r][c] = v; self.cnt.bump_by(1); }
+        fn total(&self) -> u32 { self.cnt.get() + self.rows[0][0] as u32 + self.rows[1][1] as u32 }
+        fn at(&self, i: usize) -> u8 { assert!(i < 4, "cell {} of 4", i); self.rows[i / 2][i % 2] }
+    }
+    #[derive(Clone, Copy)]
+    enum Dir { Up, Down }
+    impl Dir {
+        fn flip(self) -> Dir { match self { Dir::Up => Dir::Down, Dir::Down => Dir::Up } }
+        fn code(&self) -> u32 { *self as u32 + 1 }
+    }
+    fn bump(x: &mut u32, by: u32) { *x = x.wrapping_add(by); }
+    fn capped(x: &u32, cap: &u32) -> u32 { assert!(*x <= *cap, "{} over {cap}", x); assert_eq!(x, x); *x }
+    fn set_to(x: &mut u32, v: u32) { *x = v; }
+    fn swap_refs(a: &mut u32, b: &mut u32) { let t = *a; *a = *b; *b = t; }
+    fn sum3(a: &[u32; 3]) -> u32 { a[0].wrapping_add(a[1]).wrapping_add(a[2]) }
+    fn first_of(a: &[u32; 3]) -> u32 { a[0] + a.len() as u32 }
+    fn slice_sum(s: &[u32]) -> u32 { let mut t = 0u32; for i in 0..s.len() { t = t.wrapping_add(s[i]); } t }
+    fn slice_fill(s: &mut [u32], v: u32) { for i in 0..s.len() { s[i] = v + i as u32; } }
+    fn slice_len(s: &[u32]) -> u32 { s.len() as u32 }
+    fn slice_first(s: &[u32]) -> u32 { s[0] }
+    fn sub(s: &mut [u32], k: usize) -> u32 { slice_fill(&mut s[k..], 1); slice_sum(s) + slice_sum(&s[..k]) * 1000 }
+}
+
 #[test]
 fn generated_c_matches_rust_on_edge_values() {
     if Command::new("cc").arg("--version").output().is_err() {
@@ -206,7 +277,7 @@ fn generated_c_matches_rust_on_edge_values() {
     assert!(cases.len() >= 100, "{} cases", cases.len());
     std::panic::set_hook(hook);
 
-    let items: TokenStream = format!("{} {EXTRA}", source()).parse().unwrap();
+    let items: TokenStream = format!("{} {EXTRA} {}", source(), shared_source()).parse().unwrap();
     let c = cuda(program(items));
     let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../wsdsl-runtime/cuda/rust_semantics.cuh");
     let mut src = format!("#include \"{header}\"\n#include <stdio.h>\n#include <unistd.h>\n");

@@ -179,7 +179,9 @@ impl Cx<'_> {
             self.err(mac.span(), format!("`{name}!` takes two values to compare: `{name}!(a, b)` or `{name}!(a, b, \"message {{}}\", x)`"));
             return err_expr();
         }
+        // A reference compares and shows as the value it points to, as in Rust.
         let (l, r) = (self.expr(&args[0]), self.expr(&args[1]));
+        let (l, r) = (self.auto_deref(l), self.auto_deref(r));
         if self.sh.infer.unify(&l.ty, &r.ty).is_err() {
             let msg = format!("mismatched types: `{name}!` compares two values of the same type, found `{}` and `{}`", self.show(&l.ty), self.show(&r.ty));
             self.err_at(&args[1], msg);
@@ -244,6 +246,7 @@ impl Cx<'_> {
                 self.err_at(a, "positional arguments cannot follow named arguments");
             }
             let value = self.expr(value);
+            let value = self.auto_deref(value);
             written.push(Arg { name, value, at: a.span(), written: true, word: None });
         }
         let fmt = match peel(&args[0]) {
@@ -296,6 +299,7 @@ impl Cx<'_> {
                         ident.set_span(fmt.span());
                         let path = syn::ExprPath { attrs: Vec::new(), qself: None, path: ident.into() };
                         let value = self.path(&path);
+                        let value = self.auto_deref(value);
                         slots.push(Arg { name: Some(name), value, at: fmt.span(), written: false, word: None });
                         slots.len() - 1
                     }

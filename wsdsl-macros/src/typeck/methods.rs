@@ -1,0 +1,131 @@
+//! Calls of the module's functions: free helpers `f(..)`, associated functions and methods
+//! called by path `Type::f(..)`, and method calls `x.f(..)`. A method is a function keyed
+//! `Type::f` whose first parameter is `self`; a method call passes the receiver there,
+//! borrowing it for `&self` / `&mut self` (auto-ref) after dereferencing a reference
+//! receiver (auto-deref), as Rust does. Calls are recorded for the recursion check.
+
+use super::{err_expr, ex, peel, Bind, Cx};
+use crate::ir::{Expr, ExprKind};
+use crate::model::{FnDef, FnKind};
+use crate::types::Ty;
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+
+impl Cx<'_> {
+    /// The key of the function a call names: `f`, or `Type::f` for a struct or enum of the
+    /// module; `None` (reported) otherwise.
+    pub(super) fn callee_key(&mut self, func: &syn::Expr) -> Option<String> {
+        if let syn::Expr::Path(p) = peel(func) {
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let plain = p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none());
+            match segs.as_slice() {
+                [f] if plain => return Some(f.clone()),
+                [t, f] if plain && self.m.is_named_type(t) => return Some(format!("{t}::{f}")),
+                _ => {}
+            }
+        }
+        self.err_at(func, "only calls to functions of this module are supported, e.g. `helper(x)` or `Type::function(x)`");
+        None
+    }
+
+    /// `name(args)` once the function is known to exist: a helper, an associated function or
+    /// a method called by path.
+    pub(super) fn call_named(&mut self, c: &syn::ExprCall, key: String) -> Expr {
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        if let Some(Bind::Local(id)) = self.lookup(&key) {
+            // A local holding something unsupported (a closure) was reported where it was made.
+            if self.locals[id].ty != Ty::Err {
+                self.err_at(&c.func, format!("`{key}` is a value, not a function; only functions of this module can be called"));
+            }
+            return err_expr();
+        }
+        let Some(f) = self.m.func(&key) else {
+            let msg = match key.split_once("::") {
+                Some((t, name)) => format!("no function or associated function `{name}` in `{t}`{}", self.listing(t)),
+                None => format!("cannot find function `{key}` in this megakernel module (only functions of the module can be called)"),
+            };
+            self.err_at(&c.func, msg);
+            return err_expr();
+        };
+        let refused = match f.kind {
+            FnKind::Const => Some(format!("`{key}` is a constant, not a function")),
+            FnKind::Handler { .. } => Some(format!("`{key}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`")),
+            FnKind::Complete { .. } => {
+                Some(format!("`{key}` is a complete handler and cannot be called directly; it runs when the task's children are done"))
+            }
+            FnKind::Helper => None,
+        };
+        if let Some(msg) = refused {
+            self.err_at(&c.func, msg);
+            return err_expr();
+        }
+        let srcs: Vec<&syn::Expr> = c.args.iter().collect();
+        self.finish_call(f, args, &srcs, false, (c.span(), c.func.span()))
+    }
+
+    /// `recv.method(args)` for a receiver (already auto-dereferenced) of struct or enum type
+    /// `owner`.
+    pub(super) fn user_method(&mut self, mc: &syn::ExprMethodCall, recv: Expr, owner: &str) -> Expr {
+        let key = format!("{owner}::{}", mc.method);
+        let Some(f) = self.m.func(&key).filter(|f| f.kind == FnKind::Helper) else {
+            let msg = format!("no method `{}` on `{owner}` in megakernel code{}", mc.method, self.listing(owner));
+            self.err_at(&mc.method, msg);
+            return err_expr();
+        };
+        let Some(first) = f.params.first().filter(|p| p.name == "self") else {
+            self.err_at(&mc.method, format!("`{key}` is an associated function, not a method (it takes no `self`); call it as `{key}(..)`"));
+            return err_expr();
+        };
+        // Auto-ref: `&self` and `&mut self` borrow the receiver.
+        let recv = match self.resolve(&first.ty) {
+            Ty::Ref(_, mutable) => ex(Ty::Ref(Box::new(recv.ty.clone()), mutable), ExprKind::AddrOf(Box::new(recv))),
+            _ => recv,
+        };
+        let mut args = vec![recv];
+        args.extend(mc.args.iter().map(|a| self.expr(a)));
+        let mut srcs: Vec<&syn::Expr> = vec![&mc.receiver];
+        srcs.extend(mc.args.iter());
+        self.finish_call(f, args, &srcs, true, (mc.span(), mc.method.span()))
+    }
+
+    /// Checks the arguments against `f`'s parameters (the first one the receiver of a
+    /// method call) and records the call; `spans`: the call's and the callee name's.
+    fn finish_call(&mut self, f: &FnDef, args: Vec<Expr>, srcs: &[&syn::Expr], method_call: bool, spans: (Span, Span)) -> Expr {
+        let key = f.key();
+        let (span, at) = spans;
+        if f.params.len() != args.len() {
+            let (skip, besides) = if method_call { (1, " besides `self`") } else { (0, "") };
+            let msg = format!("`{key}` takes {} argument(s){besides} but {} were supplied", f.params.len() - skip, args.len() - skip);
+            self.err(span, msg);
+            return err_expr();
+        }
+        let args = f.params.iter().zip(args).zip(srcs).map(|((p, a), s)| self.coerce_arg(s, &p.ty, a)).collect();
+        self.calls.push((key.clone(), at));
+        ex(f.ret.clone(), ExprKind::Call(key, args))
+    }
+
+    /// `; its methods and associated functions: ..` for the messages about `owner`.
+    fn listing(&self, owner: &str) -> String {
+        let names: Vec<String> = self
+            .m
+            .fns
+            .iter()
+            .filter(|f| f.kind == FnKind::Helper && f.owner.as_ref().is_some_and(|o| o == owner))
+            .map(|f| format!("`{}`", f.name))
+            .collect();
+        if names.is_empty() {
+            format!("; `{owner}` has no methods (declare them in an `impl {owner} {{ .. }}` block of the module)")
+        } else {
+            format!("; its methods and associated functions: {}", names.join(", "))
+        }
+    }
+
+    /// `Type::NAME` of an associated const, if `segs` names one.
+    pub(super) fn assoc_const(&mut self, segs: &[String], span: Span) -> Option<Expr> {
+        let [t, name] = segs else { return None };
+        let key = format!("{t}::{name}");
+        let f = self.m.func(&key).filter(|f| f.kind == FnKind::Const)?;
+        self.calls.push((key.clone(), span));
+        Some(ex(f.ret.clone(), ExprKind::Call(key, Vec::new())))
+    }
+}
