@@ -42,6 +42,10 @@ impl Infer {
     pub fn resolve(&self, ty: &Ty) -> Ty {
         match self.shallow(ty) {
             Ty::Array(e, n) => Ty::Array(Box::new(self.resolve(&e)), n),
+            // Deep, so that tuples and options built by iterator adaptors (`enumerate`, `zip`,
+            // `max`) name their resolved element types.
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
+            Ty::Option(e) => Ty::Option(Box::new(self.resolve(&e))),
             t => t,
         }
     }
@@ -88,6 +92,14 @@ impl Infer {
                 }
                 let (e1, e2) = (e1.clone(), e2.clone());
                 self.unify(&e1, &e2)
+            }
+            (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => {
+                let (x, y) = (x.clone(), y.clone());
+                x.iter().zip(&y).try_for_each(|(p, q)| self.unify(p, q))
+            }
+            (Ty::Option(x), Ty::Option(y)) => {
+                let (x, y) = (x.clone(), y.clone());
+                self.unify(&x, &y)
             }
             _ if a == b => Ok(()),
             _ => Err(()),

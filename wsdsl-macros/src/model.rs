@@ -93,6 +93,9 @@ pub struct FnDef {
     pub item: syn::ItemFn,
     /// For `FnKind::Const`: the user's item, re-emitted as written.
     pub konst: Option<syn::ItemConst>,
+    /// The type parameters of a generic helper. Such a helper has no parameters or result
+    /// here: `typeck/generics.rs` checks a copy of it per instantiation.
+    pub generics: Vec<Ident>,
 }
 
 pub struct Module {
@@ -363,7 +366,7 @@ impl Module {
             // Checked and lowered as `fn NAME() -> T { expr }`; C calls it at every use.
             let (name, expr) = (c.ident.clone(), &c.expr);
             let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
-            fns.push(FnDef { kind: FnKind::Const, name, params: Vec::new(), ctx: None, ret: ty, item, konst: Some(c) });
+            fns.push(FnDef { kind: FnKind::Const, name, params: Vec::new(), ctx: None, ret: ty, item, konst: Some(c), generics: Vec::new() });
         }
 
         let module = Module {
@@ -586,7 +589,7 @@ fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
 }
 
 /// What a marker makes of a function.
-enum FnRole {
+pub(crate) enum FnRole {
     Helper,
     Spawn,
     /// `#[complete]`, with its arguments (`max_children = N`) if any.
@@ -699,7 +702,7 @@ fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
     }
 }
 
-fn parse_fn(
+pub(crate) fn parse_fn(
     role: FnRole,
     f: syn::ItemFn,
     value_structs: &[String],
@@ -710,11 +713,17 @@ fn parse_fn(
     let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, names);
     let sig = &f.sig;
     let n0 = errors.len();
-    if !sig.generics.params.is_empty() {
+    let generics: Vec<Ident> = sig.generics.type_params().map(|t| t.ident.clone()).collect();
+    let only_types = sig.generics.params.iter().all(|p| matches!(p, syn::GenericParam::Type(_)));
+    if !only_types || (!generics.is_empty() && !matches!(role, FnRole::Helper)) {
         errors.push(syn::Error::new(
             sig.generics.span(),
-            "generic functions are not supported yet in megakernel code; write one function per type (e.g. `mix_u32`, `mix_u64`)",
+            "only helper functions may be generic, over type parameters (`fn f<T: Copy>(x: T) -> T`, `fn g<F: Fn(u32) -> u32>(f: F)`); lifetimes and const generics are not supported",
         ));
+    }
+    if !generics.is_empty() {
+        let name = sig.ident.clone();
+        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics });
     }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new(t.span(), "`async` functions are not supported in megakernel code"));
@@ -805,7 +814,7 @@ fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, params, ctx, ret, item: f, konst: None })
+    Some(FnDef { kind, name, params, ctx, ret, item: f, konst: None, generics: Vec::new() })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {

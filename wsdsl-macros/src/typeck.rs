@@ -12,9 +12,14 @@ use crate::types::{parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
+mod closures;
+mod generics;
+mod iterators;
 mod panic;
 
+use closures::{ClosureDef, Frame};
 use panic::Piece;
+use std::rc::Rc;
 
 pub struct Checked {
     pub infer: Infer,
@@ -27,6 +32,8 @@ pub struct Checked {
     pub may_panic: Vec<String>,
     /// Whether some body has a `debug_assert!` (the kernel then has a debug variant).
     pub debug_assertions: bool,
+    /// The instances of generic helpers (`generics.rs`), each as a plain helper.
+    pub instances: Vec<(crate::model::FnDef, FnBody)>,
 }
 
 struct LitCheck {
@@ -49,6 +56,9 @@ struct Shared {
     debug_assertions: bool,
     lits: Vec<LitCheck>,
     negs: Vec<(Span, Ty)>,
+    /// Instances of generic helpers checked so far, and the names of those being checked.
+    instances: Vec<(crate::model::FnDef, FnBody)>,
+    instantiating: Vec<String>,
 }
 
 struct LoopCx {
@@ -65,6 +75,10 @@ struct LoopCx {
 enum Bind {
     Local(LocalId),
     Ctx,
+    /// A closure, inlined where it is called (`closures.rs`).
+    Closure(Rc<ClosureDef>),
+    /// A name for a place, without a copy: an iterator's element (`closures::Elem`).
+    Alias(Rc<Expr>),
 }
 
 struct Cx<'a> {
@@ -83,10 +97,15 @@ struct Cx<'a> {
     spawns: Vec<(String, Span)>,
     /// Whether this body panics explicitly.
     panics: bool,
+    /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
+    frames: Vec<Frame>,
+    /// Locals bound to iterator elements and closure parameters: references in Rust, so
+    /// `*x` reads them.
+    ref_locals: Vec<LocalId>,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -95,49 +114,13 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         .collect();
     let mut bodies = Vec::new();
     for f in &m.fns {
-        let mut cx = Cx {
-            m,
-            sh: &mut sh,
-            errors,
-            value_structs: value_structs.clone(),
-            locals: Vec::new(),
-            scopes: vec![Vec::new()],
-            ret: f.ret.clone(),
-            loops: Vec::new(),
-            loop_labels: Vec::new(),
-            calls: Vec::new(),
-            task_local: None,
-            spawns: Vec::new(),
-            panics: false,
-        };
-        let mut params = Vec::new();
-        for p in &f.params {
-            let id = cx.new_local(&p.name.to_string(), p.ty.clone());
-            params.push(id);
+        if !f.generics.is_empty() {
+            // Checked per instantiation (`generics.rs`); this placeholder keeps `bodies`
+            // parallel to `m.fns`.
+            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), panics: false });
+            continue;
         }
-        if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
-            cx.task_local = params.first().copied();
-        }
-        if let Some(c) = &f.ctx {
-            cx.scopes[0].push((c.to_string(), Bind::Ctx));
-        }
-        let body = cx.block(&f.item.block);
-        let ret = f.ret.clone();
-        if cx.sh.infer.unify(&ret, &body.ty).is_err() {
-            let span = match f.item.block.stmts.last() {
-                Some(s) => s.span(),
-                None => f.item.block.span(),
-            };
-            let msg = format!(
-                "mismatched types: `{}` returns `{}`, but its body has type `{}`",
-                f.name,
-                cx.sh.infer.display(&ret),
-                cx.sh.infer.display(&body.ty)
-            );
-            cx.err(span, msg);
-        }
-        let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-        bodies.push(FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns, panics });
+        bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
     }
     sh.infer.finish();
     let sites = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
@@ -165,12 +148,80 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             }
         }
     }
-    check_recursion(m, &bodies, errors);
+    // Instances take part in the recursion and panic analyses like any helper.
+    let n = bodies.len();
+    let mut spans: Vec<Span> = m.fns.iter().map(|f| f.name.span()).collect();
+    let mut instances = Vec::new();
+    for (def, body) in sh.instances {
+        spans.push(def.name.span());
+        bodies.push(body);
+        instances.push(def);
+    }
+    check_recursion(&spans, &bodies, errors);
     let may_panic = panic::may_panic(&bodies);
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions }
+    let instances = instances.into_iter().zip(bodies.split_off(n)).collect();
+    // A closure's body is checked at each of its calls: report each of its errors once.
+    let mut seen = Vec::new();
+    errors.retain(|e| {
+        let key = format!("{:?} {}", e.span(), e);
+        !seen.contains(&key) && {
+            seen.push(key);
+            true
+        }
+    });
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances }
 }
 
-fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+/// The typed body of `f` (a function of the module, or an instance of a generic helper).
+fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_structs: &[String], f: &crate::model::FnDef) -> FnBody {
+    let mut cx = Cx {
+        m,
+        sh,
+        errors,
+        value_structs: value_structs.to_vec(),
+        locals: Vec::new(),
+        scopes: vec![Vec::new()],
+        ret: f.ret.clone(),
+        loops: Vec::new(),
+        loop_labels: Vec::new(),
+        calls: Vec::new(),
+        task_local: None,
+        spawns: Vec::new(),
+        panics: false,
+        frames: Vec::new(),
+        ref_locals: Vec::new(),
+    };
+    let mut params = Vec::new();
+    for p in &f.params {
+        let id = cx.new_local(&p.name.to_string(), p.ty.clone());
+        params.push(id);
+    }
+    if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
+        cx.task_local = params.first().copied();
+    }
+    if let Some(c) = &f.ctx {
+        cx.scopes[0].push((c.to_string(), Bind::Ctx));
+    }
+    let body = cx.block(&f.item.block);
+    let ret = f.ret.clone();
+    if cx.sh.infer.unify(&ret, &body.ty).is_err() {
+        let span = match f.item.block.stmts.last() {
+            Some(s) => s.span(),
+            None => f.item.block.span(),
+        };
+        let msg = format!(
+            "mismatched types: `{}` returns `{}`, but its body has type `{}`",
+            f.name,
+            cx.sh.infer.display(&ret),
+            cx.sh.infer.display(&body.ty)
+        );
+        cx.err(span, msg);
+    }
+    let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
+    FnBody { name: f.name.to_string(), locals, params, body, calls, loops, spawns, panics }
+}
+
+fn check_recursion(spans: &[Span], bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
     fn dfs(cur: &str, target: &str, bodies: &[FnBody], path: &mut Vec<String>, seen: &mut Vec<String>) -> bool {
         let Some(b) = bodies.iter().find(|b| b.name == cur) else { return false };
         for (callee, _) in &b.calls {
@@ -190,12 +241,12 @@ fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) 
         }
         false
     }
-    for (f, b) in m.fns.iter().zip(bodies) {
+    for (span, b) in spans.iter().zip(bodies) {
         let mut path = vec![b.name.clone()];
         if dfs(&b.name, &b.name, bodies, &mut path, &mut Vec::new()) {
             let cycle = path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" -> ");
             errors.push(syn::Error::new(
-                f.name.span(),
+                *span,
                 format!("recursion is not supported on the GPU ({cycle}); rewrite it as a loop or spawn tasks instead"),
             ));
         }
@@ -361,6 +412,13 @@ impl<'a> Cx<'a> {
     }
 
     fn let_stmt(&mut self, l: &syn::Local) -> Vec<StmtKind> {
+        if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+            if let syn::Expr::Closure(c) = peel(&init.expr) {
+                if pi.by_ref.is_none() && pi.subpat.is_none() && init.diverge.is_none() {
+                    return self.let_closure(&pi.ident.to_string(), c);
+                }
+            }
+        }
         let (pat, ann) = match &l.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
@@ -636,6 +694,9 @@ impl<'a> Cx<'a> {
                 None => err_expr(),
             },
             E::Return(r) => {
+                if let Some(b) = self.frame_return(r) {
+                    return b;
+                }
                 let v = r.expr.as_ref().map(|v| self.expr(v));
                 let vt = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
                 let ret = self.ret.clone();
@@ -652,10 +713,7 @@ impl<'a> Cx<'a> {
                 ex(Ty::Unit, ExprKind::Assign(Box::new(lhs), Box::new(rhs)))
             }
             E::Tuple(t) if t.elems.is_empty() => ex(Ty::Unit, ExprKind::Unit),
-            E::Closure(_) => {
-                self.err_at(e, "closures are not supported in megakernel code; write a helper `fn` in the module instead");
-                err_expr()
-            }
+            E::Closure(_) => self.closure_value(e),
             E::Try(_) => {
                 self.err_at(e, "the `?` operator is not supported in megakernel code (no function returns an `Option` or a `Result`); use `match`, `unwrap_or(v)`, or `unwrap()`/`expect(\"..\")` to panic on `None`");
                 err_expr()
@@ -713,6 +771,8 @@ impl<'a> Cx<'a> {
         if segs.len() == 1 {
             return match self.lookup(&segs[0]) {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
+                Some(Bind::Alias(x)) => (*x).clone(),
+                Some(Bind::Closure(_)) => self.closure_value(p),
                 Some(Bind::Ctx) => {
                     self.err(span, CTX_USAGE);
                     err_expr()
@@ -896,6 +956,9 @@ impl<'a> Cx<'a> {
                 ex(inner.ty.clone(), ExprKind::Unary(UnOp::Not, Box::new(inner)))
             }
             syn::UnOp::Deref(_) => {
+                if let Some(x) = self.deref_binding(&u.expr) {
+                    return x;
+                }
                 let inner = self.expr(&u.expr);
                 if matches!(inner.kind, ExprKind::Local(id) if Some(id) == self.task_local) {
                     return inner;
@@ -1134,11 +1197,22 @@ impl<'a> Cx<'a> {
         }
         let name = match peel(&c.func) {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => p.path.get_ident().unwrap().to_string(),
+            // `f::<u64>(..)`: a generic helper with its type arguments (`generics.rs`).
+            syn::Expr::Path(p) if p.qself.is_none() && p.path.segments.len() == 1 && self.m.func(&p.path.segments[0].ident.to_string()).is_some_and(|f| !f.generics.is_empty()) => {
+                p.path.segments[0].ident.to_string()
+            }
             _ => {
                 self.err_at(&c.func, "only calls to functions of this module are supported, e.g. `helper(x)`");
                 return err_expr();
             }
         };
+        if let Some(Bind::Closure(def)) = self.lookup(&name) {
+            let args = c.args.iter().map(|a| closures::Elem::Val(self.expr(a), false)).collect();
+            return self.inline_closure(&def, args, span);
+        }
+        if self.m.func(&name).is_some_and(|f| !f.generics.is_empty()) {
+            return self.call_generic(c, &name);
+        }
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         if let Some(Bind::Local(id)) = self.lookup(&name) {
             // A local holding something unsupported (a closure) was reported where it was made.
@@ -1147,36 +1221,49 @@ impl<'a> Cx<'a> {
             }
             return err_expr();
         }
+        let spans: Vec<Span> = c.args.iter().map(|a| a.span()).collect();
+        self.call_checked(&name, args, &spans, c.func.span(), span)
+    }
+
+    /// A call of the module's function `name` with `args` (written at `spans`).
+    fn call_checked(&mut self, name: &str, args: Vec<Expr>, spans: &[Span], func: Span, span: Span) -> Expr {
+        let name = name.to_string();
         let Some(f) = self.m.func(&name) else {
-            self.err_at(&c.func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
+            self.err(func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
             return err_expr();
         };
         if f.kind == FnKind::Const {
-            self.err_at(&c.func, format!("`{name}` is a constant, not a function"));
+            self.err(func, format!("`{name}` is a constant, not a function"));
             return err_expr();
         }
         if let FnKind::Handler { .. } = f.kind {
-            self.err_at(&c.func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
+            self.err(func, format!("`{name}` is a spawn handler and cannot be called directly; use `ctx.spawn(task)`"));
             return err_expr();
         }
         if let FnKind::Complete { .. } = f.kind {
-            self.err_at(&c.func, format!("`{name}` is a complete handler and cannot be called directly; it runs when the task's children are done"));
+            self.err(func, format!("`{name}` is a complete handler and cannot be called directly; it runs when the task's children are done"));
             return err_expr();
         }
         if f.params.len() != args.len() {
             self.err(span, format!("`{name}` takes {} argument(s) but {} were supplied", f.params.len(), args.len()));
             return err_expr();
         }
-        for ((p, a), s) in f.params.iter().zip(&args).zip(c.args.iter()) {
-            self.expect_at(&s, &p.ty, &a.ty);
+        for ((p, a), s) in f.params.iter().zip(&args).zip(spans) {
+            if self.sh.infer.unify(&p.ty, &a.ty).is_err() {
+                let msg = format!("mismatched types: expected `{}`, found `{}`", self.show(&p.ty), self.show(&a.ty));
+                self.err(*s, msg);
+            }
         }
-        self.calls.push((name.clone(), c.func.span()));
+        self.calls.push((name.clone(), func));
         ex(f.ret.clone(), ExprKind::Call(name, args))
     }
 
     fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Expr {
         let span = mc.span();
         let method = mc.method.to_string();
+        if let Some(e) = self.iterator_method(mc) {
+            return e;
+        }
         if let Some(t) = &mc.turbofish {
             self.err_at(&t, "turbofish `::<...>` is not supported");
         }
@@ -1301,6 +1388,8 @@ impl<'a> Cx<'a> {
             "is_some" => (OptOp::IsSome, vec![], Ty::Bool),
             "is_none" => (OptOp::IsNone, vec![], Ty::Bool),
             "unwrap" | "expect" => return self.unwrap(mc, recv, inner),
+            // An iterator consumer's `Option<&T>` is an `Option<T>` here already.
+            "copied" | "cloned" if mc.args.is_empty() => return recv,
             _ => {
                 self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none, unwrap, expect (or `match` / `if let Some(x)`)"));
                 return err_expr();
@@ -1419,6 +1508,9 @@ impl<'a> Cx<'a> {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
+        if !iterators::is_range_loop(f) {
+            return self.iter_for(f);
+        }
         let name = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
