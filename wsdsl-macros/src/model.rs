@@ -720,6 +720,7 @@ pub(crate) fn parse_fn(
             sig.generics.span(),
             "only helper functions may be generic, over type parameters (`fn f<T: Copy>(x: T) -> T`, `fn g<F: Fn(u32) -> u32>(f: F)`); lifetimes and const generics are not supported",
         ));
+        return None;
     }
     if !generics.is_empty() {
         let name = sig.ident.clone();

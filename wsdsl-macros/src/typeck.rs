@@ -1338,7 +1338,8 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (Ty::Array(..), "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "fold") => "iterators other than ranges are not supported; loop with `for i in 0..N` and index the array".to_string(),
+                (Ty::Array(..), "chunks" | "chunks_exact" | "windows" | "split_at") => "it yields slices, which the device does not have; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
+                (Ty::Array(..), _) => "iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), or index it in a range loop".to_string(),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));

@@ -462,8 +462,10 @@ impl Cx<'_> {
         }
         let id = self.loop_labels.len();
         self.loop_labels.push(false);
-        let p = self.pipeline(src, &stages, id)?;
-        Some(self.consume(mc, p))
+        match self.pipeline(src, &stages, id) {
+            Some(p) => Some(self.consume(mc, p)),
+            None => Some(err_expr()),
+        }
     }
 
     fn consume(&mut self, mc: &syn::ExprMethodCall, mut p: Pipeline) -> Expr {

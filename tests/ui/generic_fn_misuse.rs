@@ -13,8 +13,15 @@ mod m {
         x
     }
 
+    fn first<const K: usize>(a: [u32; K]) -> u32 {
+        a[0]
+    }
+
     #[spawn]
-    fn h(t: &T, ctx: &mut Ctx) {}
+    fn h(t: &T, ctx: &mut Ctx) {
+        let a = id(3);
+        let b = id(t.x) + id::<u32>(4);
+    }
 }
 
 fn main() {}
