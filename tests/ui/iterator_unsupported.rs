@@ -16,7 +16,7 @@ mod m {
         let c = a.iter().chain(b.iter()).count();
         let d = (0..t.x).map(|v| v * 2).rev().sum::<u32>();
         let m = [1.5f32, 2.0].iter().max();
-        for c in a.chunks(2) {}
+        for c in a.windows(2) {}
     }
 }
 

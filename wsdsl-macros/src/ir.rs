@@ -345,6 +345,8 @@ pub enum ExprKind {
     /// An `Option` built from a flag and a value (read only when the flag is set): what
     /// iterator consumers such as `max()` or `position(..)` produce (`typeck/iterators.rs`).
     OptFrom(Box<Expr>, Box<Expr>),
+    /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
+    SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
     Unit,
     Error,
 }

@@ -1323,7 +1323,7 @@ impl<'a> Cx<'a> {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
             Ty::Slice(_) => {
-                let msg = format!("method `{method}` is not supported on the children's values; use `len()` and index them: `for i in 0..children.len() {{ children[i] }}`");
+                let msg = format!("method `{method}` is not supported on slices (the children's values, chunks); use `len()`, indexing `children[i]`, `iter()` with its adaptors, or `chunks(k)`");
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }
@@ -1338,7 +1338,7 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (Ty::Array(..), "chunks" | "chunks_exact" | "windows" | "split_at") => "it yields slices, which the device does not have; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
+                (Ty::Array(..), "chunks_exact" | "chunks_mut" | "windows" | "split_at") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
                 (Ty::Array(..), _) => "iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), or index it in a range loop".to_string(),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };

@@ -450,6 +450,13 @@ impl FnLower<'_> {
                 return None;
             }
             ExprKind::CtxCall(name) => format!("wsdsl_ctx_{name}(ctx)"),
+            ExprKind::SliceOf(b, start, len) => {
+                // `b` is a place (typeck copies anything else to a local first).
+                let v = self.operands(&[b, start, len], out);
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t}; {t}.v = &({}).v[{}]; {t}.n = (ws_u64)({});", v[0], v[1], v[2]));
+                t
+            }
             ExprKind::OptFrom(some, v) => {
                 // The value is read only when the flag is set: the consumer leaves it unset
                 // (uninitialized) when the iterator was empty.

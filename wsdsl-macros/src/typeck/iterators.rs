@@ -33,7 +33,10 @@ enum Mode {
 
 enum Source<'s> {
     Range(&'s syn::ExprRange),
+    /// An array or a slice (a complete handler's `children`, a chunk).
     Array(&'s syn::Expr, Mode),
+    /// `a.chunks(k)`: slices of `k` elements, the last one shorter.
+    Chunks(&'s syn::Expr, &'s syn::Expr, Span),
 }
 
 fn source(e: &syn::Expr) -> Option<Source<'_>> {
@@ -45,6 +48,7 @@ fn source(e: &syn::Expr) -> Option<Source<'_>> {
             "into_iter" => source(&mc.receiver).or(Some(Source::Array(&mc.receiver, Mode::Value))),
             _ => None,
         },
+        syn::Expr::MethodCall(mc) if mc.method == "chunks" && mc.args.len() == 1 => Some(Source::Chunks(&mc.receiver, &mc.args[0], mc.span())),
         syn::Expr::Reference(r) => Some(Source::Array(&r.expr, if r.mutability.is_some() { Mode::Mut } else { Mode::Ref })),
         _ => None,
     }
@@ -183,30 +187,47 @@ impl Cx<'_> {
         id
     }
 
-    /// The array of an array source: the place itself, or a copy (a temporary, or `for x in
-    /// a` by value, which iterates over the value `a` had). (array, length, element type).
-    fn array_source(&mut self, e: &syn::Expr, mode: Mode, pre: &mut Vec<Stmt>) -> Option<(Expr, u64)> {
+    /// The array (or slice) of an array source: the place itself, or a copy (a temporary,
+    /// or `for x in a` by value, which iterates over the value `a` had), and its length.
+    fn array_source(&mut self, e: &syn::Expr, mode: Mode, pre: &mut Vec<Stmt>) -> Option<(Expr, Expr)> {
         let x = if mode == Mode::Mut { self.place(e) } else { self.expr(e) };
-        let n = match self.resolve(&x.ty) {
-            Ty::Array(_, n) => n,
+        match self.resolve(&x.ty) {
+            Ty::Array(..) => {}
             Ty::Err => return None,
-            Ty::Slice(_) => {
-                self.err_at(e, "iterating the children's values is not supported; index them: `for i in 0..children.len() { children[i] }`");
+            Ty::Slice(_) if mode == Mode::Mut => {
+                self.err_at(e, "slices (the children's values, chunks) are read-only; copy the elements into an array to change them");
                 return None;
             }
+            Ty::Slice(_) => {}
             t => {
                 let msg = format!("iterators go over integer ranges `a..b` and fixed-size arrays (`a.iter()`, `a.iter_mut()`, `&a`, `a`); this is `{}`", self.show(&t));
                 self.err_at(e, msg);
                 return None;
             }
-        };
-        if mode != Mode::Value && stable_place(&x) {
-            return Some((x, n));
         }
-        let ty = x.ty.clone();
-        let id = self.hidden("arr", ty);
-        pre.push(self.stmt_at(e.span(), StmtKind::Let(id, Some(x))));
-        Some((self.local_expr(id), n))
+        // A slice is copied by value too, but that copies its pointer and length only.
+        let base = if (mode != Mode::Value || matches!(self.resolve(&x.ty), Ty::Slice(_))) && stable_place(&x) {
+            x
+        } else {
+            let ty = x.ty.clone();
+            let id = self.hidden("arr", ty);
+            pre.push(self.stmt_at(e.span(), StmtKind::Let(id, Some(x))));
+            self.local_expr(id)
+        };
+        let len = match self.resolve(&base.ty) {
+            Ty::Array(_, n) => lit(n as u128, usize_ty()),
+            _ => ex(usize_ty(), ExprKind::SliceLen(Box::new(base.clone()))),
+        };
+        Some((base, len))
+    }
+
+    /// Element `idx` of an array or slice source (always in bounds: the site never fires).
+    fn element(&self, base: &Expr, idx: Expr, site: u32) -> Expr {
+        match self.resolve(&base.ty) {
+            Ty::Array(et, n) => ex(*et, ExprKind::Index(Box::new(base.clone()), Box::new(idx), n, site)),
+            Ty::Slice(et) => ex(*et, ExprKind::SliceIndex(Box::new(base.clone()), Box::new(idx), site)),
+            _ => err_expr(),
+        }
     }
 
     fn range_bounds(&mut self, r: &syn::ExprRange) -> Option<(Expr, Expr)> {
@@ -228,9 +249,12 @@ impl Cx<'_> {
     /// The loop of `src` and `stages` (`id`: its loop id), its element, ready for a consumer.
     fn pipeline(&mut self, src: Source, stages: &[&syn::ExprMethodCall], id: LoopId) -> Option<Pipeline> {
         let mut pre = Vec::new();
+        // `chunks(k)` strides over the chunk starts.
+        let mut step_by = None;
         let random_access = match &src {
             Source::Range(r) => matches!(r.limits, syn::RangeLimits::HalfOpen(_)),
             Source::Array(..) => true,
+            Source::Chunks(..) => false,
         };
         let (var, start, end, inclusive, elem) = match src {
             Source::Range(r) => {
@@ -240,25 +264,43 @@ impl Cx<'_> {
                 (var, start, end, matches!(r.limits, syn::RangeLimits::Closed(_)), elem)
             }
             Source::Array(e, mode) => {
-                let (arr, n) = self.array_source(e, mode, &mut pre)?;
+                let (arr, len) = self.array_source(e, mode, &mut pre)?;
                 let var = self.hidden("i", usize_ty());
                 let site = self.index_site(e.span());
-                let Ty::Array(et, _) = self.resolve(&arr.ty) else { return None };
-                let at = ex(*et, ExprKind::Index(Box::new(arr), Box::new(self.local_expr(var)), n, site));
-                (var, lit(0, usize_ty()), lit(n as u128, usize_ty()), false, Elem::Val(at, true))
+                let at = self.element(&arr, self.local_expr(var), site);
+                (var, lit(0, usize_ty()), len, false, Elem::Val(at, true))
+            }
+            Source::Chunks(e, k, span) => {
+                let (arr, len) = self.array_source(e, Mode::Ref, &mut pre)?;
+                let k = self.usize_arg(k, "chunk", &mut pre);
+                // Rust asserts the size when `chunks` is called.
+                let site = self.text_site(span, "chunk size must be non-zero");
+                self.panics = true;
+                let panic = self.expr_stmt(span, ex(Ty::Never, ExprKind::Panic(site, Vec::new())));
+                pre.push(self.when(span, bin(BinOp::Eq, self.local_expr(k), lit(0, usize_ty())), vec![panic]));
+                let var = self.hidden("start", usize_ty());
+                let et = match self.resolve(&arr.ty) {
+                    Ty::Array(t, _) | Ty::Slice(t) => *t,
+                    _ => return None,
+                };
+                let rest = bin(BinOp::Sub, len.clone(), self.local_expr(var));
+                let n = ex(usize_ty(), ExprKind::Method(Method::Min, Box::new(rest), vec![self.local_expr(k)]));
+                let chunk = ex(Ty::Slice(Box::new(et)), ExprKind::SliceOf(Box::new(arr), Box::new(self.local_expr(var)), Box::new(n)));
+                step_by = Some((Box::new(self.local_expr(k)), site));
+                (var, lit(0, usize_ty()), len, false, Elem::Val(chunk, true))
             }
         };
-        let mut p = Pipeline { pre, top: Vec::new(), body: Vec::new(), elem, var, start, end, inclusive, rev: false, step: None, id, random_access };
+        let mut p = Pipeline { pre, top: Vec::new(), body: Vec::new(), elem, var, start, end, inclusive, rev: false, step: step_by, id, random_access };
         let mut rest = stages;
         if let [first, more @ ..] = rest {
-            if first.method == "rev" && first.args.is_empty() {
+            if first.method == "rev" && first.args.is_empty() && p.step.is_none() {
                 p.rev = true;
                 p.random_access = false;
                 rest = more;
             }
         }
         if let [first, more @ ..] = rest {
-            if first.method == "step_by" && first.args.len() == 1 {
+            if first.method == "step_by" && first.args.len() == 1 && p.step.is_none() {
                 let k = self.expr(&first.args[0]);
                 self.expect_at(&first.args[0], &usize_ty(), &k.ty);
                 let site = self.text_site(first.span(), "assertion failed: step != 0");
@@ -377,18 +419,21 @@ impl Cx<'_> {
                 self.err_at(r, "`zip` takes an array (`b.iter()`, `&b`, `b`) or a half-open range `a..b`");
                 None
             }
+            Source::Chunks(..) => {
+                self.err_at(arg, "`zip` takes an array (`b.iter()`, `&b`, `b`) or a half-open range `a..b`");
+                None
+            }
             Source::Array(e, mode) => {
-                let (arr, n) = self.array_source(e, mode, &mut p.pre)?;
+                let (arr, len) = self.array_source(e, mode, &mut p.pre)?;
                 let j = self.counter("zj", sp, &mut p.pre);
                 let stop = self.jump(sp, id, true);
-                let test = self.when(sp, bin(BinOp::Ge, self.local_expr(j), lit(n as u128, usize_ty())), vec![stop]);
+                let test = self.when(sp, bin(BinOp::Ge, self.local_expr(j), len), vec![stop]);
                 if p.random_access { p.top.push(test) } else { p.body.push(test) }
                 let jj = self.hidden("zi", usize_ty());
                 p.body.push(self.stmt_at(sp, StmtKind::Let(jj, Some(self.local_expr(j)))));
                 p.body.push(self.incr(sp, j));
                 let site = self.index_site(e.span());
-                let Ty::Array(et, _) = self.resolve(&arr.ty) else { return None };
-                Some(Elem::Val(ex(*et, ExprKind::Index(Box::new(arr), Box::new(self.local_expr(jj)), n, site)), true))
+                Some(Elem::Val(self.element(&arr, self.local_expr(jj), site), true))
             }
         }
     }
@@ -436,7 +481,7 @@ impl Cx<'_> {
     /// error for an iterator left unconsumed or a method iterators don't have here.
     pub(super) fn iterator_method(&mut self, mc: &syn::ExprMethodCall) -> Option<Expr> {
         let name = mc.method.to_string();
-        let is_source = mc.args.is_empty() && matches!(name.as_str(), "iter" | "iter_mut" | "into_iter");
+        let is_source = (mc.args.is_empty() && matches!(name.as_str(), "iter" | "iter_mut" | "into_iter")) || (name == "chunks" && mc.args.len() == 1);
         let Some((src, stages)) = chain(&mc.receiver) else {
             if is_source {
                 self.err(mc.method.span(), UNCONSUMED);
