@@ -255,3 +255,15 @@ fn generic_helpers_get_one_c_function_per_instantiation() {
     assert!(!c.handlers.contains("f_larger("), "the generic helper itself is not emitted");
     assert!(!c.handlers.contains("f_apply"), "a helper taking a closure is inlined");
 }
+
+#[test]
+fn iterator_panics_carry_rusts_messages() {
+    let sites = fault_sites(program(quote! {
+        fn m(n: u32) -> u32 { (0..n).min().unwrap() }
+        fn s(n: u32, k: usize) -> u32 { (0..n).map(|x| x + 1).step_by(k).sum() }
+        fn c(a: [u32; 4], k: usize) -> usize { a.chunks(k).count() }
+    }));
+    for want in ["called `Option::unwrap()` on a `None` value", "assertion failed: step != 0", "chunk size must be non-zero"] {
+        assert!(sites.iter().any(|s| s.ends_with(want)), "{want:?} in {sites:#?}");
+    }
+}
