@@ -26,6 +26,8 @@ mod m {
         let double = |x: u32| x * 2;
         ctx.counters.total.add(twice(double) as u64);
         let copy = double;
+        let countdown = |n: u32| if n == 0 { 0 } else { countdown(n - 1) };
+        let _ = countdown(node.depth);
     }
 }
 

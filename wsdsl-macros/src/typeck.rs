@@ -102,6 +102,8 @@ struct Cx<'a> {
     /// Locals bound to iterator elements and closure parameters: references in Rust, so
     /// `*x` reads them.
     ref_locals: Vec<LocalId>,
+    /// The names of the closures being inlined (`closures::inline_named`).
+    inlining: Vec<String>,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
@@ -190,6 +192,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         panics: false,
         frames: Vec::new(),
         ref_locals: Vec::new(),
+        inlining: Vec::new(),
     };
     let mut params = Vec::new();
     for p in &f.params {
@@ -1208,7 +1211,7 @@ impl<'a> Cx<'a> {
         };
         if let Some(Bind::Closure(def)) = self.lookup(&name) {
             let args = c.args.iter().map(|a| closures::Elem::Val(self.expr(a), false)).collect();
-            return self.inline_closure(&def, args, span);
+            return self.inline_named(&name, &def, args, span);
         }
         if self.m.func(&name).is_some_and(|f| !f.generics.is_empty()) {
             return self.call_generic(c, &name);
@@ -1229,6 +1232,10 @@ impl<'a> Cx<'a> {
     fn call_checked(&mut self, name: &str, args: Vec<Expr>, spans: &[Span], func: Span, span: Span) -> Expr {
         let name = name.to_string();
         let Some(f) = self.m.func(&name) else {
+            if self.inlining.contains(&name) {
+                self.err(func, format!("a closure cannot call itself (`{name}` is inlined where it is called); write a loop instead"));
+                return err_expr();
+            }
             self.err(func, format!("cannot find function `{name}` in this megakernel module (only functions of the module can be called)"));
             return err_expr();
         };

@@ -120,7 +120,7 @@ impl Cx<'_> {
             syn::Expr::Path(p) if p.path.get_ident().is_some() => {
                 let name = p.path.get_ident().unwrap().to_string();
                 match self.lookup(&name) {
-                    Some(Bind::Closure(def)) => self.inline_closure(&def, args, f.span()),
+                    Some(Bind::Closure(def)) => self.inline_named(&name, &def, args, f.span()),
                     Some(_) => {
                         self.err_at(f, format!("`{name}` is a value, not a closure; pass a closure such as `|x| x + 1`"));
                         err_expr()
@@ -137,6 +137,15 @@ impl Cx<'_> {
                 err_expr()
             }
         }
+    }
+
+    /// `inline_closure` for a closure called by its name (which its own body cannot see:
+    /// a call of that name inside is recursion).
+    pub(super) fn inline_named(&mut self, name: &str, def: &ClosureDef, args: Vec<Elem>, at: Span) -> Expr {
+        self.inlining.push(name.to_string());
+        let e = self.inline_closure(def, args, at);
+        self.inlining.pop();
+        e
     }
 
     /// The body of `def` where it is called.
@@ -161,7 +170,7 @@ impl Cx<'_> {
         self.scopes.push(Vec::new());
         let mut stmts = Vec::new();
         for (p, a) in c.inputs.iter().zip(args) {
-            self.bind_elem(p, a, at, &mut stmts);
+            self.bind_elem(p, a, &mut stmts);
         }
         let body = self.inlined_body(|cx| cx.expr(&c.body), ret, at);
         self.scopes = saved;
@@ -222,9 +231,8 @@ impl Cx<'_> {
 
     /// Binds pattern `p` (a parameter or a loop pattern) to `v`: names, `_`, `mut`, tuples,
     /// type ascriptions and `&p` (references are values here: `&x` binds `x` to the value).
-    pub(super) fn bind_elem(&mut self, p: &syn::Pat, v: Elem, at: Span, out: &mut Vec<Stmt>) {
+    pub(super) fn bind_elem(&mut self, p: &syn::Pat, v: Elem, out: &mut Vec<Stmt>) {
         let (line, file) = loc(p.span());
-        let _ = at;
         match p {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                 let name = pi.ident.to_string();
@@ -245,14 +253,14 @@ impl Cx<'_> {
                     out.push(Stmt { line, file, kind: StmtKind::Expr(e) });
                 }
             }
-            syn::Pat::Reference(r) => self.bind_elem(&r.pat, v, at, out),
-            syn::Pat::Paren(pp) => self.bind_elem(&pp.pat, v, at, out),
+            syn::Pat::Reference(r) => self.bind_elem(&r.pat, v, out),
+            syn::Pat::Paren(pp) => self.bind_elem(&pp.pat, v, out),
             syn::Pat::Type(pt) => {
                 match self.parse_type(&pt.ty) {
                     Ok(t) => self.expect_at(&pt.ty, &t, &v.ty()),
                     Err(e) => self.errors.push(e),
                 }
-                self.bind_elem(&pt.pat, v, at, out)
+                self.bind_elem(&pt.pat, v, out)
             }
             syn::Pat::Tuple(tp) => {
                 let parts = match v {
@@ -284,7 +292,7 @@ impl Cx<'_> {
                     return;
                 }
                 for (p, e) in tp.elems.iter().zip(parts) {
-                    self.bind_elem(p, e, at, out);
+                    self.bind_elem(p, e, out);
                 }
             }
             other => self.err_at(other, "this pattern is not supported here; use names, `mut` names, `_`, tuples `(a, b)` and `&x`"),

@@ -468,7 +468,7 @@ impl Cx<'_> {
         };
         self.scopes.push(Vec::new());
         let elem = p.elem.clone();
-        self.bind_elem(&f.pat, elem, f.pat.span(), &mut p.body);
+        self.bind_elem(&f.pat, elem, &mut p.body);
         let body = self.block(&f.body);
         self.scopes.pop();
         self.loops.pop();
