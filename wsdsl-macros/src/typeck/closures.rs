@@ -29,6 +29,8 @@ pub(super) struct Frame {
     /// The declared result type, or the type of the first `return`.
     pub ret: Option<Ty>,
     pub returned: bool,
+    /// Where the inlined call is.
+    pub at: Span,
 }
 
 /// How deeply inlined bodies may nest: only a helper that passes a closure on to itself
@@ -182,13 +184,15 @@ impl Cx<'_> {
     /// out of reach (Rust rejects `break` out of a closure).
     pub(super) fn inlined_body(&mut self, check: impl FnOnce(&mut Self) -> Expr, ret: Option<Ty>, at: Span) -> Expr {
         if self.frames.len() >= MAX_INLINE_DEPTH {
+            // At the outermost call, so that the whole recursion is one error.
+            let at = self.frames[0].at;
             self.err(at, "closures and helpers that take closures are inlined where they are called, so they cannot call themselves (recursion); rewrite it as a loop");
             return err_expr();
         }
         let id = self.loop_labels.len();
         self.loop_labels.push(false);
         let loops = std::mem::take(&mut self.loops);
-        self.frames.push(Frame { id, ret: ret.clone(), returned: false });
+        self.frames.push(Frame { id, ret: ret.clone(), returned: false, at });
         let body = check(self);
         let frame = self.frames.pop().unwrap();
         self.loops = loops;
