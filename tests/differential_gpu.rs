@@ -30,7 +30,7 @@ pub mod diffk {
         pub i: u32,
     }
 
-    pub const OUTS: usize = 12;
+    pub const OUTS: usize = 16;
 
     pub enum Kind {
         Small,
@@ -68,6 +68,20 @@ pub mod diffk {
         h ^ (h >> 32)
     }
 
+    /// The larger of two numbers of any type: one C function per type used (`larger__u64`, ...).
+    pub fn larger<T: Copy + PartialOrd>(a: T, b: T) -> T {
+        if a > b { a } else { b }
+    }
+
+    /// `f` applied to each byte of `x`, folded: inlined at each call with its closure.
+    pub fn lanes<F: Fn(u64) -> u64>(x: u64, f: F) -> u64 {
+        let mut h = 0u64;
+        for i in 0..8u32 {
+            h = h.rotate_left(8) ^ f((x >> (8 * i)) & 0xff);
+        }
+        h
+    }
+
     pub fn compute(x: u64, y: u64) -> [u64; OUTS] {
         let a = x as i32;
         let b = y as i32;
@@ -98,6 +112,26 @@ pub mod diffk {
         r[9] = (x as u32).swap_bytes() as u64 ^ (y as u32).leading_zeros() as u64 ^ (x.trailing_zeros() as u64) << 8 ^ (x.count_ones() as u64) << 16;
         r[10] = (x as i8).wrapping_neg() as u64 ^ (x as i16 as i64).abs() as u64 ^ (-(y as i64) % 7) as u64;
         r[11] = (x as f32).mul_add(1.5, -(y as f32)).to_bits() as u64;
+        // Iterator chains, closures and generic helpers.
+        let bytes = [x as u8, (x >> 8) as u8, (x >> 16) as u8, (x >> 24) as u8, y as u8, (y >> 8) as u8];
+        let k = (y % 5) as usize;
+        let mix = |v: u64| v.wrapping_mul(0x9E3779B97F4A7C15) ^ y;
+        r[12] = bytes.iter().map(|&b| b as u64).filter(|b| b % 3 != 0).take(k + 2).sum::<u64>()
+            ^ (bytes.iter().enumerate().max_by_key(|&(_, b)| *b).unwrap().0 as u64) << 32
+            ^ (1..(x % 40) as u32 + 1).step_by(k + 1).map(|i| i as u64).product::<u64>() << 40;
+        r[13] = match bytes.iter().position(|&b| b == 0) { Some(p) => p as u64, None => 99 }
+            | bytes.iter().rev().zip(0..4u64).fold(0u64, |a, (&b, i)| a * 31 + b as u64 * i) << 8
+            | (bytes.iter().any(|b| *b > 200) as u64) << 60
+            | (bytes.iter().all(|b| *b != 7) as u64) << 61;
+        r[14] = lanes(x, mix) ^ larger(x, y) ^ (larger(a, b) as u64) << 1 ^ larger(f, -f).to_bits() ^ larger::<u8>(x as u8, y as u8) as u64;
+        let mut shifted = bytes;
+        for (i, v) in shifted.iter_mut().enumerate() {
+            *v = v.wrapping_add(i as u8);
+        }
+        r[15] = shifted.iter().zip(&bytes).filter(|(p, q)| p > q).count() as u64
+            ^ (shifted.iter().min().copied().unwrap_or(0) as u64) << 8
+            ^ (*shifted.iter().max().unwrap() as u64) << 16
+            ^ (0..=(y % 9)).rev().map(|v| mix(v)).min().unwrap_or(0) << 24;
         r
     }
 
@@ -188,6 +222,26 @@ fn buffers_and_differential_cases_on_the_cpu_backend() {
     let rt = Runtime::new(Backend::Cpu).cpu_threads(2);
     let (bufs, cases, backend) = run(&rt, &ReadOnly::from_vec(inputs())).expect("cpu run");
     check(&bufs, cases, &backend);
+}
+
+/// The generated C itself, compiled for the host with the device templates (the CPU
+/// backend above runs the handlers natively).
+#[test]
+fn differential_cases_on_the_host_compiled_templates() {
+    use wsdsl::gpu::emulate::{run_emulated, Emulation};
+    let input = ReadOnly::from_vec(inputs());
+    let cases = input.len() / 2;
+    let bufs = diffk::Bufs {
+        inputs: input,
+        out: Buffer::zeroed(cases * diffk::OUTS),
+        hist: Buffer::zeroed(HIST),
+        fmin: Buffer::filled(1, f64::INFINITY),
+        imax: Buffer::filled(1, i64::MIN),
+    };
+    let roots: Vec<diffk::Task> = (0..cases as u32).map(|i| diffk::Case { i }.into()).collect();
+    let config = Runtime::new(Backend::Cpu).config_for::<diffk::Kernel>();
+    run_emulated::<diffk::Kernel>(&(), &bufs, &roots, &config, &Emulation::default()).unwrap_or_else(|e| panic!("{e}"));
+    check(&bufs, cases, "host-compiled templates");
 }
 
 #[test]

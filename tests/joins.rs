@@ -90,11 +90,8 @@ pub mod mixed {
     #[complete(max_children = 3)]
     fn max_done(_m: &MaxOf, children: &[i64], ctx: &mut Ctx) -> i64 {
         ctx.counters.completes.add(1);
-        let mut best = children[0];
-        for i in 1..children.len() {
-            best = best.max(children[i]);
-        }
-        best
+        // Iterating the children's values (a slice): the largest, the first if equal.
+        children.iter().copied().max().unwrap()
     }
 
     #[spawn]

@@ -44,6 +44,10 @@ impl Infer {
             Ty::Array(e, n) => Ty::Array(Box::new(self.resolve(&e)), n),
             Ty::Ref(e, m) => Ty::Ref(Box::new(self.resolve(&e)), m),
             Ty::Slice(e, m) => Ty::Slice(Box::new(self.resolve(&e)), m),
+            // Deep, so that tuples and options built by iterator adaptors (`enumerate`, `zip`,
+            // `max`) name their resolved element types.
+            Ty::Tuple(ts) => Ty::Tuple(ts.iter().map(|t| self.resolve(t)).collect()),
+            Ty::Option(e) => Ty::Option(Box::new(self.resolve(&e))),
             t => t,
         }
     }
@@ -94,6 +98,14 @@ impl Infer {
             (Ty::Ref(e1, m1), Ty::Ref(e2, m2)) | (Ty::Slice(e1, m1), Ty::Slice(e2, m2)) if m1 == m2 => {
                 let (e1, e2) = (e1.clone(), e2.clone());
                 self.unify(&e1, &e2)
+            }
+            (Ty::Tuple(x), Ty::Tuple(y)) if x.len() == y.len() => {
+                let (x, y) = (x.clone(), y.clone());
+                x.iter().zip(&y).try_for_each(|(p, q)| self.unify(p, q))
+            }
+            (Ty::Option(x), Ty::Option(y)) => {
+                let (x, y) = (x.clone(), y.clone());
+                self.unify(&x, &y)
             }
             _ if a == b => Ok(()),
             _ => Err(()),

@@ -32,6 +32,7 @@ pub struct FnBody {
 pub type LoopId = usize;
 
 /// Patterns of `match` arms, `if let` and `let`, resolved against the scrutinee's type.
+#[derive(Clone)]
 pub enum Pat {
     Wild,
     /// An integer literal or range pattern: the values `lo..=hi` (as the type's values).
@@ -47,6 +48,7 @@ pub enum Pat {
     Or(Vec<Pat>),
 }
 
+#[derive(Clone)]
 pub struct Arm {
     pub pat: Pat,
     pub guard: Option<Expr>,
@@ -71,23 +73,27 @@ pub enum OptOp {
     IsNone,
 }
 
+#[derive(Clone)]
 pub struct Block {
     pub stmts: Vec<Stmt>,
     pub tail: Option<Box<Expr>>,
     pub ty: Ty,
 }
 
+#[derive(Clone)]
 pub struct Stmt {
     pub line: u32,
     pub file: String,
     pub kind: StmtKind,
 }
 
+#[derive(Clone)]
 pub enum StmtKind {
     Let(LocalId, Option<Expr>),
     Expr(Expr),
 }
 
+#[derive(Clone)]
 pub struct Expr {
     pub ty: Ty,
     pub kind: ExprKind,
@@ -260,12 +266,14 @@ pub const FLOAT_METHODS: &[(&str, Method)] = &[
     ("to_bits", Method::ToBits),
 ];
 
+#[derive(Clone)]
 pub enum FloatLit {
     /// Literal digits as written (parsed at the literal's final type, so f32 rounds once).
     Text(String),
     Value(f64),
 }
 
+#[derive(Clone)]
 pub enum ExprKind {
     Int(u128),
     Float(FloatLit),
@@ -347,6 +355,11 @@ pub enum ExprKind {
     /// `ctx.thread()`, `ctx.threads()` (u32) or `ctx.sync()` (unit): the threads that run one
     /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/context.cuh`).
     CtxCall(&'static str),
+    /// An `Option` built from a flag and a value (read only when the flag is set): what
+    /// iterator consumers such as `max()` or `position(..)` produce (`typeck/iterators.rs`).
+    OptFrom(Box<Expr>, Box<Expr>),
+    /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
+    SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
     Unit,
     Error,
 }

@@ -98,6 +98,9 @@ pub struct FnDef {
     pub item: syn::ItemFn,
     /// For `FnKind::Const`: the user's item, re-emitted as written.
     pub konst: Option<syn::ItemConst>,
+    /// The type parameters of a generic helper. Such a helper has no parameters or result
+    /// here: `typeck/generics.rs` checks a copy of it per instantiation.
+    pub generics: Vec<Ident>,
 }
 
 impl FnDef {
@@ -395,7 +398,7 @@ impl Module {
             let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
             // An associated const is re-emitted with its `impl` block.
             let konst = owner.is_none().then_some(c);
-            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst });
+            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst, generics: Vec::new() });
         }
 
         let module = Module {
@@ -619,7 +622,7 @@ fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
 }
 
 /// What a marker makes of a function.
-enum FnRole {
+pub(crate) enum FnRole {
     Helper,
     Spawn,
     /// `#[complete]`, with its arguments (`max_children = N`) if any.
@@ -732,7 +735,7 @@ fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
     }
 }
 
-fn parse_fn(
+pub(crate) fn parse_fn(
     role: FnRole,
     f: syn::ItemFn,
     owner: Option<&Ident>,
@@ -744,11 +747,25 @@ fn parse_fn(
     let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, names);
     let sig = &f.sig;
     let n0 = errors.len();
-    if !sig.generics.params.is_empty() {
+    let generics: Vec<Ident> = sig.generics.type_params().map(|t| t.ident.clone()).collect();
+    let only_types = sig.generics.params.iter().all(|p| matches!(p, syn::GenericParam::Type(_)));
+    if !only_types || (!generics.is_empty() && !matches!(role, FnRole::Helper)) {
         errors.push(syn::Error::new(
             sig.generics.span(),
-            "generic functions are not supported yet in megakernel code; write one function per type (e.g. `mix_u32`, `mix_u64`)",
+            "only helper functions may be generic, over type parameters (`fn f<T: Copy>(x: T) -> T`, `fn g<F: Fn(u32) -> u32>(f: F)`); lifetimes and const generics are not supported",
         ));
+        return None;
+    }
+    if !generics.is_empty() && owner.is_some() {
+        errors.push(syn::Error::new(
+            sig.generics.span(),
+            "generic methods are not supported yet; write a generic helper function (`fn f<T: Copy>(x: T) -> T`) and call it from the method",
+        ));
+        return None;
+    }
+    if !generics.is_empty() {
+        let name = sig.ident.clone();
+        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, owner: None, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics });
     }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new(t.span(), "`async` functions are not supported in megakernel code"));
@@ -846,7 +863,7 @@ fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None })
+    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None, generics: Vec::new() })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {

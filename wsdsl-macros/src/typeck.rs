@@ -13,11 +13,16 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 mod methods;
+mod closures;
+mod generics;
+mod iterators;
 mod panic;
 mod refs;
 mod slices;
 
+use closures::{ClosureDef, Frame};
 use panic::Piece;
+use std::rc::Rc;
 
 pub struct Checked {
     pub infer: Infer,
@@ -30,6 +35,8 @@ pub struct Checked {
     pub may_panic: Vec<String>,
     /// Whether some body has a `debug_assert!` (the kernel then has a debug variant).
     pub debug_assertions: bool,
+    /// The instances of generic helpers (`generics.rs`), each as a plain helper.
+    pub instances: Vec<(crate::model::FnDef, FnBody)>,
 }
 
 struct LitCheck {
@@ -52,6 +59,9 @@ struct Shared {
     debug_assertions: bool,
     lits: Vec<LitCheck>,
     negs: Vec<(Span, Ty)>,
+    /// Instances of generic helpers checked so far, and the names of those being checked.
+    instances: Vec<(crate::model::FnDef, FnBody)>,
+    instantiating: Vec<String>,
 }
 
 struct LoopCx {
@@ -68,6 +78,10 @@ struct LoopCx {
 enum Bind {
     Local(LocalId),
     Ctx,
+    /// A closure, inlined where it is called (`closures.rs`).
+    Closure(Rc<ClosureDef>),
+    /// A name for a place, without a copy: an iterator's element (`closures::Elem`).
+    Alias(Rc<Expr>),
 }
 
 struct Cx<'a> {
@@ -86,10 +100,17 @@ struct Cx<'a> {
     spawns: Vec<(String, Span)>,
     /// Whether this body panics explicitly.
     panics: bool,
+    /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
+    frames: Vec<Frame>,
+    /// Locals bound to iterator elements and closure parameters: references in Rust, so
+    /// `*x` reads them.
+    ref_locals: Vec<LocalId>,
+    /// The names of the closures being inlined (`closures::inline_named`).
+    inlining: Vec<String>,
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -98,49 +119,13 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         .collect();
     let mut bodies = Vec::new();
     for f in &m.fns {
-        let mut cx = Cx {
-            m,
-            sh: &mut sh,
-            errors,
-            value_structs: value_structs.clone(),
-            locals: Vec::new(),
-            scopes: vec![Vec::new()],
-            ret: f.ret.clone(),
-            loops: Vec::new(),
-            loop_labels: Vec::new(),
-            calls: Vec::new(),
-            task_local: None,
-            spawns: Vec::new(),
-            panics: false,
-        };
-        let mut params = Vec::new();
-        for p in &f.params {
-            let id = cx.new_local(&p.name.to_string(), p.ty.clone());
-            params.push(id);
+        if !f.generics.is_empty() {
+            // Checked per instantiation (`generics.rs`); this placeholder keeps `bodies`
+            // parallel to `m.fns`.
+            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), panics: false });
+            continue;
         }
-        if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
-            cx.task_local = params.first().copied();
-        }
-        if let Some(c) = &f.ctx {
-            cx.scopes[0].push((c.to_string(), Bind::Ctx));
-        }
-        let body = cx.block(&f.item.block);
-        let ret = f.ret.clone();
-        if cx.sh.infer.unify(&ret, &body.ty).is_err() {
-            let span = match f.item.block.stmts.last() {
-                Some(s) => s.span(),
-                None => f.item.block.span(),
-            };
-            let msg = format!(
-                "mismatched types: `{}` returns `{}`, but its body has type `{}`",
-                f.name,
-                cx.sh.infer.display(&ret),
-                cx.sh.infer.display(&body.ty)
-            );
-            cx.err(span, msg);
-        }
-        let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-        bodies.push(FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics });
+        bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
     }
     sh.infer.finish();
     let sites = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
@@ -168,12 +153,81 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             }
         }
     }
-    check_recursion(m, &bodies, errors);
+    // Instances take part in the recursion and panic analyses like any helper.
+    let n = bodies.len();
+    let mut spans: Vec<Span> = m.fns.iter().map(|f| f.name.span()).collect();
+    let mut instances = Vec::new();
+    for (def, body) in sh.instances {
+        spans.push(def.name.span());
+        bodies.push(body);
+        instances.push(def);
+    }
+    check_recursion(&spans, &bodies, errors);
     let may_panic = panic::may_panic(&bodies);
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions }
+    let instances = instances.into_iter().zip(bodies.split_off(n)).collect();
+    // A closure's body is checked at each of its calls: report each of its errors once.
+    let mut seen = Vec::new();
+    errors.retain(|e| {
+        let key = format!("{:?} {}", e.span(), e);
+        !seen.contains(&key) && {
+            seen.push(key);
+            true
+        }
+    });
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances }
 }
 
-fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+/// The typed body of `f` (a function of the module, or an instance of a generic helper).
+fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_structs: &[String], f: &crate::model::FnDef) -> FnBody {
+    let mut cx = Cx {
+        m,
+        sh,
+        errors,
+        value_structs: value_structs.to_vec(),
+        locals: Vec::new(),
+        scopes: vec![Vec::new()],
+        ret: f.ret.clone(),
+        loops: Vec::new(),
+        loop_labels: Vec::new(),
+        calls: Vec::new(),
+        task_local: None,
+        spawns: Vec::new(),
+        panics: false,
+        frames: Vec::new(),
+        ref_locals: Vec::new(),
+        inlining: Vec::new(),
+    };
+    let mut params = Vec::new();
+    for p in &f.params {
+        let id = cx.new_local(&p.name.to_string(), p.ty.clone());
+        params.push(id);
+    }
+    if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
+        cx.task_local = params.first().copied();
+    }
+    if let Some(c) = &f.ctx {
+        cx.scopes[0].push((c.to_string(), Bind::Ctx));
+    }
+    let body = cx.block(&f.item.block);
+    let ret = f.ret.clone();
+    if cx.sh.infer.unify(&ret, &body.ty).is_err() {
+        let span = match f.item.block.stmts.last() {
+            Some(s) => s.span(),
+            None => f.item.block.span(),
+        };
+        let msg = format!(
+            "mismatched types: `{}` returns `{}`, but its body has type `{}`",
+            f.name,
+            cx.sh.infer.display(&ret),
+            cx.sh.infer.display(&body.ty)
+        );
+        cx.err(span, msg);
+    }
+    let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
+    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics }
+}
+
+fn check_recursion(spans: &[Span], bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
     fn dfs(cur: &str, target: &str, bodies: &[FnBody], path: &mut Vec<String>, seen: &mut Vec<String>) -> bool {
         let Some(b) = bodies.iter().find(|b| b.name == cur) else { return false };
         for (callee, _) in &b.calls {
@@ -193,12 +247,12 @@ fn check_recursion(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) 
         }
         false
     }
-    for (f, b) in m.fns.iter().zip(bodies) {
+    for (span, b) in spans.iter().zip(bodies) {
         let mut path = vec![b.name.clone()];
         if dfs(&b.name, &b.name, bodies, &mut path, &mut Vec::new()) {
             let cycle = path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" -> ");
             errors.push(syn::Error::new(
-                f.name.span(),
+                *span,
                 format!("recursion is not supported on the GPU ({cycle}); rewrite it as a loop or spawn tasks instead"),
             ));
         }
@@ -361,6 +415,13 @@ impl<'a> Cx<'a> {
     }
 
     fn let_stmt(&mut self, l: &syn::Local) -> Vec<StmtKind> {
+        if let (syn::Pat::Ident(pi), Some(init)) = (&l.pat, &l.init) {
+            if let syn::Expr::Closure(c) = peel(&init.expr) {
+                if pi.by_ref.is_none() && pi.subpat.is_none() && init.diverge.is_none() {
+                    return self.let_closure(&pi.ident.to_string(), c);
+                }
+            }
+        }
         let (pat, ann) = match &l.pat {
             syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
@@ -638,6 +699,9 @@ impl<'a> Cx<'a> {
                 None => err_expr(),
             },
             E::Return(r) => {
+                if let Some(b) = self.frame_return(r) {
+                    return b;
+                }
                 let v = r.expr.as_ref().map(|v| self.expr(v));
                 let vt = v.as_ref().map(|v| v.ty.clone()).unwrap_or(Ty::Unit);
                 let ret = self.ret.clone();
@@ -654,10 +718,7 @@ impl<'a> Cx<'a> {
                 ex(Ty::Unit, ExprKind::Assign(Box::new(lhs), Box::new(rhs)))
             }
             E::Tuple(t) if t.elems.is_empty() => ex(Ty::Unit, ExprKind::Unit),
-            E::Closure(_) => {
-                self.err_at(e, "closures are not supported in megakernel code; write a helper `fn` in the module instead");
-                err_expr()
-            }
+            E::Closure(_) => self.closure_value(e),
             E::Try(_) => {
                 self.err_at(e, "the `?` operator is not supported in megakernel code (no function returns an `Option` or a `Result`); use `match`, `unwrap_or(v)`, or `unwrap()`/`expect(\"..\")` to panic on `None`");
                 err_expr()
@@ -713,6 +774,8 @@ impl<'a> Cx<'a> {
         if segs.len() == 1 {
             return match self.lookup(&segs[0]) {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
+                Some(Bind::Alias(x)) => (*x).clone(),
+                Some(Bind::Closure(_)) => self.closure_value(p),
                 Some(Bind::Ctx) => {
                     self.err(span, CTX_USAGE);
                     err_expr()
@@ -905,6 +968,9 @@ impl<'a> Cx<'a> {
                 ex(inner.ty.clone(), ExprKind::Unary(UnOp::Not, Box::new(inner)))
             }
             syn::UnOp::Deref(_) => {
+                if let Some(x) = self.deref_binding(&u.expr) {
+                    return x;
+                }
                 let inner = self.expr(&u.expr);
                 if matches!(inner.kind, ExprKind::Local(id) if Some(id) == self.task_local) {
                     return inner;
@@ -1143,13 +1209,29 @@ impl<'a> Cx<'a> {
                 return err_expr();
             }
         }
+        // `f::<u64>(..)`: a generic helper with its type arguments (`generics.rs`).
+        if let syn::Expr::Path(p) = peel(&c.func) {
+            if p.qself.is_none() && p.path.segments.len() == 1 {
+                let name = p.path.segments[0].ident.to_string();
+                if self.m.func(&name).is_some_and(|f| !f.generics.is_empty()) {
+                    return self.call_generic(c, &name);
+                }
+            }
+        }
         let Some(key) = self.callee_key(&c.func) else { return err_expr() };
+        if let Some(Bind::Closure(def)) = self.lookup(&key) {
+            let args = c.args.iter().map(|a| closures::Elem::Val(self.expr(a), false)).collect();
+            return self.inline_named(&key, &def, args, span);
+        }
         self.call_named(c, key)
     }
 
     fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Expr {
         let span = mc.span();
         let method = mc.method.to_string();
+        if let Some(e) = self.iterator_method(mc) {
+            return e;
+        }
         if let Some(t) = &mc.turbofish {
             self.err_at(&t, "turbofish `::<...>` is not supported");
         }
@@ -1211,7 +1293,7 @@ impl<'a> Cx<'a> {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
             Ty::Slice(..) => {
-                let msg = format!("method `{method}` is not supported on slices; use `len()` and index them: `for i in 0..s.len() {{ s[i] }}`");
+                let msg = format!("method `{method}` is not supported on slices; use `len()`, indexing `s[i]`, `iter()` with its adaptors, or `chunks(k)`");
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }
@@ -1226,7 +1308,8 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (Ty::Array(..), "iter" | "iter_mut" | "into_iter" | "map" | "sum" | "fold") => "iterators other than ranges are not supported; loop with `for i in 0..N` and index the array".to_string(),
+                (Ty::Array(..), "chunks_exact" | "chunks_mut" | "windows" | "split_at") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
+                (Ty::Array(..), _) => "iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), or index it in a range loop".to_string(),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));
@@ -1276,6 +1359,8 @@ impl<'a> Cx<'a> {
             "is_some" => (OptOp::IsSome, vec![], Ty::Bool),
             "is_none" => (OptOp::IsNone, vec![], Ty::Bool),
             "unwrap" | "expect" => return self.unwrap(mc, recv, inner),
+            // An iterator consumer's `Option<&T>` is an `Option<T>` here already.
+            "copied" | "cloned" if mc.args.is_empty() => return recv,
             _ => {
                 self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none, unwrap, expect (or `match` / `if let Some(x)`)"));
                 return err_expr();
@@ -1394,6 +1479,9 @@ impl<'a> Cx<'a> {
     }
 
     fn for_loop(&mut self, f: &syn::ExprForLoop) -> Expr {
+        if !iterators::is_range_loop(f) {
+            return self.iter_for(f);
+        }
         let name = match &*f.pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),

@@ -202,7 +202,7 @@ pub fn c_name(ty: &Ty) -> String {
     }
 }
 
-fn mangle(ty: &Ty) -> String {
+pub fn mangle(ty: &Ty) -> String {
     match ty {
         Ty::Int(i) => i.name().into(),
         Ty::Float(f) => f.name().into(),

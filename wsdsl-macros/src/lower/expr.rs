@@ -459,6 +459,28 @@ impl FnLower<'_> {
                 return None;
             }
             ExprKind::CtxCall(name) => format!("wsdsl_ctx_{name}(ctx)"),
+            ExprKind::SliceOf(b, start, len) => {
+                // `b` is a place (typeck copies anything else to a local first).
+                let v = self.operands(&[b, start, len], out);
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t}; {t}.v = &({}).v[{}]; {t}.n = (ws_u64)({});", v[0], v[1], v[2]));
+                t
+            }
+            ExprKind::OptFrom(some, v) => {
+                // The value is read only when the flag is set: the consumer leaves it unset
+                // (uninitialized) when the iterator was empty.
+                let s = self.expr(some, out).unwrap_or_else(|| "false".into());
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t}; {t}.some = {s};"));
+                let mut vs = Vec::new();
+                if let Some(v) = self.expr(v, &mut vs) {
+                    vs.push(format!("{t}.v = {v};"));
+                }
+                out.push(format!("if ({t}.some) {{"));
+                out.extend(super::indent(vs));
+                out.push("}".into());
+                t
+            }
             ExprKind::Unit => return None,
             ExprKind::Error => "0".into(),
         })

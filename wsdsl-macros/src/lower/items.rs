@@ -51,7 +51,9 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
 fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> String {
     let mut protos = String::new();
     let mut bodies = String::new();
-    for (f, body) in m.fns.iter().zip(&ck.bodies) {
+    // Generic helpers are emitted as their instances (`typeck/generics.rs`).
+    let fns = m.fns.iter().zip(&ck.bodies).filter(|(f, _)| f.generics.is_empty());
+    for (f, body) in fns.chain(ck.instances.iter().map(|(f, b)| (f, b))) {
         let helper = matches!(f.kind, FnKind::Helper | FnKind::Const);
         let flags_caller = helper && ck.may_panic.contains(&body.name);
         let mut fl = FnLower {
@@ -247,6 +249,10 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             let c = if *mutable { "" } else { "const " };
             writeln!(out, "struct {} {{ {c}{}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
+        }
+        Ty::Option(e) if !matches!(**e, Ty::Int(_)) => {
+            emit_type(e, m, done, out);
+            writeln!(out, "struct {} {{ bool some; {} v; }};", c_name(t), c_name(e)).unwrap();
         }
         Ty::Tuple(ts) => {
             for e in ts {

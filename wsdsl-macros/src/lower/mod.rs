@@ -115,7 +115,10 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
     match t {
         Ty::Array(e, _) => record_arrays(e, arrays),
         Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
-        Ty::Option(e) => return record_arrays(e, arrays),
+        // `Option<int>` is in `rust_semantics.cuh`; others (iterator consumers' results, e.g.
+        // `Option<(usize, u32)>`) get a wrapper struct of the same shape.
+        Ty::Option(e) if matches!(**e, Ty::Int(_)) => return,
+        Ty::Option(e) => record_arrays(e, arrays),
         Ty::Slice(e, _) => record_arrays(e, arrays),
         // A pointer needs its target's type, and no wrapper of its own.
         Ty::Ref(e, _) => return record_arrays(e, arrays),

@@ -263,3 +263,46 @@ fn an_assignment_whose_index_runs_statements_writes_the_array_itself() {
     assert!(f.contains("(l_a_1).v[ws_index(t_"), "{f}");
     assert!(!f.contains("= l_a_1;"), "the array is not copied:\n{f}");
 }
+
+#[test]
+fn an_iterator_chain_is_one_loop_and_closures_leave_no_calls() {
+    let c = cuda(program(quote! {
+        fn f(a: [u32; 4], k: u32) -> u32 {
+            let add = |x: u32| x + k;
+            a.iter().map(|x| add(*x)).filter(|x| x % 2 == 0).sum()
+        }
+    }));
+    let body = helper_c(&c, "f");
+    assert_eq!(body.matches("for (").count(), 1, "{body}");
+    // The array is read in place at the loop's index, not copied.
+    assert!(body.contains("(l_a_0).v[ws_index("), "{body}");
+    assert!(!body.contains("ws_arr_u32_4 l_arr"), "{body}");
+    // Closures are inlined: the only functions are the helper itself.
+    assert_eq!(c.handlers.matches("static ws_u32 f_").count(), 2, "prototype and definition only:\n{}", c.handlers);
+}
+
+#[test]
+fn generic_helpers_get_one_c_function_per_instantiation() {
+    let c = cuda(program(quote! {
+        fn larger<T: Copy + PartialOrd>(a: T, b: T) -> T { if a > b { a } else { b } }
+        fn apply<F: Fn(u32) -> u32>(f: F, x: u32) -> u32 { f(x) }
+        fn g(a: u32, b: u64, c: u32) -> u64 { larger(a, c) as u64 + larger(b, 2) + larger::<u64>(1, 2) + apply(|x| x * 3, a) as u64 }
+    }));
+    for name in ["larger__u32", "larger__u64"] {
+        assert_eq!(c.handlers.matches(&format!(" f_{name}(")).count(), 2, "{name}: prototype and definition\n{}", c.handlers);
+    }
+    assert!(!c.handlers.contains("f_larger("), "the generic helper itself is not emitted");
+    assert!(!c.handlers.contains("f_apply"), "a helper taking a closure is inlined");
+}
+
+#[test]
+fn iterator_panics_carry_rusts_messages() {
+    let sites = fault_sites(program(quote! {
+        fn m(n: u32) -> u32 { (0..n).min().unwrap() }
+        fn s(n: u32, k: usize) -> u32 { (0..n).map(|x| x + 1).step_by(k).sum() }
+        fn c(a: [u32; 4], k: usize) -> usize { a.chunks(k).count() }
+    }));
+    for want in ["called `Option::unwrap()` on a `None` value", "assertion failed: step != 0", "chunk size must be non-zero"] {
+        assert!(sites.iter().any(|s| s.ends_with(want)), "{want:?} in {sites:#?}");
+    }
+}

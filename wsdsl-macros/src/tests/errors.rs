@@ -9,9 +9,11 @@ fn several_bad_constructs_are_all_reported() {
             #[task] struct A { v: Vec<u32> }
             #[task] struct B { x: u32 }
             struct NotATask { y: u32 }
+            struct Holder { f: u32 }
             #[spawn]
             fn hb(b: &B, ctx: &mut Ctx) {
                 let f = |x: u32| x + 1;
+                let _ = Holder { f: f };
                 println!("no");
                 ctx.spawn(NotATask { y: 1 });
                 let _ = b.x.checked_add(1).expect(b.x);
@@ -24,7 +26,7 @@ fn several_bad_constructs_are_all_reported() {
     let want = [
         "`Vec` is not supported",
         "task `A` has no spawn handler; add `#[spawn] fn name(task: &A, ctx: &mut Ctx)`",
-        "closures are not supported",
+        "a closure cannot be a value on the GPU",
         "macro invocations such as `println!`",
         "`NotATask` is not a task type of this megakernel; tasks are the structs marked #[task]: A, B",
         "`expect` takes its message as a string literal",

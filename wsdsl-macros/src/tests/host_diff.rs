@@ -168,6 +168,35 @@ diff! {
     fn slice_index(k: usize) -> u32 { let a = [1u32, 2, 3]; let s = &a[1..]; s[k] + slice_first(&a[k..]) } for [(0), (1), (2), (3)]
     fn slice_structs(k: usize) -> u32 { let mut cs = [Counter::new(0); 3]; let s = &mut cs[k..]; for i in 0..s.len() { s[i].bump_by(i as u32 + 1); } cs[0].get() + cs[1].get() * 100 + cs[2].get() * 10000 } for [(0), (2), (3), (4)]
     fn method_panics(i: usize) -> u32 { let g = Grid { rows: [[1u8; 2]; 2], cnt: Counter::new(0) }; g.at(i) as u32 + 1 } for [(0), (1), (2), (9)]
+    fn for_iter(a: u32, b: u32) -> u32 { let mut arr = [a, b, 3, 4]; let mut s = 0u32; for x in arr.iter() { s = s.wrapping_mul(31).wrapping_add(*x); } for x in &arr { s ^= x; } for x in arr.iter_mut() { *x = x.wrapping_mul(2); } for x in &mut arr { *x += 1; } for x in arr { s = s.wrapping_add(x); arr[0] = 9; } for (i, x) in arr.iter().enumerate() { s = s.wrapping_add(i as u32 * x); } s } for [(0, 0), (u32::MAX, 1), (7, 12345)]
+    fn for_struct_field(a: u32) -> u32 { let mut p = Pair { x: a, y: [a, 2] }; for v in p.y.iter_mut().rev() { *v = v.wrapping_add(p.x); } let mut s = 0; for (i, &v) in p.y.iter().enumerate() { s += v * (i as u32 + 1); } s } for [(1), (u32::MAX)]
+    fn for_zip(a: i64, n: usize) -> i64 { let p = [a, 2, 3]; let q = [10i64, 20, 30, 40]; let mut s = 0; for (x, y) in p.iter().zip(q.iter()) { s += x * y; } for (x, i) in q.iter().rev().zip(0..n) { s = s * 3 + x + i as i64; } for (k, x) in q.iter().step_by(2).enumerate() { s += k as i64 * x; } 'o: for x in &q { for y in p { if y == 3 { continue 'o; } if *x == 40 { break 'o; } s += y; } } s } for [(0, 0), (i64::MAX, 2), (-5, 9)]
+    fn for_step0(k: usize) -> u32 { let v = [1u32, 2, 3]; let mut s = 0; for x in v.iter().step_by(k) { s += x; } s } for [(1), (2), (0), (usize::MAX)]
+    fn it_sum(a: u32, b: u32) -> u32 { let v = [a, b, a ^ b, 7]; v.iter().sum::<u32>().wrapping_add(v.iter().map(|x| x * 2).sum::<u32>()) } for [(0, 0), (u32::MAX, 1), (5, 9)]
+    fn it_product(a: i64, b: i64) -> i64 { let v = [a, b, -1]; v.iter().product::<i64>().wrapping_add((1..=5i64).product::<i64>()) } for [(i64::MIN, 1), (3, 4), (i64::MAX, 2)]
+    fn it_fsum(a: f64, b: f64, n: usize) -> f64 { let e = [a, b, a * b]; e.iter().take(n).sum() } for [(1.5, -0.0, 0), (-0.0, -0.0, 2), (f64::NAN, 1.0, 3), (1e308, 1e308, 2), (0.1, 0.2, 3)]
+    fn it_fproduct(a: f32, n: usize) -> f32 { (0..n).map(|i| a + i as f32).product() } for [(1.5, 0), (-2.0, 4), (f32::MAX, 3)]
+    fn it_count(n: u32, k: usize) -> usize { (0..n).filter(|x| x % 3 == 0).skip(k).count() } for [(0, 0), (10, 1), (100, 50), (u32::MAX / 1000000, 2)]
+    fn it_minmax(a: i32, b: i32, c: i32) -> i64 { let v = [a, b, c]; let mn = *v.iter().min().unwrap(); let mx = v.iter().max().copied().unwrap_or(0); let e = (0..0i32).max().unwrap_or(-7); mn as i64 * 1000000 + mx as i64 + e as i64 } for [(1, 2, 3), (i32::MIN, i32::MAX, 0), (5, 5, 5)]
+    fn it_min_empty(n: u32) -> u32 { (0..n).map(|x| x * 3).min().unwrap() } for [(0), (5)]
+    fn it_by_key(a: i32, b: i32, c: i32) -> usize { let v = [a, b, c, a]; let (i, _) = v.iter().enumerate().max_by_key(|&(_, x)| *x).unwrap(); let (j, _) = v.iter().enumerate().min_by_key(|(_, x)| x.abs()).unwrap(); let k = (0..10u32).max_by_key(|x| x % 4).unwrap(); i * 100 + j * 10 + k as usize } for [(1, 2, 3), (3, -2, 2), (0, 0, 0), (i32::MIN, 5, -5)]
+    fn it_any_all(a: u32, b: u32) -> u32 { let v = [a, b, 3]; v.iter().any(|&x| x > 10) as u32 + 2 * v.iter().all(|x| *x % 2 == 1) as u32 + 4 * (0..a).any(|x| x == 5) as u32 + 8 * (0..0).all(|x: u32| x == 1) as u32 } for [(0, 0), (11, 1), (5, 7), (6, 3)]
+    fn it_position(a: u32, b: u32) -> u64 { let v = [a, b, a.wrapping_add(b)]; v.iter().position(|&x| x == b).unwrap_or(9) as u64 * 1000 + (0..20u32).step_by(3).position(|x| x > a).unwrap_or(99) as u64 } for [(0, 0), (5, 3), (100, 100), (1, u32::MAX)]
+    fn it_find(a: i32) -> i32 { let v = [3, a, -a]; match v.iter().find(|x| **x < 0) { Some(x) => x + 1, None => 0 } } for [(0), (5), (-5), (i32::MIN)]
+    fn it_chain(n: u32, k: usize) -> u64 { (1..=n).map(|x| x as u64 * x as u64).filter(|x| x % 2 == 1).take(k).skip(1).sum() } for [(0, 0), (10, 3), (1000, 1000), (5, 0), (9, usize::MAX)]
+    fn it_step_mid(n: u32, k: usize) -> u32 { (0..n).map(|x| x + 1).step_by(k).fold(0u32, |a, x| a.wrapping_mul(7) ^ x) } for [(10, 3), (10, 0), (0, 2), (100, 1), (7, 7)]
+    fn it_fold_rev(a: u8) -> u32 { let v = [a, 1, 2, 3]; v.iter().rev().enumerate().fold(0u32, |acc, (i, &x)| acc * 5 + i as u32 * x as u32) } for [(0), (255)]
+    fn it_for_each(a: u32) -> u32 { let mut s = 0; let v = [a, 2]; v.iter().for_each(|x| s += x); (0..3).zip(v.iter()).for_each(|(i, x)| s = s.wrapping_mul(i + 2) + x); s } for [(0), (u32::MAX)]
+    fn it_take_calls(n: u32) -> u32 { let mut calls = 0u32; let t: u32 = (0..n).map(|x| { calls += 1; x }).take(3).sum(); calls * 100 + t } for [(0), (2), (10)]
+    fn it_skip_calls(n: u32) -> u32 { let mut calls = 0u32; let c = (0..n).map(|x| { calls += 1; x }).skip(2).filter(|x| x % 2 == 0).count() as u32; calls * 100 + c } for [(0), (1), (9)]
+    fn it_zip_calls(n: u32) -> u32 { let mut calls = 0u32; let b = [1u32, 2]; let mut s = 0; for (x, y) in (0..n).map(|x| { calls += 1; x }).zip(b.iter()) { s += x * y; } let a = (0..n).map(|x| { calls += 10; x }).zip(0..2u32).any(|(x, y)| x + y > 100); for (x, y) in (0..n).rev().map(|x| { calls += 1000; x }).zip(b) { s += x * y; } let _ = (0..n).map(|x| { calls += 10000; x }).filter(|x| *x < 9).zip(b.iter()).count(); calls * 100 + s + a as u32 } for [(0), (1), (5)]
+    fn it_incl_rev(a: i8, b: i8) -> i32 { (a..=b).rev().map(|x| x as i32).enumerate().map(|(i, x)| i as i32 * x).sum() } for [(-128, 127), (5, 5), (3, 1), (126, 127)]
+    fn it_chunks(a: u32, k: usize) -> u32 { let v = [a, 1, 2, 3, 4, 5, 6]; let mut s = 0u32; for c in v.chunks(k) { s = s.wrapping_mul(7).wrapping_add(c.len() as u32 * 100 + c[0] + c.iter().sum::<u32>()); for &x in c { s ^= x; } } s.wrapping_add(v.chunks(k).map(|c| c[c.len() - 1]).max().unwrap_or(0)) } for [(0, 1), (u32::MAX, 3), (5, 7), (9, 100), (1, 0)]
+    fn closures(x: i32) -> i32 { let mut acc = 0; let mut bump = |d: i32| { acc += d; acc }; bump(x); bump(2); let mut m = 5; let g = move |a: i32| a + m; m = 100; let y = 1000; let early = |a: i32| -> i32 { if a < 0 { return -1; } for i in 0..a { if i == 3 { return i * y; } } a + y }; g(1) + m + early(x) + acc } for [(-4), (0), (2), (7)]
+    fn closure_shadow(x: u32) -> u32 { let k = 3; let f = |v: u32| v * k; let k = 100; let twice = |v: u32| f(f(v)); twice(x) + k } for [(0), (5), (u32::MAX)]
+    fn g_max(a: u8, b: i64, c: f64) -> f64 { gmax(a, 3) as f64 + gmax(b, b.wrapping_neg()) as f64 + gmax(c, 0.5) + gmax::<u64>(7, a as u64) as f64 } for [(0, 0, 0.0), (255, i64::MIN, f64::NAN), (4, -3, 9.5)]
+    fn g_sum(a: u32, b: i16) -> i64 { gsum3(a, a, 1) as i64 + gsum3(b, b, b) as i64 + gsum3([a; 2][0] as u8, 1, 2) as i64 } for [(0, 0), (u32::MAX, i16::MAX), (7, -3)]
+    fn g_apply(x: u32, k: u32) -> u32 { let add = |v: u32| v.wrapping_add(k); apply(add, x).wrapping_add(apply(|v| v.wrapping_mul(3), x)).wrapping_add(apply_t(move |v: u64| v ^ k as u64, x as u64) as u32).wrapping_add(first_over(|i| i * i > x, 100)) } for [(0, 0), (50, 7), (u32::MAX, u32::MAX)]
 }
 
 // Used by `structs` above on the Rust side; the C side gets the same declarations.
@@ -218,8 +247,15 @@ macro_rules! shared {
     };
 }
 
-// Methods (`self`, `&self`, `&mut self`), associated functions and consts, references.
+// Generic helpers, helpers taking closures; methods (`self`, `&self`, `&mut self`),
+// associated functions and consts, references.
 shared! {
+    fn gmax<T: Copy + PartialOrd>(a: T, b: T) -> T { if a > b { a } else { b } }
+    fn gsum3<T: Copy + std::ops::Add<Output = T>>(a: T, b: T, c: T) -> T { let s: T = a + b; s + c }
+    fn apply<F: Fn(u32) -> u32>(f: F, x: u32) -> u32 { f(f(x)) }
+    fn apply_t<T: Copy + PartialEq, F: Fn(T) -> T>(f: F, x: T) -> T { let y = f(x); if y != x { return f(y); } y }
+    fn first_over<F>(f: F, lim: u32) -> u32 where F: Fn(u32) -> bool { for i in 0..lim { if f(i) { return i; } } lim }
+
     #[derive(Clone, Copy)]
     struct Board { cells: [u8; 4], n: u32 }
     impl Board {

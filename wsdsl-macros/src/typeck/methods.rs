@@ -28,8 +28,7 @@ impl Cx<'_> {
         None
     }
 
-    /// `name(args)` once the function is known to exist: a helper, an associated function or
-    /// a method called by path.
+    /// `name(args)`: a helper, an associated function or a method called by path.
     pub(super) fn call_named(&mut self, c: &syn::ExprCall, key: String) -> Expr {
         let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
         if let Some(Bind::Local(id)) = self.lookup(&key) {
@@ -39,12 +38,22 @@ impl Cx<'_> {
             }
             return err_expr();
         }
-        let Some(f) = self.m.func(&key) else {
+        let spans: Vec<Span> = c.args.iter().map(|a| a.span()).collect();
+        self.call_checked(&key, args, &spans, &c.func, c.span())
+    }
+
+    /// A call of the module's function `key` with `args` (written at `spans`; `func`: the
+    /// callee as written, `span`: the whole call).
+    pub(super) fn call_checked(&mut self, key: &str, args: Vec<Expr>, spans: &[Span], func: &syn::Expr, span: Span) -> Expr {
+        let Some(f) = self.m.func(key) else {
             let msg = match key.split_once("::") {
                 Some((t, name)) => format!("no function or associated function `{name}` in `{t}`{}", self.listing(t)),
+                None if self.inlining.iter().any(|n| n == key) => {
+                    format!("a closure cannot call itself (`{key}` is inlined where it is called); write a loop instead")
+                }
                 None => format!("cannot find function `{key}` in this megakernel module (only functions of the module can be called)"),
             };
-            self.err_at(&c.func, msg);
+            self.err_at(func, msg);
             return err_expr();
         };
         let refused = match f.kind {
@@ -56,11 +65,10 @@ impl Cx<'_> {
             FnKind::Helper => None,
         };
         if let Some(msg) = refused {
-            self.err_at(&c.func, msg);
+            self.err_at(func, msg);
             return err_expr();
         }
-        let srcs: Vec<&syn::Expr> = c.args.iter().collect();
-        self.finish_call(f, args, &srcs, false, (c.span(), c.func.span()))
+        self.finish_call(f, args, spans, false, (span, func.span()))
     }
 
     /// `recv.method(args)` for a receiver (already auto-dereferenced) of struct or enum type
@@ -83,14 +91,14 @@ impl Cx<'_> {
         };
         let mut args = vec![recv];
         args.extend(mc.args.iter().map(|a| self.expr(a)));
-        let mut srcs: Vec<&syn::Expr> = vec![&mc.receiver];
-        srcs.extend(mc.args.iter());
-        self.finish_call(f, args, &srcs, true, (mc.span(), mc.method.span()))
+        let mut spans = vec![mc.receiver.span()];
+        spans.extend(mc.args.iter().map(|a| a.span()));
+        self.finish_call(f, args, &spans, true, (mc.span(), mc.method.span()))
     }
 
     /// Checks the arguments against `f`'s parameters (the first one the receiver of a
     /// method call) and records the call; `spans`: the call's and the callee name's.
-    fn finish_call(&mut self, f: &FnDef, args: Vec<Expr>, srcs: &[&syn::Expr], method_call: bool, spans: (Span, Span)) -> Expr {
+    fn finish_call(&mut self, f: &FnDef, args: Vec<Expr>, arg_spans: &[Span], method_call: bool, spans: (Span, Span)) -> Expr {
         let key = f.key();
         let (span, at) = spans;
         if f.params.len() != args.len() {
@@ -99,7 +107,7 @@ impl Cx<'_> {
             self.err(span, msg);
             return err_expr();
         }
-        let args = f.params.iter().zip(args).zip(srcs).map(|((p, a), s)| self.coerce_arg(s, &p.ty, a)).collect();
+        let args = f.params.iter().zip(args).zip(arg_spans).map(|((p, a), s)| self.coerce_arg(*s, &p.ty, a)).collect();
         self.calls.push((key.clone(), at));
         ex(f.ret.clone(), ExprKind::Call(key, args))
     }

@@ -54,7 +54,7 @@ impl Cx<'_> {
     /// The argument `a` (written `at`) for a parameter of type `want`, with Rust's coercions:
     /// `&mut T` passes as `&T`, the handler's task parameter (a `&Task` in Rust, a copy of
     /// the task here) as `&Task`, and those to slices (`coerce_to_slice`).
-    pub(super) fn coerce_arg(&mut self, at: &syn::Expr, want: &Ty, a: Expr) -> Expr {
+    pub(super) fn coerce_arg(&mut self, at: Span, want: &Ty, a: Expr) -> Expr {
         let w = self.resolve(want);
         let a = self.coerce_to_slice(&w, a);
         let got = self.resolve(&a.ty);
@@ -72,7 +72,7 @@ impl Cx<'_> {
                 _ => String::new(),
             };
             let msg = format!("mismatched types: expected `{}`, found `{}`{hint}", self.show(&w), self.show(&a.ty));
-            self.err_at(at, msg);
+            self.err(at, msg);
         }
         a
     }

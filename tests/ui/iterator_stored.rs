@@ -12,7 +12,9 @@ mod m {
     #[spawn]
     fn h(t: &T, ctx: &mut Ctx) {
         let a = [1u32, 2, 3];
-        let s = a.iter();
+        let doubled = a.iter().map(|v| v * 2);
+        for v in doubled {}
+        let it = a.iter();
     }
 }
 
