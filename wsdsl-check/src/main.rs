@@ -6,6 +6,7 @@
 //!     gpu-check                 # everything
 //!     gpu-check --quick         # small sizes only
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
+//!     gpu-check nvshmem-smoke   # only the NVSHMEM smoke check (one PE; nvshmem_smoke.rs)
 
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
@@ -32,7 +33,9 @@ mod quicksort;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
-use clap::Parser;
+mod nvshmem_smoke;
+
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
@@ -67,6 +70,24 @@ struct Args {
     /// Also write the table (Markdown) to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Checks run on their own instead of the table.
+#[derive(Subcommand)]
+enum Command {
+    /// NVSHMEM with one PE: unique-id init, NVRTC + nvJitLink with libnvshmem_device.a,
+    /// nvshmemx_cumodule_init, symmetric memory, put/quiet/atomic_fetch_add/barrier/get
+    /// from kernels, finalize. Needs the pip packages of README's test command beside the driver.
+    NvshmemSmoke {
+        /// GPU ordinal.
+        #[arg(long, default_value_t = 0)]
+        device: usize,
+        /// Threads that each put and atomically add.
+        #[arg(long, default_value_t = 4096)]
+        threads: u32,
+    },
 }
 
 /// One row of the report.
@@ -94,6 +115,9 @@ type Job<'a> = Box<dyn Fn(&Runtime) -> Result<(String, String, Stats), Error> + 
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(Command::NvshmemSmoke { device, threads }) = args.command {
+        return nvshmem_smoke::run(device, threads);
+    }
     let limit = Duration::from_secs(args.watchdog);
     let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
     match gpu.gpu() {
