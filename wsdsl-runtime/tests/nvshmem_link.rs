@@ -1,12 +1,13 @@
 //! The NVSHMEM pipeline without a GPU: NVRTC (`-rdc`) + nvJitLink link the smoke kernels
 //! with NVSHMEM's device library into a CUBIN holding them, a link failure carries the
-//! linker's log, and missing libraries are `LibraryMissing` errors listing what was searched.
+//! linker's log, the host library loads and makes a unique id, and missing libraries are
+//! `LibraryMissing` errors listing what was searched.
 //! README's test command installs the pip packages; without them the linking tests say
 //! SKIPPED on the terminal (not only in captured output) and name what is missing.
 
 use std::io::Write;
 use wsdsl_runtime::gpu::elf::function_symbols;
-use wsdsl_runtime::gpu::nvshmem::{jitlink, link_uncached, locate, smoke, Overrides, Toolchain};
+use wsdsl_runtime::gpu::nvshmem::{compile_linked_with, host, jitlink, link_uncached, locate, smoke, Overrides, Toolchain, UniqueId};
 use wsdsl_runtime::Error;
 
 /// The toolchain and nvJitLink, or `None` after saying loudly what is missing.
@@ -33,6 +34,32 @@ fn smoke_kernels_link_with_nvshmem_into_a_cubin() {
     let symbols = function_symbols(&image).expect("a symbol table");
     for kernel in [smoke::PUT_ADD, smoke::BARRIER_GET] {
         assert!(symbols.iter().any(|s| s == kernel), "{kernel} not among the CUBIN's functions: {symbols:?}");
+    }
+}
+
+#[test]
+fn a_linked_kernel_comes_back_from_the_disk_cache() {
+    let Some(tc) = toolchain_or_skip("NVSHMEM kernel cache") else { return };
+    let first = compile_linked_with(&tc, smoke::PROGRAM, smoke::SOURCE, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    let second = compile_linked_with(&tc, smoke::PROGRAM, smoke::SOURCE, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    assert!(second.from_cache, "the second build should come from the cache (unless it cannot be written: see stderr)");
+    assert_eq!(first.image, second.image);
+}
+
+#[test]
+fn the_host_library_loads_and_makes_a_unique_id_without_a_gpu() {
+    if toolchain_or_skip("NVSHMEM host library").is_none() {
+        return;
+    }
+    host::probe().unwrap_or_else(|e| panic!("NVSHMEM's headers are there but its host library is not usable: {e}"));
+    match UniqueId::new() {
+        // NVSHMEMX_UNIQUEID_INITIALIZER's version word, kept by nvshmemx_get_uniqueid.
+        Ok(uid) => assert_eq!(&uid.to_bytes()[..4], &((1i32 << 16) + 128).to_ne_bytes()),
+        // The bootstrap needs a network interface; a machine without one is not a load failure.
+        Err(e @ Error::Nvshmem { .. }) => {
+            let _ = std::io::stderr().write_all(format!("NOTE: the host library loaded but made no unique id here: {e}\n").as_bytes());
+        }
+        Err(e) => panic!("{e}"),
     }
 }
 

@@ -1,16 +1,18 @@
-// The NVSHMEM smoke kernels: one-sided puts and atomics to the calling PE's own symmetric
-// memory, checked by `gpu::nvshmem::smoke` (and linked, without a GPU, by CI).
+// The NVSHMEM smoke kernels: one-sided puts and atomics to the next PE's symmetric memory
+// (the calling PE's own with one PE), checked by `gpu::nvshmem::smoke` (and linked, without a
+// GPU, by CI).
 #include <nvshmem.h>
 #include <nvshmemx.h>
 
-// Every thread i < n puts 3i+1 into sym[i] and adds 1 to *counter, keeping the old value:
-// the old values must be a permutation of 0..n.
+// Every thread i < n puts 3i+1 into sym[i] and adds 1 to *counter of the next PE, keeping
+// the old value: every PE then holds sym[i] = 3i+1, *counter = n, and the old values each PE
+// got must be a permutation of 0..n.
 extern "C" __global__ void wsdsl_nvshmem_put_add(int *sym, int *counter, int *old, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int me = nvshmem_my_pe();
+    int next = (nvshmem_my_pe() + 1) % nvshmem_n_pes();
     if (i < n) {
-        nvshmem_int_p(sym + i, 3 * i + 1, me);
-        old[i] = nvshmem_int_atomic_fetch_add(counter, 1, me);
+        nvshmem_int_p(sym + i, 3 * i + 1, next);
+        old[i] = nvshmem_int_atomic_fetch_add(counter, 1, next);
     }
     nvshmem_quiet();  // this thread's puts are complete and visible
 }

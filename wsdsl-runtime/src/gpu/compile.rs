@@ -73,11 +73,17 @@ pub(crate) fn cached(
     }
     let image = build()?;
     if let Some(entry) = &entry {
+        // Each file is written beside its name and renamed into place, so processes compiling
+        // the same kernel at once (one per GPU) never read a half-written entry.
+        let put = |ext: &str, bytes: &[u8]| {
+            let partial = entry.with_extension(format!("{ext}.{}", std::process::id()));
+            std::fs::write(&partial, bytes).and_then(|_| std::fs::rename(&partial, entry.with_extension(ext)))
+        };
         let written = entry
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::write(entry.with_extension("cubin"), &image))
-            .and_then(|_| std::fs::write(entry.with_extension("cu"), source));
+            .and_then(|_| put("cubin", &image))
+            .and_then(|_| put("cu", source.as_bytes()));
         if let Err(e) = written {
             eprintln!("wsdsl: kernel cache not written ({}): {e}", entry.display());
         }

@@ -75,7 +75,8 @@ impl UniqueId {
         UniqueId { version: version(1, std::mem::size_of::<UniqueId>()), internal: [0; 124] }
     }
 
-    /// A new unique id (made once, by PE 0, and handed to every PE).
+    /// A new unique id (made once, by PE 0, and handed to every PE). Needs no GPU: it
+    /// names this host's bootstrap address.
     pub fn new() -> Result<UniqueId, Error> {
         let api = api()?;
         let mut id = UniqueId::empty();
@@ -184,6 +185,12 @@ fn api() -> Result<&'static Api, Error> {
         let _ = API.set(Api::load(&install));
     }
     API.get().expect("set above").as_ref().map_err(|searched| locate::nvshmem_missing(searched.clone()))
+}
+
+/// Checks that NVSHMEM's host library (and its unique-id plugin) can be found, opened and
+/// bound; initialises nothing.
+pub fn probe() -> Result<(), Error> {
+    api().map(|_| ())
 }
 
 fn check(during: &'static str, status: c_int) -> Result<(), Error> {

@@ -69,11 +69,12 @@ impl Nvshmem {
 }
 
 /// Finds an NVSHMEM install with headers and the device library: `WSDSL_NVSHMEM` alone if
-/// set, else `$NVSHMEM_HOME`, the pip wheel, then the layout of NVIDIA's Debian/Ubuntu
+/// set, else `$NVSHMEM_HOME`, the pip wheel, then the layout expected of NVIDIA's Debian/Ubuntu
 /// packages (`/usr/include/nvshmem_13`, `/usr/lib/<triple>/nvshmem/13`).
 pub fn nvshmem(overrides: &Overrides) -> Result<Nvshmem, Error> {
+    // (install, how it is named in the error)
     let mut candidates: Vec<(Nvshmem, String)> = Vec::new();
-    let root = |r: &Path, why: &str| (Nvshmem { include: r.join("include"), lib: r.join("lib") }, why.to_string());
+    let root = |r: &Path, why: &str| (Nvshmem { include: r.join("include"), lib: r.join("lib") }, format!("{} ({why})", r.display()));
     if let Some(r) = &overrides.nvshmem {
         candidates.push(root(r, "WSDSL_NVSHMEM"));
     } else {
@@ -84,13 +85,12 @@ pub fn nvshmem(overrides: &Overrides) -> Result<Nvshmem, Error> {
             candidates.push(root(&r, "pip nvidia-nvshmem-cu13"));
         }
         let triple = format!("{}-linux-gnu", std::env::consts::ARCH);
-        candidates.push((
-            Nvshmem { include: PathBuf::from("/usr/include/nvshmem_13"), lib: Path::new("/usr/lib").join(triple).join("nvshmem/13") },
-            "system package".into(),
-        ));
+        let system = Nvshmem { include: PathBuf::from("/usr/include/nvshmem_13"), lib: Path::new("/usr/lib").join(triple).join("nvshmem/13") };
+        let label = format!("{} and {} (system package)", system.include.display(), system.lib.display());
+        candidates.push((system, label));
     }
     let mut searched = Vec::new();
-    for (install, why) in candidates {
+    for (install, label) in candidates {
         let missing: Vec<String> = [install.include.join("nvshmem.h"), install.device_lib()]
             .into_iter()
             .filter(|p| !p.is_file())
@@ -99,7 +99,7 @@ pub fn nvshmem(overrides: &Overrides) -> Result<Nvshmem, Error> {
         if missing.is_empty() {
             return Ok(install);
         }
-        searched.push(format!("{} ({why}): no {}", install.include.parent().unwrap_or(&install.include).display(), missing.join(", ")));
+        searched.push(format!("{label}: no {}", missing.join(", ")));
     }
     Err(Error::LibraryMissing { library: "NVSHMEM (headers and libnvshmem_device.a)", searched, hint: NVSHMEM_HINT })
 }
