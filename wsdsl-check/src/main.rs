@@ -6,6 +6,7 @@
 //!     gpu-check                 # everything
 //!     gpu-check --quick         # small sizes only
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
+//!     gpu-check nvshmem-smoke   # only the NVSHMEM smoke check (one PE by default; nvshmem_smoke.rs)
 
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
@@ -32,7 +33,9 @@ mod quicksort;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
-use clap::Parser;
+mod nvshmem_smoke;
+
+use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
@@ -67,6 +70,36 @@ struct Args {
     /// Also write the table (Markdown) to this file.
     #[arg(long)]
     out: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+/// Checks run on their own instead of the table.
+#[derive(Subcommand)]
+enum Command {
+    /// NVSHMEM: unique-id init, NVRTC + nvJitLink with libnvshmem_device.a,
+    /// nvshmemx_cumodule_init, symmetric memory, put/quiet/atomic_fetch_add (to the next PE)
+    /// and barrier/get from kernels, finalize. One PE by default; for more, start one process
+    /// per PE with --pes, --rank and the same new --uid-file. Needs the pip packages of
+    /// README's test command beside the driver.
+    NvshmemSmoke {
+        /// GPU ordinal (default: the rank).
+        #[arg(long)]
+        device: Option<usize>,
+        /// Threads that each put and atomically add.
+        #[arg(long, default_value_t = 4096)]
+        threads: u32,
+        /// Number of PEs (processes) in the job.
+        #[arg(long, default_value_t = 1)]
+        pes: u32,
+        /// This process's PE.
+        #[arg(long, default_value_t = 0)]
+        rank: u32,
+        /// With several PEs: where PE 0 writes the unique id and the others read it (a new
+        /// path for every run).
+        #[arg(long)]
+        uid_file: Option<std::path::PathBuf>,
+    },
 }
 
 /// One row of the report.
@@ -94,6 +127,10 @@ type Job<'a> = Box<dyn Fn(&Runtime) -> Result<(String, String, Stats), Error> + 
 
 fn main() -> ExitCode {
     let args = Args::parse();
+    if let Some(Command::NvshmemSmoke { device, threads, pes, rank, uid_file }) = args.command {
+        let job = wsdsl::gpu::nvshmem::smoke::Job { rank, nranks: pes, uid_file };
+        return nvshmem_smoke::run(device.unwrap_or(rank as usize), threads, &job);
+    }
     let limit = Duration::from_secs(args.watchdog);
     let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
     match gpu.gpu() {

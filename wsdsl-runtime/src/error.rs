@@ -15,6 +15,11 @@ pub enum Error {
     Driver { during: &'static str, message: String },
     /// NVRTC (or, for the host emulation, the host C++ compiler) rejected the generated kernel.
     Compile { program: &'static str, compiler: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
+    /// nvJitLink could not link a kernel with a device library (the NVSHMEM path):
+    /// `log` is the linker's error log.
+    Link { program: &'static str, log: String },
+    /// An NVSHMEM host call failed (`status` is its return code).
+    Nvshmem { during: &'static str, status: i32 },
     /// A fixed-size queue ran out of room on the device.
     QueueOverflow { queue: String, capacity: u64, needed: u64 },
     /// The pool of join frames (one per task waiting for its children) ran out.
@@ -64,6 +69,11 @@ impl fmt::Display for Error {
                 }
                 Ok(())
             }
+            Error::Link { program, log } => write!(f, "nvJitLink could not link the kernel of `{program}`:\n{log}"),
+            Error::Nvshmem { during, status } => write!(
+                f,
+                "NVSHMEM failed while {during} (status {status}); NVSHMEM_DEBUG=WARN (or INFO) makes it say why"
+            ),
             Error::QueueOverflow { queue, capacity, needed } => write!(
                 f,
                 "{queue} overflowed: it holds {capacity} tasks but needed at least {needed}. \

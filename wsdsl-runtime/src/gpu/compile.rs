@@ -13,8 +13,9 @@ use std::ffi::CString;
 use std::path::PathBuf;
 
 /// Compiler options. `--fmad=false` keeps float arithmetic exactly as Rust computes it
-/// (no fused multiply-add contraction); the others are NVRTC's defaults, stated.
-fn options(arch: &str) -> Vec<String> {
+/// (no fused multiply-add contraction); the others are NVRTC's defaults, stated. `arch` is a
+/// real architecture (`sm_90`) for a CUBIN, a virtual one (`compute_90`) for PTX.
+pub(crate) fn options(arch: &str) -> Vec<String> {
     vec![
         format!("--gpu-architecture={arch}"),
         "--std=c++17".into(),
@@ -32,10 +33,33 @@ pub struct Cubin {
     pub from_cache: bool,
 }
 
+/// What NVRTC hands back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Output {
+    /// A loadable CUBIN (the single-GPU path).
+    Cubin,
+    /// PTX, for a linker to finish (the NVSHMEM path: `-rdc=true` code that nvJitLink links
+    /// with NVSHMEM's device library).
+    Ptx,
+}
+
 /// Compiles (or fetches from the disk cache) `source` for `arch` (e.g. `sm_90`).
 pub fn compile_cached(program: &'static str, source: &str, arch: &str) -> Result<Cubin, Error> {
     let opts = options(arch);
     let key = stable_hash(&[source, arch, &opts.join(" ")]);
+    cached(program, source, arch, key, || compile(program, source, &opts, Output::Cubin))
+}
+
+/// The disk cache around `build`: the image stored for (`program`, `key`, `arch`) if its
+/// stored source equals `source`, else `build()`'s, stored for next time. `key` must hash
+/// everything the image depends on besides the source (options, libraries linked in).
+pub(crate) fn cached(
+    program: &'static str,
+    source: &str,
+    arch: &str,
+    key: u64,
+    build: impl FnOnce() -> Result<Vec<u8>, Error>,
+) -> Result<Cubin, Error> {
     dump_if_requested(program, key, source);
     let entry = cache_dir().map(|d| d.join(format!("{program}-{key:016x}-{arch}")));
     if let Some(entry) = &entry {
@@ -47,13 +71,19 @@ pub fn compile_cached(program: &'static str, source: &str, arch: &str) -> Result
             }
         }
     }
-    let image = compile(program, source, &opts)?;
+    let image = build()?;
     if let Some(entry) = &entry {
+        // Each file is written beside its name and renamed into place, so processes compiling
+        // the same kernel at once (one per GPU) never read a half-written entry.
+        let put = |ext: &str, bytes: &[u8]| {
+            let partial = entry.with_extension(format!("{ext}.{}", std::process::id()));
+            std::fs::write(&partial, bytes).and_then(|_| std::fs::rename(&partial, entry.with_extension(ext)))
+        };
         let written = entry
             .parent()
             .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::write(entry.with_extension("cubin"), &image))
-            .and_then(|_| std::fs::write(entry.with_extension("cu"), source));
+            .and_then(|_| put("cubin", &image))
+            .and_then(|_| put("cu", source.as_bytes()));
         if let Err(e) = written {
             eprintln!("wsdsl: kernel cache not written ({}): {e}", entry.display());
         }
@@ -63,10 +93,11 @@ pub fn compile_cached(program: &'static str, source: &str, arch: &str) -> Result
 
 /// Compiles `source` with NVRTC without touching the cache.
 pub fn compile_uncached(program: &'static str, source: &str, arch: &str) -> Result<Vec<u8>, Error> {
-    compile(program, source, &options(arch))
+    compile(program, source, &options(arch), Output::Cubin)
 }
 
-fn compile(program: &'static str, source: &str, opts: &[String]) -> Result<Vec<u8>, Error> {
+/// Runs NVRTC on `source` with `opts`; returns the CUBIN or the PTX (with its trailing NUL).
+pub(crate) fn compile(program: &'static str, source: &str, opts: &[String], output: Output) -> Result<Vec<u8>, Error> {
     libs::ensure_nvrtc()?;
     let nvrtc_err = |during: &'static str| move |e: nvrtc::NvrtcError| Error::Driver { during, message: format!("{e:?}") };
     let c_src = CString::new(source).map_err(|_| Error::InvalidConfig("kernel source contains a NUL byte".into()))?;
@@ -76,14 +107,19 @@ fn compile(program: &'static str, source: &str, opts: &[String]) -> Result<Vec<u
     let outcome = unsafe {
         match nvrtc::compile_program(prog, opts) {
             Ok(()) => {
+                let (get_size, get): (unsafe fn(_, *mut usize) -> _, unsafe fn(_, *mut _) -> _) =
+                    match output {
+                        Output::Cubin => (nvrtc_sys::nvrtcGetCUBINSize, nvrtc_sys::nvrtcGetCUBIN),
+                        Output::Ptx => (nvrtc_sys::nvrtcGetPTXSize, nvrtc_sys::nvrtcGetPTX),
+                    };
                 let mut size = 0usize;
-                nvrtc_sys::nvrtcGetCUBINSize(prog, &mut size)
+                get_size(prog, &mut size)
                     .result()
                     .and_then(|_| {
                         let mut image = vec![0u8; size];
-                        nvrtc_sys::nvrtcGetCUBIN(prog, image.as_mut_ptr() as *mut _).result().map(|_| image)
+                        get(prog, image.as_mut_ptr() as *mut _).result().map(|_| image)
                     })
-                    .map_err(nvrtc_err("reading the CUBIN"))
+                    .map_err(nvrtc_err(if output == Output::Ptx { "reading the PTX" } else { "reading the CUBIN" }))
             }
             Err(_) => {
                 let log = nvrtc::get_program_log(prog)

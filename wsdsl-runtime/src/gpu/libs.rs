@@ -75,35 +75,56 @@ fn locate_nvrtc() -> Result<(), Vec<String>> {
 /// Toolkit and pip locations, most specific first.
 fn candidate_dirs() -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Ok(root) = std::env::var(var) {
-            dirs.push(Path::new(&root).join("lib64"));
-            dirs.push(Path::new(&root).join("lib"));
-        }
+    for root in cuda_roots() {
+        dirs.push(root.join("lib64"));
+        dirs.push(root.join("lib"));
     }
-    dirs.push(PathBuf::from("/usr/local/cuda/lib64"));
-    for site in python_site_dirs() {
-        dirs.push(site.join("nvidia/cu13/lib"));
-        dirs.push(site.join("nvidia/cuda_nvrtc/lib"));
-    }
+    dirs.extend(pip_dirs(&["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"]));
     dirs
 }
 
+/// CUDA toolkit roots: `$CUDA_PATH`, `$CUDA_HOME`, then the default `/usr/local/cuda`.
+pub(crate) fn cuda_roots() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"].iter().filter_map(std::env::var_os).map(PathBuf::from).collect();
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    roots
+}
+
+/// `relative` under every pip site directory (pip wheels of the CUDA components install
+/// under `site-packages/nvidia/...`), site by site.
+pub(crate) fn pip_dirs(relative: &[&str]) -> Vec<PathBuf> {
+    python_site_dirs().iter().flat_map(|site| relative.iter().map(move |r| site.join(r))).collect()
+}
+
 /// Where pip puts packages for the `python3` on PATH (system, user and virtualenv sites).
-fn python_site_dirs() -> Vec<PathBuf> {
-    let script = "import site, sys\nfor p in site.getsitepackages() + [site.getusersitepackages()]: print(p)";
-    match Command::new("python3").args(["-c", script]).output() {
-        Ok(out) if out.status.success() => {
-            String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).collect()
+/// Asked once per process: starting Python costs tens of milliseconds.
+fn python_site_dirs() -> &'static [PathBuf] {
+    static SITES: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    SITES.get_or_init(|| {
+        let script = "import site, sys\nfor p in site.getsitepackages() + [site.getusersitepackages()]: print(p)";
+        match Command::new("python3").args(["-c", script]).output() {
+            Ok(out) if out.status.success() => {
+                String::from_utf8_lossy(&out.stdout).lines().map(PathBuf::from).collect()
+            }
+            _ => Vec::new(),
         }
-        _ => Vec::new(),
-    }
+    })
+}
+
+/// Opens a library globally (RTLD_GLOBAL) and keeps it loaded for the life of the process,
+/// so that a later `dlopen` of its soname (by cudarc, or by a library's own plugin loader)
+/// gets this very file.
+pub(crate) fn open_global(path: &Path) -> Result<(), String> {
+    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
+    // SAFETY: loading a CUDA component runs only its initialisers.
+    let lib = unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) }.map_err(|e| e.to_string())?;
+    std::mem::forget(lib);
+    Ok(())
 }
 
 /// Loads a library globally and keeps it loaded for the life of the process, together with
 /// NVRTC's builtins library that sits beside it (NVRTC opens it by soname at compile time).
 fn preload(path: &Path) -> bool {
-    use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
     if let Some(dir) = path.parent() {
         if let Ok(entries) = std::fs::read_dir(dir) {
             let mut builtins: Vec<PathBuf> = entries
@@ -112,21 +133,13 @@ fn preload(path: &Path) -> bool {
                 .collect();
             builtins.sort();
             for b in builtins {
-                // SAFETY: NVRTC's own support library; loading runs no user code.
-                if let Ok(lib) = unsafe { Library::open(Some(&b), RTLD_NOW | RTLD_GLOBAL) } {
-                    std::mem::forget(lib);
+                if open_global(&b).is_ok() {
                     break;
                 }
             }
         }
     }
-    // SAFETY: loading libnvrtc runs only its initialisers.
-    match unsafe { Library::open(Some(path), RTLD_NOW | RTLD_GLOBAL) } {
-        Ok(lib) => {
-            std::mem::forget(lib);
-            // SAFETY: as above; confirms the loader now resolves the soname cudarc asks for.
-            unsafe { cudarc::nvrtc::sys::is_culib_present() }
-        }
-        Err(_) => false,
-    }
+    // SAFETY: probing only opens the library; confirms the loader now resolves the soname
+    // cudarc asks for.
+    open_global(path).is_ok() && unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }

@@ -1,0 +1,21 @@
+//! NVSHMEM in the pipeline (issue 12, step 1): kernels that call NVSHMEM's device API are
+//! compiled by NVRTC to relocatable PTX and linked with NVSHMEM's device library by
+//! nvJitLink; the host side joins an NVSHMEM job by unique id. Everything here is loaded on
+//! first use only, so single-GPU runs never need NVSHMEM or nvJitLink. `docs/multi-gpu.md`
+//! describes the pipeline and the plan for the steps after it.
+//!
+//! - `locate.rs`: finding the headers and libraries (clear errors listing what was searched)
+//! - `jitlink.rs`: nvJitLink, loaded at run time
+//! - `compile.rs`: NVRTC `-rdc` + nvJitLink -> CUBIN, through the kernel cache
+//! - `host.rs`: the host API and a PE (initialise by unique id, symmetric memory, finalise)
+//! - `smoke.rs`: the one-PE smoke check that `gpu-check nvshmem-smoke` runs
+
+pub mod compile;
+pub mod host;
+pub mod jitlink;
+pub mod locate;
+pub mod smoke;
+
+pub use compile::{compile_linked, compile_linked_with, link_uncached, Toolchain};
+pub use host::{Pe, Symmetric, UniqueId};
+pub use locate::Overrides;
