@@ -37,6 +37,9 @@ impl Toolchain {
     fn nvrtc_options(&self, arch: &str) -> Vec<String> {
         let mut opts = nvrtc::options(&arch.replacen("sm_", "compute_", 1));
         opts.push("--relocatable-device-code=true".into());
+        // Older NVSHMEM headers (3.4) leave a few inline constructors unannotated; NVRTC
+        // compiles only device code, so take those as `__device__` rather than refuse them.
+        opts.push("--device-as-default-execution-space".into());
         for dir in [&self.nvshmem.include, &self.cccl_include, &self.cuda_include] {
             opts.push(format!("--include-path={}", dir.display()));
         }
