@@ -624,12 +624,13 @@ impl<'a> Cx<'a> {
                 let v = self.expr(&r.expr);
                 self.not_stored(&v, &r.expr);
                 let n = match peel(&r.len) {
-                    E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => l.base10_parse::<u64>().unwrap_or(0),
-                    E::Path(p) if const_len(&p.path, &self.m.type_names).is_some() => const_len(&p.path, &self.m.type_names).unwrap(),
-                    other => {
-                        self.err_at(&other, "array lengths must be integer literals or consts of this module defined by one");
-                        return err_expr();
-                    }
+                    E::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => Some(l.base10_parse::<u64>().unwrap_or(0)),
+                    E::Path(p) => const_len(&p.path, &self.m.type_names),
+                    _ => None,
+                };
+                let Some(n) = n else {
+                    self.err_at(peel(&r.len), "array lengths must be integer literals or consts of this module defined by one");
+                    return err_expr();
                 };
                 if n == 0 {
                     self.err_at(&r.len, "zero-length arrays are not supported");

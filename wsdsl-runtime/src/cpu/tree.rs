@@ -147,9 +147,10 @@ impl<'a, P: Program> Run<'a, P> {
 
     /// Runs the detached tasks of `stack` and everything they spawn, depth first, the last
     /// spawned first (the top of the stack is the next to run; nothing waits for detached
-    /// tasks, so their order is not the program's to see, as on the GPU). Splitting is lazy as in `all`: once
-    /// this thread's deque is empty, the bottom half of the stack (the later siblings of the
-    /// oldest tasks, the largest pieces of work) goes to a `join` where others can take it.
+    /// tasks, so their order is not the program's to see, as on the GPU). Splitting is lazy
+    /// as in `all`: once this thread's deque is empty, the bottom half of the stack (the
+    /// oldest tasks' siblings, the largest pieces of work) goes to a `join` where others can
+    /// take it.
     fn detached(&self, me: usize, mut stack: Spawned<P::Task>, depth: u32) {
         nested(depth, || loop {
             match self.handler(me, |w| self.batch(w, &mut stack)) {

@@ -74,13 +74,24 @@ fn locate_nvrtc() -> Result<(), Vec<String>> {
 
 /// Toolkit and pip locations, most specific first.
 fn candidate_dirs() -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    for root in cuda_roots() {
-        dirs.push(root.join("lib64"));
-        dirs.push(root.join("lib"));
-    }
+    let mut dirs = toolkit_lib_dirs();
     dirs.extend(pip_dirs(&["nvidia/cu13/lib", "nvidia/cuda_nvrtc/lib"]));
     dirs
+}
+
+/// The library directories of every CUDA toolkit root (`lib64`, then `lib`).
+pub(crate) fn toolkit_lib_dirs() -> Vec<PathBuf> {
+    cuda_roots().iter().flat_map(|root| [root.join("lib64"), root.join("lib")]).collect()
+}
+
+/// The function `name` of `lib` (opened from `shown`), as the function pointer type `F`;
+/// a missing one is a line for the error's list of what was searched.
+///
+/// # Safety
+/// `F` must be the signature the library's header declares for `name`.
+pub(crate) unsafe fn symbol<F: Copy>(lib: &libloading::Library, name: &str, shown: &str) -> Result<F, Vec<String>> {
+    // SAFETY: the caller's promise about `F`.
+    unsafe { lib.get::<F>(name.as_bytes()) }.map(|s| *s).map_err(|e| vec![format!("{shown}: no {name}: {e}")])
 }
 
 /// CUDA toolkit roots: `$CUDA_PATH`, `$CUDA_HOME`, then the default `/usr/local/cuda`.

@@ -152,11 +152,11 @@ impl Api {
         }
         // SAFETY: loading NVSHMEM's host library runs only its initialisers.
         let lib = unsafe { Library::new(&host) }.map_err(|e| vec![format!("{}: {e}", host.display())])?;
+        let shown = host.display().to_string();
         macro_rules! sym {
+            // SAFETY: each field's type is the signature NVSHMEM's headers declare for its name.
             ($name:literal) => {
-                // SAFETY: the signature is the one NVSHMEM's headers declare for this name.
-                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }
-                    .map_err(|e| vec![format!("{}: no {}: {e}", host.display(), $name)])?
+                unsafe { libs::symbol(&lib, $name, &shown)? }
             };
         }
         Ok(Api {

@@ -7,6 +7,7 @@
 
 use super::locate::{self, Overrides};
 use crate::error::Error;
+use crate::gpu::libs;
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;
@@ -49,10 +50,9 @@ impl Api {
         }
         .map_err(|e| vec![format!("{shown}: {e}")])?;
         macro_rules! sym {
+            // SAFETY: each field's type is the signature nvJitLink.h declares for its name.
             ($name:literal) => {
-                // SAFETY: the signature is the one nvJitLink.h declares for this name.
-                *unsafe { lib.get(concat!($name, "\0").as_bytes()) }
-                    .map_err(|e| vec![format!("{shown}: no {}: {e}", $name)])?
+                unsafe { libs::symbol(&lib, $name, &shown)? }
             };
         }
         Ok(Api {

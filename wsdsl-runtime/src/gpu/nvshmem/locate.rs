@@ -9,7 +9,7 @@
 //! `python3` on PATH (`site-packages/nvidia/...`), as `gpu/libs.rs` finds NVRTC.
 
 use crate::error::Error;
-use crate::gpu::libs::{cuda_roots, pip_dirs};
+use crate::gpu::libs::{cuda_roots, pip_dirs, toolkit_lib_dirs};
 use std::path::{Path, PathBuf};
 
 /// The pip packages README's test command installs (the versions CI checks).
@@ -136,11 +136,7 @@ pub fn nvjitlink(overrides: &Overrides) -> Result<Option<PathBuf>, Vec<String>> 
         return Ok(None);
     }
     let mut searched = vec![format!("{NVJITLINK_SONAME} on the dynamic loader path (LD_LIBRARY_PATH, ldconfig)")];
-    let mut dirs = Vec::new();
-    for r in cuda_roots() {
-        dirs.push(r.join("lib64"));
-        dirs.push(r.join("lib"));
-    }
+    let mut dirs = toolkit_lib_dirs();
     dirs.extend(pip_dirs(&["nvidia/cu13/lib", "nvidia/nvjitlink/lib"]));
     match first_holding(dirs, &[NVJITLINK_SONAME]) {
         Ok(dir) => Ok(Some(dir.join(NVJITLINK_SONAME))),

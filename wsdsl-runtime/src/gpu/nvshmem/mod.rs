@@ -8,7 +8,8 @@
 //! - `jitlink.rs`: nvJitLink, loaded at run time
 //! - `compile.rs`: NVRTC `-rdc` + nvJitLink -> CUBIN, through the kernel cache
 //! - `host.rs`: the host API and a PE (initialise by unique id, symmetric memory, finalise)
-//! - `smoke.rs`: the one-PE smoke check that `gpu-check nvshmem-smoke` runs
+//! - `smoke.rs`: the smoke check that `gpu-check nvshmem-smoke` runs (one PE, or one
+//!   process per PE)
 
 pub mod compile;
 pub mod host;
