@@ -3,6 +3,7 @@
 
 use crate::lower::Cuda;
 use crate::model::{FnKind, Module, Reduce, StructKind};
+use crate::types::{struct_layout, Ty};
 use proc_macro2::TokenStream;
 use quote::quote;
 
@@ -43,17 +44,21 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         }
         items.push(quote! {
             #[derive(Clone, Copy, Debug, PartialEq)]
-            #[repr(C)]
             #item
         });
-        let size = s.size as usize;
-        let writes = s.fields.iter().map(|f| {
-            let fname = &f.name;
-            quote!(#p::DeviceBytes::write_device_bytes(&self.#fname, &mut out[::core::mem::offset_of!(#name, #fname)..]);)
+        // The device image is written at the C offsets the macro declared the struct with
+        // (and CUDA checks with `static_assert`), whatever layout rustc picked.
+        let tys: Vec<&Ty> = s.fields.iter().map(|f| &f.ty).collect();
+        let (size, align, offsets) = struct_layout(&tys, &m.layouts);
+        let (size, align) = (size as usize, align as usize);
+        let writes = s.fields.iter().zip(&offsets).map(|(f, off)| {
+            let (fname, off) = (&f.name, *off as usize);
+            quote!(#p::DeviceBytes::write_device_bytes(&self.#fname, &mut out[#off..]);)
         });
         items.push(quote! {
-            const _: () = ::core::assert!(::core::mem::size_of::<#name>() == #size, "wsdsl: Rust and CUDA layouts differ");
             impl #p::DeviceBytes for #name {
+                const DEVICE_SIZE: usize = #size;
+                const DEVICE_ALIGN: usize = #align;
                 #[inline]
                 fn write_device_bytes(&self, out: &mut [u8]) {
                     #(#writes)*
@@ -61,7 +66,10 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             }
         });
     }
-    for e in &m.enums {
+    for e in m.enums.iter().filter(|e| e.has_data()) {
+        items.push(tagged_union(e, m, &p));
+    }
+    for e in m.enums.iter().filter(|e| !e.has_data()) {
         let (item, name) = (&e.item, &e.name);
         items.push(quote! {
             #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,6 +77,8 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             #item
             const _: () = ::core::assert!(::core::mem::size_of::<#name>() == 4, "wsdsl: enums are 32-bit");
             impl #p::DeviceBytes for #name {
+                const DEVICE_SIZE: usize = 4;
+                const DEVICE_ALIGN: usize = 4;
                 #[inline]
                 fn write_device_bytes(&self, out: &mut [u8]) {
                     #p::DeviceBytes::write_device_bytes(&(*self as u32), out);
@@ -385,6 +395,51 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         #(#attrs)*
         #vis mod #mname {
             #(#items)*
+        }
+    }
+}
+
+/// An enum with data: the user's item, and its device image (tag, then the variant's fields
+/// at the offsets of the C tagged union; `model/enums.rs`).
+fn tagged_union(e: &crate::model::EnumDef, m: &Module, p: &TokenStream) -> TokenStream {
+    let (item, name) = (&e.item, &e.name);
+    let (size, align, _) = e.c_layout(&m.layouts);
+    let (size, align) = (size as usize, align as usize);
+    let arms = e.variants.iter().map(|v| {
+        let vname = &v.name;
+        let tag = v.disc;
+        let offsets = e.field_offsets(v, &m.layouts);
+        let binds: Vec<proc_macro2::Ident> = (0..v.fields.len()).map(|i| quote::format_ident!("f{i}")).collect();
+        let writes = binds.iter().zip(&offsets).map(|(b, off)| {
+            let off = *off as usize;
+            quote!(#p::DeviceBytes::write_device_bytes(#b, &mut out[#off..]);)
+        });
+        let pat = if v.fields.is_empty() {
+            quote!(#name::#vname)
+        } else if v.named {
+            let names = v.fields.iter().map(|f| quote::format_ident!("{}", f.name));
+            quote!(#name::#vname { #(#names: #binds),* })
+        } else {
+            quote!(#name::#vname(#(#binds),*))
+        };
+        quote!(#pat => {
+            #p::DeviceBytes::write_device_bytes(&#tag, out);
+            #(#writes)*
+        })
+    });
+    quote! {
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        #item
+        impl #p::DeviceBytes for #name {
+            const DEVICE_SIZE: usize = #size;
+            const DEVICE_ALIGN: usize = #align;
+            #[inline]
+            fn write_device_bytes(&self, out: &mut [u8]) {
+                out[..#size].fill(0);
+                match self {
+                    #(#arms)*
+                }
+            }
         }
     }
 }

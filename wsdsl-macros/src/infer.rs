@@ -1,6 +1,7 @@
 //! Unification of unsuffixed literals with the types around them, as rustc does for this
 //! subset: `{integer}` variables become the type they meet, or `i32` if they meet none;
-//! `{float}` variables likewise default to `f64`.
+//! `{float}` variables likewise default to `f64`. A `_` variable (the value type of a `None`)
+//! becomes whatever type it meets.
 
 use crate::types::{rust_name, FloatTy, IntTy, Ty};
 
@@ -8,6 +9,8 @@ use crate::types::{rust_name, FloatTy, IntTy, Ty};
 pub enum VarKind {
     Int,
     Float,
+    /// Any type: `None`'s value type until the context says.
+    Any,
 }
 
 #[derive(Default)]
@@ -57,6 +60,7 @@ impl Infer {
             Ty::Var(v) => match self.vars[v as usize].0 {
                 VarKind::Int => "{integer}".into(),
                 VarKind::Float => "{float}".into(),
+                VarKind::Any => "_".into(),
             },
             t => rust_name(&t),
         }
@@ -71,16 +75,23 @@ impl Infer {
                 if x == y {
                     return Ok(());
                 }
-                if self.vars[*x as usize].0 != self.vars[*y as usize].0 {
+                let (kx, ky) = (self.vars[*x as usize].0, self.vars[*y as usize].0);
+                if kx == VarKind::Any || kx == ky {
+                    self.vars[*x as usize].1 = Some(b.clone());
+                } else if ky == VarKind::Any {
+                    self.vars[*y as usize].1 = Some(a.clone());
+                } else {
                     return Err(());
                 }
-                self.vars[*x as usize].1 = Some(b.clone());
                 Ok(())
             }
             (Ty::Var(x), t) | (t, Ty::Var(x)) => {
                 let ok = match self.vars[*x as usize].0 {
                     VarKind::Int => matches!(t, Ty::Int(_)),
                     VarKind::Float => matches!(t, Ty::Float(_)),
+                    // No occurs check needed: only `None` makes these, and nothing builds an
+                    // `Option` of its own value type.
+                    VarKind::Any => true,
                 };
                 if !ok {
                     return Err(());
@@ -119,6 +130,9 @@ impl Infer {
                 v.1 = Some(match v.0 {
                     VarKind::Int => Ty::Int(IntTy::I32),
                     VarKind::Float => Ty::Float(FloatTy::F64),
+                    // rustc rejects a `None` whose type nothing fixes ("type annotations
+                    // needed"); any C type will do until then.
+                    VarKind::Any => Ty::Int(IntTy::I32),
                 });
             }
         }

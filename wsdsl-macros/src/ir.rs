@@ -40,6 +40,9 @@ pub enum Pat {
     Bool(bool),
     /// A variant of a field-less enum, by discriminant.
     Variant(u32),
+    /// A variant of an enum with data: its tag, its name (the C union member) and its
+    /// fields' patterns, each with the field's C member and type.
+    EnumData { tag: u32, variant: String, fields: Vec<(String, Ty, Pat)> },
     /// Binds the value to a new local.
     Bind(LocalId),
     Some(Box<Pat>),
@@ -342,6 +345,8 @@ pub enum ExprKind {
     TupleField(Box<Expr>, usize),
     /// A variant of a field-less enum: its discriminant.
     Variant(u32),
+    /// A variant of an enum with data: (enum, tag, variant, fields by C member).
+    EnumLit(String, u32, String, Vec<(String, Expr)>),
     Spawn(String, Box<Expr>),
     /// An explicit panic (type `!`): the fault site, then the message's arguments in the order
     /// Rust evaluates them, each with the word of the status record that carries its value

@@ -7,7 +7,10 @@ use proc_macro2::Ident;
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;
 
+mod enums;
 mod impls;
+
+pub use enums::{EnumDef, Variant};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StructKind {
@@ -70,14 +73,6 @@ pub enum FnKind {
     /// A module `const`, checked and lowered as a helper without parameters; Rust keeps the
     /// original item (`FnDef::konst`).
     Const,
-}
-
-/// A field-less enum: `#[repr(u32)]` in Rust, a `ws_u32` typedef in C.
-pub struct EnumDef {
-    pub name: Ident,
-    /// Variant names and their discriminants, in declaration order.
-    pub variants: Vec<(Ident, u32)>,
-    pub item: syn::ItemEnum,
 }
 
 pub struct Param {
@@ -290,7 +285,7 @@ impl Module {
             .filter(|(k, _, _)| !matches!(k, StructKind::Counters | StructKind::Buffers))
             .map(|(_, s, _)| s.ident.to_string())
             .collect();
-        let enums: Vec<EnumDef> = raw_enums.into_iter().filter_map(|e| parse_enum(e, errors)).collect();
+        let mut enums: Vec<EnumDef> = raw_enums.into_iter().filter_map(|e| enums::parse_enum(e, errors)).collect();
         // Names types may mention besides structs: enums, and integer constants (array lengths).
         let mut names: Vec<(String, Option<u64>)> = enums.iter().map(|e| (e.name.to_string(), None)).collect();
         for c in &raw_consts {
@@ -303,6 +298,9 @@ impl Module {
         let impls = impls::impl_blocks(raw_impls, &raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect::<Vec<_>>(), &enums, errors);
         names.extend(impls.iter().flat_map(|b| b.int_consts()));
         let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
+        for e in &mut enums {
+            enums::resolve_fields(e, &|t| parse_type(t, &value_structs), errors);
+        }
 
         let mut structs = Vec::new();
         for (kind, s, value_arg) in raw_structs {
@@ -341,10 +339,6 @@ impl Module {
                     }
                 } else {
                     match parse_type(&f.ty, &value_structs) {
-                        Ok(ty) if has_tuple(&ty) => errors.push(syn::Error::new_spanned(
-                            &f.ty,
-                            "tuples are not supported in struct fields (Rust does not fix a tuple's memory layout); declare a struct",
-                        )),
                         Ok(ty) => fields.push(Field { name, ty }),
                         Err(e) => errors.push(e),
                     }
@@ -355,14 +349,14 @@ impl Module {
         }
 
         let mut layouts = BTreeMap::new();
-        let order: Vec<String> = structs
+        let order = structs
             .iter()
             .filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers))
             .map(|s| s.name.to_string())
-            .collect();
-        for n in &order {
+            .chain(enums.iter().map(|e| e.name.to_string()));
+        for n in order {
             let mut stack = Vec::new();
-            compute_layout(n, &structs, &mut layouts, &mut stack, errors);
+            compute_layout(&n, &structs, &enums, &mut layouts, &mut stack, errors);
         }
         for s in &mut structs {
             if let Some(&(size, align)) = layouts.get(&s.name.to_string()) {
@@ -480,9 +474,12 @@ impl Module {
     }
 }
 
+/// Fills `layouts` with the C (size, align) of the struct or enum with data `name`, after the
+/// types its fields name.
 fn compute_layout(
     name: &str,
     structs: &[StructDef],
+    enums: &[EnumDef],
     layouts: &mut BTreeMap<String, (u64, u64)>,
     stack: &mut Vec<String>,
     errors: &mut Vec<syn::Error>,
@@ -490,79 +487,41 @@ fn compute_layout(
     if layouts.contains_key(name) {
         return;
     }
-    let Some(def) = structs.iter().find(|s| s.name == name) else { return };
+    let s = structs.iter().find(|s| s.name == name);
+    let e = enums.iter().find(|e| e.name == name && e.has_data());
+    let (tys, span): (Vec<&Ty>, _) = match (s, e) {
+        (Some(s), _) => (s.fields.iter().map(|f| &f.ty).collect(), s.name.span()),
+        (None, Some(e)) => (e.variants.iter().flat_map(|v| v.fields.iter().map(|f| &f.ty)).collect(), e.name.span()),
+        _ => return,
+    };
     if stack.iter().any(|s| s == name) {
-        errors.push(syn::Error::new(
-            def.name.span(),
-            format!("struct `{name}` contains itself; recursive types have no fixed size"),
-        ));
+        errors.push(syn::Error::new(span, format!("type `{name}` contains itself; recursive types have no fixed size")));
         layouts.insert(name.to_string(), (1, 1));
         return;
     }
     stack.push(name.to_string());
-    for f in &def.fields {
-        let mut t = &f.ty;
-        while let Ty::Array(e, _) = t {
-            t = e;
-        }
-        if let Ty::Struct(inner) = t {
-            compute_layout(inner, structs, layouts, stack, errors);
-        }
+    let mut inner = Vec::new();
+    for t in &tys {
+        enums::named_types(t, &mut inner);
+    }
+    for n in inner {
+        compute_layout(&n, structs, enums, layouts, stack, errors);
     }
     stack.pop();
     if layouts.contains_key(name) {
         return;
     }
-    let tys: Vec<&Ty> = def.fields.iter().map(|f| &f.ty).collect();
-    let (size, align, _) = struct_layout(&tys, layouts);
+    let (size, align) = match e {
+        Some(e) if s.is_none() => {
+            let (size, align, _) = e.c_layout(layouts);
+            (size, align)
+        }
+        _ => {
+            let (size, align, _) = struct_layout(&tys, layouts);
+            (size, align)
+        }
+    };
     layouts.insert(name.to_string(), (size, align));
-}
-
-fn has_tuple(t: &Ty) -> bool {
-    match t {
-        Ty::Tuple(_) => true,
-        Ty::Array(e, _) => has_tuple(e),
-        _ => false,
-    }
-}
-
-fn parse_enum(e: syn::ItemEnum, errors: &mut Vec<syn::Error>) -> Option<EnumDef> {
-    let n0 = errors.len();
-    if !e.generics.params.is_empty() {
-        errors.push(syn::Error::new(e.generics.span(), "generic enums are not supported in megakernel code"));
-    }
-    if e.variants.is_empty() {
-        errors.push(syn::Error::new(e.ident.span(), "an enum needs at least one variant"));
-    }
-    let mut variants = Vec::new();
-    let mut next: u64 = 0;
-    for v in &e.variants {
-        if !matches!(v.fields, syn::Fields::Unit) {
-            errors.push(syn::Error::new_spanned(
-                &v.fields,
-                "enum variants with data are not supported yet; use a field-less enum plus a struct holding the data",
-            ));
-            continue;
-        }
-        if let Some((_, d)) = &v.discriminant {
-            match d {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Int(l), .. }) => match l.base10_parse::<u64>() {
-                    Ok(x) => next = x,
-                    Err(err) => errors.push(err),
-                },
-                other => errors.push(syn::Error::new_spanned(other, "enum discriminants must be integer literals")),
-            }
-        }
-        if next > u32::MAX as u64 {
-            errors.push(syn::Error::new(v.ident.span(), "enum discriminants must fit in `u32` (enums are `#[repr(u32)]`)"));
-        }
-        variants.push((v.ident.clone(), next as u32));
-        next += 1;
-    }
-    if errors.len() != n0 {
-        return None;
-    }
-    Some(EnumDef { name: e.ident.clone(), variants, item: e })
 }
 
 /// `Buffer<T>` or `ReadOnly<T>` (then `true`) with `T` one of the element types the

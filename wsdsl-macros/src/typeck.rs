@@ -14,6 +14,8 @@ use syn::spanned::Spanned;
 
 mod methods;
 mod closures;
+mod enums;
+mod options;
 mod generics;
 mod iterators;
 mod panic;
@@ -650,8 +652,7 @@ impl<'a> Cx<'a> {
             E::If(i) => self.if_expr(i),
             E::While(w) => {
                 if let E::Let(l) = peel(&w.cond) {
-                    self.err_at(&l, "`while let` is not supported yet; write `loop { match ... { PAT => ..., _ => break } }`");
-                    return err_expr();
+                    return self.while_let(w, l);
                 }
                 let cond = self.expr(&w.cond);
                 self.expect_at(&w.cond, &Ty::Bool, &cond.ty);
@@ -720,10 +721,7 @@ impl<'a> Cx<'a> {
             }
             E::Tuple(t) if t.elems.is_empty() => ex(Ty::Unit, ExprKind::Unit),
             E::Closure(_) => self.closure_value(e),
-            E::Try(_) => {
-                self.err_at(e, "the `?` operator is not supported in megakernel code (no function returns an `Option` or a `Result`); use `match`, `unwrap_or(v)`, or `unwrap()`/`expect(\"..\")` to panic on `None`");
-                err_expr()
-            }
+            E::Try(t) => self.try_expr(t),
             E::Macro(m) => self.macro_expr(&m.mac),
             E::Unsafe(_) => {
                 self.err_at(e, "`unsafe` is not supported in megakernel code");
@@ -772,6 +770,9 @@ impl<'a> Cx<'a> {
             return err_expr();
         }
         let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if segs.len() == 1 && segs[0] == "None" && self.lookup("None").is_none() {
+            return self.none_value();
+        }
         if segs.len() == 1 {
             return match self.lookup(&segs[0]) {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
@@ -797,8 +798,9 @@ impl<'a> Cx<'a> {
         }
         if segs.len() == 2 {
             if let Some(en) = self.m.enum_def(&segs[0]) {
-                return match en.variants.iter().find(|(v, _)| *v == segs[1]) {
-                    Some((_, d)) => ex(Ty::Enum(segs[0].clone()), ExprKind::Variant(*d)),
+                return match en.variant(&segs[1]) {
+                    Some(_) if en.has_data() => self.enum_unit(p, &segs[0], &segs[1]),
+                    Some(v) => ex(Ty::Enum(segs[0].clone()), ExprKind::Variant(v.disc)),
                     None => {
                         self.err(span, format!("no variant `{}` in enum `{}`", segs[1], segs[0]));
                         err_expr()
@@ -916,14 +918,7 @@ impl<'a> Cx<'a> {
 
     fn place(&mut self, e: &syn::Expr) -> Expr {
         let x = self.expr(e);
-        fn ok(x: &Expr) -> bool {
-            match &x.kind {
-                ExprKind::Local(_) | ExprKind::Deref(_) | ExprKind::SliceIndex(..) | ExprKind::Error => true,
-                ExprKind::Field(b, _) | ExprKind::Index(b, _, _, _) | ExprKind::TupleField(b, _) => ok(b),
-                _ => false,
-            }
-        }
-        if !ok(&x) {
+        if !options::is_place(&x) {
             self.err_at(&e, "can only assign to local variables, their fields and array elements, and through references (`*r = v`, `r.f = v`)");
         }
         x
@@ -1027,7 +1022,12 @@ impl<'a> Cx<'a> {
             BinOp::BitAnd | BinOp::BitOr | BinOp::BitXor => {
                 matches!(r, Ty::Int(_) | Ty::Bool | Ty::Err) || kind == Some(VarKind::Int)
             }
-            BinOp::Eq | BinOp::Ne => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Enum(_) | Ty::Var(_) | Ty::Err),
+            BinOp::Eq | BinOp::Ne => match &r {
+                // An enum with data is compared by `match`/`if let` (`==` would need a deep
+                // comparison of the union).
+                Ty::Enum(e) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
+                _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err),
+            },
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
                 matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err)
             }
@@ -1139,7 +1139,8 @@ impl<'a> Cx<'a> {
         let src = self.resolve(&inner.ty);
         let ok = match (&src, &target) {
             (Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err, _) => true,
-            (Ty::Bool | Ty::Enum(_), Ty::Int(_)) => true,
+            (Ty::Bool, Ty::Int(_)) => true,
+            (Ty::Enum(e), Ty::Int(_)) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
             _ => false,
         };
         if !ok {
@@ -1151,6 +1152,11 @@ impl<'a> Cx<'a> {
 
     fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
+        if let [e, v] = &s.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>()[..] {
+            if self.m.enum_def(e).is_some() {
+                return self.enum_struct_lit(s, e, v);
+            }
+        }
         if let Some(r) = &s.rest {
             self.err_at(&r, "struct update syntax `..base` is not supported; list every field");
         }
@@ -1205,9 +1211,21 @@ impl<'a> Cx<'a> {
                     return ex(Ty::Int(t), ExprKind::Method(m, Box::new(a), Vec::new()));
                 }
             }
-            if segs.len() == 1 && (segs[0] == "Some" || segs[0] == "Ok" || segs[0] == "Err") {
-                self.err_at(&c.func, format!("`{}(..)` values are not supported; `Option` exists only as the result of `checked_*`", segs[0]));
+            if segs.len() == 1 && segs[0] == "Some" && self.lookup("Some").is_none() {
+                if c.args.len() != 1 {
+                    self.err(span, "`Some` takes 1 argument");
+                    return err_expr();
+                }
+                let v = self.expr(&c.args[0]);
+                self.not_stored(&v, &c.args[0]);
+                return self.some_value(v);
+            }
+            if segs.len() == 1 && (segs[0] == "Ok" || segs[0] == "Err") {
+                self.err_at(&c.func, "`Result` is not supported in megakernel code; return an `Option` (and use `?`), or panic with `assert!`/`expect`");
                 return err_expr();
+            }
+            if segs.len() == 2 && self.m.enum_def(&segs[0]).is_some_and(|e| e.has_data()) {
+                return self.enum_call(c, &segs[0], &segs[1]);
             }
         }
         // `f::<u64>(..)`: a generic helper with its type arguments (`generics.rs`).
@@ -1351,31 +1369,6 @@ impl<'a> Cx<'a> {
             self.expect_at(&s, p, &a.ty);
         }
         ex(ret, ExprKind::Method(m, Box::new(recv), args))
-    }
-
-    fn option_method(&mut self, mc: &syn::ExprMethodCall, recv: Expr, inner: Ty) -> Expr {
-        let method = mc.method.to_string();
-        let (op, params, ret) = match method.as_str() {
-            "unwrap_or" => (OptOp::UnwrapOr, vec![inner.clone()], inner),
-            "is_some" => (OptOp::IsSome, vec![], Ty::Bool),
-            "is_none" => (OptOp::IsNone, vec![], Ty::Bool),
-            "unwrap" | "expect" => return self.unwrap(mc, recv, inner),
-            // An iterator consumer's `Option<&T>` is an `Option<T>` here already.
-            "copied" | "cloned" if mc.args.is_empty() => return recv,
-            _ => {
-                self.err_at(&mc.method, format!("method `{method}` is not supported on `Option`; supported: unwrap_or, is_some, is_none, unwrap, expect (or `match` / `if let Some(x)`)"));
-                return err_expr();
-            }
-        };
-        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
-        if params.len() != args.len() {
-            self.err(mc.span(), format!("`{method}` takes {} argument(s) but {} were supplied", params.len(), args.len()));
-            return err_expr();
-        }
-        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
-            self.expect_at(&s, p, &a.ty);
-        }
-        ex(ret, ExprKind::OptMethod(op, Box::new(recv), args))
     }
 
     fn buffer_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
@@ -1610,6 +1603,25 @@ impl<'a> Cx<'a> {
         ex(ty, ExprKind::Match(Box::new(scrut), arms))
     }
 
+    /// `while let PAT = value { body }` is `loop { match value { PAT => body, _ => break } }`.
+    fn while_let(&mut self, w: &syn::ExprWhile, l: &syn::ExprLet) -> Expr {
+        let id = self.enter_loop(&w.label, false);
+        let scrut = self.expr(&l.expr);
+        self.scopes.push(Vec::new());
+        let pat = self.pattern(&l.pat, &scrut.ty.clone());
+        let body = self.block(&w.body);
+        self.scopes.pop();
+        self.loops.pop();
+        self.expect_at(&w.body, &Ty::Unit, &body.ty.clone());
+        let body = ex(Ty::Unit, ExprKind::Block(body));
+        let stop = ex(Ty::Never, ExprKind::Break(id, None));
+        let arms = vec![Arm { pat, guard: None, body }, Arm { pat: Pat::Wild, guard: None, body: stop }];
+        let (line, file) = loc(w.span());
+        let step = Stmt { line, file, kind: StmtKind::Expr(ex(Ty::Unit, ExprKind::Match(Box::new(scrut), arms))) };
+        let block = Block { stmts: vec![step], tail: None, ty: Ty::Unit };
+        ex(Ty::Unit, ExprKind::Loop(block, id))
+    }
+
     /// `if let PAT = value { a } else { b }` is `match value { PAT => a, _ => b }`.
     fn if_let(&mut self, i: &syn::ExprIf, l: &syn::ExprLet) -> Expr {
         let scrut = self.expr(&l.expr);
@@ -1649,6 +1661,9 @@ impl<'a> Cx<'a> {
 
     fn pattern(&mut self, p: &syn::Pat, ty: &Ty) -> Pat {
         use syn::Pat as P;
+        if let Some(pat) = self.enum_pattern(p, ty) {
+            return pat;
+        }
         let rt = self.resolve(ty);
         match p {
             P::Wild(_) => Pat::Wild,
@@ -1752,7 +1767,7 @@ impl<'a> Cx<'a> {
             return None;
         }
         let en = self.m.enum_def(&segs[0])?;
-        let d = en.variants.iter().find(|(v, _)| *v == segs[1]).map(|(_, d)| *d);
+        let d = en.variant(&segs[1]).map(|v| v.disc);
         let Some(d) = d else {
             self.err_at(pp, format!("no variant `{}` in enum `{}`", segs[1], segs[0]));
             return Some(Pat::Wild);

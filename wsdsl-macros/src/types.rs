@@ -137,12 +137,14 @@ pub enum Ty {
     Never,
     Array(Box<Ty>, u64),
     Struct(String),
-    /// A field-less enum of the module, `#[repr(u32)]` on both sides.
+    /// An enum of the module: field-less ones are `#[repr(u32)]` on both sides (a `ws_u32`
+    /// in C); one with data is a tagged union in C (`u32` tag, then a union of one struct
+    /// per variant that has fields; see `model::EnumDef`).
     Enum(String),
     /// `(A, B, ...)`, at least two elements (locals, helper parameters and results).
     Tuple(Vec<Ty>),
-    /// `Option<int>`: only as the result of `checked_*`, consumed by `match`, `if let`,
-    /// `unwrap_or`, `is_some`, `is_none`.
+    /// `Option<T>` of any value type: locals, parameters, results, fields. C: `ws_opt_<T>`,
+    /// `{ bool some; T v; }` (`v` is only read when `some` is set).
     Option(Box<Ty>),
     /// `&[T]` (`false`) or `&mut [T]` (`true`): the children's values a complete handler
     /// receives, and like `Ty::Ref` a parameter or a local (`&a[i..j]` of an array or a
@@ -231,7 +233,13 @@ pub fn layout(ty: &Ty, structs: &BTreeMap<String, (u64, u64)>) -> (u64, u64) {
             (s * n, a)
         }
         Ty::Struct(name) => structs.get(name).copied().unwrap_or((1, 1)),
-        Ty::Enum(_) => (4, 4),
+        // Field-less enums are a `u32`; the map holds the tagged unions' layouts.
+        Ty::Enum(name) => structs.get(name).copied().unwrap_or((4, 4)),
+        Ty::Option(t) => {
+            let (s, a) = layout(t, structs);
+            let a = a.max(1);
+            (align_up(align_up(1, a) + s, a), a)
+        }
         Ty::Tuple(ts) => {
             let refs: Vec<&Ty> = ts.iter().collect();
             let (s, a, _) = struct_layout(&refs, structs);
@@ -345,9 +353,21 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
         syn::Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last().expect("paths have a segment");
             let name = last.ident.to_string();
+            if name == "Option" && p.path.segments.len() == 1 {
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    return err("write `Option<T>` with the type of its value");
+                };
+                let [syn::GenericArgument::Type(inner)] = args.args.iter().collect::<Vec<_>>()[..] else {
+                    return err("`Option` takes one type argument: `Option<T>`");
+                };
+                let inner = parse_type(inner, structs)?;
+                if !inner.is_value() {
+                    return err("`Option<()>` is not supported; use `bool`");
+                }
+                return Ok(Ty::Option(Box::new(inner)));
+            }
             if !last.arguments.is_none() {
                 let what = match name.as_str() {
-                    "Option" => "`Option` is supported only as the result of `checked_*`, consumed on the spot by `match`, `if let Some(x)`, `unwrap_or`, `is_some` or `is_none`; it cannot be stored, passed or returned".to_string(),
                     "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "Box" | "Rc"
                     | "Arc" | "Result" | "String" => format!(
                         "`{name}` is not supported in megakernel code (no heap on the device); use a fixed-size array `[T; N]` or a struct"

@@ -236,6 +236,17 @@ impl FnLower<'_> {
                 }
                 t
             }
+            ExprKind::EnumLit(name, tag, variant, fields) => {
+                let t = self.fresh();
+                out.push(format!("u_{name} {t};"));
+                out.push(format!("{t}.tag = {tag}u;"));
+                for (member, x) in fields {
+                    if let Some(v) = self.expr(x, out) {
+                        out.push(format!("{t}.v.{variant}.{member} = {v};"));
+                    }
+                }
+                t
+            }
             ExprKind::ArrayLit(xs) => {
                 let t = self.fresh();
                 let cty = self.cty(&ty);

@@ -261,6 +261,10 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             let fields: Vec<String> = ts.iter().enumerate().map(|(i, e)| format!("{} f{i};", c_name(e))).collect();
             writeln!(out, "struct {} {{ {} }};", c_name(t), fields.join(" ")).unwrap();
         }
+        Ty::Enum(name) => {
+            let Some(def) = m.enum_def(name).filter(|e| e.has_data()) else { return };
+            emit_tagged_union(def, m, done, out);
+        }
         Ty::Struct(name) => {
             let Some(def) = m.struct_def(name) else { return };
             for f in &def.fields {
@@ -283,15 +287,39 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
     done.push(t.clone());
 }
 
+/// An enum with data (see `model/enums.rs`): a struct per variant with fields, their union,
+/// and the tag in front.
+fn emit_tagged_union(def: &crate::model::EnumDef, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
+    let name = &def.name;
+    for f in def.variants.iter().flat_map(|v| &v.fields) {
+        emit_type(&f.ty, m, done, out);
+    }
+    let mut members = Vec::new();
+    for v in def.variants.iter().filter(|v| !v.fields.is_empty()) {
+        let fields: Vec<String> = v.fields.iter().map(|f| format!("{} {};", c_name(&f.ty), f.c_member())).collect();
+        let st = def.variant_c_struct(v);
+        writeln!(out, "struct {st} {{ {} }};", fields.join(" ")).unwrap();
+        members.push(format!("{st} {};", v.name));
+    }
+    let un = def.union_c_name();
+    writeln!(out, "union {un} {{ {} }};", members.join(" ")).unwrap();
+    writeln!(out, "struct u_{name} {{ ws_u32 tag; {un} v; }};").unwrap();
+    let (size, _, _) = def.c_layout(&m.layouts);
+    writeln!(out, "static_assert(sizeof(u_{name}) == {size}, \"wsdsl: C layout of `{name}`\");").unwrap();
+}
+
 fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
     let mut out = format!("/* wsdsl program `{}`: types */\n", m.name);
     let mut done = Vec::new();
     // Field-less enums: `#[repr(u32)]` in Rust, so a `ws_u32` holding the discriminant.
-    for e in &m.enums {
+    for e in m.enums.iter().filter(|e| !e.has_data()) {
         writeln!(out, "typedef ws_u32 u_{};", e.name).unwrap();
     }
     for s in m.structs.iter().filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers)) {
         emit_type(&Ty::Struct(s.name.to_string()), m, &mut done, &mut out);
+    }
+    for e in m.enums.iter().filter(|e| e.has_data()) {
+        emit_type(&Ty::Enum(e.name.to_string()), m, &mut done, &mut out);
     }
     let mut arrays = Vec::new();
     for a in used_arrays {

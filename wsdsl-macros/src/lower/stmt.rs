@@ -287,6 +287,14 @@ impl FnLower<'_> {
             Pat::Bool(true) => format!("({place})"),
             Pat::Bool(false) => format!("(!{place})"),
             Pat::Variant(d) => format!("({place} == {d}u)"),
+            Pat::EnumData { tag, variant, fields } => {
+                let mut parts = vec![format!("{place}.tag == {tag}u")];
+                for (member, t, p) in fields {
+                    let t = self.ty(t);
+                    parts.push(self.pat_test(p, &format!("{place}.v.{variant}.{member}"), &t));
+                }
+                format!("({})", parts.join(" && "))
+            }
             Pat::None => format!("(!{place}.some)"),
             Pat::Some(inner) => {
                 let Ty::Option(et) = ty else { return "true".into() };
@@ -324,6 +332,12 @@ impl FnLower<'_> {
                         let t = self.ty(t);
                         self.pat_bind(p, &format!("{place}.f{i}"), &t, out);
                     }
+                }
+            }
+            Pat::EnumData { variant, fields, .. } => {
+                for (member, t, p) in fields {
+                    let t = self.ty(t);
+                    self.pat_bind(p, &format!("{place}.v.{variant}.{member}"), &t, out);
                 }
             }
             _ => {}

@@ -117,6 +117,14 @@ diff! {
     fn index(k: usize) -> u32 { let a = [10u32, 20, 30]; let mut b = [[0u8; 2]; 3]; b[2][1] = 7; a[k] + b[k][1] as u32 } for [(0), (2), (3), (usize::MAX)]
     fn blocks(x: i32) -> i32 { let y = if x > 0 { x * 2 } else if x == 0 { 100 } else { let z = x - 1; z * z }; let w = { let q = y + 1; q * 2 }; y + w } for [(5), (0), (-3)]
     fn order(a: u32) -> u32 { let mut x = a; x + { x = 5; x } + x } for [(1), (u32::MAX)]
+    fn opt_basic(x: u32) -> u32 { let a = half(x); let b: Option<u32> = None; let c = a.or(b).map(|v| v.wrapping_add(1)).unwrap_or(7); c.wrapping_add(quarter(x).unwrap_or(100)) } for [(0), (1), (6), (8), (u32::MAX), (u32::MAX - 1)]
+    fn opt_comb(x: u32) -> u32 { let o = Some(x).filter(|v| *v > 3).and_then(half); let mut t = o; let old = t.take(); let mut r = (old.is_some() as u32) * 10 + t.is_none() as u32; r += o.map_or(5, |v| v.wrapping_mul(2)); r += half(x).is_some_and(|v| v > 2) as u32; let _ = t.replace(3); r + t.unwrap_or_default() + half(x).unwrap_or_else(|| x * 3) } for [(0), (2), (3), (8), (9), (u32::MAX)]
+    fn opt_unwrap(x: u32) -> u32 { half(x).unwrap() + half(x).expect("even") } for [(4), (3)]
+    fn opt_try(x: u32) -> u32 { chain(x).unwrap_or(1) } for [(0), (2), (4), (12), (u32::MAX - 3)]
+    fn while_let(n: u32) -> u32 { let mut x = Some(n); let mut steps = 0; while let Some(v) = x { steps += 1; x = if v > 1 { Some(v / 2) } else { None }; } steps } for [(0), (1), (1000), (u32::MAX)]
+    fn shapes(k: u32) -> u32 { let s = mk_shape(k); let mut t = s.area(); if let Shape::Rect { w, .. } = s { t += w; } match s { Shape::Duo(_, Some(b)) if b > 3 => t + 1000, Shape::Empty => t + 7, Shape::Circle(..) => t + 1, _ => t } } for [(0), (1), (2), (3), (10), (11), (255), (4000)]
+    fn slot_fields(k: u32) -> i64 { let mut s = Slot { best: None, at: (k as u8, -(k as i64)), shape: Shape::Empty }; if k > 3 { s.best = Some(k); s.shape = mk_shape(k); } s.at.1 + s.best.unwrap_or(0) as i64 + s.shape.area() as i64 + s.at.0 as i64 } for [(0), (5), (7), (300)]
+    fn find_pos(x: u32) -> u32 { let a = [3, 1, 4, 1]; match find_first(&a, x) { Some(i) => i as u32, None => 99 } } for [(1), (4), (5)]
     fn short(a: u32, b: u32) -> bool { a != 0 && { let q = b / a; q > 2 } || b == 7 } for [(0, 7), (0, 5), (2, 8), (2, 2)]
     fn consts(a: u32) -> u64 { (u32::MAX as u64) + (i64::MIN as u64) + (u8::BITS as u64) + (a as u64) } for [(0)]
     fn floats(x: f64) -> f64 { (x * 0.1 + 1e-300).sqrt().floor() + x.abs() - 2.5f64 } for [(4.0), (-9.0), (f64::INFINITY)]
@@ -299,6 +307,35 @@ shared! {
     fn slice_len(s: &[u32]) -> u32 { s.len() as u32 }
     fn slice_first(s: &[u32]) -> u32 { s[0] }
     fn sub(s: &mut [u32], k: usize) -> u32 { slice_fill(&mut s[k..], 1); slice_sum(s) + slice_sum(&s[..k]) * 1000 }
+
+    // Options as values, enums with data, tuples and options in struct fields.
+    #[derive(Clone, Copy)]
+    enum Shape { Circle(f32), Rect { w: u32, h: u32 }, Empty, Duo(u8, Option<u16>) }
+    impl Shape {
+        fn area(&self) -> u32 {
+            match *self {
+                Shape::Circle(r) => (r * r * 3.0) as u32,
+                Shape::Rect { w, h } => w.wrapping_mul(h),
+                Shape::Empty => 0,
+                Shape::Duo(a, Some(b)) => a as u32 + b as u32,
+                Shape::Duo(a, None) => a as u32,
+            }
+        }
+    }
+    #[derive(Clone, Copy)]
+    struct Slot { best: Option<u32>, at: (u8, i64), shape: Shape }
+    fn find_first(a: &[u32; 4], x: u32) -> Option<usize> { for i in 0..4 { if a[i] == x { return Some(i); } } None }
+    fn half(x: u32) -> Option<u32> { if x % 2 == 0 { Some(x / 2) } else { None } }
+    fn quarter(x: u32) -> Option<u32> { let h = half(x)?; half(h) }
+    fn chain(x: u32) -> Option<u32> { let a = half(x)?; let b = half(a)?; Some(a.wrapping_add(b)) }
+    fn mk_shape(k: u32) -> Shape {
+        match k % 4 {
+            0 => Shape::Circle(k as f32),
+            1 => Shape::Rect { w: k, h: k + 1 },
+            2 => Shape::Empty,
+            _ => Shape::Duo(k as u8, half(k + 1).map(|v| v as u16)),
+        }
+    }
 }
 
 #[test]

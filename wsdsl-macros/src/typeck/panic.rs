@@ -404,9 +404,10 @@ fn value_kind(ty: &Ty, debug: bool, m: &Module) -> Option<String> {
         Ty::Int(_) => "u".into(),
         Ty::Bool => "b".into(),
         Ty::Float(f) => format!("{}{}", f.name(), if debug { "?" } else { "" }),
-        Ty::Enum(name) => {
+        // An enum with data is a struct on the device: not shown, like other structs.
+        Ty::Enum(name) if !m.enum_def(name)?.has_data() => {
             let variants: Vec<String> =
-                m.enum_def(name)?.variants.iter().map(|(v, d)| format!("{}={d}", syn::ext::IdentExt::unraw(v))).collect();
+                m.enum_def(name)?.variants.iter().map(|v| format!("{}={}", syn::ext::IdentExt::unraw(&v.name), v.disc)).collect();
             format!("e:{}", variants.join(","))
         }
         _ => return None,
