@@ -552,3 +552,169 @@ fn methods_program_compiles_with_nvrtc() {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// Options, tuples and enums with data in a real megakernel: in the params, in task fields
+/// (uploaded as roots, built on the device for children), returned by methods and helpers,
+/// taken apart by `match`, `if let`, `while let` and `?`. Native Rust computes the same.
+#[megakernel]
+pub mod shapesk {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Cfg {
+        pub bonus: Option<u64>,
+        pub range: (u32, u64),
+    }
+
+    #[buffers]
+    pub struct Bufs {
+        pub out: Buffer<u64>,
+    }
+
+    pub enum Shape {
+        Circle(u32),
+        Rect { w: u32, h: u32 },
+        Dot,
+        Pair(u8, Option<u16>),
+    }
+
+    impl Shape {
+        pub fn weight(&self) -> u64 {
+            match *self {
+                Shape::Circle(r) => r as u64 * 3,
+                Shape::Rect { w, h } => (w as u64) << 20 | h as u64,
+                Shape::Dot => 1,
+                Shape::Pair(a, Some(b)) if b > 100 => a as u64 * 1000 + b as u64,
+                Shape::Pair(a, _) => a as u64,
+            }
+        }
+
+        pub fn grow(self, k: u32) -> Option<Shape> {
+            match self {
+                Shape::Dot => None,
+                Shape::Circle(r) => Some(Shape::Rect { w: r, h: k }),
+                Shape::Rect { w, h } => Some(Shape::Pair((w ^ h) as u8, if k % 2 == 0 { Some(k as u16) } else { None })),
+                Shape::Pair(a, b) => b.map(|v| Shape::Circle(v as u32 + a as u32)),
+            }
+        }
+    }
+
+    pub fn make(i: u32) -> Shape {
+        match i % 5 {
+            0 => Shape::Circle(i),
+            1 => Shape::Rect { w: i, h: i / 3 },
+            2 => Shape::Dot,
+            3 => Shape::Pair(i as u8, Some((i * 7) as u16)),
+            _ => Shape::Pair(i as u8, None),
+        }
+    }
+
+    /// Halves while even: `?` leaves at the first odd value.
+    fn halve_twice(x: u64) -> Option<u64> {
+        let a = if x % 2 == 0 { Some(x / 2) } else { None }?;
+        let b = if a % 2 == 0 { Some(a / 2) } else { None }?;
+        Some(b)
+    }
+
+    pub fn score(s: Shape, depth: u32, cfg: &Cfg) -> u64 {
+        let mut t = s.weight().wrapping_mul(depth as u64 + 1);
+        let mut steps = 0u32;
+        let mut cur = Some(s);
+        while let Some(c) = cur {
+            steps += 1;
+            cur = if steps < cfg.range.0 { c.grow(steps) } else { None };
+        }
+        if let Some(q) = halve_twice(t) {
+            t ^= q;
+        }
+        t.wrapping_add(cfg.bonus.unwrap_or(0)).wrapping_add(cfg.range.1 * steps as u64)
+    }
+
+    #[task]
+    pub struct Item {
+        pub i: u32,
+        pub shape: Shape,
+        pub hint: Option<u32>,
+        pub at: (u32, u8),
+    }
+
+    pub const ROOTS: u32 = 200;
+
+    #[spawn]
+    fn visit(t: &Item, ctx: &mut Ctx) {
+        let s = score(t.shape, t.at.1 as u32, ctx.params);
+        ctx.buffers.out.set(t.at.0 as usize, s ^ t.hint.map_or(7, |h| h as u64));
+        if t.at.1 < 2 {
+            if let Some(next) = t.shape.grow(t.i) {
+                let hint = t.hint.and_then(|h| h.checked_sub(1));
+                ctx.spawn(Item { i: t.i, shape: next, hint, at: (t.i + ROOTS * (t.at.1 as u32 + 1), t.at.1 + 1) });
+            }
+        }
+    }
+}
+
+fn shape_roots() -> (shapesk::Cfg, Vec<shapesk::Item>) {
+    let cfg = shapesk::Cfg { bonus: Some(12345), range: (4, 1 << 33) };
+    let roots = (0..shapesk::ROOTS)
+        .map(|i| shapesk::Item { i, shape: shapesk::make(i), hint: if i % 3 == 0 { None } else { Some(i % 4) }, at: (i, 0) })
+        .collect();
+    (cfg, roots)
+}
+
+fn check_shapes(out: &Buffer<u64>, backend: &str) {
+    let (cfg, roots) = shape_roots();
+    let mut want = vec![0u64; 3 * shapesk::ROOTS as usize];
+    for r in roots {
+        let mut node = Some(r);
+        while let Some(t) = node {
+            let s = shapesk::score(t.shape, t.at.1 as u32, &cfg);
+            want[t.at.0 as usize] = s ^ t.hint.map_or(7, |h| h as u64);
+            node = match t.shape.grow(t.i) {
+                Some(next) if t.at.1 < 2 => Some(shapesk::Item {
+                    i: t.i,
+                    shape: next,
+                    hint: t.hint.and_then(|h| h.checked_sub(1)),
+                    at: (t.i + shapesk::ROOTS * (t.at.1 as u32 + 1), t.at.1 + 1),
+                }),
+                _ => None,
+            };
+        }
+    }
+    assert_eq!(out.to_vec(), want, "{backend}: options, tuples and enums with data differ from native Rust");
+    println!("{backend}: {} results with options, tuples and enums with data agree with native Rust", want.len());
+}
+
+#[test]
+fn options_tuples_and_enums_on_the_cpu_backend_and_the_host_compiled_kernel() {
+    let (cfg, roots) = shape_roots();
+    let n = 3 * shapesk::ROOTS as usize;
+    let bufs = shapesk::Bufs { out: Buffer::zeroed(n) };
+    Runtime::new(Backend::Cpu).cpu_threads(2).run_with::<shapesk::Kernel>(cfg, &bufs, roots.clone()).expect("cpu run");
+    check_shapes(&bufs.out, "cpu");
+    let bufs = shapesk::Bufs { out: Buffer::zeroed(n) };
+    let tasks: Vec<_> = roots.into_iter().map(Into::into).collect();
+    run_emulated::<shapesk::Kernel>(&cfg, &bufs, &tasks, &KernelConfig::default(), &Emulation::default()).expect("host-compiled run");
+    check_shapes(&bufs.out, "host-compiled templates");
+}
+
+#[test]
+fn options_tuples_and_enums_on_the_gpu() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let (cfg, roots) = shape_roots();
+    let bufs = shapesk::Bufs { out: Buffer::zeroed(3 * shapesk::ROOTS as usize) };
+    rt.run_with::<shapesk::Kernel>(cfg, &bufs, roots).expect("gpu run");
+    check_shapes(&bufs.out, "gpu");
+    println!("GPU OPTIONS AND ENUMS: PASS");
+}
+
+#[test]
+fn options_program_compiles_with_nvrtc() {
+    match wsdsl::gpu::compile_check::<shapesk::Kernel>("sm_90") {
+        Ok(bytes) => assert!(bytes > 1000),
+        Err(e) => panic!("{e}"),
+    }
+}

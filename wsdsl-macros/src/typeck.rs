@@ -1076,8 +1076,12 @@ impl<'a> Cx<'a> {
             self.err_at(&b.right, msg);
         }
         if !self.operand_ok(op, &l.ty) {
-            let deref = if l_ref { "; dereference the reference: `*r`" } else { "" };
-            let msg = format!("operator `{}` is not supported on type `{}`{deref}", op.c(), self.show(&l.ty));
+            let hint = match self.resolve(&l.ty) {
+                _ if l_ref => "; dereference the reference: `*r`",
+                Ty::Enum(_) | Ty::Option(_) | Ty::Struct(_) | Ty::Tuple(_) => "; compare compound values by `match`, `if let` or their fields",
+                _ => "",
+            };
+            let msg = format!("operator `{}` is not supported on type `{}`{hint}", op.c(), self.show(&l.ty));
             self.err_at(&b.left, msg);
         }
         if shift && !self.operand_ok(op, &r.ty) {

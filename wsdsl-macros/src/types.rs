@@ -368,8 +368,9 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             }
             if !last.arguments.is_none() {
                 let what = match name.as_str() {
+                    "Result" => "`Result` is not supported in megakernel code; return an `Option` (and use `?`), or panic with `assert!`/`expect`".to_string(),
                     "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "Box" | "Rc"
-                    | "Arc" | "Result" | "String" => format!(
+                    | "Arc" | "String" => format!(
                         "`{name}` is not supported in megakernel code (no heap on the device); use a fixed-size array `[T; N]` or a struct"
                     ),
                     _ => "generic types are not supported in megakernel code; use scalars, fixed-size arrays and structs of this module".to_string(),

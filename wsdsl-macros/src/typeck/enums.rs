@@ -112,7 +112,7 @@ impl Cx<'_> {
                 if given > var.fields.len() || (rest.is_none() && given != var.fields.len()) {
                     let msg = format!("this pattern has {given} field(s), but `{e}::{v}` has {}", var.fields.len());
                     self.err_at(ts, msg);
-                    return Some(Pat::Wild);
+                    return Some(self.pat_recovered(ts.elems.iter()));
                 }
                 let skipped = var.fields.len() - given;
                 let mut i = 0;
@@ -151,9 +151,23 @@ impl Cx<'_> {
                     (false, false) => format!("`{e}::{v}(..)`"),
                 };
                 self.err_at(p, format!("`{e}::{v}` is matched as {how}"));
-                return Some(Pat::Wild);
+                let subs: Vec<&syn::Pat> = match p {
+                    syn::Pat::TupleStruct(ts) => ts.elems.iter().collect(),
+                    syn::Pat::Struct(ps) => ps.fields.iter().map(|f| &*f.pat).collect(),
+                    _ => Vec::new(),
+                };
+                return Some(self.pat_recovered(subs.into_iter()));
             }
         }
         Some(Pat::EnumData { tag: var.disc, variant: v.clone(), fields })
+    }
+
+    /// After a reported mistake in a pattern: its names still bind (to values of no type), so
+    /// that the arm's body gives no second error about them.
+    fn pat_recovered<'p>(&mut self, subs: impl Iterator<Item = &'p syn::Pat>) -> Pat {
+        for q in subs {
+            self.pattern(q, &Ty::Err);
+        }
+        Pat::Wild
     }
 }
