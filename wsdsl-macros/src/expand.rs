@@ -55,6 +55,8 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             let (fname, off) = (&f.name, *off as usize);
             quote!(#p::DeviceBytes::write_device_bytes(&self.#fname, &mut out[#off..]);)
         });
+        let fnames: Vec<&syn::Ident> = s.fields.iter().map(|f| &f.name).collect();
+        let offs: Vec<usize> = offsets.iter().map(|o| *o as usize).collect();
         items.push(quote! {
             impl #p::DeviceBytes for #name {
                 const DEVICE_SIZE: usize = #size;
@@ -64,6 +66,15 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                     #(#writes)*
                 }
             }
+            impl #p::TaskValue for #name {
+                const DEVICE_BYTES: usize = #size;
+                fn from_device_bytes(bytes: &[u8]) -> Self {
+                    #name { #(#fnames: #p::TaskValue::from_device_bytes(&bytes[#offs..]),)* }
+                }
+                fn placeholder() -> Self {
+                    #name { #(#fnames: #p::TaskValue::placeholder(),)* }
+                }
+            }
         });
     }
     for e in m.enums.iter().filter(|e| e.has_data()) {
@@ -71,6 +82,9 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     }
     for e in m.enums.iter().filter(|e| !e.has_data()) {
         let (item, name) = (&e.item, &e.name);
+        let vnames: Vec<&syn::Ident> = e.variants.iter().map(|v| &v.name).collect();
+        let discs: Vec<u32> = e.variants.iter().map(|v| v.disc).collect();
+        let first = vnames[0];
         items.push(quote! {
             #[derive(Clone, Copy, Debug, PartialEq, Eq)]
             #[repr(u32)]
@@ -82,6 +96,19 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 #[inline]
                 fn write_device_bytes(&self, out: &mut [u8]) {
                     #p::DeviceBytes::write_device_bytes(&(*self as u32), out);
+                }
+            }
+            impl #p::TaskValue for #name {
+                const DEVICE_BYTES: usize = 4;
+                fn from_device_bytes(bytes: &[u8]) -> Self {
+                    #[allow(unreachable_patterns)]
+                    match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
+                        #(#discs => #name::#vnames,)*
+                        _ => #name::#first,
+                    }
+                }
+                fn placeholder() -> Self {
+                    #name::#first
                 }
             }
         });
@@ -181,19 +208,31 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
     let tags: Vec<u32> = (0..tasks.len() as u32).collect();
     let task_names: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
-    // Each task's spawn handler, as a call yielding the task's value (the default value for
+    let value_ty: TokenStream = match m.value_types().len() {
+        0 => quote!(()),
+        1 => crate::types::rust_name(&m.value_types()[0]).parse().expect("a type name"),
+        _ => {
+            items.push(value_enum(m, cuda, &p));
+            quote!(Value)
+        }
+    };
+    let multi = m.value_types().len() > 1;
+    let placeholder = quote!(<#value_ty as #p::TaskValue>::placeholder());
+    // A task's value as `Program::Value`: the value itself, or its variant of `Value`.
+    let wrap = |task: &syn::Ident, v: TokenStream| if multi { quote!(Value::#task(#v)) } else { v };
+    // Each task's spawn handler, as a call yielding the task's value (a placeholder for
     // tasks that declare none).
     let runs: Vec<TokenStream> = tasks
         .iter()
         .map(|t| {
             let Some(f) = m.spawn_handler(&t.to_string()) else {
-                return quote!(::core::default::Default::default());
+                return placeholder.clone();
             };
             let h = &f.name;
             if f.ret.is_value() {
-                quote!(#h(t, &mut ctx))
+                wrap(t, quote!(#h(t, &mut ctx)))
             } else {
-                quote!({ #h(t, &mut ctx); ::core::default::Default::default() })
+                quote!({ #h(t, &mut ctx); #placeholder })
             }
         })
         .collect();
@@ -203,10 +242,32 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             let c = m.complete_handler(&t.name.to_string())?;
             let (tn, h) = (&t.name, &c.name);
             let call = if c.params.len() == 2 { quote!(#h(t, children, &mut ctx)) } else { quote!(#h(t, &mut ctx)) };
+            // With several value types the children arrive as `Value`s: copied out into an
+            // array of the type the handler takes.
+            let unpack = match (&c.kind, c.params.get(1).map(|p| &p.ty)) {
+                (FnKind::Complete { max_children: Some(max), .. }, Some(Ty::Slice(child, _))) if multi => {
+                    let max = *max as usize;
+                    let ct: TokenStream = crate::types::rust_name(child).parse().expect("a type name");
+                    let from: Vec<&syn::Ident> = m.tasks().filter(|u| u.value.as_ref().is_some_and(|(v, _)| v == &**child)).map(|u| &u.name).collect();
+                    quote! {
+                        let mut buf = [<#ct as #p::TaskValue>::placeholder(); #max];
+                        for (slot, v) in buf.iter_mut().zip(children) {
+                            #[allow(unreachable_patterns)]
+                            match *v {
+                                #(Value::#from(x) => *slot = x,)*
+                                _ => {}
+                            }
+                        }
+                        let children = &buf[..children.len().min(#max)];
+                    }
+                }
+                _ => quote!(),
+            };
             Some(if c.ret.is_value() {
-                quote!(Task::#tn(t) => #call,)
+                let v = wrap(tn, call);
+                quote!(Task::#tn(t) => { #unpack #v })
             } else {
-                quote!(Task::#tn(t) => { #call; ::core::default::Default::default() })
+                quote!(Task::#tn(t) => { #unpack #call; #placeholder })
             })
         })
         .collect();
@@ -222,9 +283,26 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             Some(quote!(Task::#tn(_) => ::core::option::Option::Some(#n),))
         })
         .collect();
-    let value_ty: TokenStream = match m.value_ty() {
-        Some(t) => crate::types::rust_name(t).parse().expect("a scalar type name"),
-        None => quote!(()),
+    let decode_value = if multi {
+        let arms = m.tasks().map(|t| {
+            let tn = &t.name;
+            match &t.value {
+                Some((ty, _)) => {
+                    let ty: TokenStream = crate::types::rust_name(ty).parse().expect("a type name");
+                    quote!(Task::#tn(_) => Value::#tn(<#ty as #p::TaskValue>::from_device_bytes(bytes)),)
+                }
+                None => quote!(Task::#tn(_) => #placeholder,),
+            }
+        });
+        quote! {
+            fn decode_value(task: &Task, bytes: &[u8]) -> Value {
+                match task {
+                    #(#arms)*
+                }
+            }
+        }
+    } else {
+        quote!()
     };
     let join_layout = if cuda.frame_bytes > 0 {
         let (frame, value) = (cuda.frame_bytes as usize, cuda.value_bytes as usize);
@@ -382,9 +460,11 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
                 #[allow(unreachable_patterns)]
                 match task {
                     #(#completes)*
-                    _ => ::core::default::Default::default(),
+                    _ => #placeholder,
                 }
             }
+
+            #decode_value
         }
     });
 
@@ -406,7 +486,6 @@ fn tagged_union(e: &crate::model::EnumDef, m: &Module, p: &TokenStream) -> Token
     let (size, align, _) = e.c_layout(&m.layouts);
     let (size, align) = (size as usize, align as usize);
     let arms = e.variants.iter().map(|v| {
-        let vname = &v.name;
         let tag = v.disc;
         let offsets = e.field_offsets(v, &m.layouts);
         let binds: Vec<proc_macro2::Ident> = (0..v.fields.len()).map(|i| quote::format_ident!("f{i}")).collect();
@@ -414,19 +493,21 @@ fn tagged_union(e: &crate::model::EnumDef, m: &Module, p: &TokenStream) -> Token
             let off = *off as usize;
             quote!(#p::DeviceBytes::write_device_bytes(#b, &mut out[#off..]);)
         });
-        let pat = if v.fields.is_empty() {
-            quote!(#name::#vname)
-        } else if v.named {
-            let names = v.fields.iter().map(|f| quote::format_ident!("{}", f.name));
-            quote!(#name::#vname { #(#names: #binds),* })
-        } else {
-            quote!(#name::#vname(#(#binds),*))
-        };
+        let pat = variant_expr(name, v, binds.iter().map(|b| quote!(#b)).collect());
         quote!(#pat => {
             #p::DeviceBytes::write_device_bytes(&#tag, out);
             #(#writes)*
         })
     });
+    let reads = e.variants.iter().map(|v| {
+        let tag = v.disc;
+        let offs: Vec<usize> = e.field_offsets(v, &m.layouts).into_iter().map(|o| o as usize).collect();
+        let vals = offs.iter().map(|o| quote!(#p::TaskValue::from_device_bytes(&bytes[#o..])));
+        let build = variant_expr(name, v, vals.collect());
+        quote!(#tag => #build,)
+    });
+    let first = &e.variants[0];
+    let placeholder = variant_expr(name, first, first.fields.iter().map(|_| quote!(#p::TaskValue::placeholder())).collect());
     quote! {
         #[derive(Clone, Copy, Debug, PartialEq)]
         #item
@@ -439,6 +520,62 @@ fn tagged_union(e: &crate::model::EnumDef, m: &Module, p: &TokenStream) -> Token
                 match self {
                     #(#arms)*
                 }
+            }
+        }
+        impl #p::TaskValue for #name {
+            const DEVICE_BYTES: usize = #size;
+            fn from_device_bytes(bytes: &[u8]) -> Self {
+                #[allow(unreachable_patterns)]
+                match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
+                    #(#reads)*
+                    _ => #placeholder,
+                }
+            }
+            fn placeholder() -> Self {
+                #placeholder
+            }
+        }
+    }
+}
+
+/// `E::V`, `E::V(a, b)` or `E::V { x: a, y: b }` with these field values in order.
+fn variant_expr(name: &syn::Ident, v: &crate::model::Variant, vals: Vec<TokenStream>) -> TokenStream {
+    let vname = &v.name;
+    if v.fields.is_empty() {
+        quote!(#name::#vname)
+    } else if v.named {
+        let names = v.fields.iter().map(|f| quote::format_ident!("{}", f.name));
+        quote!(#name::#vname { #(#names: #vals),* })
+    } else {
+        quote!(#name::#vname(#(#vals),*))
+    }
+}
+
+/// `Value`, for a module whose tasks hand values of several types: one variant per task type
+/// that declares a value, named after it (the roots' values come back as these).
+fn value_enum(m: &Module, cuda: &Cuda, p: &TokenStream) -> TokenStream {
+    let (names, tys): (Vec<&syn::Ident>, Vec<TokenStream>) = m
+        .tasks()
+        .filter_map(|t| t.value.as_ref().map(|(ty, _)| (&t.name, crate::types::rust_name(ty).parse::<TokenStream>().expect("a type name"))))
+        .unzip();
+    let (first, first_ty) = (names[0], &tys[0]);
+    let bytes = cuda.value_bytes as usize;
+    quote! {
+        /// What a task hands its parent, by task type (the tasks of this module hand values
+        /// of several types).
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum Value {
+            #(#names(#tys),)*
+        }
+        impl #p::TaskValue for Value {
+            const DEVICE_BYTES: usize = #bytes;
+            /// Without the task it came from the image is ambiguous: read as the first
+            /// variant (the runtime decodes roots with `Program::decode_value`).
+            fn from_device_bytes(bytes: &[u8]) -> Self {
+                Value::#first(<#first_ty as #p::TaskValue>::from_device_bytes(bytes))
+            }
+            fn placeholder() -> Self {
+                Value::#first(<#first_ty as #p::TaskValue>::placeholder())
             }
         }
     }

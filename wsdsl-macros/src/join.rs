@@ -2,8 +2,9 @@
 //! every value a task produces has a receiver of the same type, and every complete handler
 //! has children to wait for.
 //!
-//! - One value type per module (`#[task(value = T)]`): it is the element of a frame's value
-//!   array on the device.
+//! - Each task type declares its own value type (`#[task(value = T)]`, any value type); with
+//!   several, a frame's value array holds a union of them (`lower/values.rs`) and the roots'
+//!   values come back as the generated enum `Value`.
 //! - A spawn handler returns its task's value type, or nothing when the task declares none.
 //! - A complete handler returns its task's value type (or nothing), and exists only for a task
 //!   whose spawn handler spawns.
@@ -25,16 +26,10 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
     let value_of = |task: &str| m.struct_def(task).and_then(|t| t.value.as_ref().map(|(ty, _)| ty.clone()));
     let show = |t: &Option<Ty>| t.as_ref().map_or("nothing".to_string(), |t| format!("`{}`", rust_name(t)));
 
-    if let Some(first) = m.value_ty() {
-        for t in m.tasks() {
-            if let Some((ty, span)) = &t.value {
-                if ty != first {
-                    err(*span, format!(
-                        "all tasks of a megakernel hand their parents values of one type, here `{}`; `{}` declares `{}` (several value types are not supported yet)",
-                        rust_name(first), t.name, rust_name(ty)
-                    ));
-                }
-            }
+    // Several value types: the roots' values come back as the generated `Value` enum.
+    if m.value_types().len() > 1 && m.is_named_type("Value") {
+        if let Some(t) = m.tasks().find_map(|t| t.value.as_ref()) {
+            err(t.1, "the tasks of this module hand values of several types, so #[megakernel] generates an enum `Value` (one variant per task type): rename this module's own `Value`".into());
         }
     }
 

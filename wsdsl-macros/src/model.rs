@@ -304,7 +304,7 @@ impl Module {
 
         let mut structs = Vec::new();
         for (kind, s, value_arg) in raw_structs {
-            let value = value_arg.and_then(|a| parse_value_arg(&a, &names, errors));
+            let value = value_arg.and_then(|a| parse_value_arg(&a, &value_structs, &names, errors));
             if !s.generics.params.is_empty() {
                 errors.push(syn::Error::new(s.generics.span(), "generic structs are not supported in megakernel code"));
             }
@@ -472,6 +472,27 @@ impl Module {
     pub fn value_ty(&self) -> Option<&Ty> {
         self.tasks().find_map(|t| t.value.as_ref().map(|(ty, _)| ty))
     }
+
+    /// The distinct types tasks hand their parents, in task order.
+    pub fn value_types(&self) -> Vec<Ty> {
+        let mut out: Vec<Ty> = Vec::new();
+        for (ty, _) in self.tasks().filter_map(|t| t.value.as_ref()) {
+            if !out.contains(ty) {
+                out.push(ty.clone());
+            }
+        }
+        out
+    }
+
+    /// Whether values are a union on the device and an enum (`Value`) in Rust: when tasks
+    /// hand values of several types, or of one type that is not a scalar.
+    pub fn values_are_union(&self) -> bool {
+        match &self.value_types()[..] {
+            [] => false,
+            [t] => !matches!(t, Ty::Int(_) | Ty::Float(_) | Ty::Bool),
+            _ => true,
+        }
+    }
 }
 
 /// Fills `layouts` with the C (size, align) of the struct or enum with data `name`, after the
@@ -589,7 +610,7 @@ pub(crate) enum FnRole {
 }
 
 /// `value = T` of `#[task(value = T)]`: T must be a scalar (it travels in a frame slot).
-fn parse_value_arg(args: &syn::MetaList, names: &[(String, Option<u64>)], errors: &mut Vec<syn::Error>) -> Option<(Ty, proc_macro2::Span)> {
+fn parse_value_arg(args: &syn::MetaList, structs: &[String], names: &[(String, Option<u64>)], errors: &mut Vec<syn::Error>) -> Option<(Ty, proc_macro2::Span)> {
     let usage = "`#[task]` takes one argument, the type of the value the task hands its parent: `#[task(value = u64)]`";
     let parsed = args.parse_args_with(|input: syn::parse::ParseStream| {
         let key: Ident = input.parse()?;
@@ -608,13 +629,15 @@ fn parse_value_arg(args: &syn::MetaList, names: &[(String, Option<u64>)], errors
             return None;
         }
     };
-    match parse_type_in(&ty, &[], names) {
-        Ok(t @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some((t, ty.span())),
-        Ok(_) | Err(_) => {
-            errors.push(syn::Error::new_spanned(
-                &ty,
-                "a task's value must be an integer, float or bool type (it is passed up through a frame slot); put more data in buffers",
-            ));
+    // Any value type: a scalar, an array, a tuple, an `Option`, a struct or enum of the module.
+    match parse_type_in(&ty, structs, names) {
+        Ok(t) if t.is_value() => Some((t, ty.span())),
+        Ok(_) => {
+            errors.push(syn::Error::new_spanned(&ty, "a task's value must be a value type (a number, `bool`, an array, a tuple, an `Option`, or a struct or enum of this module)"));
+            None
+        }
+        Err(e) => {
+            errors.push(e);
             None
         }
     }
@@ -682,14 +705,14 @@ fn is_ctx_param(t: &syn::Type) -> bool {
 }
 
 /// `&[T]` with `T` a scalar: the children's values of a complete handler.
-fn slice_param(t: &syn::Type, names: &[(String, Option<u64>)]) -> Option<Ty> {
+fn slice_param(t: &syn::Type, structs: &[String], names: &[(String, Option<u64>)]) -> Option<Ty> {
     let syn::Type::Reference(r) = t else { return None };
     if r.mutability.is_some() {
         return None;
     }
     let syn::Type::Slice(sl) = &*r.elem else { return None };
-    match parse_type_in(&sl.elem, &[], names) {
-        Ok(e @ (Ty::Int(_) | Ty::Float(_) | Ty::Bool)) => Some(Ty::Slice(Box::new(e), false)),
+    match parse_type_in(&sl.elem, structs, names) {
+        Ok(e) if e.is_value() => Some(Ty::Slice(Box::new(e), false)),
         _ => None,
     }
 }
@@ -782,7 +805,7 @@ pub(crate) fn parse_fn(
             params.push(Param { name: p0, ty: Ty::Struct(task.clone()) });
             if inputs.len() == 3 {
                 let (p1, t1) = typed_arg(inputs[1], errors)?;
-                let Some(slice) = slice_param(t1, names) else {
+                let Some(slice) = slice_param(t1, value_structs, names) else {
                     errors.push(syn::Error::new(
                         t1.span(),
                         "the children's values are received as a slice of the children's value type, e.g. `children: &[i32]`",

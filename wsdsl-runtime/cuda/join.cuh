@@ -368,7 +368,13 @@ static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     const ws_u32 n = ws_load_relaxed_u32(&f->children);
     wsdsl_value values[WSDSL_MAX_CHILDREN];
     if (wsdsl_takes_values(task.tag)) {
+#ifdef WSDSL_VALUE_WORDS
+        // A union of value types (several, or compound ones): word by word.
+        for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++)
+            for (ws_u32 w = 0; w < WSDSL_VALUE_WORDS; w++) values[k].words[w] = ws_load_relaxed_u32(&f->values[k].words[w]);
+#else
         for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
+#endif
     }
     ctx->cur = &task;
     ctx->child_frame = id;

@@ -111,7 +111,13 @@ pub trait Program: Sized + 'static {
         _counters: &mut Self::Counters,
         _spawn: &mut Spawned<Self::Task>,
     ) -> Self::Value {
-        Self::Value::default()
+        Self::Value::placeholder()
+    }
+
+    /// The value of root `task` from its device image (a `wsdsl_value`): a module whose tasks
+    /// hand values of several types tells them apart by the task.
+    fn decode_value(_task: &Self::Task, bytes: &[u8]) -> Self::Value {
+        Self::Value::from_device_bytes(bytes)
     }
 }
 

@@ -1,14 +1,20 @@
 //! Values flowing up the task tree: what a task hands its parent (`#[task(value = T)]`) and
 //! the device layout of the frames that collect them.
 
+use crate::program::{align_up, DeviceBytes};
 use std::fmt::Debug;
 
-/// A type a task may hand its parent: a scalar, read back from device memory for the roots.
-pub trait TaskValue: Copy + Default + Send + Sync + Debug + 'static {
+/// A type a task may hand its parent: a scalar, or (through `#[megakernel]`, which implements
+/// this for the module's structs and enums) any value type of the subset. Read back from
+/// device memory for the roots.
+pub trait TaskValue: Copy + Send + Sync + Debug + 'static {
     /// Bytes of the value on the device (0 for `()`).
     const DEVICE_BYTES: usize;
-    /// Decodes the device image (`DEVICE_BYTES` long, little-endian).
+    /// Decodes the device image (`DEVICE_BYTES` long, little-endian, C layout).
     fn from_device_bytes(bytes: &[u8]) -> Self;
+    /// A value to fill slots no task has written yet (zeros, `false`, `None`, the first
+    /// variant): never handed to a handler as a child's value.
+    fn placeholder() -> Self;
 }
 
 macro_rules! scalar_value {
@@ -18,6 +24,10 @@ macro_rules! scalar_value {
             #[inline]
             fn from_device_bytes(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes[..Self::DEVICE_BYTES].try_into().expect("value bytes"))
+            }
+            #[inline]
+            fn placeholder() -> Self {
+                0 as $t
             }
         }
     )*};
@@ -29,11 +39,66 @@ impl TaskValue for bool {
     fn from_device_bytes(bytes: &[u8]) -> Self {
         bytes[0] != 0
     }
+    fn placeholder() -> Self {
+        false
+    }
 }
 
 impl TaskValue for () {
     const DEVICE_BYTES: usize = 0;
     fn from_device_bytes(_: &[u8]) -> Self {}
+    fn placeholder() -> Self {}
+}
+
+impl<T: TaskValue + DeviceBytes, const N: usize> TaskValue for [T; N] {
+    const DEVICE_BYTES: usize = <Self as DeviceBytes>::DEVICE_SIZE;
+    fn from_device_bytes(bytes: &[u8]) -> Self {
+        std::array::from_fn(|i| T::from_device_bytes(&bytes[i * T::DEVICE_SIZE..]))
+    }
+    fn placeholder() -> Self {
+        [T::placeholder(); N]
+    }
+}
+
+/// `struct ws_opt_T { bool some; T v; }`.
+impl<T: TaskValue + DeviceBytes> TaskValue for Option<T> {
+    const DEVICE_BYTES: usize = <Self as DeviceBytes>::DEVICE_SIZE;
+    fn from_device_bytes(bytes: &[u8]) -> Self {
+        (bytes[0] != 0).then(|| T::from_device_bytes(&bytes[align_up(1, T::DEVICE_ALIGN)..]))
+    }
+    fn placeholder() -> Self {
+        None
+    }
+}
+
+macro_rules! tuple_value {
+    ($(($($t:ident $i:tt),+))*) => {$(
+        impl<$($t: TaskValue + DeviceBytes),+> TaskValue for ($($t,)+) {
+            const DEVICE_BYTES: usize = <Self as DeviceBytes>::DEVICE_SIZE;
+            #[allow(unused_assignments)]
+            fn from_device_bytes(bytes: &[u8]) -> Self {
+                let mut off = 0;
+                ($({
+                    off = align_up(off, $t::DEVICE_ALIGN);
+                    let v = $t::from_device_bytes(&bytes[off..]);
+                    off += $t::DEVICE_SIZE;
+                    v
+                },)+)
+            }
+            fn placeholder() -> Self {
+                ($($t::placeholder(),)+)
+            }
+        }
+    )*};
+}
+tuple_value! {
+    (A 0, B 1)
+    (A 0, B 1, C 2)
+    (A 0, B 1, C 2, D 3)
+    (A 0, B 1, C 2, D 3, E 4)
+    (A 0, B 1, C 2, D 3, E 4, F 5)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
 }
 
 /// Sizes of a program's join machinery on the device (`struct ws_frame` and its values), for
@@ -59,5 +124,15 @@ mod tests {
         assert_eq!(u64::from_device_bytes(&[1, 0, 0, 0, 0, 0, 0, 1]), (1u64 << 56) | 1);
         assert_eq!(f64::from_device_bytes(&2.5f64.to_le_bytes()), 2.5);
         assert!(bool::from_device_bytes(&[1]));
+    }
+
+    #[test]
+    fn compound_values_decode_from_their_c_layout() {
+        let mut out = [0u8; 16];
+        (3u8, Some(-2i32)).write_device_bytes(&mut out);
+        assert_eq!(<(u8, Option<i32>)>::from_device_bytes(&out), (3, Some(-2)));
+        let mut out = [0u8; 12];
+        [Some(1u16), None, Some(7)].write_device_bytes(&mut out);
+        assert_eq!(<[Option<u16>; 3]>::from_device_bytes(&out), [Some(1), None, Some(7)]);
     }
 }

@@ -131,12 +131,15 @@ fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
     let join = m.joins() || m.value_ty().is_some();
     out.push_str("__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx) {\n");
     if join {
-        out.push_str("    wsdsl_value value = (wsdsl_value)0;\n    ws_join_begin(ctx, task);\n");
+        out.push_str("    wsdsl_value value = wsdsl_value();\n    ws_join_begin(ctx, task);\n");
     }
     out.push_str("    switch (task->tag) {\n");
     for (tag, t) in m.tasks().enumerate() {
         if let Some(h) = m.spawn_handler(&t.name.to_string()) {
-            let keep = if join && h.ret.is_value() { "value = " } else { "" };
+            let keep = match &t.value {
+                Some((ty, _)) if join && h.ret.is_value() => format!("{} = ", super::values::slot(m, ty)),
+                _ => String::new(),
+            };
             writeln!(out, "    case {tag}u: {keep}h_{}(&task->u.t_{}, ctx); break;", h.name, t.name).unwrap();
         }
     }
@@ -151,18 +154,34 @@ fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
 
     // The complete handlers, by tag, with the children's values as a slice.
     out.push_str("__device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx) {\n");
-    out.push_str("    wsdsl_value value = (wsdsl_value)0;\n    (void)values; (void)n;\n    switch (task->tag) {\n");
+    out.push_str("    wsdsl_value value = wsdsl_value();\n    (void)values; (void)n;\n    switch (task->tag) {\n");
     for (tag, t) in m.tasks().enumerate() {
         let Some(c) = m.complete_handler(&t.name.to_string()) else { continue };
-        let keep = if c.ret.is_value() { "value = " } else { "" };
+        let keep = match &t.value {
+            Some((ty, _)) if c.ret.is_value() => format!("{} = ", super::values::slot(m, ty)),
+            _ => String::new(),
+        };
         let body = &ck.bodies[m.fns.iter().position(|f| std::ptr::eq(f, c)).expect("handler of the module")];
         match body.params.get(1) {
             Some(&id) => {
                 let slice = ck.infer.resolve(&body.locals[id].ty);
                 record_arrays(&slice, arrays);
+                let child = match &slice {
+                    Ty::Slice(e, _) => (**e).clone(),
+                    _ => Ty::Err,
+                };
+                // Children's values of a union `wsdsl_value` are copied out to their own
+                // type's stride (`values.rs`).
+                let (copy, src) = match super::values::member(m, &child) {
+                    Some(mem) => (
+                        format!("{} tmp[WSDSL_MAX_CHILDREN]; for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) tmp[k] = values[k].{mem}; ", c_name(&child)),
+                        "tmp",
+                    ),
+                    None => (String::new(), "values"),
+                };
                 writeln!(
                     out,
-                    "    case {tag}u: {{ {} s; s.v = values; s.n = n; {keep}c_{}(&task->u.t_{}, s, ctx); }} break;",
+                    "    case {tag}u: {{ {copy}{} s; s.v = {src}; s.n = n; {keep}c_{}(&task->u.t_{}, s, ctx); }} break;",
                     c_name(&slice),
                     c.name,
                     t.name
@@ -209,8 +228,7 @@ fn join_tables(m: &Module, out: &mut String) {
 /// Layout of a join frame (`struct ws_frame`): a 24-byte header of `u32` words, the parent task
 /// record, then the children's values. Returns (size, value size, C definition).
 pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, String) {
-    let value = m.value_ty().cloned().unwrap_or(Ty::Int(crate::types::IntTy::U32));
-    let (vsize, valign) = layout(&value, &m.layouts);
+    let (value_decl, vsize, valign) = super::values::declare(m);
     let max_children = m
         .fns
         .iter()
@@ -225,7 +243,7 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, 
     let align = 4u64.max(task_align).max(valign);
     let size = align_up(values_off + max_children * vsize, align);
     let mut c = String::new();
-    writeln!(c, "#define WSDSL_JOIN 1\ntypedef {} wsdsl_value;\n#define WSDSL_MAX_CHILDREN {max_children}u", c_name(&value)).unwrap();
+    writeln!(c, "#define WSDSL_JOIN 1\n{value_decl}#define WSDSL_MAX_CHILDREN {max_children}u").unwrap();
     c.push_str(
         "// A task waiting for its children (cuda/join.cuh): join counter, the links of a free batch\n\
          // it carries, the number of children, the next run of its complete handler, a spare word\n\
@@ -322,7 +340,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
         emit_type(&Ty::Enum(e.name.to_string()), m, &mut done, &mut out);
     }
     let mut arrays = Vec::new();
-    for a in used_arrays {
+    for a in used_arrays.iter().chain(&m.value_types()) {
         record_arrays(a, &mut arrays);
     }
     for a in &arrays {

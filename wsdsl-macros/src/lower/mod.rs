@@ -13,6 +13,7 @@ mod expr;
 mod items;
 mod refs;
 mod stmt;
+mod values;
 
 pub use items::{lower, Cuda};
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! for its children) use the thread's stack; past a red zone it grows on the heap
 //! (`stacker`), so a deep tree never overflows it.
 
+use crate::value::TaskValue;
 use super::spawned::{Children, Spawned, FEW};
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
@@ -59,7 +60,7 @@ impl<'a, P: Program> Run<'a, P> {
 
     /// Runs the roots side by side; their values in root order. Call on the pool.
     pub fn roots(&self, roots: &[P::Task]) -> Vec<P::Value> {
-        let mut values = vec![P::Value::default(); roots.len()];
+        let mut values = vec![P::Value::placeholder(); roots.len()];
         self.all(here(), roots, &mut values, 0);
         values
     }
@@ -118,7 +119,7 @@ impl<'a, P: Program> Run<'a, P> {
     fn task(&self, me: usize, task: P::Task, depth: u32) -> P::Value {
         nested(depth, || {
             if self.abort.load(Ordering::Relaxed) {
-                return P::Value::default();
+                return P::Value::placeholder();
             }
             let waits = P::complete_of(&task);
             let (mut waited, mut detached) = (None, None);
@@ -212,18 +213,18 @@ impl<'a, P: Program> Run<'a, P> {
             if n > max as usize {
                 let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
                 self.fail(Error::TooManyChildren { task: name, max_children: max });
-                return P::Value::default();
+                return P::Value::placeholder();
             }
-            let (mut few, mut many) = ([P::Value::default(); FEW_VALUES], Vec::new());
+            let (mut few, mut many) = ([P::Value::placeholder(); FEW_VALUES], Vec::new());
             let values: &mut [P::Value] = if n <= FEW_VALUES {
                 &mut few[..n]
             } else {
-                many.resize(n, P::Value::default());
+                many.resize(n, P::Value::placeholder());
                 &mut many
             };
             self.all(me, children.tasks(), values, depth + 1);
             if self.abort.load(Ordering::Relaxed) {
-                return P::Value::default();
+                return P::Value::placeholder();
             }
             let received: &[P::Value] = if max == u32::MAX { &[] } else { values };
             let (value, next) = self.call(me, |w| {

@@ -218,7 +218,7 @@ pub(crate) fn run<P: Program>(
     let counters = inputs.read_back::<P>(stream, &mut ws, buffers)?;
     let stat_words = ws.read_u64(stream, WORKER_STATS, stat_count)?;
     let mut stats = worker_stats(&stat_words, slots, phases);
-    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;
+    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots, &mut stats)?;
     stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }

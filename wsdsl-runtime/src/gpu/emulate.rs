@@ -10,13 +10,14 @@
 use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
 use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
 use super::inputs::{encode_tasks, status_result, STATUS_WORDS};
-use super::join::{decode_root_values, JoinMemory, JoinRecord, PoolShape, JOIN_RECORD_BYTES, ROOT_VALUE_BYTES};
+use super::join::{decode_root_values, root_value_bytes, JoinMemory, JoinRecord, PoolShape, JOIN_RECORD_BYTES};
 use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::program::{CounterSet, Program, RunResult};
+use crate::value::TaskValue;
 use crate::stats::{Phases, Stats};
 use std::collections::HashMap;
 use std::io::Write;
@@ -233,8 +234,8 @@ pub fn run_emulated<P: Program>(
         }
     };
     let values = match &mut join {
-        Some(j) => j.results::<P>(&kernel, roots.len(), &mut stats),
-        None => vec![P::Value::default(); roots.len()],
+        Some(j) => j.results::<P>(&kernel, roots, &mut stats),
+        None => vec![P::Value::placeholder(); roots.len()],
     };
     Ok((inputs.read_back::<P>(buffers), values, stats))
 }
@@ -257,14 +258,14 @@ impl HostJoin {
         let parked_bytes: Vec<u8> = memory.parked.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut parked = HostBuf::from_bytes(&parked_bytes);
         let mut stacks = HostBuf(memory.stacks);
-        let mut root_values = HostBuf::zeroed(roots.max(1) * ROOT_VALUE_BYTES);
+        let mut root_values = HostBuf::zeroed(roots.max(1) * root_value_bytes::<P>());
         let record = JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), shape, stacks.addr());
         // SAFETY: `wsdsl_join` is a record of this size in the loaded library; no kernel runs now.
         unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), JOIN_RECORD_BYTES) };
         Some(HostJoin { _frames: pool, _parked: parked, _stacks: stacks, root_values })
     }
 
-    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: usize, stats: &mut Stats) -> Vec<P::Value> {
+    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: &[P::Task], stats: &mut Stats) -> Vec<P::Value> {
         let address = kernel.join.expect("prepared with the join record");
         // SAFETY: as above; the kernel has returned.
         let record = JoinRecord::from_bytes(unsafe { std::slice::from_raw_parts(address(), JOIN_RECORD_BYTES) });

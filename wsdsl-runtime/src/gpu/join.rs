@@ -146,16 +146,18 @@ impl JoinMemory {
     }
 }
 
-/// Bytes reserved per root for its value (any scalar fits).
-pub(crate) const ROOT_VALUE_BYTES: usize = 8;
+/// Bytes reserved per root for its value (a `wsdsl_value`, at least a word).
+pub(crate) fn root_value_bytes<P: Program>() -> usize {
+    P::JOIN.map_or(0, |j| j.value_bytes).max(8)
+}
 
 /// The roots' values from their device image (`value_bytes` apart).
-pub(crate) fn decode_root_values<P: Program>(bytes: &[u8], roots: usize) -> Vec<P::Value> {
+pub(crate) fn decode_root_values<P: Program>(bytes: &[u8], roots: &[P::Task]) -> Vec<P::Value> {
     let stride = P::JOIN.map_or(0, |j| j.value_bytes);
     if stride == 0 {
-        return vec![P::Value::default(); roots];
+        return vec![P::Value::placeholder(); roots.len()];
     }
-    bytes.chunks_exact(stride).take(roots).map(P::Value::from_device_bytes).collect()
+    bytes.chunks_exact(stride).zip(roots).map(|(b, t)| P::decode_value(t, b)).collect()
 }
 
 /// The frame pool size: the requested one, or as many frames as fit in a quarter of free
@@ -205,7 +207,7 @@ impl JoinPool {
         let capacity = choose_frames(layout.frame_bytes, ws.free_for(&dev.ctx, &[FRAMES])?, shape, requested)?;
         // Frames are initialised by the kernel before use (free lists, then the task).
         let frames = ws.buffer(stream, FRAMES, capacity as usize * layout.frame_bytes)?;
-        let root_values = ws.zeroed(stream, ROOT_VALUES, roots.max(1) * ROOT_VALUE_BYTES)?;
+        let root_values = ws.zeroed(stream, ROOT_VALUES, roots.max(1) * root_value_bytes::<P>())?;
         let memory = JoinMemory::new(layout.frame_bytes, shape);
         let parked = ws.upload(stream, PARKED, &memory.parked)?;
         let stacks = ws.upload(stream, STACKS, &memory.stacks)?;
@@ -222,15 +224,15 @@ impl JoinPool {
         module: &Arc<CudaModule>,
         stream: &Arc<CudaStream>,
         ws: &Workspace,
-        roots: usize,
+        roots: &[P::Task],
         stats: &mut Stats,
     ) -> Result<Vec<P::Value>, Error> {
-        let Some(pool) = pool else { return Ok(vec![P::Value::default(); roots]) };
+        let Some(pool) = pool else { return Ok(vec![P::Value::placeholder(); roots.len()]) };
         let global = module.get_global("wsdsl_join", stream).map_err(Error::driver("reading the join state"))?;
         let record = JoinRecord::from_bytes(&stream.clone_dtoh(&global).map_err(Error::driver("reading the join state"))?);
-        let bytes = ws.read_bytes(stream, ROOT_VALUES, pool.roots.max(1) * ROOT_VALUE_BYTES)?;
+        let bytes = ws.read_bytes(stream, ROOT_VALUES, pool.roots.max(1) * root_value_bytes::<P>())?;
         record.apply_to(stats);
-        Ok(decode_root_values::<P>(&bytes, pool.roots))
+        Ok(decode_root_values::<P>(&bytes, &roots[..pool.roots.min(roots.len())]))
     }
 }
 

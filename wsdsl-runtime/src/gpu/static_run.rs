@@ -142,7 +142,7 @@ pub(crate) fn run<P: Program>(
     let t2 = Instant::now();
     let counters = inputs.read_back::<P>(stream, &mut ws, buffers)?;
     let mut stats = Stats { tasks, generations, peak_queue: widest, queue_capacity: capacity, phases, ..Stats::default() };
-    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots.len(), &mut stats)?;
+    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots, &mut stats)?;
     stats.phases.copy_back = t2.elapsed();
     Ok((counters, values, stats))
 }
