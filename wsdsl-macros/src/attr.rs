@@ -82,7 +82,7 @@ pub fn take_marker(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> 
     found
 }
 
-/// The macro fixes derives and `repr(C)` itself: the device layout depends on them.
+/// The macro fixes derives and `repr`s itself: the device encoding depends on them.
 pub fn reject_derive_repr(attrs: &[Attribute], errors: &mut Vec<syn::Error>) {
     for a in attrs {
         if a.path().is_ident("derive") {
@@ -93,7 +93,7 @@ pub fn reject_derive_repr(attrs: &[Attribute], errors: &mut Vec<syn::Error>) {
         } else if a.path().is_ident("repr") {
             errors.push(syn::Error::new_spanned(
                 a,
-                "remove this `#[repr]`: #[megakernel] makes structs `#[repr(C)]` to match the CUDA layout",
+                "remove this `#[repr]`: #[megakernel] chooses representations itself (field-less enums are `#[repr(u32)]`; structs are copied to the device field by field at their C offsets)",
             ));
         }
     }

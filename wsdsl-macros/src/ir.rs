@@ -186,6 +186,8 @@ pub enum Method {
     ToLe,
     FromLe,
     IsPowerOfTwo,
+    AbsDiff,
+    IsMultipleOf,
     Min,
     Max,
     Abs,
@@ -241,6 +243,8 @@ pub const INT_METHODS: &[(&str, Method)] = &[
     ("to_be", Method::ToBe),
     ("to_le", Method::ToLe),
     ("is_power_of_two", Method::IsPowerOfTwo),
+    ("abs_diff", Method::AbsDiff),
+    ("is_multiple_of", Method::IsMultipleOf),
 ];
 
 /// Associated functions called as `u32::from_be(x)`.

@@ -16,6 +16,7 @@ mod methods;
 mod closures;
 mod enums;
 mod options;
+mod refutable;
 mod generics;
 mod iterators;
 mod panic;
@@ -428,6 +429,9 @@ impl<'a> Cx<'a> {
             syn::Pat::Type(pt) => (&*pt.pat, Some(&*pt.ty)),
             p => (p, None),
         };
+        if let Some(init) = l.init.as_ref().filter(|i| i.diverge.is_some()) {
+            return self.let_else(pat, ann, init);
+        }
         let name = match pat {
             syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.to_string(),
             syn::Pat::Wild(_) => "_".to_string(),
@@ -437,11 +441,6 @@ impl<'a> Cx<'a> {
                 return Vec::new();
             }
         };
-        if let Some(init) = &l.init {
-            if let Some((_, d)) = &init.diverge {
-                self.err_at(&d, "`let ... else` is not supported");
-            }
-        }
         let ann_ty = match ann {
             Some(t) => match parse_param_type(t, &self.value_structs, &self.m.type_names) {
                 Ok(t) => Some(t),
@@ -1064,6 +1063,14 @@ impl<'a> Cx<'a> {
             (l, r)
         };
         let shift = matches!(op, BinOp::Shl | BinOp::Shr);
+        if matches!(op, BinOp::Eq | BinOp::Ne) && !assign && matches!(self.resolve(&l.ty), Ty::Option(_)) {
+            if self.sh.infer.unify(&l.ty, &r.ty).is_err() {
+                let msg = format!("mismatched types: `{}` compares with `{}`, found `{}`", op.c(), self.show(&l.ty), self.show(&r.ty));
+                self.err_at(&b.right, msg);
+                return err_expr();
+            }
+            return self.option_eq(op, l, r, b);
+        }
         let (l_ref, r_ref) = (matches!(self.resolve(&l.ty), Ty::Ref(..)), matches!(self.resolve(&r.ty), Ty::Ref(..)));
         let fix = if l_ref || r_ref { "dereference the reference: `*r`" } else { "convert one with `as`" };
         if !shift && self.sh.infer.unify(&l.ty, &r.ty).is_err() {
@@ -1252,6 +1259,9 @@ impl<'a> Cx<'a> {
     fn method_call(&mut self, mc: &syn::ExprMethodCall) -> Expr {
         let span = mc.span();
         let method = mc.method.to_string();
+        if let (syn::Expr::Range(r), "contains") = (peel(&mc.receiver), method.as_str()) {
+            return self.range_contains(r, mc);
+        }
         if let Some(e) = self.iterator_method(mc) {
             return e;
         }
@@ -1343,8 +1353,8 @@ impl<'a> Cx<'a> {
             self.err(mc.method.span(), format!("no method `abs` on the unsigned type `{}`", self.show(&rt)));
             return err_expr();
         }
-        if signed && m == Method::IsPowerOfTwo {
-            self.err(mc.method.span(), format!("`is_power_of_two` exists for unsigned types only, not `{}`", self.show(&rt)));
+        if signed && matches!(m, Method::IsPowerOfTwo | Method::IsMultipleOf) {
+            self.err(mc.method.span(), format!("`{method}` exists for unsigned types only, not `{}`", self.show(&rt)));
             return err_expr();
         }
         let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
@@ -1362,6 +1372,15 @@ impl<'a> Cx<'a> {
             M::MulAdd => (vec![rt.clone(), rt.clone()], rt.clone()),
             M::CountOnes | M::CountZeros | M::TrailingZeros | M::LeadingZeros => (vec![], u32t),
             M::IsPowerOfTwo | M::IsNan => (vec![], Ty::Bool),
+            M::IsMultipleOf => (vec![rt.clone()], Ty::Bool),
+            M::AbsDiff => {
+                let Ty::Int(t) = rt else { return err_expr() };
+                let unsigned = match t {
+                    IntTy::Isize | IntTy::Usize => IntTy::Usize,
+                    _ => IntTy::from_name(t.unsigned_name()).unwrap_or(t),
+                };
+                (vec![rt.clone()], Ty::Int(unsigned))
+            }
             M::ToBits => (vec![], Ty::Int(if rt == Ty::Float(FloatTy::F32) { IntTy::U32 } else { IntTy::U64 })),
             _ => (vec![], rt.clone()),
         };

@@ -1,8 +1,9 @@
 //! The Rust types of the supported subset, their C spelling and their C layout.
 //!
-//! The macro computes layouts itself (instead of trusting either compiler) so that it can emit
-//! the same number as a Rust `const` assertion and a CUDA `static_assert`: any disagreement
-//! between the two ABIs then fails the build instead of corrupting tasks at run time.
+//! The macro computes C layouts itself: the Rust side writes each value's device image field
+//! by field at these offsets (`DeviceBytes`, so rustc may lay the Rust value out as it likes:
+//! tuples, `Option`s and enums with data have no fixed Rust layout), and the C side checks
+//! them with `static_assert`, so a disagreement fails the build instead of corrupting tasks.
 
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;

@@ -266,6 +266,14 @@ WS_SINT_OPS(i32, ws_u32, 32, (ws_i32)(-2147483647 - 1), (ws_i32)2147483647)
 WS_SINT_OPS(i64, ws_u64, 64, (ws_i64)(-9223372036854775807LL - 1), (ws_i64)9223372036854775807LL)
 WS_SINT_OPS(isize, ws_u64, 64, (ws_isize)(-9223372036854775807LL - 1), (ws_isize)9223372036854775807LL)
 
+/* abs_diff (into the unsigned type of the same width) and is_multiple_of (of 0: only 0). */
+#define WS_ABS_DIFF(T, UT) \
+    WS_FN ws_##UT ws_abs_diff_##T(ws_##T a, ws_##T b) { return a > b ? (ws_##UT)((ws_##UT)a - (ws_##UT)b) : (ws_##UT)((ws_##UT)b - (ws_##UT)a); }
+WS_ABS_DIFF(u8, u8) WS_ABS_DIFF(u16, u16) WS_ABS_DIFF(u32, u32) WS_ABS_DIFF(u64, u64) WS_ABS_DIFF(usize, usize)
+WS_ABS_DIFF(i8, u8) WS_ABS_DIFF(i16, u16) WS_ABS_DIFF(i32, u32) WS_ABS_DIFF(i64, u64) WS_ABS_DIFF(isize, usize)
+#define WS_IS_MULTIPLE_OF(T) WS_FN bool ws_is_multiple_of_##T(ws_##T a, ws_##T b) { return b == 0 ? a == 0 : a % b == 0; }
+WS_IS_MULTIPLE_OF(u8) WS_IS_MULTIPLE_OF(u16) WS_IS_MULTIPLE_OF(u32) WS_IS_MULTIPLE_OF(u64) WS_IS_MULTIPLE_OF(usize)
+
 /* swap_bytes (to_be / from_be on these little-endian machines) and is_power_of_two. */
 WS_FN ws_u8 ws_swap_bytes_u8(ws_u8 x) { return x; }
 WS_FN ws_u16 ws_swap_bytes_u16(ws_u16 x) { return (ws_u16)((x >> 8) | (x << 8)); }

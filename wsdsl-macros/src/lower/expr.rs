@@ -558,6 +558,8 @@ pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
                 Method::SwapBytes | Method::ToBe | Method::FromBe => back(format!("ws_swap_bytes_{un}({ux})")),
                 Method::ToLe | Method::FromLe => x.to_string(),
                 Method::IsPowerOfTwo => format!("ws_is_power_of_two_{un}({ux})"),
+                Method::AbsDiff => format!("ws_abs_diff_{n}({x}, {})", v[1]),
+                Method::IsMultipleOf => format!("ws_is_multiple_of_{n}({x}, {})", v[1]),
                 Method::RotateLeft => back(format!("ws_rotl_{un}({ux}, {})", v[1])),
                 Method::RotateRight => back(format!("ws_rotr_{un}({ux}, {})", v[1])),
                 Method::CountOnes => format!("ws_count_ones_{un}({ux})"),

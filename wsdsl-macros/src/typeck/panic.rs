@@ -71,10 +71,13 @@ impl Cx<'_> {
             2 => matches!(mac.path.segments[0].ident.to_string().as_str(), "std" | "core"),
             _ => false,
         };
+        if std_path && name == "matches" {
+            return self.matches_macro(mac);
+        }
         if !std_path || !MACROS.contains(&name.as_str()) {
             self.err(
                 mac.span(),
-                format!("macro invocations such as `{name}!` are not supported in megakernel code (device code cannot print or allocate); the supported macros are `panic!`, `assert!`, `assert_eq!`, `assert_ne!`, their `debug_` forms, `unreachable!`, `todo!` and `unimplemented!`"),
+                format!("macro invocations such as `{name}!` are not supported in megakernel code (device code cannot print or allocate); the supported macros are `matches!`, `panic!`, `assert!`, `assert_eq!`, `assert_ne!`, their `debug_` forms, `unreachable!`, `todo!` and `unimplemented!`"),
             );
             return err_expr();
         }
