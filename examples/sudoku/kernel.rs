@@ -149,6 +149,7 @@ pub mod sudoku {
 pub type Grid = [u8; 81];
 
 /// What a run found for each puzzle.
+#[derive(Debug)]
 pub struct Solved {
     /// Solutions of each puzzle.
     pub counts: Vec<u32>,
