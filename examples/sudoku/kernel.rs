@@ -73,6 +73,7 @@ pub mod sudoku {
 
         /// Writes `digit` into the empty `cell`, where it must be a candidate.
         pub fn place(&mut self, cell: usize, digit: u8) {
+            assert!(digit >= 1 && digit <= 9, "{} is not a digit of the board", digit);
             assert!(self.is_empty(cell), "cell {} already holds {}", cell, self.cells[cell]);
             let bit = Board::bit(digit);
             assert!(self.candidates(cell) & bit != 0, "{} may not go into cell {}", digit, cell);
@@ -336,24 +337,29 @@ pub fn generate(rng: &mut Rng, clues: usize) -> (Grid, Grid) {
     (puzzle, solution)
 }
 
+/// `f(0..n)` computed on every core (in chunks, one thread each), in order.
+fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
+    let per = n.div_ceil(threads).max(1);
+    let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    std::thread::scope(|s| {
+        for (k, chunk) in out.chunks_mut(per).enumerate() {
+            let f = &f;
+            s.spawn(move || chunk.iter_mut().enumerate().for_each(|(j, slot)| *slot = Some(f(k * per + j))));
+        }
+    });
+    out.into_iter().map(|x| x.expect("every slot is filled")).collect()
+}
+
 /// `n` puzzles (and their solutions) from `seed`: puzzle `i` comes from its own generator
 /// seeded by `seed` and `i`, so the set does not depend on how many threads make it.
 pub fn generate_set(n: usize, clues: usize, seed: u64) -> Vec<(Grid, Grid)> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n.max(1));
-    let per = n.div_ceil(threads.max(1)).max(1);
-    let mut set = vec![([0u8; 81], [0u8; 81]); n];
-    std::thread::scope(|s| {
-        for (k, chunk) in set.chunks_mut(per).enumerate() {
-            s.spawn(move || {
-                for (j, slot) in chunk.iter_mut().enumerate() {
-                    let i = (k * per + j) as u64;
-                    let mut rng = Rng::new(seed ^ i.wrapping_mul(0xD6E8_FEB8_6659_FD93));
-                    *slot = generate(&mut rng, clues);
-                }
-            });
-        }
-    });
-    set
+    par_map(n, |i| generate(&mut Rng::new(seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)), clues))
+}
+
+/// [`reference`] of every puzzle, on every core.
+pub fn references(puzzles: &[Grid]) -> Vec<(u32, Option<Grid>)> {
+    par_map(puzzles.len(), |i| reference(&puzzles[i]))
 }
 
 /// Clues of a puzzle.
