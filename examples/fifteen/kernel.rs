@@ -160,11 +160,11 @@ fn moved(grid: &Grid, blank: (i32, i32), step: (i32, i32)) -> Option<(Grid, (i32
 /// Manhattan distance of `grid` to the solved position.
 pub fn manhattan(grid: &Grid) -> u32 {
     let mut sum = 0;
-    for r in 0..4 {
-        for c in 0..4 {
-            let t = grid[r][c] as usize;
+    for (r, row) in grid.iter().enumerate() {
+        for (c, &t) in row.iter().enumerate() {
             if t != 0 {
-                sum += (r.abs_diff((t - 1) / 4) + c.abs_diff((t - 1) % 4)) as u32;
+                let home = t as usize - 1;
+                sum += (r.abs_diff(home / 4) + c.abs_diff(home % 4)) as u32;
             }
         }
     }
