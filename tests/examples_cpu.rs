@@ -3,8 +3,14 @@
 
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
+#[path = "../examples/fifteen/kernel.rs"]
+mod fifteen;
+#[path = "../examples/knapsack/kernel.rs"]
+mod knapsack;
 #[path = "../examples/nqueens/kernel.rs"]
 mod nqueens;
+#[path = "../examples/sudoku/kernel.rs"]
+mod sudoku;
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
 
@@ -33,6 +39,95 @@ fn nqueens_12_is_14200() {
 fn nqueens_rejects_boards_without_a_known_answer() {
     let err = nqueens::solve(&cpu(), 21).unwrap_err();
     assert!(err.to_string().contains("between 1 and 20"), "{err}");
+}
+
+#[test]
+fn sudoku_generated_puzzles_have_one_solution_the_sequential_solvers() {
+    let set = sudoku::generate_set(12, 24, 7);
+    let puzzles: Vec<sudoku::Grid> = set.iter().map(|(p, _)| *p).collect();
+    let (solved, out) = sudoku::solve(&cpu(), &puzzles).unwrap();
+    let references = sudoku::references(&puzzles);
+    for (i, (clues, generated)) in set.iter().enumerate() {
+        assert!(sudoku::clue_count(clues) < 40, "puzzle {i} kept too many clues");
+        assert_eq!(references[i], (1, Some(*generated)), "puzzle {i}: unique, the generated grid");
+        assert_eq!(solved.counts[i], 1, "puzzle {i}");
+        assert_eq!(solved.grids[i], *generated, "puzzle {i}");
+        assert!(generated.iter().zip(clues).all(|(&g, &c)| c == 0 || c == g), "puzzle {i} keeps its clues");
+    }
+    assert!(out.stats.tasks > puzzles.len() as u64, "some puzzles branched: {}", out.stats);
+}
+
+#[test]
+fn sudoku_counts_every_solution_of_puzzles_with_several() {
+    // A generated puzzle with clues taken out, in order, until it has several solutions; an
+    // empty cell that no digit fits leaves none.
+    let (mut open, _) = sudoku::generate_set(1, 26, 3)[0];
+    let mut want = 1;
+    for cell in 0..81 {
+        if open[cell] != 0 && want == 1 {
+            open[cell] = 0;
+            want = sudoku::count_solutions(&mut open.clone(), 10_000, &mut None);
+        }
+    }
+    assert!((2..10_000).contains(&want), "{want}");
+    let mut stuck = [0u8; 81];
+    stuck[..8].copy_from_slice(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    stuck[9 + 8] = 9; // cell (0, 8) can only take 9, which its column already has
+    let (solved, _) = sudoku::solve(&cpu(), &[open, stuck]).unwrap();
+    assert_eq!(solved.counts, [want, 0]);
+    assert!(sudoku::consistent(&solved.grids[0]) && solved.grids[0].iter().all(|&d| d != 0));
+    assert!(solved.grids[0].iter().zip(&open).all(|(&g, &c)| c == 0 || c == g));
+    // Two clues that clash are refused before the run.
+    let mut clash = [0u8; 81];
+    clash[0] = 5;
+    clash[1] = 5;
+    assert!(sudoku::solve(&cpu(), &[clash]).unwrap_err().to_string().contains("clash"));
+}
+
+#[test]
+fn knapsack_branch_and_bound_matches_dynamic_programming() {
+    use knapsack::Correlation;
+    let mut tasks = 0;
+    for (n, correlation, seed) in [
+        (1, Correlation::None, 1),
+        (12, Correlation::None, 2),
+        (30, Correlation::Weak, 3),
+        (40, Correlation::Strong, 4),
+        (50, Correlation::Strong, 1),
+    ] {
+        let items = knapsack::generate(n, 1000, correlation, seed);
+        let total: u32 = items.iter().map(|&(w, _)| w).sum();
+        for capacity in [0, total / 3, total / 2, total] {
+            let (got, out) = knapsack::solve(&cpu(), &items, capacity).unwrap();
+            assert_eq!(got, knapsack::reference(&items, capacity), "{n} items, {correlation:?}, seed {seed}, capacity {capacity}");
+            tasks += out.stats.tasks;
+        }
+    }
+    assert!(tasks > 10_000, "branch and bound had work: {tasks} tasks");
+    let too_many = knapsack::generate(knapsack::knapsack::MAX_ITEMS + 1, 10, Correlation::None, 1);
+    assert!(knapsack::solve(&cpu(), &too_many, 10).is_err());
+}
+
+#[test]
+fn fifteen_puzzle_solutions_match_the_sequential_search() {
+    // Already solved: one solution of no moves; bounds below the optimum: none.
+    let (found, shortest, _) = fifteen::solve(&cpu(), &fifteen::SOLVED, 0).unwrap();
+    assert_eq!((found, shortest), (1, 0));
+    for (scramble, seed, slack) in [(20, 1, 0), (60, 2, 2), (80, 1, 4), (100, 1, 0)] {
+        let grid = fifteen::scramble(scramble, seed);
+        let optimal = fifteen::optimal(&grid, scramble).unwrap();
+        let want = fifteen::reference(&grid, optimal + slack);
+        let (found, shortest, _) = fifteen::solve(&cpu(), &grid, optimal + slack).unwrap();
+        assert_eq!((found, shortest), want, "scramble {scramble}, seed {seed}, slack {slack}");
+        assert_eq!(shortest, optimal);
+        if optimal >= 2 {
+            let (none, never, _) = fifteen::solve(&cpu(), &grid, optimal - 2).unwrap();
+            assert_eq!((none, never), (0, u32::MAX));
+        }
+    }
+    let mut bad = fifteen::SOLVED;
+    bad[0][0] = 2;
+    assert!(fifteen::solve(&cpu(), &bad, 10).is_err());
 }
 
 #[test]

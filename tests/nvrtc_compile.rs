@@ -20,6 +20,15 @@ mod uts;
 #[allow(dead_code)]
 #[path = "../examples/chain/kernel.rs"]
 mod chain;
+#[allow(dead_code)]
+#[path = "../examples/sudoku/kernel.rs"]
+mod sudoku;
+#[allow(dead_code)]
+#[path = "../examples/knapsack/kernel.rs"]
+mod knapsack;
+#[allow(dead_code)]
+#[path = "../examples/fifteen/kernel.rs"]
+mod fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
 use wsdsl::Program;
@@ -55,6 +64,13 @@ fn quicksort_kernel_compiles() {
 fn chain_kernels_compile() {
     compiles::<chain::chain::Kernel>();
     compiles::<chain::joined::Kernel>();
+}
+
+#[test]
+fn sudoku_knapsack_and_fifteen_kernels_compile() {
+    compiles::<sudoku::sudoku::Kernel>();
+    compiles::<knapsack::knapsack::Kernel>();
+    compiles::<fifteen::fifteen::Kernel>();
 }
 
 #[test]

@@ -18,6 +18,12 @@ mod connect4;
 #[path = "../../examples/fib/kernel.rs"]
 mod fib;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/fifteen/kernel.rs"]
+mod fifteen;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/knapsack/kernel.rs"]
+mod knapsack;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/mergesort/kernel.rs"]
 mod mergesort;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -29,6 +35,9 @@ mod octree;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/quicksort/kernel.rs"]
 mod quicksort;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/sudoku/kernel.rs"]
+mod sudoku;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
@@ -250,6 +259,43 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
         Box::new(move |rt: &Runtime| {
             let (got, out) = connect4::lookahead(rt, &start, plies)?;
             Ok((format!("{:?}, best {}", got.values, got.best_column), format!("{:?}, best {}", want.values, want.best_column), out.stats))
+        }),
+    ));
+    // Sudoku: generated puzzles with unique solutions, one root task each, against the
+    // grids the sequential solver proved unique when it generated them.
+    let puzzles = if quick { 100 } else { 5000 };
+    let set = sudoku::generate_set(puzzles, 24, 1);
+    list.push((
+        format!("sudoku {puzzles} puzzles"),
+        Box::new(move |rt: &Runtime| {
+            let clues: Vec<sudoku::Grid> = set.iter().map(|(p, _)| *p).collect();
+            let (solved, out) = sudoku::solve(rt, &clues)?;
+            let right = set.iter().enumerate().filter(|&(i, (_, s))| solved.counts[i] == 1 && solved.grids[i] == *s).count();
+            Ok((format!("{right}/{} unique and right", set.len()), format!("{0}/{0} unique and right", set.len()), out.stats))
+        }),
+    ));
+    // 0/1 knapsack by branch and bound (strongly correlated items), against dynamic programming.
+    let n = if quick { 60 } else { 80 };
+    let items = knapsack::generate(n, 1000, knapsack::Correlation::Strong, 1);
+    let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
+    let optimum = knapsack::reference(&items, capacity);
+    list.push((
+        format!("knapsack {n} items"),
+        Box::new(move |rt: &Runtime| {
+            let (best, out) = knapsack::solve(rt, &items, capacity)?;
+            Ok((best.to_string(), optimum.to_string(), out.stats))
+        }),
+    ));
+    // The 15-puzzle: solutions within the optimal moves + 2, against a sequential search.
+    let (scramble, seed) = if quick { (100, 1) } else { (120, 1) };
+    let grid = fifteen::scramble(scramble, seed);
+    let bound = fifteen::optimal(&grid, scramble).expect("a scramble is solved within its moves") + 2;
+    let want = fifteen::reference(&grid, bound);
+    list.push((
+        format!("fifteen scramble {scramble}, within {bound} moves"),
+        Box::new(move |rt: &Runtime| {
+            let (found, shortest, out) = fifteen::solve(rt, &grid, bound)?;
+            Ok((format!("{found} solutions, shortest {shortest}"), format!("{} solutions, shortest {}", want.0, want.1), out.stats))
         }),
     ));
     // Octrees of up to 15 million particles, each checked particle by particle.
