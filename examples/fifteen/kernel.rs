@@ -36,11 +36,6 @@ pub mod fifteen {
         }
     }
 
-    /// How far apart `a` and `b` are (`abs_diff`, which megakernel code lacks).
-    fn gap(a: usize, b: usize) -> usize {
-        a.max(b) - a.min(b)
-    }
-
     /// Squares are numbered row by row from 0; tile `t` (1..=15) belongs on square `t - 1`
     /// and the blank (0) on square 15.
     pub struct Board {
@@ -79,7 +74,7 @@ pub mod fifteen {
                 .filter(|&(_, &t)| t != 0)
                 .map(|(square, &t)| {
                     let home = t as usize - 1;
-                    (gap(square / 4, home / 4) + gap(square % 4, home % 4)) as u32
+                    ((square / 4).abs_diff(home / 4) + (square % 4).abs_diff(home % 4)) as u32
                 })
                 .sum()
         }
