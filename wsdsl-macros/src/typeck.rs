@@ -1069,7 +1069,7 @@ impl<'a> Cx<'a> {
                 self.err_at(&b.right, msg);
                 return err_expr();
             }
-            return self.option_eq(op, l, r, b);
+            return self.option_eq(op, l, r, b.span());
         }
         let (l_ref, r_ref) = (matches!(self.resolve(&l.ty), Ty::Ref(..)), matches!(self.resolve(&r.ty), Ty::Ref(..)));
         let fix = if l_ref || r_ref { "dereference the reference: `*r`" } else { "convert one with `as`" };

@@ -101,7 +101,7 @@ fn misused_panics_are_reported() {
         "mismatched types: expected `bool`, found `u32`",
         "`assert_eq!` takes two values to compare",
         "mismatched types: `assert_eq!` compares two values of the same type, found `u32` and `u8`",
-        "`assert_eq!` compares integers, floats, bools and field-less enums, not `A`",
+        "`assert_eq!` compares integers, floats, bools, field-less enums and `Option`s of them, not `A`",
         "`unwrap` takes no arguments",
         "macro invocations such as `panic!` are not supported",
     ];

@@ -132,6 +132,7 @@ diff! {
     fn abs_diff_i(a: i8, b: i8) -> u8 { a.abs_diff(b) } for [(127, -128), (-5, 3), (0, 0), (-128, 127)]
     fn abs_diff_u(a: u64, b: u64) -> u64 { a.abs_diff(b) } for [(0, u64::MAX), (5, 3), (3, 5)]
     fn multiple(a: u32, b: u32) -> bool { a.is_multiple_of(b) } for [(0, 0), (5, 0), (6, 3), (7, 3)]
+    fn assert_opt(a: u32) -> u32 { assert_eq!(half(a), Some(a / 2)); assert_ne!(half(a), None, "odd {}", a); a } for [(4), (5), (0)]
     fn short(a: u32, b: u32) -> bool { a != 0 && { let q = b / a; q > 2 } || b == 7 } for [(0, 7), (0, 5), (2, 8), (2, 2)]
     fn consts(a: u32) -> u64 { (u32::MAX as u64) + (i64::MIN as u64) + (u8::BITS as u64) + (a as u64) } for [(0)]
     fn floats(x: f64) -> f64 { (x * 0.1 + 1e-300).sqrt().floor() + x.abs() - 2.5f64 } for [(4.0), (-9.0), (f64::INFINITY)]

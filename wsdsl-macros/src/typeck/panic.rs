@@ -188,8 +188,8 @@ impl Cx<'_> {
         if self.sh.infer.unify(&l.ty, &r.ty).is_err() {
             let msg = format!("mismatched types: `{name}!` compares two values of the same type, found `{}` and `{}`", self.show(&l.ty), self.show(&r.ty));
             self.err_at(&args[1], msg);
-        } else if !self.operand_ok(BinOp::Eq, &l.ty) {
-            let msg = format!("`{name}!` compares integers, floats, bools and field-less enums, not `{}`", self.show(&l.ty));
+        } else if !matches!(self.resolve(&l.ty), Ty::Option(_)) && !self.operand_ok(BinOp::Eq, &l.ty) {
+            let msg = format!("`{name}!` compares integers, floats, bools, field-less enums and `Option`s of them, not `{}`", self.show(&l.ty));
             self.err_at(&args[0], msg);
         }
         let ty = l.ty.clone();
@@ -197,19 +197,26 @@ impl Cx<'_> {
         let right = self.hidden_local("right", ty.clone());
         let local = |id| ex(ty.clone(), ExprKind::Local(id));
         let mut message = vec![Piece::Text(format!("assertion `left {op} right` failed"))];
-        let mut values = vec![(local(left), Some(0)), (local(right), Some(1))];
+        // Operands the status record cannot carry (an `Option`) are shown on the CPU only.
+        let shown = self.shows(&ty);
+        let mut values = vec![(local(left), shown.then_some(0)), (local(right), shown.then_some(1))];
         if args.len() > 2 {
             let (pieces, more) = self.format(&args[2..], 2);
             message.push(Piece::Text(": ".into()));
             message.extend(pieces);
             values.extend(more);
         }
+        let operand = |word| if shown { Piece::Value { word, ty: ty.clone(), debug: true } } else { Piece::Text(NOT_SHOWN.into()) };
         message.push(Piece::Text("\n  left: ".into()));
-        message.push(Piece::Value { word: 0, ty: ty.clone(), debug: true });
+        message.push(operand(0));
         message.push(Piece::Text("\n right: ".into()));
-        message.push(Piece::Value { word: 1, ty: ty.clone(), debug: true });
+        message.push(operand(1));
         let panic = self.panic_expr(at, message, values);
-        let holds = ex(Ty::Bool, ExprKind::Binary(if eq { BinOp::Eq } else { BinOp::Ne }, Box::new(local(left)), Box::new(local(right)), u32::MAX));
+        let op = if eq { BinOp::Eq } else { BinOp::Ne };
+        let holds = match self.resolve(&ty) {
+            Ty::Option(_) => self.option_eq(op, local(left), local(right), at),
+            _ => ex(Ty::Bool, ExprKind::Binary(op, Box::new(local(left)), Box::new(local(right)), u32::MAX)),
+        };
         let (line, file) = loc(at);
         let stmts = vec![
             Stmt { line, file: file.clone(), kind: StmtKind::Let(left, Some(l)) },

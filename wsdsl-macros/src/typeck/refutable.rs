@@ -110,7 +110,7 @@ impl Cx<'_> {
     /// `a == b` / `a != b` on `Option`s: `match (a, b) { (Some(x), Some(y)) => x == y,
     /// (None, None) => true, _ => false }`, negated for `!=`; the values compare as `==` of
     /// their type does (recursively for nested `Option`s).
-    pub(super) fn option_eq(&mut self, op: BinOp, l: Expr, r: Expr, at: &syn::ExprBinary) -> Expr {
+    pub(super) fn option_eq(&mut self, op: BinOp, l: Expr, r: Expr, at: Span) -> Expr {
         let Ty::Option(inner) = self.resolve(&l.ty) else { return err_expr() };
         let inner = *inner;
         let (x, y) = (self.new_local_hidden(inner.clone()), self.new_local_hidden(inner.clone()));
@@ -120,7 +120,7 @@ impl Cx<'_> {
             t => {
                 if !self.operand_ok(BinOp::Eq, &t) {
                     let msg = format!("`==` is not supported on `{}`, so neither on `Option`s of it; compare by `match`", self.show(&t));
-                    self.err_at(at, msg);
+                    self.err(at, msg);
                 }
                 ex(Ty::Bool, ExprKind::Binary(BinOp::Eq, Box::new(xe), Box::new(ye), 0))
             }
