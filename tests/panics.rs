@@ -1,6 +1,7 @@
 //! Panics in handlers and helpers (`panic!`, `assert!`, `assert_eq!`, `assert_ne!`,
 //! `debug_assert!`, `unreachable!`, `unwrap()`, `expect()`, and what Rust panics on by itself:
-//! an index out of bounds, a division by zero): each stops the run and comes back as one
+//! an index out of bounds, a division by zero, and a recursion deeper than the program's
+//! `recursion_limit`): each stops the run and comes back as one
 //! error, `file:line: message`, with the same text on the CPU backend (Rust's own panic), on
 //! the scheduler templates compiled for the host (`wsdsl::gpu::emulate`) and on the GPU (which
 //! skips with a visible message without one). A run after a panic on the same `Runtime` works.
@@ -55,6 +56,11 @@ pub mod panicky {
         assert!(*r < 3, "r = {}", r);
     }
 
+    /// Recurses `n` calls deep: past the default limit of 256 it panics at its 257th call.
+    fn depth(n: u32) -> u32 {
+        if n == 0 { 0 } else { depth(n - 1) + 1 }
+    }
+
     #[spawn]
     fn case(c: &Case, ctx: &mut Ctx) {
         let x = c.x;
@@ -87,7 +93,8 @@ pub mod panicky {
             17 => ctx.buffers.out.set(0, total(&[1, 2, 3][1..x as usize])),
             18 => ctx.buffers.out.set(0, total(&[1, 2, 3][x as usize - 3..1])),
             19 => small(&x),
-            _ => ctx.buffers.out.set(0, 42),
+            20 => ctx.buffers.out.set(0, depth(x as u32 * 100) as u64),
+            _ => ctx.buffers.out.set(0, 42 + depth(x as u32 * 50) as u64 - 250),
         }
     }
 }
@@ -115,6 +122,7 @@ fn cases() -> Vec<(u32, &'static str, String)> {
         (17, "total(&[1, 2, 3][1..x as usize])", "range end index 5 out of range for slice of length 3".into()),
         (18, "total(&[1, 2, 3][x as usize - 3..1])", "slice index starts at 2 but ends at 1".into()),
         (19, "assert!(*r < 3", "r = 5".into()),
+        (20, "fn depth(n: u32)", "recursion in `depth` deeper than 256 calls (raise it with #[megakernel(recursion_limit = N)])".into()),
     ];
     if cfg!(debug_assertions) {
         v.push((15, "debug_assert!(x < 0", "debug 5".into()));
@@ -128,8 +136,9 @@ fn cases() -> Vec<(u32, &'static str, String)> {
         .collect()
 }
 
-/// The case that panics nowhere (and `debug_assert!` without debug assertions).
-const FINE: u32 = 20;
+/// The case that panics nowhere (and `debug_assert!` without debug assertions); it recurses
+/// 251 calls deep, within the limit.
+const FINE: u32 = 21;
 
 fn buffers() -> panicky::Bufs {
     panicky::Bufs { table: ReadOnly::from_vec(vec![1, 2, 3]), out: Buffer::zeroed(1) }
