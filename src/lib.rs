@@ -25,4 +25,5 @@ pub mod __private {
     pub use wsdsl_runtime::cpu::Spawned;
     pub use wsdsl_runtime::value::{JoinLayout, TaskValue};
     pub use wsdsl_runtime::gpu::{Schedule, Scheduler, Steal, Victim, Worker};
+    pub use wsdsl_runtime::recursion::{enter as enter_recursion, Recursion};
 }

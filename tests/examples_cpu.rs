@@ -11,6 +11,8 @@ mod knapsack;
 mod nqueens;
 #[path = "../examples/sudoku/kernel.rs"]
 mod sudoku;
+#[path = "../examples/nqueens/cutoff.rs"]
+mod nqueens_cutoff;
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
 
@@ -33,6 +35,25 @@ fn nqueens_12_is_14200() {
     let (got, out) = nqueens::solve(&cpu(), 12).unwrap();
     assert_eq!(got, 14_200);
     assert!(out.stats.tasks > 10_000, "the search tree was walked: {}", out.stats);
+}
+
+#[test]
+fn nqueens_with_a_cutoff_and_recursion_matches_oeis() {
+    // Cutoff 0: the root's thread searches everything by recursion; a cutoff past the last
+    // row: one task per board, as the plain form.
+    for n in 1..=10 {
+        for cutoff in [0, 1, 3, 20] {
+            let (got, out) = nqueens_cutoff::solve(&cpu(), n, cutoff).unwrap();
+            assert_eq!(Some(got), nqueens::expected(n), "n = {n}, cutoff = {cutoff}");
+            if cutoff == 0 {
+                assert_eq!(out.stats.tasks, 1, "one task, the root");
+            }
+        }
+    }
+    let (got, out) = nqueens_cutoff::solve(&cpu(), 12, 4).unwrap();
+    let (_, plain) = nqueens::solve(&cpu(), 12).unwrap();
+    assert_eq!(got, 14_200);
+    assert!(out.stats.tasks * 10 < plain.stats.tasks, "far fewer tasks: {} against {}", out.stats.tasks, plain.stats.tasks);
 }
 
 #[test]

@@ -15,6 +15,9 @@ mod nqueens;
 #[path = "../examples/quicksort/kernel.rs"]
 mod quicksort;
 #[allow(dead_code)]
+#[path = "../examples/nqueens/cutoff.rs"]
+mod nqueens_cutoff;
+#[allow(dead_code)]
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
 #[allow(dead_code)]
@@ -43,6 +46,20 @@ fn compiles<P: Program>() {
 #[test]
 fn nqueens_kernel_compiles() {
     compiles::<nqueens::nqueens::Kernel>();
+}
+
+/// A program with a recursive helper: ptxas records the frames its GPU stack is sized by
+/// (`wsdsl-runtime/src/gpu/stack.rs`).
+#[test]
+fn recursive_nqueens_kernel_compiles_and_records_its_frames() {
+    compiles::<nqueens_cutoff::nqueens_cutoff::Kernel>();
+    let source = kernel_source::<nqueens_cutoff::nqueens_cutoff::Kernel>(&KernelConfig::default());
+    let cubin = wsdsl::gpu::compile::compile_uncached("nqueens_cutoff", &source, "sm_90").unwrap();
+    let frames = wsdsl::gpu::elf::frame_sizes(&cubin).expect("frame sizes in .nv.info");
+    assert!(frames.iter().all(|&f| f < 4096), "{frames:?}");
+    println!("frame sizes: {frames:?}");
+    assert!(source.contains("ws_u32 ws_depth"), "the recursive helper takes its depth");
+    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::__private::Recursion { limit: 24, cycles: 1 }));
 }
 
 #[test]

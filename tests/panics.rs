@@ -1,6 +1,7 @@
 //! Panics in handlers and helpers (`panic!`, `assert!`, `assert_eq!`, `assert_ne!`,
 //! `debug_assert!`, `unreachable!`, `unwrap()`, `expect()`, and what Rust panics on by itself:
-//! an index out of bounds, a division by zero): each stops the run and comes back as one
+//! an index out of bounds, a division by zero, and a recursion deeper than the program's
+//! `recursion_limit`): each stops the run and comes back as one
 //! error, `file:line: message`, with the same text on the CPU backend (Rust's own panic), on
 //! the scheduler templates compiled for the host (`wsdsl::gpu::emulate`) and on the GPU (which
 //! skips with a visible message without one). A run after a panic on the same `Runtime` works.
@@ -55,6 +56,11 @@ pub mod panicky {
         assert!(*r < 3, "r = {}", r);
     }
 
+    /// Recurses `n` calls deep: past the default limit of 256 it panics at its 257th call.
+    fn depth(n: u32) -> u32 {
+        if n == 0 { 0 } else { depth(n - 1) + 1 }
+    }
+
     #[spawn]
     fn case(c: &Case, ctx: &mut Ctx) {
         let x = c.x;
@@ -87,7 +93,8 @@ pub mod panicky {
             17 => ctx.buffers.out.set(0, total(&[1, 2, 3][1..x as usize])),
             18 => ctx.buffers.out.set(0, total(&[1, 2, 3][x as usize - 3..1])),
             19 => small(&x),
-            _ => ctx.buffers.out.set(0, 42),
+            20 => ctx.buffers.out.set(0, depth(x as u32 * 100) as u64),
+            _ => ctx.buffers.out.set(0, 42 + depth(x as u32 * 50) as u64 - 250),
         }
     }
 }
@@ -115,6 +122,7 @@ fn cases() -> Vec<(u32, &'static str, String)> {
         (17, "total(&[1, 2, 3][1..x as usize])", "range end index 5 out of range for slice of length 3".into()),
         (18, "total(&[1, 2, 3][x as usize - 3..1])", "slice index starts at 2 but ends at 1".into()),
         (19, "assert!(*r < 3", "r = 5".into()),
+        (20, "fn depth(n: u32)", "recursion in `depth` deeper than 256 calls (raise it with #[megakernel(recursion_limit = N)])".into()),
     ];
     if cfg!(debug_assertions) {
         v.push((15, "debug_assert!(x < 0", "debug 5".into()));
@@ -128,8 +136,9 @@ fn cases() -> Vec<(u32, &'static str, String)> {
         .collect()
 }
 
-/// The case that panics nowhere (and `debug_assert!` without debug assertions).
-const FINE: u32 = 20;
+/// The case that panics nowhere (and `debug_assert!` without debug assertions); it recurses
+/// 251 calls deep, within the limit.
+const FINE: u32 = 21;
 
 fn buffers() -> panicky::Bufs {
     panicky::Bufs { table: ReadOnly::from_vec(vec![1, 2, 3]), out: Buffer::zeroed(1) }
@@ -279,4 +288,102 @@ fn panicking_program_compiles_with_nvrtc() {
         Ok(bytes) => assert!(bytes > 1000),
         Err(e) => panic!("{e}"),
     }
+}
+
+/// A method calling itself and two helpers calling each other, limited to 10 active calls
+/// per cycle: the 11th call panics, in whichever function of the cycle it enters.
+#[megakernel(recursion_limit = 10)]
+pub mod recursive {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub n: u32,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub total: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Walk {
+        pub mutual: bool,
+    }
+
+    pub struct Walker {
+        pub steps: u32,
+    }
+
+    impl Walker {
+        fn down(&mut self, n: u32) -> u32 {
+            if n == 0 { self.steps } else { self.steps += 1; self.down(n - 1) }
+        }
+    }
+
+    fn even(n: u32) -> bool {
+        if n == 0 { true } else { odd(n - 1) }
+    }
+
+    fn odd(n: u32) -> bool {
+        if n == 0 { false } else { even(n - 1) }
+    }
+
+    #[spawn]
+    fn walk(w: &Walk, ctx: &mut Ctx) {
+        let n = ctx.params.n;
+        let v = if w.mutual { even(n) as u64 + 100 } else { Walker { steps: 0 }.down(n) as u64 };
+        ctx.counters.total.add(v);
+    }
+}
+
+/// For `n` (method, then mutual): the total, or the panic's text; `run` runs the program.
+fn recursion_outcomes(run: impl Fn(u32, bool) -> Result<u64, Error>) -> Vec<String> {
+    let mut out = Vec::new();
+    for n in [9, 10] {
+        for mutual in [false, true] {
+            out.push(match run(n, mutual) {
+                Ok(total) => total.to_string(),
+                Err(e) => panic_text(Err(e)),
+            });
+        }
+    }
+    out
+}
+
+fn recursion_wanted() -> Vec<String> {
+    let too_deep = |name: &str, at: &str| {
+        format!("tests/panics.rs:{}: recursion in `{name}` deeper than 10 calls (raise it with #[megakernel(recursion_limit = N)])", line_of(at))
+    };
+    // even(9) is 10 calls (false); even(10) enters `even` an 11th time.
+    vec!["9".into(), "100".into(), too_deep("Walker::down", "fn down(&mut self"), too_deep("even", "fn even(n: u32)")]
+}
+
+#[test]
+fn recursion_deeper_than_the_limit_panics_alike_on_the_cpu_backend_and_the_host_compiled_kernel() {
+    let cpu = Runtime::new(Backend::Cpu).cpu_threads(2);
+    let native = recursion_outcomes(|n, mutual| {
+        cpu.run_with::<recursive::Kernel>(recursive::Params { n }, &(), [recursive::Walk { mutual }]).map(|o| o.counters.total.get())
+    });
+    assert_eq!(native, recursion_wanted(), "CPU backend");
+    let emu = Emulation { watchdog: Duration::from_secs(60), ..Emulation::default() };
+    let emulated = recursion_outcomes(|n, mutual| {
+        run_emulated::<recursive::Kernel>(&recursive::Params { n }, &(), &[recursive::Walk { mutual }.into()], &KernelConfig::default(), &emu)
+            .map(|(c, _, _)| c.total.get())
+    });
+    assert_eq!(emulated, recursion_wanted(), "host-compiled templates");
+}
+
+#[test]
+fn recursion_deeper_than_the_limit_panics_alike_on_the_gpu() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let got = recursion_outcomes(|n, mutual| {
+        rt.run_with::<recursive::Kernel>(recursive::Params { n }, &(), [recursive::Walk { mutual }]).map(|o| o.counters.total.get())
+    });
+    assert_eq!(got, recursion_wanted());
+    println!("GPU RECURSION: PASS");
 }

@@ -17,10 +17,6 @@ mod m {
         a[0]
     }
 
-    fn forever<T: Copy>(x: T) -> T {
-        forever(x)
-    }
-
     fn nest<F: Fn(u32) -> u32>(f: F, n: u32) -> u32 {
         if n == 0 { f(0) } else { nest(f, n - 1) }
     }
@@ -29,7 +25,7 @@ mod m {
     fn h(t: &T, ctx: &mut Ctx) {
         let a = id(3);
         let b = id(t.x) + id::<u32>(4);
-        let c = forever(t.x) + nest(|v| v + 1, t.x);
+        let c = nest(|v| v + 1, t.x);
     }
 }
 

@@ -1,7 +1,11 @@
+// Recursion of helpers is supported (bounded by `recursion_limit`), except where it cannot
+// be: helpers taking closures are inlined at each call, and the limit is at least 1.
 use wsdsl::prelude::*;
 
-#[megakernel]
+#[megakernel(recursion_limit = 0)]
 mod m {
+    use wsdsl::prelude::*;
+
     #[counters]
     pub struct Counters {
         pub total: Sum<u64>,
@@ -12,23 +16,13 @@ mod m {
         pub n: u32,
     }
 
-    fn fib(n: u32) -> u64 {
-        if n < 2 { n as u64 } else { fib(n - 1) + fib(n - 2) }
-    }
-
-    fn even(n: u32) -> bool {
-        if n == 0 { true } else { odd(n - 1) }
-    }
-
-    fn odd(n: u32) -> bool {
-        if n == 0 { false } else { even(n - 1) }
+    fn repeat<F: Fn(u32) -> u32>(f: F, n: u32, x: u32) -> u32 {
+        if n == 0 { x } else { repeat(f, n - 1, f(x)) }
     }
 
     #[spawn]
     fn visit(node: &Node, ctx: &mut Ctx) {
-        if even(node.n) {
-            ctx.counters.total.add(fib(node.n));
-        }
+        ctx.counters.total.add(repeat(|x| x + 1, node.n, 0) as u64);
     }
 }
 

@@ -4,12 +4,18 @@
 use crate::lower::Cuda;
 use crate::model::{FnKind, Module, Reduce, StructKind};
 use crate::types::{struct_layout, Ty};
+use crate::typeck::Checked;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
+mod recursion;
+
+pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
     let p = quote!(::wsdsl::__private);
+    let sites = &ck.sites;
     let mut items = Vec::new();
+    let guards = recursion::Guards::new(m, &ck.recursion);
+    items.extend(guards.statics.iter().cloned());
     for it in &m.passthrough {
         items.push(quote!(#it));
     }
@@ -114,6 +120,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
         });
     }
     for imp in &m.impls {
+        let imp = guards.impl_block(imp);
         items.push(quote! {
             #[allow(dead_code)]
             #imp
@@ -127,7 +134,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             items.push(quote!(#c));
             continue;
         }
-        let item = &f.item;
+        let item = &guards.function(&f.name.to_string(), &f.item);
         // A handler has one caller, the generated `Program` glue: inlined there, it costs the
         // CPU backend no call per task (unless the user chose otherwise).
         let handler = matches!(f.kind, FnKind::Handler { .. } | FnKind::Complete { .. });
@@ -310,6 +317,13 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
     } else {
         quote!(::core::option::Option::None)
     };
+    let recursion = match ck.recursion.cycles {
+        0 => quote!(),
+        cycles => {
+            let (limit, cycles) = (ck.recursion.limit, cycles as u32);
+            quote!(const RECURSION: ::core::option::Option<#p::Recursion> = ::core::option::Option::Some(#p::Recursion { limit: #limit, cycles: #cycles });)
+        }
+    };
     let name = m.name.to_string();
     let types = &cuda.types;
     // `debug_assert!` runs in the native handlers exactly when the user's crate is built with
@@ -408,6 +422,7 @@ pub fn expand(m: &Module, cuda: &Cuda, sites: &[String]) -> TokenStream {
             type Buffers = #buffers_ty;
             type Value = #value_ty;
             const JOIN: ::core::option::Option<#p::JoinLayout> = #join_layout;
+            #recursion
 
             fn encode_task(task: &Task, out: &mut [u8]) {
                 match task {

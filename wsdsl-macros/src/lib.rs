@@ -35,7 +35,9 @@ pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error().into(),
     };
     let (vis, name) = (module.vis.clone(), module.ident.clone());
-    match (schedule::parse(args), compile(module)) {
+    let schedule = schedule::parse(args);
+    let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(typeck::recursion::DEFAULT_LIMIT);
+    match (schedule, compile(module, limit)) {
         (Ok(schedule), Ok((tokens, _))) => with_schedule(tokens, &schedule).into(),
         (schedule, compiled) => {
             let mut errors = schedule.err().into_iter().chain(compiled.err());
@@ -69,17 +71,19 @@ fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::Schedule
     quote!(#module)
 }
 
-pub(crate) fn compile(module: syn::ItemMod) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
+/// `recursion_limit`: how deep recursive helpers may call (`typeck/recursion.rs`).
+pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
     let model = model::Module::parse(module, &mut errors);
-    let Some(model) = model else { return Err(combine(errors)) };
+    let Some(mut model) = model else { return Err(combine(errors)) };
+    model.recursion_limit = recursion_limit;
     let checked = typeck::check(&model, &mut errors);
     join::check(&model, &checked.bodies, &mut errors);
     if !errors.is_empty() {
         return Err(combine(errors));
     }
     let cuda = lower::lower(&model, &checked);
-    let tokens = expand::expand(&model, &cuda, &checked.sites);
+    let tokens = expand::expand(&model, &cuda, &checked);
     Ok((tokens, cuda))
 }
 

@@ -122,6 +122,9 @@ pub struct Module {
     /// Enums (`None`) and integer-literal consts (`Some(value)`), for `parse_type_in`.
     pub type_names: Vec<(String, Option<u64>)>,
     pub layouts: BTreeMap<String, (u64, u64)>,
+    /// How deep recursive helpers may call (`#[megakernel(recursion_limit = N)]`,
+    /// `typeck/recursion.rs`).
+    pub recursion_limit: u32,
 }
 
 const RESERVED: [&str; 3] = ["Task", "Ctx", "Kernel"];
@@ -406,6 +409,7 @@ impl Module {
             fns,
             type_names: names,
             layouts,
+            recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
         };
         module.check_handlers(errors);
         Some(module)

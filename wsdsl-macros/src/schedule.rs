@@ -1,6 +1,7 @@
 //! `#[megakernel(scheduler = deque, worker = warp, victim = random, steal = half, ...)]`: the
 //! scheduler a program asks for. Parsed and checked here, so an unknown or contradictory
-//! choice is a compile error at the attribute; emitted as `Program::SCHEDULE`.
+//! choice is a compile error at the attribute; emitted as `Program::SCHEDULE`. The same
+//! attribute sets the program's `recursion_limit` (`typeck/recursion.rs`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -54,6 +55,8 @@ pub struct ScheduleAttr {
     capacity: Option<u32>,
     cooperative: Option<(bool, Span)>,
     min_blocks: Option<u32>,
+    /// Not a scheduler setting: how deep recursive helpers may call.
+    pub recursion_limit: Option<u32>,
 }
 
 const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
@@ -95,9 +98,16 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                     Err(syn::Error::new_spanned(&pair.value, "capacity must be at least 1 task slot"))
                 }
             }),
+            "recursion_limit" => number(&pair.value, &key).and_then(|n| {
+                if n > 0 {
+                    Ok(attr.recursion_limit.replace(n).is_some())
+                } else {
+                    Err(syn::Error::new_spanned(&pair.value, "recursion_limit must be at least 1 call"))
+                }
+            }),
             _ => Err(syn::Error::new_spanned(
                 &pair.key,
-                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative, min_blocks",
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative, min_blocks, recursion_limit",
             )),
         };
         match seen {
@@ -164,6 +174,7 @@ fn number(value: &Value, key: &str) -> syn::Result<u32> {
 }
 
 impl ScheduleAttr {
+    /// Whether no scheduler setting is given (`recursion_limit` is none).
     pub fn is_empty(&self) -> bool {
         self.scheduler.is_none()
             && self.worker.is_none()
@@ -256,6 +267,14 @@ mod tests {
             assert_eq!(messages.len(), 2, "{messages:#?}");
             assert!(messages.iter().all(|m| m.contains(&format!("the {s} scheduler")) && m.contains("does not apply")));
         }
+    }
+
+    #[test]
+    fn the_recursion_limit_is_no_scheduler_setting() {
+        let a = parse(quote!(recursion_limit = 40)).unwrap();
+        assert_eq!(a.recursion_limit, Some(40));
+        assert!(a.is_empty(), "no SCHEDULE const for it");
+        assert!(parse(quote!(recursion_limit = 0)).unwrap_err().to_string().contains("at least 1"));
     }
 
     #[test]

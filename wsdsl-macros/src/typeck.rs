@@ -20,6 +20,7 @@ mod refutable;
 mod generics;
 mod iterators;
 mod panic;
+pub mod recursion;
 mod refs;
 mod slices;
 
@@ -40,6 +41,8 @@ pub struct Checked {
     pub debug_assertions: bool,
     /// The instances of generic helpers (`generics.rs`), each as a plain helper.
     pub instances: Vec<(crate::model::FnDef, FnBody)>,
+    /// The functions that recurse, and their depth checks (`recursion.rs`).
+    pub recursion: recursion::Recursion,
 }
 
 struct LitCheck {
@@ -62,9 +65,10 @@ struct Shared {
     debug_assertions: bool,
     lits: Vec<LitCheck>,
     negs: Vec<(Span, Ty)>,
-    /// Instances of generic helpers checked so far, and the names of those being checked.
+    /// Instances of generic helpers checked so far, and the signatures (name, parameters,
+    /// result) of every instance met, recorded before its body is checked.
     instances: Vec<(crate::model::FnDef, FnBody)>,
-    instantiating: Vec<String>,
+    instantiating: Vec<(String, Vec<Ty>, Ty)>,
 }
 
 struct LoopCx {
@@ -131,7 +135,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
     }
     sh.infer.finish();
-    let sites = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
+    let mut sites: Vec<String> = sh.sites.iter().map(|s| panic::render(&s.at, &s.message, &sh.infer, m)).collect();
     for l in &sh.lits {
         if let Ty::Int(t) = sh.infer.resolve(&l.ty) {
             if l.negated && !t.signed() {
@@ -165,7 +169,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         bodies.push(body);
         instances.push(def);
     }
-    check_recursion(&spans, &bodies, errors);
+    let recursion = recursion::analyse(m, &sh.infer, &spans, &mut bodies, m.recursion_limit, &mut sites);
     let may_panic = panic::may_panic(&bodies);
     let instances = instances.into_iter().zip(bodies.split_off(n)).collect();
     // A closure's body is checked at each of its calls: report each of its errors once.
@@ -177,7 +181,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             true
         }
     });
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances }
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion }
 }
 
 /// The typed body of `f` (a function of the module, or an instance of a generic helper).
@@ -228,38 +232,6 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
     }
     let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
     FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics }
-}
-
-fn check_recursion(spans: &[Span], bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
-    fn dfs(cur: &str, target: &str, bodies: &[FnBody], path: &mut Vec<String>, seen: &mut Vec<String>) -> bool {
-        let Some(b) = bodies.iter().find(|b| b.name == cur) else { return false };
-        for (callee, _) in &b.calls {
-            if callee == target {
-                path.push(callee.clone());
-                return true;
-            }
-            if seen.contains(callee) {
-                continue;
-            }
-            seen.push(callee.clone());
-            path.push(callee.clone());
-            if dfs(callee, target, bodies, path, seen) {
-                return true;
-            }
-            path.pop();
-        }
-        false
-    }
-    for (span, b) in spans.iter().zip(bodies) {
-        let mut path = vec![b.name.clone()];
-        if dfs(&b.name, &b.name, bodies, &mut path, &mut Vec::new()) {
-            let cycle = path.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(" -> ");
-            errors.push(syn::Error::new(
-                *span,
-                format!("recursion is not supported on the GPU ({cycle}); rewrite it as a loop or spawn tasks instead"),
-            ));
-        }
-    }
 }
 
 fn peel(e: &syn::Expr) -> &syn::Expr {

@@ -13,6 +13,7 @@ pub mod gpu;
 pub mod graph;
 pub mod program;
 pub mod progress;
+pub mod recursion;
 pub mod runtime;
 pub mod stats;
 pub mod value;

@@ -76,6 +76,9 @@ pub trait Program: Sized + 'static {
     /// The device layout of join frames, for programs with complete handlers or values.
     /// Their task records carry `join_frame`/`join_slot` after the tag (`cuda/join.cuh`).
     const JOIN: Option<JoinLayout> = None;
+    /// The program's recursive helpers, if it has any: the GPU's per-thread stack is sized
+    /// for them (`gpu/stack.rs`).
+    const RECURSION: Option<crate::recursion::Recursion> = None;
 
     /// Writes the device image of `task` (a `wsdsl_task`: tag, then the task struct at the
     /// union's offset) into `out`, which is `TASK_BYTES` long and zeroed.

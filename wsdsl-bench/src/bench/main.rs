@@ -48,6 +48,8 @@ mod mergesort;
 #[allow(dead_code)]
 #[path = "../../../examples/nqueens/kernel.rs"]
 mod nqueens;
+#[path = "../../../examples/nqueens/cutoff.rs"]
+mod nqueens_cutoff;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../examples/quicksort/kernel.rs"]
 mod quicksort;
@@ -66,8 +68,8 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, warm-call, end-to-end, mergesort, quicksort,
-    /// quicksort-grains, graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
+    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort,
+    /// quicksort, quicksort-grains, graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -216,6 +218,14 @@ fn main() -> ExitCode {
         }
         let n = *sizes.last().unwrap();
         rows.push(announce(b.nqueens_variant(&gpu().worker(Worker::Block), n, "block workers")));
+    }
+    if wanted("nqueens-cutoff") {
+        // Today's one task per board beside tasks to a cutoff row and then a recursive search
+        // per task (`examples/nqueens/cutoff.rs`), in one run.
+        rows.push(announce(b.nqueens_variant(&gpu(), 17, "one task per board")));
+        for cutoff in [4, 5, 6] {
+            rows.push(announce(b.nqueens_cutoff(&gpu(), 17, cutoff)));
+        }
     }
     if wanted("warm-call") && !args.cpu {
         rows.push(announce(b.warm_call(&gpu(), 14)));
@@ -466,6 +476,12 @@ impl Bench<'_> {
 
     fn nqueens_row(&self, rt: &Runtime, n: u32, workload: String) -> Row {
         self.gpu_row(workload, rt, |rt| nqueens::solve(rt, n).map(|(count, out)| (count, out.stats)), |&count| queens_verdict(n, count))
+    }
+
+    /// N-Queens with tasks down to row `cutoff`, then a recursive search on each task's thread.
+    fn nqueens_cutoff(&self, rt: &Runtime, n: u32, cutoff: u32) -> Row {
+        let workload = format!("N-Queens {n} (tasks to row {cutoff}, then recursion)");
+        self.gpu_row(workload, rt, |rt| nqueens_cutoff::solve(rt, n, cutoff).map(|(count, out)| (count, out.stats)), |&count| queens_verdict(n, count))
     }
 
     fn nqueens(&self, rt: &Runtime, n: u32) -> Row {

@@ -269,6 +269,7 @@ impl FnLower<'_> {
             ExprKind::Call(name, args) => {
                 let refs: Vec<&Expr> = args.iter().collect();
                 let mut v = self.operands(&refs, out);
+                v.extend(self.depth_arg(name).map(String::from));
                 let may_panic = self.may_panic.contains(name);
                 if may_panic {
                     v.push(self.flag_arg().into());

@@ -48,6 +48,7 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
 /// A helper that may panic takes a last parameter `bool* ws_panicking`: after a panic it sets
 /// the flag and returns, and so does every caller that finds it set, up to the handler, which
 /// keeps the flag in a local `ws_panicked`. Code after a panic thus never runs, as in Rust.
+/// A recursive helper takes its depth `ws_u32 ws_depth` before the flag (`typeck/recursion.rs`).
 fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> String {
     let mut protos = String::new();
     let mut bodies = String::new();
@@ -67,6 +68,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
             leave: String::new(),
             flags_caller,
             debug,
+            recursion: &ck.recursion,
         };
         let ret = if f.ret.is_value() { fl.cty(&f.ret) } else { "void".to_string() };
         fl.leave = if f.ret.is_value() { format!("return {ret}();") } else { "return;".to_string() };
@@ -89,6 +91,9 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                         format!("{t} {}", local_name(&body.locals[id].name, id))
                     })
                     .collect();
+                if ck.recursion.member(&body.name).is_some() {
+                    params.push("ws_u32 ws_depth".into());
+                }
                 if flags_caller {
                     params.push("bool* ws_panicking".into());
                 }
@@ -103,6 +108,10 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
         }
         if !flags_caller && body.calls.iter().any(|(callee, _)| ck.may_panic.contains(callee)) {
             out.push("bool ws_panicked = false;".into());
+        }
+        if let Some(r) = ck.recursion.member(&body.name) {
+            // One call deeper than the limit panics before the body runs.
+            out.push(format!("if (ws_depth >= {}u) {{ wsdsl_fault({}u); {} }}", ck.recursion.limit, r.site, fl.panic_exit()));
         }
         let dest = if f.ret.is_value() { Some("return") } else { None };
         fl.block_body(&body.body, dest, &mut out);

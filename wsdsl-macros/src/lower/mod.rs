@@ -43,6 +43,8 @@ pub struct FnLower<'a> {
     pub flags_caller: bool,
     /// Whether `debug_assert!` and its family are lowered (the kernel of a debug build).
     pub debug: bool,
+    /// The recursive functions, which take their depth (`typeck/recursion.rs`).
+    pub recursion: &'a crate::typeck::recursion::Recursion,
 }
 
 impl FnLower<'_> {
@@ -82,6 +84,14 @@ impl FnLower<'_> {
         } else {
             "ws_panicked"
         }
+    }
+
+    /// The depth argument of a call of `callee`, if it recurses: one more than this
+    /// function's own within its cycle, else 0.
+    pub fn depth_arg(&self, callee: &str) -> Option<&'static str> {
+        let cycle = self.recursion.member(callee)?.cycle;
+        let own = self.recursion.member(&self.body.name).map(|m| m.cycle);
+        Some(if own == Some(cycle) { "ws_depth + 1u" } else { "0u" })
     }
 
     pub fn fresh(&mut self) -> String {

@@ -306,3 +306,31 @@ fn iterator_panics_carry_rusts_messages() {
         assert!(sites.iter().any(|s| s.ends_with(want)), "{want:?} in {sites:#?}");
     }
 }
+
+#[test]
+fn recursive_helpers_take_their_depth_and_check_it_first() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod t {
+            #[task] struct T { x: u32 }
+            #[spawn] fn h(t: &T, ctx: &mut Ctx) { let _ = even(t.x) || fib(t.x) > 3 || pure(t.x) > 1; }
+            fn fib(n: u32) -> u32 { if n < 2 { n } else { fib(n - 1) + fib(n - 2) } }
+            fn even(n: u32) -> bool { if n == 0 { true } else { odd(n - 1) } }
+            fn odd(n: u32) -> bool { if n == 0 { false } else { even(n - 1) && fib(n) > 0 } }
+            fn pure(x: u32) -> u32 { x + 1 }
+        }
+    };
+    let c = match crate::compile(m, 40) {
+        Ok((_, c)) => c,
+        Err(e) => panic!("{:?}", errors_of(e)),
+    };
+    assert!(c.handlers.contains("__device__ static ws_u32 f_fib(ws_u32 l_n_0, ws_u32 ws_depth, bool* ws_panicking);"), "{}", c.handlers);
+    assert!(c.handlers.contains("__device__ static ws_u32 f_pure(ws_u32 l_x_0);"), "no depth without recursion: {}", c.handlers);
+    let fib = helper_c(&c, "fib");
+    assert!(fib.starts_with("    if (ws_depth >= 40u) { wsdsl_fault(0u); *ws_panicking = true; return ws_u32(); }"), "{fib}");
+    assert!(fib.contains("(ws_u32)(((ws_u32)1)))), ws_depth + 1u, ws_panicking);\n        if (*ws_panicking) { return ws_u32(); }"), "{fib}");
+    // Within its cycle a call goes one deeper; into another cycle it starts at 0.
+    let odd = helper_c(&c, "odd");
+    assert!(odd.contains("(ws_u32)(((ws_u32)1)))), ws_depth + 1u, ws_panicking)") && odd.contains("f_fib(l_n_0, 0u, ws_panicking)"), "{odd}");
+    let h = &c.handlers[c.handlers.find("h_h(").unwrap()..];
+    assert!(h.contains("f_even((l_t_0).u_x, 0u, &ws_panicked)"), "{h}");
+}

@@ -133,6 +133,7 @@ diff! {
     fn abs_diff_u(a: u64, b: u64) -> u64 { a.abs_diff(b) } for [(0, u64::MAX), (5, 3), (3, 5)]
     fn multiple(a: u32, b: u32) -> bool { a.is_multiple_of(b) } for [(0, 0), (5, 0), (6, 3), (7, 3)]
     fn assert_opt(a: u32) -> u32 { assert_eq!(half(a), Some(a / 2)); assert_ne!(half(a), None, "odd {}", a); a } for [(4), (5), (0)]
+    fn rec_opt(x: u32) -> u32 { rfind(&[5, 3, 8, 3, 1, 9], 0, x).map_or(99, |i| i as u32) + depth_opt(x).unwrap_or(1000) } for [(3), (9), (7), (12), (20)]
     fn short(a: u32, b: u32) -> bool { a != 0 && { let q = b / a; q > 2 } || b == 7 } for [(0, 7), (0, 5), (2, 8), (2, 2)]
     fn consts(a: u32) -> u64 { (u32::MAX as u64) + (i64::MIN as u64) + (u8::BITS as u64) + (a as u64) } for [(0)]
     fn floats(x: f64) -> f64 { (x * 0.1 + 1e-300).sqrt().floor() + x.abs() - 2.5f64 } for [(4.0), (-9.0), (f64::INFINITY)]
@@ -212,6 +213,13 @@ diff! {
     fn closure_shadow(x: u32) -> u32 { let k = 3; let f = |v: u32| v * k; let k = 100; let twice = |v: u32| f(f(v)); twice(x) + k } for [(0), (5), (u32::MAX)]
     fn g_max(a: u8, b: i64, c: f64) -> f64 { gmax(a, 3) as f64 + gmax(b, b.wrapping_neg()) as f64 + gmax(c, 0.5) + gmax::<u64>(7, a as u64) as f64 } for [(0, 0, 0.0), (255, i64::MIN, f64::NAN), (4, -3, 9.5)]
     fn g_sum(a: u32, b: i16) -> i64 { gsum3(a, a, 1) as i64 + gsum3(b, b, b) as i64 + gsum3([a; 2][0] as u8, 1, 2) as i64 } for [(0, 0), (u32::MAX, i16::MAX), (7, -3)]
+    fn rec_fib(n: u32) -> u64 { fib(n) } for [(0), (1), (10), (25)]
+    fn rec_gcd(a: u64, b: u64) -> u64 { gcd(a, b) } for [(0, 0), (12, 18), (u64::MAX, 3), (1071, 462)]
+    fn rec_even(n: u32) -> bool { even(n) && !odd(n) } for [(0), (7), (200), (255)]
+    fn rec_generic(a: i32, k: u32) -> u32 { gdepth(a, 5, k) * 1000 + gdepth(a as u8, 200u8, k) } for [(0, 3), (9, 4), (-1, 255)]
+    fn rec_method(k: usize) -> u32 { let mut b = Board::new(0); b.cells[k % 4] = 1; b.count_free(0) * 10 + b.count_free(k % 4) } for [(0), (3), (6)]
+    fn rec_panics(n: u32) -> u32 { fact(n) } for [(0), (5), (12), (13), (30)]
+    fn rec_deep(n: u32) -> u32 { down(n) } for [(0), (255), (256), (1000)]
     fn g_apply(x: u32, k: u32) -> u32 { let add = |v: u32| v.wrapping_add(k); apply(add, x).wrapping_add(apply(|v| v.wrapping_mul(3), x)).wrapping_add(apply_t(move |v: u64| v ^ k as u64, x as u64) as u32).wrapping_add(first_over(|i| i * i > x, 100)) } for [(0, 0), (50, 7), (u32::MAX, u32::MAX)]
 }
 
@@ -344,6 +352,37 @@ shared! {
             _ => Shape::Duo(k as u8, half(k + 1).map(|v| v as u16)),
         }
     }
+
+    // Recursion: direct, mutual, generic, a method, and a panic leaving every level; all
+    // within the default limit (256 active calls), which `down` below goes past.
+    fn fib(n: u32) -> u64 { if n < 2 { n as u64 } else { fib(n - 1) + fib(n - 2) } }
+    fn gcd(a: u64, b: u64) -> u64 { if b == 0 { a } else { gcd(b, a % b) } }
+    fn even(n: u32) -> bool { if n == 0 { true } else { odd(n - 1) } }
+    fn odd(n: u32) -> bool { if n == 0 { false } else { even(n - 1) } }
+    fn gdepth<T: Copy + PartialOrd>(a: T, b: T, k: u32) -> u32 { if k == 0 || a > b { k } else { gdepth(a, b, k - 1) } }
+    fn rfind(a: &[u32; 6], i: usize, x: u32) -> Option<usize> { if i == 6 { return None; } if a[i] == x { return Some(i); } rfind(a, i + 1, x) }
+    fn depth_opt(n: u32) -> Option<u32> { if n == 0 { return Some(0); } if n == 13 { return None; } Some(depth_opt(n - 1)? + 1) }
+    fn fact(n: u32) -> u32 { if n == 0 { 1 } else { n.checked_mul(fact(n - 1)).expect("fits") } }
+    impl Board {
+        fn count_free(&self, i: usize) -> u32 { if i == Board::N { 0 } else { self.free(i) as u32 + self.count_free(i + 1) } }
+    }
+}
+
+// A recursion past the default limit: the C side panics at the 257th active call, and so
+// does this Rust side through the same count (the macro's guard, written out).
+const DOWN: &str = "fn down(n: u32) -> u32 { if n == 0 { 0 } else { down(n - 1) + 1 } }";
+fn down(n: u32) -> u32 {
+    thread_local!(static DEPTH: std::cell::Cell<u32> = const { std::cell::Cell::new(0) });
+    struct Active;
+    impl Drop for Active {
+        fn drop(&mut self) {
+            DEPTH.with(|d| d.set(d.get() - 1));
+        }
+    }
+    assert!(DEPTH.with(|d| d.get()) < crate::typeck::recursion::DEFAULT_LIMIT, "recursion too deep");
+    DEPTH.with(|d| d.set(d.get() + 1));
+    let _active = Active;
+    if n == 0 { 0 } else { down(n - 1) + 1 }
 }
 
 #[test]
@@ -358,7 +397,7 @@ fn generated_c_matches_rust_on_edge_values() {
     assert!(cases.len() >= 100, "{} cases", cases.len());
     std::panic::set_hook(hook);
 
-    let items: TokenStream = format!("{} {EXTRA} {}", source(), shared_source()).parse().unwrap();
+    let items: TokenStream = format!("{} {EXTRA} {DOWN} {}", source(), shared_source()).parse().unwrap();
     let c = cuda(program(items));
     let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../wsdsl-runtime/cuda/rust_semantics.cuh");
     let mut src = format!("#include \"{header}\"\n#include <stdio.h>\n#include <unistd.h>\n");

@@ -24,7 +24,7 @@ pub fn program(items: TokenStream) -> syn::ItemMod {
 }
 
 pub fn cuda(m: syn::ItemMod) -> Cuda {
-    match crate::compile(m) {
+    match crate::compile(m, crate::typeck::recursion::DEFAULT_LIMIT) {
         Ok((_, c)) => c,
         Err(e) => panic!("unexpected errors: {:?}", errors_of(e)),
     }
@@ -44,7 +44,7 @@ pub fn errors_of(e: syn::Error) -> Vec<String> {
 }
 
 pub fn errors(m: syn::ItemMod) -> Vec<String> {
-    match crate::compile(m) {
+    match crate::compile(m, crate::typeck::recursion::DEFAULT_LIMIT) {
         Ok(_) => Vec::new(),
         Err(e) => errors_of(e),
     }

@@ -200,23 +200,17 @@ impl Cx<'_> {
         let mangled = format!("{name}__{}", tys.iter().map(crate::types::mangle).collect::<Vec<_>>().join("__"));
         inst.sig.generics = syn::Generics::default();
         inst.sig.ident = syn::Ident::new(&mangled, inst.sig.ident.span());
-        let known = self.sh.instantiating.contains(&mangled) || self.sh.instances.iter().any(|(d, _)| d.name == mangled);
-        if !known {
+        if !self.sh.instantiating.iter().any(|(n, _, _)| *n == mangled) {
             let Some(def) = crate::model::parse_fn(FnRole::Helper, inst, None, &self.value_structs, &self.m.type_names, &self.m.structs, self.errors) else {
                 return err_expr();
             };
-            self.sh.instantiating.push(mangled.clone());
+            let signature = (mangled.clone(), def.params.iter().map(|p| p.ty.clone()).collect(), def.ret.clone());
+            self.sh.instantiating.push(signature);
             let body = check_fn(self.m, self.sh, self.errors, &self.value_structs, &def);
             self.sh.instances.push((def, body));
         }
-        let Some((def, _)) = self.sh.instances.iter().find(|(d, _)| d.name == mangled) else {
-            // Being checked: a recursive call (reported by the recursion check); its
-            // parameters are not known yet.
-            self.calls.push((mangled.clone(), c.func.span()));
-            return ex(Ty::Err, ExprKind::Call(mangled, args));
-        };
-        let params: Vec<Ty> = def.params.iter().map(|p| p.ty.clone()).collect();
-        let ret = def.ret.clone();
+        // Known before its body is checked, so a recursive call inside it has its types.
+        let Some((_, params, ret)) = self.sh.instantiating.iter().find(|(n, _, _)| *n == mangled).cloned() else { return err_expr() };
         for ((p, a), s) in params.iter().zip(&args).zip(&c.args) {
             self.expect_at(s, p, &a.ty);
         }

@@ -17,7 +17,8 @@ pub struct GpuDevice {
     pub arch: String,
     pub sm_count: u32,
     /// Kernels loaded in this process, by source hash: a second run skips NVRTC and loading.
-    pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction)>>,
+    /// With each, the per-thread stack it needs (0: CUDA's default will do, `stack.rs`).
+    pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction, u64)>>,
     /// Device memory kept between runs (one run at a time holds it).
     pub(crate) workspace: Mutex<Workspace>,
 }

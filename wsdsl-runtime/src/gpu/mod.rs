@@ -14,6 +14,7 @@ pub mod libs;
 pub mod nvshmem;
 mod module;
 mod persistent;
+mod stack;
 mod staging;
 mod static_run;
 mod watchdog;

@@ -1,5 +1,5 @@
 //! A program's compiled kernel on a device: from this process's modules, the disk cache, or
-//! NVRTC, in that order.
+//! NVRTC, in that order; for a program with recursive helpers, with the stack it needs.
 
 use super::assemble::{kernel_source, stable_hash, KernelConfig};
 use super::compile::compile_cached;
@@ -31,19 +31,30 @@ pub(crate) fn load_source<P: Program>(
     let started = Instant::now();
     let key = stable_hash(&[source, &dev.arch]);
     let mut modules = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((m, f)) = modules.get(&key) {
+    if let Some((m, f, stack)) = modules.get(&key) {
         phases.cache_hit = true;
+        if let Some(r) = P::RECURSION {
+            super::stack::ensure(dev, *stack, r.limit)?;
+        }
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
     }
     let cubin = compile_cached(P::NAME, source, &dev.arch)?;
+    let stack = match P::RECURSION {
+        Some(r) => {
+            let needed = super::stack::needed(&r, super::elf::frame_sizes(&cubin.image).as_deref());
+            super::stack::ensure(dev, needed, r.limit)?;
+            needed
+        }
+        None => 0,
+    };
     phases.cache_hit = cubin.from_cache;
     let module = dev
         .ctx
         .load_module(cudarc::nvrtc::Ptx::from_binary(cubin.image))
         .map_err(Error::driver("loading the compiled kernel"))?;
     let func = module.load_function(entry).map_err(Error::driver("finding the kernel entry point"))?;
-    modules.insert(key, (module.clone(), func.clone()));
+    modules.insert(key, (module.clone(), func.clone(), stack));
     phases.compile = started.elapsed();
     Ok((module, func))
 }
