@@ -59,7 +59,7 @@ fn recursive_nqueens_kernel_compiles_and_records_its_frames() {
     assert!(frames.iter().all(|&f| f < 4096), "{frames:?}");
     println!("frame sizes: {frames:?}");
     assert!(source.contains("ws_u32 ws_depth"), "the recursive helper takes its depth");
-    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::__private::Recursion { limit: 24, cycles: 1 }));
+    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::recursion::Recursion { limit: 24, cycles: 1 }));
 }
 
 #[test]

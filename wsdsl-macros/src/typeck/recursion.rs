@@ -33,7 +33,6 @@ use proc_macro2::Span;
 pub const DEFAULT_LIMIT: u32 = 256;
 
 /// The recursive functions of a program.
-#[derive(Default)]
 pub struct Recursion {
     pub limit: u32,
     /// The functions in a cycle: their key (`FnDef::key`, or an instance's name), the index
