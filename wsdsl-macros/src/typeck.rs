@@ -382,6 +382,8 @@ impl<'a> Cx<'a> {
                     }
                     StmtKind::Expr(ex)
                 }
+                // An empty statement (`;`), which syn keeps as empty verbatim tokens.
+                syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => continue,
                 syn::Stmt::Expr(e, semi) => {
                     let ex = self.expr(e);
                     if semi.is_none() && i == n - 1 {
@@ -896,7 +898,8 @@ impl<'a> Cx<'a> {
         let base = self.auto_deref(base);
         match self.resolve(&base.ty) {
             Ty::Struct(s) => {
-                let def = self.m.struct_def(&s).expect("known struct");
+                // A struct the model rejected (and reported) still names its type.
+                let Some(def) = self.m.struct_def(&s) else { return err_expr() };
                 match def.fields.iter().find(|x| x.name == member) {
                     Some(fd) => ex(fd.ty.clone(), ExprKind::Field(Box::new(base), member)),
                     None => {
