@@ -102,6 +102,9 @@ struct Cx<'a> {
     panics: bool,
     /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
     frames: Vec<Frame>,
+    /// The outermost inlined call recursed past `MAX_INLINE_DEPTH` (reported): its other
+    /// calls are not inlined either, or a body with two such calls would take 2^depth steps.
+    inline_overflow: bool,
     /// Locals bound to iterator elements and closure parameters: references in Rust, so
     /// `*x` reads them.
     ref_locals: Vec<LocalId>,
@@ -194,6 +197,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         spawns: Vec::new(),
         panics: false,
         frames: Vec::new(),
+        inline_overflow: false,
         ref_locals: Vec::new(),
         inlining: Vec::new(),
     };

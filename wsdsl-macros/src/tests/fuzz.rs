@@ -3,8 +3,10 @@
 //! generated code or as errors that point into the source.
 //!
 //! Deterministic: case `i` mutates with a PRNG seeded by `i`. `WSDSL_FUZZ_CASES=n` runs more
-//! cases, `WSDSL_FUZZ_FIRST=i` starts at case `i` (with `WSDSL_FUZZ_CASES=1`, reruns one).
-//! The regressions below are the minimal reproducers of panics the fuzzer found.
+//! cases, `WSDSL_FUZZ_FIRST=i` starts at case `i` (with `WSDSL_FUZZ_CASES=1`, reruns one),
+//! `WSDSL_FUZZ_TRACE=1` prints each mutant before running it.
+//! The regressions below are the minimal reproducers of what the fuzzer found, and a check that
+//! deep nesting stays within syn's own limits.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use std::cell::RefCell;
@@ -219,8 +221,14 @@ fn mutate(v: &mut Vec<Tree>, rng: &mut Rng, pools: &Pools) {
             let with = leaf(rng.pick(&pools.idents).as_str());
             list.splice(i..=i, with);
         }
-        (Tree::Leaf(TokenTree::Literal(_)), _) if fitting => {
-            let with = leaf(rng.pick(&pools.literals).as_str());
+        (Tree::Leaf(TokenTree::Literal(l)), _) if fitting => {
+            // Half the time a literal of the same kind (a number for a number), which often
+            // still type-checks and so reaches the lowering.
+            let kind = |s: &str| s.starts_with(|c: char| c.is_ascii_digit());
+            let was = kind(&l.to_string());
+            let alike: Vec<&String> = pools.literals.iter().filter(|s| kind(s) == was).collect();
+            let with = if rng.below(2) == 0 && !alike.is_empty() { *rng.pick(&alike) } else { rng.pick(&pools.literals) };
+            let with = leaf(with.as_str());
             list.splice(i..=i, with);
         }
         (Tree::Leaf(TokenTree::Punct(_)), _) if fitting => {
@@ -279,6 +287,7 @@ enum Outcome {
 thread_local! {
     /// The last panic's message and location on this thread, recorded by the fuzz hook.
     static PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// Whether this thread runs mutants, whose panics the hook records instead of printing.
     static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
@@ -373,7 +382,7 @@ fn record(failures: &mut Failures, why: String, case: usize, n: usize, shown: St
 /// Runs `cases` on a fresh thread with 8 MiB of stack, like rustc's. Fresh because tokens are
 /// not `Send` (each batch parses the corpus itself) and because the span source map of
 /// `proc-macro2` outside a macro is per thread and keeps every text parsed.
-fn run_batch(cases: std::ops::Range<usize>) -> ([usize; 3], Failures) {
+fn run_batch(cases: std::ops::Range<usize>, trace: bool) -> ([usize; 3], Failures) {
     let worker = std::thread::Builder::new().stack_size(8 << 20).spawn(move || {
         let seeds = seeds();
         assert!(seeds.len() >= 20, "the seed corpus is the examples' and tests' megakernel modules; found {}", seeds.len());
@@ -383,11 +392,15 @@ fn run_batch(cases: std::ops::Range<usize>) -> ([usize; 3], Failures) {
         let mut tally = [0usize; 3];
         for case in cases {
             let (origin, args, module) = mutant(case, &seeds, &pools);
+            let shown = || format!("from {origin}\n#[megakernel({args})]\n{module}");
+            if trace {
+                eprintln!("case {case} {}", shown());
+            }
             match run_case(&args, &module) {
                 Outcome::Unparsed => tally[0] += 1,
                 Outcome::Compiled => tally[1] += 1,
                 Outcome::Rejected => tally[2] += 1,
-                Outcome::Failed(why) => record(&mut failures, why, case, 1, format!("from {origin}\n#[megakernel({args})]\n{module}")),
+                Outcome::Failed(why) => record(&mut failures, why, case, 1, shown()),
             }
         }
         (tally, failures)
@@ -399,11 +412,13 @@ fn run_batch(cases: std::ops::Range<usize>) -> ([usize; 3], Failures) {
 fn mutated_modules_never_panic() {
     let first = env_usize("WSDSL_FUZZ_FIRST").unwrap_or(0);
     let cases = env_usize("WSDSL_FUZZ_CASES").unwrap_or(CI_CASES);
+    // A hang or a stack overflow cannot be caught: this names the case that never finished.
+    let trace = std::env::var_os("WSDSL_FUZZ_TRACE").is_some();
     let _quiet = QuietPanics::install();
     let mut failures = Failures::new();
     let mut tally = [0usize; 3];
     for start in (first..first + cases).step_by(BATCH) {
-        let (t, f) = run_batch(start..(start + BATCH).min(first + cases));
+        let (t, f) = run_batch(start..(start + BATCH).min(first + cases), trace);
         tally.iter_mut().zip(t).for_each(|(a, b)| *a += b);
         for (why, (case, n, shown)) in f {
             record(&mut failures, why, case, n, shown);
@@ -443,3 +458,34 @@ fn field_of_rejected_struct() {
     let e = errors(program(quote::quote! { struct W {} fn f(w: W) -> u32 { w.x } }));
     assert!(e.iter().any(|m| m.contains("structs need at least one field")), "{e:#?}");
 }
+
+
+/// A closure-taking helper that calls itself twice was inlined 2^24 times (a hang, memory
+/// growing with the repeated error) before the recursion error stopped it.
+#[test]
+fn closure_helper_recursing_twice() {
+    let e = errors(program(quote::quote! {
+        fn nest<F: Fn(u32) -> u32 + Copy>(f: F, n: u32) -> u32 { if n == 0 { f(0) } else { nest(f, n - 1) + nest(f, n - 1) } }
+        fn g(x: u32) -> u32 { nest(|v| v + 1, x) }
+    }));
+    assert_eq!(e.len(), 1, "{e:#?}");
+    assert!(e[0].contains("cannot call themselves (recursion)"), "{e:#?}");
+}
+
+/// Deep nesting: syn's own parser overflows an 8 MiB stack (rustc's) before the later stages
+/// do, at about 1,500 nested blocks or `if`s and 2,000 parentheses in a debug build; this keeps
+/// the stages' recursion within that with some margin, so no depth limit of our own is needed.
+#[test]
+fn deep_nesting_within_syns_limits() {
+    let shapes = [("{ ", " }", 1000), ("if x > 1 { ", " } else { 0 }", 1000), ("(", " + 1)", 1500), ("[", "][0]", 1000)];
+    for (open, close, depth) in shapes {
+        let body = format!("{}x{}", open.repeat(depth), close.repeat(depth));
+        let worker = std::thread::Builder::new().stack_size(8 << 20).spawn(move || {
+            let body: TokenStream = body.parse().unwrap();
+            let m = program(quote::quote! { fn f(x: i32) -> i32 { #body } });
+            let _ = crate::expand_module(TokenStream::new(), m);
+        });
+        worker.unwrap().join().unwrap();
+    }
+}
+
