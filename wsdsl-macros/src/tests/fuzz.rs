@@ -15,8 +15,8 @@ use std::path::Path;
 use std::str::FromStr;
 use std::sync::Arc;
 
-/// Enough to cover every seed several times over in a few seconds of a debug build.
-const CI_CASES: usize = 3000;
+/// Every seed a few hundred times over, in several seconds of a debug build on two cores.
+const CI_CASES: usize = 10_000;
 const BATCH: usize = 500;
 
 /// A token tree we can edit in place (`proc_macro2::Group` is immutable).
@@ -232,7 +232,7 @@ fn mutate(v: &mut Vec<Tree>, rng: &mut Rng, pools: &Pools) {
             list.splice(i..=i, with);
         }
         (Tree::Leaf(TokenTree::Punct(_)), _) if fitting => {
-            let with = leaf(*rng.pick(PUNCTS));
+            let with = leaf(rng.pick::<&str>(PUNCTS));
             list.splice(i..=i, with);
         }
         (Tree::Group(..), _) if fitting => {
@@ -245,7 +245,7 @@ fn mutate(v: &mut Vec<Tree>, rng: &mut Rng, pools: &Pools) {
         (_, 0) => drop(list.remove(i)),
         (_, 1) => list.insert(i, list[i].clone()),
         (_, 2) if i + 1 < list.len() => list.swap(i, i + 1),
-        (_, 3 | 4 | 5) => {
+        (_, 3..=5) => {
             // A statement or item: from after the previous `;` or block to the next one.
             let ends = |t: &Tree| matches!(t, Tree::Leaf(TokenTree::Punct(p)) if p.as_char() == ';') || matches!(t, Tree::Group(Delimiter::Brace, _));
             let start = list[..i].iter().rposition(ends).map_or(0, |s| s + 1);
@@ -334,7 +334,9 @@ fn env_usize(name: &str) -> Option<usize> {
 
 /// Replaces the panic hook with one that records panics of fuzzing threads instead of
 /// printing them (other tests' panics still print), restoring the original on drop.
-struct QuietPanics(Option<Arc<Box<dyn Fn(&std::panic::PanicHookInfo) + Sync + Send>>>);
+struct QuietPanics(Option<Arc<Hook>>);
+
+type Hook = Box<dyn Fn(&std::panic::PanicHookInfo) + Sync + Send>;
 
 impl QuietPanics {
     fn install() -> QuietPanics {
