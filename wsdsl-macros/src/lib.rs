@@ -29,20 +29,14 @@ use quote::quote;
 /// See the `wsdsl` crate documentation for the supported Rust subset.
 #[proc_macro_attribute]
 pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
-    let args = proc_macro2::TokenStream::from(args);
     let module = match syn::parse::<syn::ItemMod>(input) {
         Ok(m) => m,
         Err(e) => return e.to_compile_error().into(),
     };
     let (vis, name) = (module.vis.clone(), module.ident.clone());
-    let schedule = schedule::parse(args);
-    let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(typeck::recursion::DEFAULT_LIMIT);
-    match (schedule, compile(module, limit)) {
-        (Ok(schedule), Ok((tokens, _))) => with_schedule(tokens, &schedule).into(),
-        (schedule, compiled) => {
-            let mut errors = schedule.err().into_iter().chain(compiled.err());
-            let mut e = errors.next().expect("one side failed");
-            errors.for_each(|more| e.combine(more));
+    match expand_module(args.into(), module) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => {
             // An empty module keeps rustc from adding errors about the items we rejected.
             let errs = e.to_compile_error();
             quote!(#errs #vis mod #name {}).into()
@@ -50,7 +44,17 @@ pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
     }
 }
 
-/// The whole pipeline; `Err` combines every error found.
+/// The attribute on `proc_macro2` tokens (callable outside a macro, as the fuzz test does):
+/// the generated module, or every error of the arguments and the module combined.
+fn expand_module(args: proc_macro2::TokenStream, module: syn::ItemMod) -> syn::Result<proc_macro2::TokenStream> {
+    let schedule = schedule::parse(args);
+    let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(typeck::recursion::DEFAULT_LIMIT);
+    match (schedule, compile(module, limit)) {
+        (Ok(schedule), Ok((tokens, _))) => Ok(with_schedule(tokens, &schedule)),
+        (schedule, compiled) => Err(combine(schedule.err().into_iter().chain(compiled.err()).collect())),
+    }
+}
+
 /// Adds the attribute's scheduler choice to the generated `impl Program for Kernel`.
 fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::ScheduleAttr) -> proc_macro2::TokenStream {
     if schedule.is_empty() {
@@ -71,7 +75,8 @@ fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::Schedule
     quote!(#module)
 }
 
-/// `recursion_limit`: how deep recursive helpers may call (`typeck/recursion.rs`).
+/// The whole pipeline; `Err` combines every error found. `recursion_limit`: how deep
+/// recursive helpers may call (`typeck/recursion.rs`).
 pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
     let model = model::Module::parse(module, &mut errors);

@@ -109,6 +109,9 @@ struct Cx<'a> {
     panics: bool,
     /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
     frames: Vec<Frame>,
+    /// The outermost inlined call recursed past `MAX_INLINE_DEPTH` (reported): its other
+    /// calls are not inlined either, or a body with two such calls would take 2^depth steps.
+    inline_overflow: bool,
     /// Locals bound to iterator elements and closure parameters: references in Rust, so
     /// `*x` reads them.
     ref_locals: Vec<LocalId>,
@@ -201,6 +204,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         spawns: Vec::new(),
         panics: false,
         frames: Vec::new(),
+        inline_overflow: false,
         ref_locals: Vec::new(),
         inlining: Vec::new(),
     };
@@ -357,6 +361,8 @@ impl<'a> Cx<'a> {
                     }
                     StmtKind::Expr(ex)
                 }
+                // An empty statement (`;`), which syn keeps as empty verbatim tokens.
+                syn::Stmt::Expr(syn::Expr::Verbatim(t), Some(_)) if t.is_empty() => continue,
                 syn::Stmt::Expr(e, semi) => {
                     let ex = self.expr(e);
                     if semi.is_none() && i == n - 1 {
@@ -869,7 +875,8 @@ impl<'a> Cx<'a> {
         let base = self.auto_deref(base);
         match self.resolve(&base.ty) {
             Ty::Struct(s) => {
-                let def = self.m.struct_def(&s).expect("known struct");
+                // A struct the model rejected (and reported) still names its type.
+                let Some(def) = self.m.struct_def(&s) else { return err_expr() };
                 match def.fields.iter().find(|x| x.name == member) {
                     Some(fd) => ex(fd.ty.clone(), ExprKind::Field(Box::new(base), member)),
                     None => {

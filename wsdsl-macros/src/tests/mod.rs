@@ -2,6 +2,7 @@
 
 mod emit;
 mod errors;
+mod fuzz;
 mod host_diff;
 mod typing;
 

@@ -183,10 +183,14 @@ impl Cx<'_> {
     /// Checks a body to inline (`check`), with `return` leaving it and the enclosing loops
     /// out of reach (Rust rejects `break` out of a closure).
     pub(super) fn inlined_body(&mut self, check: impl FnOnce(&mut Self) -> Expr, ret: Option<Ty>, at: Span) -> Expr {
+        if self.inline_overflow {
+            return err_expr();
+        }
         if self.frames.len() >= MAX_INLINE_DEPTH {
             // At the outermost call, so that the whole recursion is one error.
             let at = self.frames[0].at;
             self.err(at, "closures and helpers that take closures are inlined where they are called, so they cannot call themselves (recursion); rewrite it as a loop");
+            self.inline_overflow = true;
             return err_expr();
         }
         let id = self.loop_labels.len();
@@ -195,6 +199,7 @@ impl Cx<'_> {
         self.frames.push(Frame { id, ret: ret.clone(), returned: false, at });
         let body = check(self);
         let frame = self.frames.pop().unwrap();
+        self.inline_overflow &= !self.frames.is_empty();
         self.loops = loops;
         let ty = match (&frame.ret, frame.returned) {
             (Some(t), _) => {

@@ -88,7 +88,9 @@ impl Cx<'_> {
         let (value, pat, guard) = match parse.parse2(mac.tokens.clone()) {
             Ok(parts) => parts,
             Err(e) => {
-                self.errors.push(syn::Error::new(e.span(), format!("{e}; write `matches!(value, PATTERN)` or `matches!(value, PATTERN if condition)`")));
+                // At the invocation: the parser's own span is the end of the input when
+                // something is missing, which has no place in the source.
+                self.errors.push(syn::Error::new_spanned(mac, format!("{e}; write `matches!(value, PATTERN)` or `matches!(value, PATTERN if condition)`")));
                 return err_expr();
             }
         };
