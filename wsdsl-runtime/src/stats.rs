@@ -238,6 +238,8 @@ impl fmt::Display for Stats {
 
 /// How long this process has been running: `/proc/uptime` minus the process's start time in
 /// `/proc/self/stat` (field 22, clock ticks since boot; USER_HZ is 100 on every Linux ABI).
+/// A process started by `cargo run` counts from cargo's start: cargo `exec`s the program in its
+/// own process.
 pub(crate) fn process_age() -> Option<Duration> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: count after it.
