@@ -3,12 +3,14 @@
 
 use crate::lower::Cuda;
 use crate::model::{FnKind, Module, Reduce, StructKind};
-use crate::types::{struct_layout, Ty};
+use crate::types::Ty;
 use crate::typeck::Checked;
 use proc_macro2::TokenStream;
 use quote::quote;
 
+mod device_image;
 mod recursion;
+mod values;
 
 pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
     let p = quote!(::wsdsl::__private);
@@ -48,76 +50,10 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             });
             continue;
         }
-        items.push(quote! {
-            #[derive(Clone, Copy, Debug, PartialEq)]
-            #item
-        });
-        // The device image is written at the C offsets the macro declared the struct with
-        // (and CUDA checks with `static_assert`), whatever layout rustc picked.
-        let tys: Vec<&Ty> = s.fields.iter().map(|f| &f.ty).collect();
-        let (size, align, offsets) = struct_layout(&tys, &m.layouts);
-        let (size, align) = (size as usize, align as usize);
-        let writes = s.fields.iter().zip(&offsets).map(|(f, off)| {
-            let (fname, off) = (&f.name, *off as usize);
-            quote!(#p::DeviceBytes::write_device_bytes(&self.#fname, &mut out[#off..]);)
-        });
-        let fnames: Vec<&syn::Ident> = s.fields.iter().map(|f| &f.name).collect();
-        let offs: Vec<usize> = offsets.iter().map(|o| *o as usize).collect();
-        items.push(quote! {
-            impl #p::DeviceBytes for #name {
-                const DEVICE_SIZE: usize = #size;
-                const DEVICE_ALIGN: usize = #align;
-                #[inline]
-                fn write_device_bytes(&self, out: &mut [u8]) {
-                    #(#writes)*
-                }
-            }
-            impl #p::TaskValue for #name {
-                const DEVICE_BYTES: usize = #size;
-                fn from_device_bytes(bytes: &[u8]) -> Self {
-                    #name { #(#fnames: #p::TaskValue::from_device_bytes(&bytes[#offs..]),)* }
-                }
-                fn placeholder() -> Self {
-                    #name { #(#fnames: #p::TaskValue::placeholder(),)* }
-                }
-            }
-        });
+        items.push(device_image::value_struct(item, s, m, &p));
     }
-    for e in m.enums.iter().filter(|e| e.has_data()) {
-        items.push(tagged_union(e, m, &p));
-    }
-    for e in m.enums.iter().filter(|e| !e.has_data()) {
-        let (item, name) = (&e.item, &e.name);
-        let vnames: Vec<&syn::Ident> = e.variants.iter().map(|v| &v.name).collect();
-        let discs: Vec<u32> = e.variants.iter().map(|v| v.disc).collect();
-        let first = vnames[0];
-        items.push(quote! {
-            #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-            #[repr(u32)]
-            #item
-            const _: () = ::core::assert!(::core::mem::size_of::<#name>() == 4, "wsdsl: enums are 32-bit");
-            impl #p::DeviceBytes for #name {
-                const DEVICE_SIZE: usize = 4;
-                const DEVICE_ALIGN: usize = 4;
-                #[inline]
-                fn write_device_bytes(&self, out: &mut [u8]) {
-                    #p::DeviceBytes::write_device_bytes(&(*self as u32), out);
-                }
-            }
-            impl #p::TaskValue for #name {
-                const DEVICE_BYTES: usize = 4;
-                fn from_device_bytes(bytes: &[u8]) -> Self {
-                    #[allow(unreachable_patterns)]
-                    match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
-                        #(#discs => #name::#vnames,)*
-                        _ => #name::#first,
-                    }
-                }
-                fn placeholder() -> Self {
-                    #name::#first
-                }
-            }
-        });
+    for e in &m.enums {
+        items.push(if e.has_data() { device_image::tagged_union(e, m, &p) } else { device_image::field_less_enum(e, &p) });
     }
     for imp in &m.impls {
         let imp = guards.impl_block(imp);
@@ -219,7 +155,7 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
         0 => quote!(()),
         1 => crate::types::rust_name(&m.value_types()[0]).parse().expect("a type name"),
         _ => {
-            items.push(value_enum(m, cuda, &p));
+            items.push(values::value_enum(m, cuda, &p));
             quote!(Value)
         }
     };
@@ -490,108 +426,6 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
         #(#attrs)*
         #vis mod #mname {
             #(#items)*
-        }
-    }
-}
-
-/// An enum with data: the user's item, and its device image (tag, then the variant's fields
-/// at the offsets of the C tagged union; `model/enums.rs`).
-fn tagged_union(e: &crate::model::EnumDef, m: &Module, p: &TokenStream) -> TokenStream {
-    let (item, name) = (&e.item, &e.name);
-    let (size, align, _) = e.c_layout(&m.layouts);
-    let (size, align) = (size as usize, align as usize);
-    let arms = e.variants.iter().map(|v| {
-        let tag = v.disc;
-        let offsets = e.field_offsets(v, &m.layouts);
-        let binds: Vec<proc_macro2::Ident> = (0..v.fields.len()).map(|i| quote::format_ident!("f{i}")).collect();
-        let writes = binds.iter().zip(&offsets).map(|(b, off)| {
-            let off = *off as usize;
-            quote!(#p::DeviceBytes::write_device_bytes(#b, &mut out[#off..]);)
-        });
-        let pat = variant_expr(name, v, binds.iter().map(|b| quote!(#b)).collect());
-        quote!(#pat => {
-            #p::DeviceBytes::write_device_bytes(&#tag, out);
-            #(#writes)*
-        })
-    });
-    let reads = e.variants.iter().map(|v| {
-        let tag = v.disc;
-        let offs: Vec<usize> = e.field_offsets(v, &m.layouts).into_iter().map(|o| o as usize).collect();
-        let vals = offs.iter().map(|o| quote!(#p::TaskValue::from_device_bytes(&bytes[#o..])));
-        let build = variant_expr(name, v, vals.collect());
-        quote!(#tag => #build,)
-    });
-    let first = &e.variants[0];
-    let placeholder = variant_expr(name, first, first.fields.iter().map(|_| quote!(#p::TaskValue::placeholder())).collect());
-    quote! {
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        #item
-        impl #p::DeviceBytes for #name {
-            const DEVICE_SIZE: usize = #size;
-            const DEVICE_ALIGN: usize = #align;
-            #[inline]
-            fn write_device_bytes(&self, out: &mut [u8]) {
-                out[..#size].fill(0);
-                match self {
-                    #(#arms)*
-                }
-            }
-        }
-        impl #p::TaskValue for #name {
-            const DEVICE_BYTES: usize = #size;
-            fn from_device_bytes(bytes: &[u8]) -> Self {
-                #[allow(unreachable_patterns)]
-                match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
-                    #(#reads)*
-                    _ => #placeholder,
-                }
-            }
-            fn placeholder() -> Self {
-                #placeholder
-            }
-        }
-    }
-}
-
-/// `E::V`, `E::V(a, b)` or `E::V { x: a, y: b }` with these field values in order.
-fn variant_expr(name: &syn::Ident, v: &crate::model::Variant, vals: Vec<TokenStream>) -> TokenStream {
-    let vname = &v.name;
-    if v.fields.is_empty() {
-        quote!(#name::#vname)
-    } else if v.named {
-        let names = v.fields.iter().map(|f| quote::format_ident!("{}", f.name));
-        quote!(#name::#vname { #(#names: #vals),* })
-    } else {
-        quote!(#name::#vname(#(#vals),*))
-    }
-}
-
-/// `Value`, for a module whose tasks hand values of several types: one variant per task type
-/// that declares a value, named after it (the roots' values come back as these).
-fn value_enum(m: &Module, cuda: &Cuda, p: &TokenStream) -> TokenStream {
-    let (names, tys): (Vec<&syn::Ident>, Vec<TokenStream>) = m
-        .tasks()
-        .filter_map(|t| t.value.as_ref().map(|(ty, _)| (&t.name, crate::types::rust_name(ty).parse::<TokenStream>().expect("a type name"))))
-        .unzip();
-    let (first, first_ty) = (names[0], &tys[0]);
-    let bytes = cuda.value_bytes as usize;
-    quote! {
-        /// What a task hands its parent, by task type (the tasks of this module hand values
-        /// of several types).
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        pub enum Value {
-            #(#names(#tys),)*
-        }
-        impl #p::TaskValue for Value {
-            const DEVICE_BYTES: usize = #bytes;
-            /// Without the task it came from the image is ambiguous: read as the first
-            /// variant (the runtime decodes roots with `Program::decode_value`).
-            fn from_device_bytes(bytes: &[u8]) -> Self {
-                Value::#first(<#first_ty as #p::TaskValue>::from_device_bytes(bytes))
-            }
-            fn placeholder() -> Self {
-                Value::#first(<#first_ty as #p::TaskValue>::placeholder())
-            }
         }
     }
 }
