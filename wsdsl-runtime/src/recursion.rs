@@ -22,20 +22,33 @@ pub struct Recursion {
 /// (the text of the device's fault site, from the macro) at the caller's location (the
 /// recursive function's name) when `limit` are active already. The count goes down when the
 /// guard drops, also while a panic unwinds.
+///
+/// Inlined into every recursive function, so that the thread-local is reached directly (one
+/// load and one store per call); the panic is out of line.
 #[track_caller]
+#[inline]
 pub fn enter(depth: &'static LocalKey<Cell<u32>>, limit: u32, message: &'static str) -> DepthGuard {
+    // The check outside `with`'s closure, which would take the panic's location.
     let d = depth.with(Cell::get);
     if d >= limit {
-        panic!("{message}");
+        too_deep(message);
     }
     depth.with(|c| c.set(d + 1));
     DepthGuard(depth)
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn too_deep(message: &'static str) -> ! {
+    panic!("{message}")
 }
 
 /// An active call of a recursive function, counted until it drops.
 pub struct DepthGuard(&'static LocalKey<Cell<u32>>);
 
 impl Drop for DepthGuard {
+    #[inline]
     fn drop(&mut self) {
         self.0.with(|c| c.set(c.get() - 1));
     }
