@@ -1,17 +1,13 @@
 //! Keys to sort, the check of a sort and of its options, shared by the sorting examples.
 
+#[path = "rng.rs"]
+mod rng;
+use rng::SplitMix64;
+
 /// `n` pseudo-random keys from `seed` (SplitMix64), with repeats when `distinct` is small.
 pub fn keys(n: usize, seed: u64, distinct: u32) -> Vec<u32> {
-    let mut s = seed;
-    (0..n)
-        .map(|_| {
-            s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = s;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) % distinct.max(1) as u64) as u32
-        })
-        .collect()
+    let mut rng = SplitMix64::new(seed);
+    (0..n).map(|_| rng.below(distinct.max(1) as u64) as u32).collect()
 }
 
 /// Checks `sorted` against `input`: ascending, and the same multiset of keys (compared with

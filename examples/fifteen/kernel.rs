@@ -11,6 +11,10 @@
 
 use wsdsl::prelude::*;
 
+#[path = "../common/rng.rs"]
+mod rng;
+use rng::SplitMix64;
+
 #[megakernel]
 pub mod fifteen {
     use wsdsl::prelude::*;
@@ -174,18 +178,11 @@ pub fn is_permutation(grid: &Grid) -> bool {
 
 /// A position `moves` random moves from the solved one (never undoing the move before).
 pub fn scramble(moves: u32, seed: u64) -> Grid {
-    let mut state = seed;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = SplitMix64::new(seed);
     let (mut grid, mut blank, mut last) = (SOLVED, (3, 3), None::<usize>);
     let mut done = 0;
     while done < moves {
-        let k = (next() % 4) as usize;
+        let k = rng.below(4) as usize;
         if last == Some(k ^ 1) {
             continue; // up/down and left/right are 0/1 and 2/3
         }

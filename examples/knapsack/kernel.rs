@@ -11,6 +11,10 @@
 
 use wsdsl::prelude::*;
 
+#[path = "../common/rng.rs"]
+mod rng;
+use rng::SplitMix64;
+
 #[megakernel]
 pub mod knapsack {
     use wsdsl::prelude::*;
@@ -129,26 +133,9 @@ pub enum Correlation {
     Strong,
 }
 
-/// SplitMix64: a small seeded generator for instances.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `lo..=hi`.
-    fn within(&mut self, lo: u32, hi: u32) -> u32 {
-        lo + (self.next() % (hi - lo + 1) as u64) as u32
-    }
-}
-
 /// `n` items with weights in `1..=range` and values related to them by `correlation`.
 pub fn generate(n: usize, range: u32, correlation: Correlation, seed: u64) -> Vec<Item> {
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     (0..n)
         .map(|_| {
             let weight = rng.within(1, range);

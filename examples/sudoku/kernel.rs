@@ -9,6 +9,9 @@
 
 use wsdsl::prelude::*;
 
+#[path = "../common/rng.rs"]
+mod rng;
+
 #[megakernel]
 pub mod sudoku {
     use wsdsl::prelude::*;
@@ -262,30 +265,8 @@ pub fn reference(clues: &Grid) -> (u32, Option<Grid>) {
     (count, first)
 }
 
-/// SplitMix64: a small seeded generator for the host side.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            items.swap(i, self.below(i + 1));
-        }
-    }
-}
+/// The host side's generator (`examples/common/rng.rs`).
+pub use rng::SplitMix64 as Rng;
 
 /// A random complete grid: the pattern grid `(3 * (r % 3) + r / 3 + c) % 9 + 1` with its
 /// digits relabelled, rows shuffled within bands, bands shuffled, columns within stacks,
@@ -305,7 +286,7 @@ pub fn random_grid(rng: &mut Rng) -> Grid {
         lines
     };
     let (rows, cols) = (order(), order());
-    let transpose = rng.next() % 2 == 1;
+    let transpose = rng.next_u64() % 2 == 1;
     std::array::from_fn(|cell| {
         let (r, c) = (rows[cell / 9], cols[cell % 9]);
         let (r, c) = if transpose { (c, r) } else { (r, c) };

@@ -279,15 +279,25 @@ macro_rules! tuple_device_bytes {
         }
     )*};
 }
-tuple_device_bytes! {
-    (A 0, B 1)
-    (A 0, B 1, C 2)
-    (A 0, B 1, C 2, D 3)
-    (A 0, B 1, C 2, D 3, E 4)
-    (A 0, B 1, C 2, D 3, E 4, F 5)
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+/// Invokes `$m!` with the tuple arities the subset's values may have (2 to 8 elements), each
+/// as its type parameters and field indices: the `DeviceBytes` impls here and the
+/// `TaskValue` impls in `value.rs` cover the same tuples.
+macro_rules! for_each_tuple {
+    ($m:ident) => {
+        $m! {
+            (A 0, B 1)
+            (A 0, B 1, C 2)
+            (A 0, B 1, C 2, D 3)
+            (A 0, B 1, C 2, D 3, E 4)
+            (A 0, B 1, C 2, D 3, E 4, F 5)
+            (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
+            (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
+        }
+    };
 }
+pub(crate) use for_each_tuple;
+
+for_each_tuple!(tuple_device_bytes);
 
 /// A counter cell: what one field of a `#[counters]` struct holds.
 pub trait CounterCell: Copy + Default + Debug + Send + 'static {

@@ -91,15 +91,7 @@ macro_rules! tuple_value {
         }
     )*};
 }
-tuple_value! {
-    (A 0, B 1)
-    (A 0, B 1, C 2)
-    (A 0, B 1, C 2, D 3)
-    (A 0, B 1, C 2, D 3, E 4)
-    (A 0, B 1, C 2, D 3, E 4, F 5)
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6)
-    (A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7)
-}
+crate::program::for_each_tuple!(tuple_value);
 
 /// Sizes of a program's join machinery on the device (`struct ws_frame` and its values), for
 /// programs with complete handlers or task values.

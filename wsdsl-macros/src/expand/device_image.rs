@@ -22,26 +22,18 @@ pub fn value_struct(item: &syn::ItemStruct, s: &StructDef, m: &Module, p: &Token
     });
     let fnames: Vec<&syn::Ident> = s.fields.iter().map(|f| &f.name).collect();
     let offs: Vec<usize> = offsets.iter().map(|o| *o as usize).collect();
+    let image = Image {
+        size,
+        align,
+        write: quote!(#(#writes)*),
+        read: quote!(#name { #(#fnames: #p::TaskValue::from_device_bytes(&bytes[#offs..]),)* }),
+        placeholder: quote!(#name { #(#fnames: #p::TaskValue::placeholder(),)* }),
+    };
+    let impls = image.impls(name, p);
     quote! {
         #[derive(Clone, Copy, Debug, PartialEq)]
         #item
-        impl #p::DeviceBytes for #name {
-            const DEVICE_SIZE: usize = #size;
-            const DEVICE_ALIGN: usize = #align;
-            #[inline]
-            fn write_device_bytes(&self, out: &mut [u8]) {
-                #(#writes)*
-            }
-        }
-        impl #p::TaskValue for #name {
-            const DEVICE_BYTES: usize = #size;
-            fn from_device_bytes(bytes: &[u8]) -> Self {
-                #name { #(#fnames: #p::TaskValue::from_device_bytes(&bytes[#offs..]),)* }
-            }
-            fn placeholder() -> Self {
-                #name { #(#fnames: #p::TaskValue::placeholder(),)* }
-            }
-        }
+        #impls
     }
 }
 
@@ -51,32 +43,26 @@ pub fn field_less_enum(e: &EnumDef, p: &TokenStream) -> TokenStream {
     let vnames: Vec<&syn::Ident> = e.variants.iter().map(|v| &v.name).collect();
     let discs: Vec<u32> = e.variants.iter().map(|v| v.disc).collect();
     let first = vnames[0];
+    let image = Image {
+        size: 4,
+        align: 4,
+        write: quote!(#p::DeviceBytes::write_device_bytes(&(*self as u32), out);),
+        read: quote! {
+            #[allow(unreachable_patterns)]
+            match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
+                #(#discs => #name::#vnames,)*
+                _ => #name::#first,
+            }
+        },
+        placeholder: quote!(#name::#first),
+    };
+    let impls = image.impls(name, p);
     quote! {
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
         #[repr(u32)]
         #item
         const _: () = ::core::assert!(::core::mem::size_of::<#name>() == 4, "wsdsl: enums are 32-bit");
-        impl #p::DeviceBytes for #name {
-            const DEVICE_SIZE: usize = 4;
-            const DEVICE_ALIGN: usize = 4;
-            #[inline]
-            fn write_device_bytes(&self, out: &mut [u8]) {
-                #p::DeviceBytes::write_device_bytes(&(*self as u32), out);
-            }
-        }
-        impl #p::TaskValue for #name {
-            const DEVICE_BYTES: usize = 4;
-            fn from_device_bytes(bytes: &[u8]) -> Self {
-                #[allow(unreachable_patterns)]
-                match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
-                    #(#discs => #name::#vnames,)*
-                    _ => #name::#first,
-                }
-            }
-            fn placeholder() -> Self {
-                #name::#first
-            }
-        }
+        #impls
     }
 }
 
@@ -109,31 +95,63 @@ pub fn tagged_union(e: &EnumDef, m: &Module, p: &TokenStream) -> TokenStream {
     });
     let first = &e.variants[0];
     let placeholder = variant_expr(name, first, first.fields.iter().map(|_| quote!(#p::TaskValue::placeholder())).collect());
+    let image = Image {
+        size,
+        align,
+        write: quote! {
+            out[..#size].fill(0);
+            match self {
+                #(#arms)*
+            }
+        },
+        read: quote! {
+            #[allow(unreachable_patterns)]
+            match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
+                #(#reads)*
+                _ => #placeholder,
+            }
+        },
+        placeholder,
+    };
+    let impls = image.impls(name, p);
     quote! {
         #[derive(Clone, Copy, Debug, PartialEq)]
         #item
-        impl #p::DeviceBytes for #name {
-            const DEVICE_SIZE: usize = #size;
-            const DEVICE_ALIGN: usize = #align;
-            #[inline]
-            fn write_device_bytes(&self, out: &mut [u8]) {
-                out[..#size].fill(0);
-                match self {
-                    #(#arms)*
+        #impls
+    }
+}
+
+/// A type's device image: its C size and alignment, and the bodies of
+/// `DeviceBytes::write_device_bytes` (`self` into `out`), `TaskValue::from_device_bytes`
+/// (`bytes` into a value) and `TaskValue::placeholder`.
+struct Image {
+    size: usize,
+    align: usize,
+    write: TokenStream,
+    read: TokenStream,
+    placeholder: TokenStream,
+}
+
+impl Image {
+    fn impls(&self, name: &syn::Ident, p: &TokenStream) -> TokenStream {
+        let Image { size, align, write, read, placeholder } = self;
+        quote! {
+            impl #p::DeviceBytes for #name {
+                const DEVICE_SIZE: usize = #size;
+                const DEVICE_ALIGN: usize = #align;
+                #[inline]
+                fn write_device_bytes(&self, out: &mut [u8]) {
+                    #write
                 }
             }
-        }
-        impl #p::TaskValue for #name {
-            const DEVICE_BYTES: usize = #size;
-            fn from_device_bytes(bytes: &[u8]) -> Self {
-                #[allow(unreachable_patterns)]
-                match <u32 as #p::TaskValue>::from_device_bytes(bytes) {
-                    #(#reads)*
-                    _ => #placeholder,
+            impl #p::TaskValue for #name {
+                const DEVICE_BYTES: usize = #size;
+                fn from_device_bytes(bytes: &[u8]) -> Self {
+                    #read
                 }
-            }
-            fn placeholder() -> Self {
-                #placeholder
+                fn placeholder() -> Self {
+                    #placeholder
+                }
             }
         }
     }
