@@ -1,6 +1,8 @@
 //! Every example's megakernel, run on the CPU backend, against its known answer.
 //! (The GPU runs of the same programs are in the gpu-check binary.)
 
+#[path = "../examples/dlb_bench/kernel.rs"]
+mod dlb_bench;
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
 #[path = "../examples/fifteen/kernel.rs"]
@@ -159,6 +161,108 @@ fn fib_call_tree_has_fib_n_plus_1_leaves() {
         assert_eq!(leaves, fib::reference(n + 1), "leaves of fib({n})");
         assert_eq!(out.stats.tasks, 2 * leaves - 1, "a binary tree with {leaves} leaves");
     }
+}
+
+/// DLB_Bench with both placements and every cost distribution: every task runs once (the
+/// count, and the task tree's size), and the counters equal the host's own computation.
+#[test]
+fn dlb_bench_runs_every_task_once_and_matches_the_host() {
+    use dlb_bench::dlb::{Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    let rt = cpu();
+    for imbalance in [Imbalance::Paper, Imbalance::None] {
+        for (cost, spread) in [(Cost::Constant, 0), (Cost::Uniform, 60), (Cost::Gaussian, 40)] {
+            let params = Params { cost, mean: 100, spread, seed: 7 };
+            let bench = Bench { tasks: 20_000, holders: 256, imbalance, params };
+            let (got, out) = dlb_bench::run(&rt, &bench).unwrap();
+            let want = dlb_bench::reference(&bench);
+            assert_eq!(got, want, "{imbalance:?}, {cost:?}");
+            assert_eq!(got.tasks, 20_000, "{imbalance:?}, {cost:?}");
+            assert_eq!(out.stats.tasks, bench.spawned(), "{imbalance:?}, {cost:?}: splitting tasks and empty holders");
+            if cost == Cost::Constant {
+                assert_eq!(got.units, 20_000 * 100);
+            }
+        }
+    }
+    // Another seed gives other results.
+    let bench = |seed| Bench {
+        tasks: 1000,
+        holders: 16,
+        imbalance: Imbalance::None,
+        params: Params { cost: Cost::Constant, mean: 10, spread: 0, seed },
+    };
+    assert_ne!(dlb_bench::run(&rt, &bench(1)).unwrap().0.checksum, dlb_bench::run(&rt, &bench(2)).unwrap().0.checksum);
+}
+
+/// The paper's placement: a gaussian over the holders whose middle tenth holds 68.3% of the
+/// tasks, the tails none; the even one differs by at most a task between holders.
+#[test]
+fn dlb_bench_places_the_tasks_as_the_paper_does() {
+    use dlb_bench::dlb::{Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    let params = Params { cost: Cost::Constant, mean: 1, spread: 0, seed: 1 };
+    for (tasks, holders) in [(1_000_000, 1024), (20_000, 256), (5, 1024), (7, 1)] {
+        let paper = Bench { tasks, holders, imbalance: Imbalance::Paper, params };
+        let shares = paper.shares();
+        assert_eq!(shares.len(), holders as usize);
+        assert_eq!(shares.iter().sum::<u64>(), tasks, "{tasks} tasks on {holders} holders");
+        let roots = paper.roots();
+        assert!(roots.windows(2).all(|w| w[0].hi == w[1].lo) && roots[0].lo == 0 && roots.last().unwrap().hi == tasks);
+        let even = Bench { imbalance: Imbalance::None, ..paper }.shares();
+        assert_eq!(even.iter().sum::<u64>(), tasks);
+        assert!(even.iter().max().unwrap() - even.iter().min().unwrap() <= 1);
+    }
+    let paper = Bench { tasks: 1_000_000, holders: 1024, imbalance: Imbalance::Paper, params };
+    let shares = paper.shares();
+    let tenth = dlb_bench::busiest_tenth(&shares);
+    assert!((0.675..0.695).contains(&tenth), "the busiest 10% hold {tenth}");
+    // The busiest are the middle ones; the first and last fifth of the holders hold nothing.
+    let middle: u64 = shares[461..563].iter().sum();
+    assert!(middle as f64 > 0.67 * 1e6, "{middle}");
+    assert!(shares[..205].iter().chain(&shares[820..]).all(|&n| n == 0));
+}
+
+/// The cost distributions have the mean and spread they claim (from the kernel's own
+/// `cost_of`, run natively), and bad parameters are refused.
+#[test]
+fn dlb_bench_costs_follow_their_distributions() {
+    use dlb_bench::dlb::{task_key, Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    let n = 200_000;
+    let moments = |p: Params| {
+        let costs: Vec<f64> = (0..n).map(|id| f64::from(p.cost_of(task_key(p.seed, id)))).collect();
+        let mean = costs.iter().sum::<f64>() / n as f64;
+        let sd = (costs.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        let (lo, hi) = costs.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        (mean, sd, lo, hi)
+    };
+    let (mean, sd, lo, hi) = moments(Params { cost: Cost::Constant, mean: 1000, spread: 300, seed: 3 });
+    assert_eq!((mean, sd, lo, hi), (1000.0, 0.0, 1000.0, 1000.0));
+    // Uniform on 700..=1300: standard deviation 600 / sqrt(12).
+    let (mean, sd, lo, hi) = moments(Params { cost: Cost::Uniform, mean: 1000, spread: 300, seed: 3 });
+    assert!((mean - 1000.0).abs() < 2.0 && (sd - 173.5).abs() < 2.0, "{mean} {sd}");
+    assert_eq!((lo, hi), (700.0, 1300.0));
+    let gaussian = Params { cost: Cost::Gaussian, mean: 1000, spread: 100, seed: 3 };
+    let (mean, sd, lo, hi) = moments(gaussian);
+    assert!((mean - 1000.0).abs() < 1.0 && (sd - 100.0).abs() < 1.5, "{mean} {sd}");
+    assert!(lo >= 400.0 && hi <= 1600.0, "Irwin-Hall is bounded by ±6 sd: {lo} {hi}");
+    // A normal's share within one and two standard deviations: 68.3% and 95.4%.
+    let within = |k: f64| {
+        let inside = (0..n).filter(|&id| (f64::from(gaussian.cost_of(task_key(3, id))) - 1000.0).abs() <= k * 100.0).count();
+        inside as f64 / n as f64
+    };
+    assert!((within(1.0) - 0.683).abs() < 0.01 && (within(2.0) - 0.954).abs() < 0.005, "{} {}", within(1.0), within(2.0));
+    // A wide gaussian is clipped to 0..=2 * mean on both sides, keeping the mean.
+    let (mean, _, lo, hi) = moments(Params { cost: Cost::Gaussian, mean: 100, spread: 100, seed: 3 });
+    assert!((mean - 100.0).abs() < 1.0 && lo == 0.0 && hi == 200.0, "{mean} {lo} {hi}");
+
+    let refused =
+        |params: Params| Bench { tasks: 10, holders: 2, imbalance: Imbalance::Paper, params }.validate().unwrap_err().to_string();
+    assert!(refused(Params { cost: Cost::Uniform, mean: 10, spread: 11, seed: 0 }).contains("--spread"));
+    assert!(refused(Params { cost: Cost::Constant, mean: u32::MAX, spread: 0, seed: 0 }).contains("--mean-cost"));
+    let ok = Params { cost: Cost::Constant, mean: 1, spread: 0, seed: 0 };
+    assert!(Bench { tasks: 0, holders: 2, imbalance: Imbalance::None, params: ok }.validate().is_err());
+    assert!(Bench { tasks: 1, holders: 0, imbalance: Imbalance::None, params: ok }.validate().is_err());
 }
 
 #[test]

@@ -1,9 +1,12 @@
-//! The sudoku, knapsack and fifteen examples' kernels through the host-compiled templates
+//! The sudoku, knapsack, fifteen and dlb_bench examples' kernels through the host-compiled templates
 //! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
 //! compiler, no GPU needed), against the examples' sequential references. This checks the
 //! generated C of their handlers (methods, iterator chains, `Option` results and fields,
 //! `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
+#[allow(dead_code)]
+#[path = "../examples/dlb_bench/kernel.rs"]
+mod dlb_bench;
 #[allow(dead_code)]
 #[path = "../examples/fifteen/kernel.rs"]
 mod fifteen;
@@ -73,5 +76,27 @@ fn fifteen_kernel_emulated_matches_the_sequential_search() {
         )
         .expect("host-compiled run");
         assert_eq!((counters.solutions.get(), counters.shortest.get()), fifteen::reference(&grid, bound), "scramble {scramble}");
+    }
+}
+
+#[test]
+fn dlb_bench_kernel_emulated_matches_the_host() {
+    use dlb_bench::dlb::{Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    for (imbalance, cost) in [(Imbalance::Paper, Cost::Gaussian), (Imbalance::None, Cost::Uniform)] {
+        let bench = Bench { tasks: 3000, holders: 64, imbalance, params: Params { cost, mean: 40, spread: 15, seed: 5 } };
+        let roots: Vec<_> = bench.roots().into_iter().map(Into::into).collect();
+        let (counters, _, stats) = run_emulated::<dlb_bench::dlb::Kernel>(
+            &bench.params,
+            &(),
+            &roots,
+            &KernelConfig::default(),
+            &Emulation::default(),
+        )
+        .expect("host-compiled run");
+        let want = dlb_bench::reference(&bench);
+        let got = (counters.tasks.get(), counters.units.get(), counters.checksum.get());
+        assert_eq!(got, (want.tasks, want.units, want.checksum), "{imbalance:?}, {cost:?}");
+        assert_eq!(stats.tasks, bench.spawned(), "{imbalance:?}, {cost:?}");
     }
 }

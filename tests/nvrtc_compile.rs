@@ -3,6 +3,9 @@
 
 // The examples' kernels, for their generated CUDA only (their host helpers go unused here).
 #[allow(dead_code)]
+#[path = "../examples/dlb_bench/kernel.rs"]
+mod dlb_bench;
+#[allow(dead_code)]
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
 #[allow(dead_code, unused_imports)]
@@ -91,6 +94,11 @@ fn sudoku_knapsack_and_fifteen_kernels_compile() {
 }
 
 #[test]
+fn dlb_bench_kernel_compiles() {
+    compiles::<dlb_bench::dlb::Kernel>();
+}
+
+#[test]
 fn profiled_kernels_compile() {
     let profiled = KernelConfig { profile: true, ..KernelConfig::default() };
     for (name, result) in [
@@ -126,6 +134,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
             ("fib", compile_check_with::<fib::fib::Kernel>("sm_90", &config)),
             ("mergesort", compile_check_with::<mergesort::mergesort::Kernel>("sm_90", &config)),
             ("uts", compile_check_with::<uts::uts::Kernel>("sm_90", &config)),
+            ("dlb_bench", compile_check_with::<dlb_bench::dlb::Kernel>("sm_90", &config)),
         ] {
             let bytes = result.unwrap_or_else(|e| panic!("{name} under {scheduler:?}: {e}"));
             assert!(bytes > 1000, "{name} under {scheduler:?}");

@@ -4,7 +4,17 @@
 // non-coherent L1 may serve stale. A value another block will read is published with a
 // release store (or a read-modify-write), and read with an acquire load, both at GPU scope.
 // These wrappers spell the PTX of the CUDA memory model directly, so NVRTC needs no headers.
+//
+// Scope: GPU scope, unless the kernel runs on several GPUs (WSDSL_PES, `pe.cuh`): then a
+// thief on another GPU reads and CASes this GPU's deques through NVLink, and the orderings
+// the deque relies on must hold for it too, so every operation here is at system scope.
 #pragma once
+
+#if WSDSL_PES
+#define WS_SCOPE "sys"
+#else
+#define WS_SCOPE "gpu"
+#endif
 
 typedef unsigned int ws_atom_u32;
 typedef unsigned long long ws_atom_u64;
@@ -12,61 +22,67 @@ typedef unsigned long long ws_atom_u64;
 // Acquire load: later loads of this thread observe everything the releasing writer did.
 static __device__ __forceinline__ ws_atom_u32 ws_load_acquire_u32(const ws_atom_u32* p) {
     ws_atom_u32 v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire." WS_SCOPE ".global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 
 static __device__ __forceinline__ ws_atom_u64 ws_load_acquire_u64(const ws_atom_u64* p) {
     ws_atom_u64 v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    asm volatile("ld.acquire." WS_SCOPE ".global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
 
 // Relaxed load at GPU scope: fresh (not an L1 hit of an old value) but orders nothing.
 static __device__ __forceinline__ ws_atom_u32 ws_load_relaxed_u32(const ws_atom_u32* p) {
     ws_atom_u32 v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed." WS_SCOPE ".global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
     return v;
 }
 
 static __device__ __forceinline__ ws_atom_u64 ws_load_relaxed_u64(const ws_atom_u64* p) {
     ws_atom_u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    asm volatile("ld.relaxed." WS_SCOPE ".global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
     return v;
 }
 
 // Release store: everything this thread wrote before becomes visible to an acquirer of v.
 static __device__ __forceinline__ void ws_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) {
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+    asm volatile("st.release." WS_SCOPE ".global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
 static __device__ __forceinline__ void ws_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) {
-    asm volatile("st.release.gpu.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+    asm volatile("st.release." WS_SCOPE ".global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
 
 static __device__ __forceinline__ void ws_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+    asm volatile("st.relaxed." WS_SCOPE ".global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
 // Compare-and-swap with acquire-release semantics; returns the value found.
 static __device__ __forceinline__ ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected,
                                                                  ws_atom_u64 desired) {
     ws_atom_u64 old;
-    asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;"
+    asm volatile("atom.acq_rel." WS_SCOPE ".global.cas.b64 %0, [%1], %2, %3;"
                  : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
+
+static __device__ __forceinline__ ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    ws_atom_u64 old;
+    asm volatile("atom.acq_rel." WS_SCOPE ".global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
     return old;
 }
 
 static __device__ __forceinline__ ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) {
     ws_atom_u32 old;
-    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    asm volatile("atom.acq_rel." WS_SCOPE ".global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
 }
 
 // Relaxed add: an atomic count that orders nothing else (no fence, no L1 invalidation).
 static __device__ __forceinline__ ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
     ws_atom_u32 old;
-    asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    asm volatile("atom.relaxed." WS_SCOPE ".global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
 }
 
@@ -74,19 +90,19 @@ static __device__ __forceinline__ ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p,
 // the result (no acquire part: no L1 invalidation); returns the old value.
 static __device__ __forceinline__ ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) {
     ws_atom_u32 old;
-    asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    asm volatile("atom.release." WS_SCOPE ".global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
     return old;
 }
 
 // Sequentially consistent fence at GPU scope: orders a store before a later load (the
 // store-load order the deque's pop and steal need, which acquire/release alone do not give).
 static __device__ __forceinline__ void ws_fence_sc() {
-    asm volatile("fence.sc.gpu;" ::: "memory");
+    asm volatile("fence.sc." WS_SCOPE ";" ::: "memory");
 }
 
 // Release fence at GPU scope: this thread's earlier writes are ordered before its later ones.
 static __device__ __forceinline__ void ws_fence_acq_rel() {
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+    asm volatile("fence.acq_rel." WS_SCOPE ";" ::: "memory");
 }
 
 // Host-mapped flag polled by the device (the watchdog's stop request). Volatile system-scope

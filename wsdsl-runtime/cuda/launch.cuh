@@ -32,7 +32,7 @@ struct ws_launch {
     const wsdsl_buffers* buffers;       // element pointers and lengths of the user's buffers
     unsigned long long* counter_slots;  // one per counter, pre-set to the reduction identity
     unsigned long long* stats;          // workers * WS_STAT_WORDS
-    ws_atom_u32* idle;                  // number of idle workers
+    ws_pe_state* state;                 // this GPU's idle workers and run-wide flags (termination.cuh)
     const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
     ws_atom_u64* progress;              // host-mapped, per worker: tasks run (null: unwatched)
     unsigned* sm_of;                    // per worker: its SM id (victims.cuh), 0xff.. = unknown
@@ -41,6 +41,8 @@ struct ws_launch {
     unsigned capacity;
     unsigned root_count;
     unsigned seed;
+    unsigned pe;                        // this GPU's index in a multi-GPU run (pe.cuh); 0 alone
+    unsigned n_pes;                     // GPUs in the run; 1 alone
 };
 
 static __device__ __forceinline__ unsigned ws_xorshift(unsigned* s) {

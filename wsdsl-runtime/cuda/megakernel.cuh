@@ -9,8 +9,9 @@
 // part and the worker holds more than one batch, the surplus (all of it if it fits in a
 // batch, else half) becomes public. With an empty deque, the leader reclaims public tasks,
 // else steals from a victim (victims.cuh).
-// The run ends when every worker is idle (termination.cuh), when a worker reports an error
-// (status.cuh), or when the host's watchdog raises the stop flag.
+// The run ends when every worker is idle (termination.cuh; across GPUs, every worker of every
+// GPU: pe.cuh), when a worker reports an error (status.cuh), when the host's watchdog raises
+// the stop flag, or when another GPU of the run failed.
 //
 // Continuations (join.cuh): a task whose children are all done comes back as a task of its
 // own, pushed by the thread that finished its last child onto its worker's resume stack
@@ -47,19 +48,25 @@
 // busy workers that poll too. So only worker 0 reads it (every 64th time), and turns a stop
 // request into the device error word that everyone else polls.
 #define WS_HOST_POLL_MASK 63u
+// Across GPUs, a worker leaving because of this GPU's own error tells the other GPUs.
 static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned self, unsigned round) {
-    if (ws_failed()) return true;
-    if (self == 0u && (round & WS_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
+    bool stop = ws_failed();
+    if (!stop && self == 0u && (round & WS_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
         ws_report(WS_STATUS_STOPPED, 0, 0, 0);
+        stop = true;
+    }
+    if (!stop && ws_pe_peer_stopped(L)) {
+        ws_report(WS_STATUS_PEER, 0, 0, 0);
         return true;
     }
-    return false;
+    if (stop && L->n_pes > 1 && ws_load_relaxed_u64(&wsdsl_status.code) != WS_STATUS_PEER) ws_pe_forward_stop(L);
+    return stop;
 }
 
 enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
 
 struct ws_worker_stats {
-    unsigned long long tasks, tries, steals, peak;
+    unsigned long long tasks, tries, steals, peak, remote_steals;
 };
 
 // Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
@@ -71,14 +78,17 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
     unsigned fails = 0;
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
-        if (L->workers > 1) {
-            const unsigned victim = ws_pick_victim(L, self, vs);
-            ws_deque* vd = &L->deques[victim];
+        if (L->workers * L->n_pes > 1) {
+            // A global id; on another GPU, its deque is reached through the peer mapping.
+            const unsigned global = ws_pick_victim(L, self, vs);
+            const unsigned victim_pe = global / L->workers;
+            const unsigned victim = global % L->workers;
+            ws_deque* vd = ws_pe_ptr(&L->deques[victim], victim_pe);
             const unsigned available = ws_deque_public_count(vd);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
-                if (*idle) { ws_leave_idle(L->idle); *idle = false; }
-                const wsdsl_task* vslots = L->slots + (unsigned long long)victim * L->capacity;
+                if (*idle) { ws_leave_idle(L->state); *idle = false; }
+                const wsdsl_task* vslots = ws_pe_ptr(L->slots + (unsigned long long)victim * L->capacity, victim_pe);
                 unsigned want = ws_steal_amount(available, vs);
                 if (want > L->capacity) want = L->capacity;
                 // One CAS per task: a multi-slot CAS on head would break the reclaim's
@@ -92,6 +102,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
                     got++;
                 }
                 if (got > 0) {
+                    if (victim_pe != L->pe) st->remote_steals += got;
                     own->split = 0;
                     own->top = got;
                     if (got > st->peak) st->peak = got;
@@ -101,9 +112,9 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
             }
         }
         fails++;
-        if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->idle); *idle = true; }
+        if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->state); *idle = true; }
         if (*idle) {
-            if (ws_all_idle(L->idle, L->workers)) return WS_DONE;
+            if (ws_all_idle(L->state, L->workers) && ws_pe_finished(L, self, round)) return WS_DONE;
             // Back off while nothing is found, so spinning thieves leave L2 to busy workers.
             __nanosleep(fails < 64u ? 100u : 800u);
         }
@@ -142,7 +153,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     vs.next = 0;
     vs.my_sm = ws_smid();
     vs.sm_leader = false;
-    ws_worker_stats st = {0, 0, 0, 0};
+    vs.gpu_leader = WSDSL_VICTIM == 3 && L.n_pes > 1 && self == 0;
+    ws_worker_stats st = {0, 0, 0, 0, 0};
     WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
     WS_PROF(const unsigned long long prof_start = ws_clock());
     ws_deque_owner own = {0u, 0u};
@@ -150,7 +162,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     bool resumes_waited = false;   // continuations waited through a batch of spawns
     if (leader) {
         L.sm_of[self] = vs.my_sm;
-        vs.sm_leader = atomicCAS(&L.sm_leader[vs.my_sm], WS_NO_SM, self) == WS_NO_SM;
+        vs.sm_leader = !vs.gpu_leader && atomicCAS(&L.sm_leader[vs.my_sm], WS_NO_SM, self) == WS_NO_SM;
         // Deal the roots: worker w owns roots w, w + workers, ... (the host checked capacity).
         for (unsigned r = self; r < L.root_count; r += L.workers) my_slots[own.top++] = L.roots[r];
         st.peak = own.top;
@@ -277,6 +289,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         s[WS_STAT_STEAL_TRIES] = st.tries;
         s[WS_STAT_STEALS] = st.steals;
         s[WS_STAT_PEAK] = st.peak;
+        s[WS_STAT_REMOTE_STEALS] = st.remote_steals;
         WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
         WS_PROF(for (unsigned k = 0; k < WS_PROF_COUNT; k++) if (k != WS_PROF_JOIN && k != WS_PROF_FRAMES) s[WS_STAT_COUNT + k] = prof[k]);
     }

@@ -12,6 +12,7 @@ enum {
     WS_STATUS_STOPPED = 3,    // the host's watchdog asked the kernel to stop
     WS_STATUS_FRAMES = 4,     // the join frame pool ran out: arg1 = its capacity
     WS_STATUS_CHILDREN = 5,   // arg0 = task tag, arg1 = its complete handler's max_children
+    WS_STATUS_PEER = 6,       // another GPU of a multi-GPU run failed (pe.cuh); its host says why
 };
 
 struct ws_status_record {

@@ -6,12 +6,30 @@
 // (it becomes idle only with an empty deque and empty hands, and leaves the idle state
 // before it takes a task from anyone). So `idle == workers` means no task exists anywhere,
 // and none can appear: it is safe to stop, and it is stable.
+//
+// The count shares one 64-bit word with a count of wake-ups: idle in the low half, the
+// number of times a worker left the idle state in the high half. Leaving adds 0xffffffff,
+// which takes one from the idle count and, by the carry out of the low half (the idle count
+// is at least one then), adds one to the wake-ups. On one GPU only the idle half matters;
+// across GPUs (pe.cuh) the wake-ups let a detector tell that no GPU woke up between two
+// looks at it.
 #pragma once
 
-static __device__ __forceinline__ void ws_enter_idle(ws_atom_u32* idle) { ws_add_acq_rel_u32(idle, 1u); }
-static __device__ __forceinline__ void ws_leave_idle(ws_atom_u32* idle) { ws_add_acq_rel_u32(idle, 0xffffffffu); }
+// One per GPU: its idle workers and wake-ups, and the words other GPUs write to it when the
+// run is over (`done`) or has failed elsewhere (`stop`). A 128-byte line of its own.
+struct ws_pe_state {
+    ws_atom_u64 idle_wakes;   // idle workers (low 32 bits) | wake-ups (high 32 bits)
+    ws_atom_u32 done;         // the run is over on every GPU (written by GPU 0's detector)
+    ws_atom_u32 stop;         // another GPU failed: stop too (written by that GPU)
+    ws_atom_u32 pad[28];
+};
+
+static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes) { return (unsigned)idle_wakes; }
+
+static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 1ull); }
+static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull); }
 // Relaxed: the answer decides only whether to stop, after which nothing is read. An acquire
 // here, polled by every idle worker, would invalidate its SM's L1 under the busy warps.
-static __device__ __forceinline__ bool ws_all_idle(const ws_atom_u32* idle, unsigned workers) {
-    return ws_load_relaxed_u32(idle) == workers;
+static __device__ __forceinline__ bool ws_all_idle(ws_pe_state* s, unsigned workers) {
+    return ws_idle_count(ws_load_relaxed_u64(&s->idle_wakes)) == workers;
 }

@@ -13,6 +13,12 @@
 //                  its ring neighbours and O(log n) shortcuts drawn with probability ~ 1/d.
 // SM placement is learnt at start: each worker writes its SM id into `sm_of`, and the first
 // worker of each SM claims `sm_leader[sm]`. Ids not yet written read as "far".
+//
+// Across GPUs (pe.cuh) a victim is a global id, `pe * workers + w`, and each policy goes one
+// level up the hierarchy: random and round-robin range over every GPU's workers; PWS accepts
+// a worker of another GPU with probability 1/64; HWS makes worker 0 of each GPU its leader,
+// which robs only other GPUs and takes half (the SM leaders rob other SMs of their own GPU);
+// the small-world graph is drawn over all workers of all GPUs. On one GPU, ids are local.
 #pragma once
 
 #ifndef WSDSL_VICTIM
@@ -42,6 +48,7 @@ struct ws_victim_state {
     unsigned next;       // round-robin cursor
     unsigned my_sm;
     bool sm_leader;      // HWS: this worker robs other SMs for its SM
+    bool gpu_leader;     // HWS across GPUs: this worker robs other GPUs for its GPU
 };
 
 static __device__ __forceinline__ unsigned ws_random_other(unsigned self, unsigned workers, unsigned* rng) {
@@ -66,37 +73,48 @@ static __device__ unsigned ws_small_world_neighbour(unsigned self, unsigned work
     return (h & 1u) ? (self + d) % workers : (self + workers - (d % workers)) % workers;
 }
 
-// Picks the next victim for `self` (never `self`; requires workers > 1).
+// Picks the next victim for local worker `self`: a global id, never self's own (requires
+// more than one worker in the run).
 static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_victim_state* st) {
-    const unsigned n = L->workers;
+    const unsigned w = L->workers;
+    const unsigned n = w * L->n_pes;
+    const unsigned base = L->pe * w;   // this GPU's first global id
+    const unsigned me = base + self;
 #if WSDSL_VICTIM == 1
-    unsigned v = (self + 1u + (st->next++ % (n - 1u))) % n;
-    return v;
+    return (me + 1u + (st->next++ % (n - 1u))) % n;
 #elif WSDSL_VICTIM == 2
-    unsigned v = ws_random_other(self, n, &st->rng);
+    unsigned v = ws_random_other(me, n, &st->rng);
     for (int tries = 0; tries < 16; tries++) {
-        unsigned r = ws_xorshift(&st->rng) & 7u;       // acceptance draw in 0..7
-        bool same_block = v / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
-        bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
-        if (same_block || (same_sm && r < 4u) || r == 0u) return v;
-        v = ws_random_other(self, n, &st->rng);
+        unsigned r = ws_xorshift(&st->rng) & 63u;      // acceptance draw in 0..63
+        bool same_gpu = v - base < w;
+        bool same_block = same_gpu && (v - base) / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
+        bool same_sm = same_gpu && ws_sm_of(L->sm_of, v - base) == st->my_sm;
+        if (same_block || (same_sm && r < 32u) || (same_gpu && r < 8u) || r == 0u) return v;
+        v = ws_random_other(me, n, &st->rng);
     }
     return v;
 #elif WSDSL_VICTIM == 3
-    // Leaders look for a worker on another SM; the rest for one on their own SM.
-    unsigned v = ws_random_other(self, n, &st->rng);
+    if (st->gpu_leader) {
+        // A worker of another GPU, uniformly.
+        unsigned pe = ws_xorshift(&st->rng) % (L->n_pes - 1u);
+        if (pe >= L->pe) pe++;
+        return pe * w + ws_xorshift(&st->rng) % w;
+    }
+    if (w < 2u) return (me + 1u) % n;   // alone on its GPU: only the leader can find work
+    // SM leaders look for a worker on another SM of this GPU; the rest for one on their own SM.
+    unsigned v = ws_random_other(self, w, &st->rng);
     for (int tries = 0; tries < 16; tries++) {
         bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
-        if (same_sm != st->sm_leader) return v;
-        v = ws_random_other(self, n, &st->rng);
+        if (same_sm != st->sm_leader) return base + v;
+        v = ws_random_other(self, w, &st->rng);
     }
-    return v;
+    return base + v;
 #elif WSDSL_VICTIM == 4
     unsigned degree = 2u + (32u - __clz(n));          // ring + about log2(n) shortcuts
-    unsigned v = ws_small_world_neighbour(self, n, ws_xorshift(&st->rng) % degree);
-    return v == self ? (self + 1u) % n : v;
+    unsigned v = ws_small_world_neighbour(me, n, ws_xorshift(&st->rng) % degree);
+    return v == me ? (me + 1u) % n : v;
 #else
-    return ws_random_other(self, n, &st->rng);
+    return ws_random_other(me, n, &st->rng);
 #endif
 }
 
@@ -108,7 +126,7 @@ static __device__ __forceinline__ unsigned ws_steal_amount(unsigned available, c
     return (available + 1u) / 2u;
 #else
 #if WSDSL_VICTIM == 3
-    if (st->sm_leader) return (available + 1u) / 2u;
+    if (st->sm_leader || st->gpu_leader) return (available + 1u) / 2u;
 #else
     (void)st;
 #endif

@@ -41,6 +41,10 @@ pub enum Error {
     Chart { path: std::path::PathBuf, reason: String },
     /// A graph file could not be read, or a graph could not be built or generated.
     Graph(crate::graph::GraphError),
+    /// One GPU of a multi-GPU run failed (`message` is its error); the others were stopped.
+    OnGpu { gpu: u32, gpus: u32, message: String },
+    /// This GPU stopped because another GPU of the run failed (that GPU's error is the run's).
+    StoppedByPeer,
 }
 
 impl fmt::Display for Error {
@@ -106,6 +110,8 @@ impl fmt::Display for Error {
             }
             Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),
             Error::Graph(e) => write!(f, "{e}"),
+            Error::OnGpu { gpu, gpus, message } => write!(f, "GPU {gpu} of the {gpus} in the run failed, and the others were stopped: {message}"),
+            Error::StoppedByPeer => write!(f, "stopped because another GPU of the run failed"),
         }
     }
 }

@@ -70,7 +70,11 @@ pub struct Runtime {
     profile: bool,
     progress: ProgressOptions,
     ordinal: usize,
+    /// GPUs a run spans (one process each: `gpu::multi`); 1 by default.
+    gpus: u32,
     device: OnceLock<Result<GpuDevice, String>>,
+    /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
+    job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
     /// The CPU backend's thread pool, started on first use and kept for later runs.
     cpu_pool: OnceLock<Result<CpuPool, String>>,
 }
@@ -88,16 +92,19 @@ impl Runtime {
             profile: false,
             progress: ProgressOptions::default(),
             ordinal: 0,
+            gpus: 1,
             device: OnceLock::new(),
+            job: std::sync::Mutex::new(None),
             cpu_pool: OnceLock::new(),
         }
     }
 
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
-    /// auto), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
+    /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
     /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line),
-    /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]),
+    /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]), `WSDSL_VICTIM`
+    /// (random|round-robin|pws|hws|small-world: [`Runtime::victim`]),
     /// `WSDSL_BLOCK_THREADS` and `WSDSL_BLOCKS_PER_SM` (the GPU grid: [`Runtime::block_threads`],
     /// [`Runtime::blocks_per_sm`]).
     pub fn from_env() -> Result<Runtime, Error> {
@@ -120,6 +127,12 @@ impl Runtime {
         if let Some(s) = number("WSDSL_WATCHDOG_SECS")? {
             rt = rt.watchdog(Duration::from_secs(s));
         }
+        if let Some(g) = var("WSDSL_GPUS") {
+            rt.gpus = match g.trim() {
+                "all" => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
+                n => n.parse::<u32>().map_err(|_| Error::InvalidConfig(format!("WSDSL_GPUS=`{g}` is neither a number of GPUs nor `all`")))?,
+            };
+        }
         if let Some(d) = number("WSDSL_DEVICE")? {
             rt.ordinal = d as usize;
         }
@@ -138,10 +151,31 @@ impl Runtime {
         if let Some(b) = number("WSDSL_BLOCKS_PER_SM")? {
             rt = rt.blocks_per_sm(b.min(32) as u32);
         }
+        if let Some(v) = var("WSDSL_VICTIM") {
+            let victim = match v.trim().to_ascii_lowercase().as_str() {
+                "random" => Victim::Random,
+                "round-robin" => Victim::RoundRobin,
+                "pws" => Victim::Pws,
+                "hws" => Victim::Hws,
+                "small-world" => Victim::SmallWorld,
+                other => return Err(Error::InvalidConfig(format!("WSDSL_VICTIM=`{other}`: choose random, round-robin, pws, hws or small-world"))),
+            };
+            rt = rt.victim(victim);
+        }
         if let Some(s) = var("WSDSL_SCHEDULER") {
             rt = rt.scheduler(Scheduler::parse(&s).map_err(|e| Error::InvalidConfig(format!("WSDSL_SCHEDULER: {e}")))?);
         }
         Ok(rt)
+    }
+
+    /// Runs on `n` GPUs of this host (deque scheduler; programs without complete handlers
+    /// and without writable buffers). At the first such run this process starts itself again
+    /// once per other GPU, with the same arguments: the program must make the same runs in
+    /// the same order in every process (each then returns the same merged `Output`). See
+    /// `docs/multi-gpu.md`.
+    pub fn gpus(mut self, n: u32) -> Self {
+        self.gpus = n.max(1);
+        self
     }
 
     /// The same settings on another backend.
@@ -335,7 +369,15 @@ impl Runtime {
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
             let context = if was_open { Duration::ZERO } else { opening.elapsed() };
-            let (counters, values, mut stats) = crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?;
+            let (counters, values, mut stats) = if self.gpus > 1 || crate::gpu::multi::process::peer_rank().is_some() {
+                let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
+                if job.is_none() {
+                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, self.gpus)?);
+                }
+                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_mut().expect("started above"), &params, buffers, &roots, &opts)?
+            } else {
+                crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?
+            };
             stats.phases.since_process_start = since_process_start;
             stats.phases.context = context;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };

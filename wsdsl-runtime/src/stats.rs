@@ -52,6 +52,10 @@ pub struct Stats {
     pub steal_attempts: u64,
     /// Successful steals.
     pub steals: u64,
+    /// Of those, tasks taken from another GPU (runs on several GPUs; zero otherwise).
+    pub remote_steals: u64,
+    /// Tasks run on each GPU, in GPU order (runs on several GPUs; empty otherwise).
+    pub per_gpu_tasks: Vec<u64>,
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
@@ -204,6 +208,10 @@ impl fmt::Display for Stats {
             writeln!(f, "completes   {} complete handlers run", self.completions)?;
         }
         writeln!(f, "steals      {} of {} attempts", self.steals, self.steal_attempts)?;
+        if !self.per_gpu_tasks.is_empty() {
+            let shares: Vec<String> = self.per_gpu_tasks.iter().map(|t| t.to_string()).collect();
+            writeln!(f, "gpus        {} (tasks per GPU: {}; {} tasks stolen across GPUs)", self.per_gpu_tasks.len(), shares.join(" / "), self.remote_steals)?;
+        }
         if self.generations > 0 {
             writeln!(f, "generations {} launches (static scheduler)", self.generations)?;
         } else {

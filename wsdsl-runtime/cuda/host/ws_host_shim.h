@@ -54,6 +54,7 @@ static inline ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expecte
     __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     return expected;   // the value found (== the expected one on success)
 }
+static inline ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }

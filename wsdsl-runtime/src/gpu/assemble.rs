@@ -11,6 +11,7 @@ const RUST_SEMANTICS: &str = include_str!("../../cuda/rust_semantics.cuh");
 const ATOMICS: &str = include_str!("../../cuda/atomics.cuh");
 const HOST_SHIM: &str = include_str!("../../cuda/host/ws_host_shim.h");
 const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
+const HOST_PE_SHIM: &str = include_str!("../../cuda/host/pe_shim.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
 const STATS: &str = include_str!("../../cuda/stats.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
@@ -19,6 +20,7 @@ const DEQUE: &str = include_str!("../../cuda/deque.cuh");
 const TERMINATION: &str = include_str!("../../cuda/termination.cuh");
 const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
 const VICTIMS: &str = include_str!("../../cuda/victims.cuh");
+const PE: &str = include_str!("../../cuda/pe.cuh");
 const MEGAKERNEL: &str = include_str!("../../cuda/megakernel.cuh");
 const STATIC_BASELINE: &str = include_str!("../../cuda/static_baseline.cuh");
 const BROKER_QUEUE: &str = include_str!("../../cuda/broker_queue.cuh");
@@ -265,7 +267,14 @@ impl KernelConfig {
 
 /// The complete CUDA source of `P`'s kernel for `config`.
 pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
-    assemble::<P>(config, false)
+    assemble::<P>(config, false, false)
+}
+
+/// The CUDA source of `P`'s deque megakernel for one GPU of a multi-GPU run (`cuda/pe.cuh`):
+/// it includes NVSHMEM's headers, so it is compiled with `-rdc` and linked with NVSHMEM's
+/// device library (`gpu::nvshmem::compile_linked`).
+pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
+    assemble::<P>(config, false, true)
 }
 
 /// Appends a template header, with a `#line` naming it so compiler messages point at it.
@@ -276,12 +285,15 @@ fn part(src: &mut String, file: &str, text: &str) {
 }
 
 /// The source for NVRTC, or (`host`) for the host C++ compiler with the emulation shims in
-/// place of the PTX atomics.
-fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
+/// place of the PTX atomics; `pes`: for one GPU of a multi-GPU run (deque scheduler only).
+fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String {
     let mut src = String::with_capacity(64 * 1024);
+    if pes && !host {
+        src.push_str("#include <nvshmem.h>\n#include <nvshmemx.h>\n");
+    }
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
-         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_JOIN_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n#define WSDSL_PROFILE {}\n#define WSDSL_MIN_BLOCKS {}\n",
+         #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_JOIN_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n#define WSDSL_PROFILE {}\n#define WSDSL_MIN_BLOCKS {}\n#define WSDSL_PES {}\n",
         P::NAME,
         config,
         config.block_threads,
@@ -292,6 +304,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
         config.cooperative as u32,
         config.profile as u32,
         config.min_blocks.max(1),
+        pes as u32,
     ));
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
@@ -299,6 +312,9 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
     if host {
         part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
         part(&mut src, "host/emulation.h", HOST_EMULATION);
+        if pes {
+            part(&mut src, "host/pe_shim.h", HOST_PE_SHIM);
+        }
     }
     part(&mut src, "rust_semantics.cuh", RUST_SEMANTICS);
     if !host {
@@ -319,12 +335,14 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
             part(&mut src, "deque.cuh", DEQUE);
             part(&mut src, "termination.cuh", TERMINATION);
             part(&mut src, "launch.cuh", LAUNCH);
+            part(&mut src, "pe.cuh", PE);
             part(&mut src, "victims.cuh", VICTIMS);
             part(&mut src, "megakernel.cuh", MEGAKERNEL);
         }
         Scheduler::Static => part(&mut src, "static_baseline.cuh", STATIC_BASELINE),
         Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
             part(&mut src, "deque.cuh", DEQUE);
+            part(&mut src, "termination.cuh", TERMINATION);
             part(&mut src, "launch.cuh", LAUNCH);
             part(&mut src, "broker_queue.cuh", BROKER_QUEUE);
             part(&mut src, "broker_megakernel.cuh", BROKER_MEGAKERNEL);
@@ -337,7 +355,18 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool) -> String {
 /// and handlers, plus an exported launcher `ws_host_launch(record, grid, block, os_threads)`
 /// and `ws_host_status()`, the address of the device status record.
 pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
-    let mut src = assemble::<P>(config, true);
+    host_source::<P>(config, false)
+}
+
+/// [`host_kernel_source`] for one emulated GPU of a multi-GPU run: NVSHMEM's peer mapping is
+/// shimmed onto heaps in host memory (`cuda/host/pe_shim.h`), which `ws_host_pe_attach`
+/// names before the launch.
+pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
+    host_source::<P>(config, true)
+}
+
+fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
+    let mut src = assemble::<P>(config, true, pes);
     let record = match config.scheduler {
         Scheduler::Deque => "ws_launch",
         Scheduler::Static => "ws_static_launch",

@@ -64,34 +64,51 @@ type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
 type JoinAddress = unsafe extern "C" fn() -> *mut u8;
+type PeAttach = unsafe extern "C" fn(u32, u32, *const *mut u8);
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
-struct HostKernel {
-    launch: Launch,
-    status: StatusAddress,
+pub(crate) struct HostKernel {
+    pub(crate) launch: Launch,
+    pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
     queue_bytes: Option<QueueBytes>,
     /// The address of `wsdsl_join` (programs with joins only).
     join: Option<JoinAddress>,
+    /// Names the emulated GPUs' heaps (multi-GPU builds only: `cuda/host/pe_shim.h`).
+    pub(crate) pe_attach: Option<PeAttach>,
 }
 
 /// Compiles (or finds in this process or the disk cache) the host build of `P` for `config`
 /// (`prefix` goes first: the broker schedulers' queue size).
 fn host_kernel<P: Program>(config: &KernelConfig, prefix: &str) -> Result<Arc<HostKernel>, Error> {
-    static LOADED: OnceLock<Mutex<HashMap<u64, Arc<HostKernel>>>> = OnceLock::new();
-    let source = format!("{prefix}{}", host_kernel_source::<P>(config));
-    let key = stable_hash(&[&source, "host-emulation"]);
+    host_kernel_copy::<P>(&format!("{prefix}{}", host_kernel_source::<P>(config)), 0)
+}
+
+/// The host build of `source`; `copy` > 0 loads a separate copy of the library, whose
+/// statics (the status record, the emulated grid) are its own: one per emulated GPU of a
+/// multi-GPU run, which run at the same time in this process.
+pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Arc<HostKernel>, Error> {
+    static LOADED: OnceLock<Mutex<HashMap<(u64, u32), Arc<HostKernel>>>> = OnceLock::new();
+    let key = stable_hash(&[source, "host-emulation"]);
     let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(k) = loaded.get(&key) {
+    if let Some(k) = loaded.get(&(key, copy)) {
         return Ok(k.clone());
     }
     let dir = std::env::var_os("WSDSL_CACHE_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::temp_dir().join("wsdsl-emulation"));
     std::fs::create_dir_all(&dir).map_err(|e| Error::InvalidConfig(format!("cannot create {}: {e}", dir.display())))?;
-    let lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
+    let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
     if !lib.exists() {
-        compile(&source, &lib, P::NAME)?;
+        compile(source, &lib, P::NAME)?;
+    }
+    if copy > 0 {
+        // The loader keeps one instance per path: a copy under another name is another instance.
+        let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
+        if !copied.exists() {
+            std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
+        }
+        lib = copied;
     }
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
     // RTLD_NOW: an unresolved symbol is a load error here, not a crash in the middle of a run.
@@ -103,11 +120,12 @@ fn host_kernel<P: Program>(config: &KernelConfig, prefix: &str) -> Result<Arc<Ho
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes, join }
+        let pe_attach = library.get::<PeAttach>(b"ws_host_pe_attach\0").ok().map(|f| *f);
+        HostKernel { launch, status, queue_bytes, join, pe_attach }
     };
     std::mem::forget(library);
     let kernel = Arc::new(kernel);
-    loaded.insert(key, kernel.clone());
+    loaded.insert((key, copy), kernel.clone());
     Ok(kernel)
 }
 
@@ -130,13 +148,13 @@ fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result
 }
 
 /// Host memory standing in for a device allocation (8-byte aligned, zeroed).
-struct HostBuf(Vec<u64>);
+pub(crate) struct HostBuf(pub(crate) Vec<u64>);
 
 impl HostBuf {
-    fn zeroed(bytes: usize) -> Self {
+    pub(crate) fn zeroed(bytes: usize) -> Self {
         HostBuf(vec![0; bytes.div_ceil(8).max(1)])
     }
-    fn from_bytes(bytes: &[u8]) -> Self {
+    pub(crate) fn from_bytes(bytes: &[u8]) -> Self {
         let mut b = Self::zeroed(bytes.len());
         b.bytes_mut()[..bytes.len()].copy_from_slice(bytes);
         b
@@ -145,22 +163,22 @@ impl HostBuf {
         // SAFETY: a u64 buffer viewed as its bytes.
         unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr() as *mut u8, self.0.len() * 8) }
     }
-    fn addr(&mut self) -> u64 {
+    pub(crate) fn addr(&mut self) -> u64 {
         self.0.as_mut_ptr() as u64
     }
 }
 
 /// Parameters, buffers and counters in host memory, as `inputs.rs` lays them out on the GPU.
-struct HostInputs {
-    params: HostBuf,
+pub(crate) struct HostInputs {
+    pub(crate) params: HostBuf,
     buffers: Vec<HostBuf>,
-    table: HostBuf,
-    counters: HostBuf,
+    pub(crate) table: HostBuf,
+    pub(crate) counters: HostBuf,
     counter_count: usize,
 }
 
 impl HostInputs {
-    fn new<P: Program>(params: &P::Params, buffers: &P::Buffers) -> Self {
+    pub(crate) fn new<P: Program>(params: &P::Params, buffers: &P::Buffers) -> Self {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
         let mut copies: Vec<HostBuf> = buffers.buffers().iter().map(|b| HostBuf::from_bytes(&b.to_bytes())).collect();
@@ -180,7 +198,7 @@ impl HostInputs {
         }
     }
 
-    fn read_back<P: Program>(mut self, buffers: &P::Buffers) -> P::Counters {
+    pub(crate) fn read_back<P: Program>(mut self, buffers: &P::Buffers) -> P::Counters {
         for (copy, b) in self.buffers.iter_mut().zip(buffers.buffers()) {
             if b.residency().is_none() {
                 b.load_bytes(copy.bytes_mut());
@@ -306,7 +324,7 @@ fn run_persistent<P: Program>(
         buffers: inputs.table.addr(),
         counter_slots: inputs.counters.addr(),
         stats: stats.addr(),
-        idle: idle.addr(),
+        state: idle.addr(),
         stop: stop.addr(),
         progress: progress.addr(),
         sm_of: sm_of.addr(),
@@ -315,6 +333,8 @@ fn run_persistent<P: Program>(
         capacity,
         root_count: root_count as u32,
         seed: 0x5EED_1234,
+        pe: 0,
+        n_pes: 1,
     };
     let ran = Instant::now();
     if let Err(e) = launch(kernel, &record as *const LaunchRecord as *const u8, record.stop, emu) {
@@ -445,7 +465,7 @@ fn run_static<P: Program>(
 
 /// Clears the status record, runs the kernel on its own thread, and applies the watchdog.
 /// `stop_flag` is the address of the record's stop flag, which the watchdog raises.
-fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulation) -> Result<(), Error> {
+pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulation) -> Result<(), Error> {
     // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel is running.
     unsafe { std::ptr::write_bytes((kernel.status)(), 0, STATUS_WORDS) };
     let (done_tx, done_rx) = mpsc::channel();
@@ -472,7 +492,7 @@ fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulatio
 }
 
 
-fn status(kernel: &HostKernel) -> Vec<u64> {
+pub(crate) fn status(kernel: &HostKernel) -> Vec<u64> {
     // SAFETY: STATUS_WORDS u64 in the loaded library, written by the kernel that has returned.
     unsafe { std::slice::from_raw_parts((kernel.status)(), STATUS_WORDS).to_vec() }
 }

@@ -76,6 +76,14 @@ impl Inputs {
     }
 }
 
+impl Inputs {
+    /// The counters' raw slots (multi-GPU runs merge them wherever they are decoded).
+    pub fn read_back_slots(&self, stream: &Arc<CudaStream>) -> Result<Vec<u64>, Error> {
+        let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
+        Ok(bits[..self.counter_count].to_vec())
+    }
+}
+
 /// The device images of the root tasks, back to back (at least one zeroed record, so the
 /// buffer is never empty). In programs with joins, root `i` sends its value to the host's
 /// slot `i`.
@@ -96,6 +104,7 @@ const STATUS_OVERFLOW: u64 = 1;
 const STATUS_FAULT: u64 = 2;
 const STATUS_FRAMES: u64 = 4;
 const STATUS_CHILDREN: u64 = 5;
+const STATUS_PEER: u64 = 6;
 
 /// Words of `struct ws_status_record`: the code and five arguments.
 pub(crate) const STATUS_WORDS: usize = 6;
@@ -132,6 +141,7 @@ pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String
             },
         }),
         STATUS_FRAMES => Err(Error::FramePoolExhausted { capacity: arg(2) }),
+        STATUS_PEER => Err(Error::StoppedByPeer),
         STATUS_CHILDREN => Err(Error::TooManyChildren {
             task: P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
             max_children: arg(2) as u32,

@@ -73,7 +73,7 @@ pub(crate) unsafe fn launch_with_record<R: Copy>(
 
 /// Statistics from the per-worker words that every persistent kernel writes
 /// (`STATS_PER_WORKER` u64 per worker, `cuda/stats.cuh`: tasks, steal attempts, steals, peak
-/// queue occupancy, then the profile words, all zero unless the kernel was profiled).
+/// queue occupancy, tasks stolen from other GPUs, then the profile words, all zero unless the kernel was profiled).
 pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -> Stats {
     let mut stats = Stats { queue_capacity, phases, ..Stats::default() };
     let mut profile = Profile::default();
@@ -81,6 +81,7 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
         stats.tasks += w[0];
         stats.steal_attempts += w[1];
         stats.steals += w[2];
+        stats.remote_steals += w[4];
         stats.peak_queue = stats.peak_queue.max(w[3]);
         stats.per_worker_tasks.push(w[0]);
         stats.per_worker_steals.push(w[2]);
@@ -94,7 +95,7 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
 }
 
 /// Counters per worker before the profile words (`WS_STAT_COUNT`).
-const COUNTER_WORDS: usize = 4;
+const COUNTER_WORDS: usize = 5;
 /// u64 statistics per worker (`WS_STAT_WORDS` in `cuda/stats.cuh`).
 pub(crate) const STATS_PER_WORKER: usize = COUNTER_WORDS + PROFILE_WORDS;
 

@@ -11,6 +11,7 @@ mod join;
 mod launch;
 mod mapped;
 pub mod libs;
+pub mod multi;
 pub mod nvshmem;
 mod module;
 mod persistent;
@@ -20,7 +21,7 @@ mod static_run;
 mod watchdog;
 mod workspace;
 
-pub use assemble::{host_kernel_source, kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
@@ -61,6 +62,12 @@ pub(crate) fn run<P: Program>(
 
 use crate::error::Error;
 use crate::program::Program;
+
+/// The number of GPUs the driver sees.
+pub fn device_count() -> Result<u32, Error> {
+    cudarc::driver::result::init().map_err(Error::driver("initialising the driver"))?;
+    cudarc::driver::result::device::get_count().map(|n| n as u32).map_err(Error::driver("counting GPUs"))
+}
 
 /// Compiles `P`'s megakernel for `arch` (e.g. `"sm_90"`) with NVRTC, without a GPU and
 /// without the cache. Returns the CUBIN size. Used by tests and tools to check that a

@@ -34,7 +34,8 @@ pub(crate) struct LaunchRecord {
     pub buffers: u64,
     pub counter_slots: u64,
     pub stats: u64,
-    pub idle: u64,
+    /// `ws_pe_state`: idle workers and the run-wide flags (`cuda/termination.cuh`).
+    pub state: u64,
     pub stop: u64,
     pub progress: u64,
     pub sm_of: u64,
@@ -43,6 +44,9 @@ pub(crate) struct LaunchRecord {
     pub capacity: u32,
     pub root_count: u32,
     pub seed: u32,
+    /// This GPU's index in a multi-GPU run, and the number of GPUs (0 and 1 alone).
+    pub pe: u32,
+    pub n_pes: u32,
 }
 
 pub(crate) fn run<P: Program>(
@@ -110,7 +114,7 @@ pub(crate) fn run<P: Program>(
         buffers: inputs.buffers_ptr(stream),
         counter_slots: inputs.counters_ptr(stream),
         stats: stats_dev,
-        idle: idle_dev,
+        state: idle_dev,
         stop: stop_device,
         progress,
         sm_of: sm_of_dev,
@@ -119,6 +123,8 @@ pub(crate) fn run<P: Program>(
         capacity: capacity as u32,
         root_count: roots.len() as u32,
         seed: 0x5EED_1234,
+        pe: 0,
+        n_pes: 1,
     };
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
     phases.launch = t1.elapsed();

@@ -136,6 +136,7 @@ struct Api {
     barrier_all: unsafe extern "C" fn(),
     barrier_all_on_stream: unsafe extern "C" fn(cu::CUstream),
     cumodule_init: unsafe extern "C" fn(cu::CUmodule) -> c_int,
+    ptr: unsafe extern "C" fn(*const c_void, c_int) -> *mut c_void,
     _lib: Library,
 }
 
@@ -171,6 +172,7 @@ impl Api {
             barrier_all: sym!("nvshmem_barrier_all"),
             barrier_all_on_stream: sym!("nvshmemx_barrier_all_on_stream"),
             cumodule_init: sym!("nvshmemx_cumodule_init"),
+            ptr: sym!("nvshmem_ptr"),
             _lib: lib,
         })
     }
@@ -272,6 +274,13 @@ impl Pe {
             .map_err(Error::driver("finding the kernel's module"))?;
         // SAFETY: the module is live (the caller holds its function).
         check("binding NVSHMEM into the module (nvshmemx_cumodule_init)", unsafe { (self.api.cumodule_init)(module) })
+    }
+
+    /// Whether this GPU reaches symmetric memory at `address` on PE `pe` by loads and stores
+    /// (NVLink or PCIe peer access; `nvshmem_ptr` is not null), as `cuda/pe.cuh` needs.
+    pub fn reaches(&self, address: u64, pe: u32) -> bool {
+        // SAFETY: NVSHMEM is initialised; nvshmem_ptr only looks the address up.
+        !unsafe { (self.api.ptr)(address as *const c_void, pe as c_int) }.is_null()
     }
 
     /// `len` zeroed `T`s of symmetric memory (a collective: every PE allocates the same).

@@ -1,0 +1,76 @@
+// pe.cuh — the deque scheduler across GPUs: one processing element (PE) per GPU, over NVSHMEM.
+//
+// Each GPU runs the same persistent megakernel over its own deques. The deques, their slots
+// and each GPU's `ws_pe_state` live in NVSHMEM's symmetric heap, at the same offset on every
+// GPU, so a worker reaches a deque of GPU `pe` through `ws_pe_ptr(local address, pe)` (a
+// peer mapping over NVLink) and steals from it with the very operations it uses at home
+// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds.
+// Victims are global worker ids, `pe * workers + w` (victims.cuh: the policies extended by
+// one level of the hierarchy, thread < warp < block < SM < GPU).
+//
+// Termination across GPUs, without a remote atomic per task. A GPU's idle workers hold its
+// idle count and wake-ups in one word (termination.cuh). GPU 0's worker 0, when it and all
+// of its GPU are idle, reads every GPU's word twice, in two waves: if every GPU was all idle
+// in the first wave and no GPU's word changed by the second, then at an instant between
+// the waves every worker of every GPU was idle at once (no wake-up happened on any GPU in
+// between, and all were idle at their first look), so no task existed anywhere, and none
+// can appear: it writes `done` to every GPU. A task being stolen across GPUs is never
+// missed: a thief leaves the idle state before it takes anything, and an owner goes idle
+// only with an empty deque.
+//
+// Failure: a GPU that stops with an error (a fault, an overflow, its watchdog) writes
+// `stop` to every other GPU; a GPU that sees `stop` ends with WS_STATUS_PEER, so every
+// process returns and the host names the GPU that failed.
+#pragma once
+
+#ifndef WSDSL_PES
+#define WSDSL_PES 0
+#endif
+// GPUs a run may span (the detector keeps one word per GPU in registers/local memory).
+#define WS_MAX_PES 64u
+
+#if WSDSL_PES
+#ifndef WS_HOST_EMULATION
+// The address of the symmetric object `p` on GPU `pe` (null when `pe` is not reachable by
+// loads and stores; the host checks every pair of GPUs before the launch).
+template <class T> static __device__ __forceinline__ T* ws_pe_ptr(T* p, unsigned pe) {
+    return (T*)nvshmem_ptr((const void*)p, (int)pe);
+}
+#endif   // the host emulation defines ws_pe_ptr over its emulated heaps (host/pe_shim.h)
+#else
+template <class T> static __device__ __forceinline__ T* ws_pe_ptr(T* p, unsigned) { return p; }
+#endif
+
+// GPU 0's detector (see above). True when it declared the run over on every GPU.
+static __device__ bool ws_pe_detect(const ws_launch* L) {
+    ws_atom_u64 first[WS_MAX_PES];
+    for (unsigned pe = 0; pe < L->n_pes; pe++) {
+        const ws_atom_u64 w = ws_load_acquire_u64(&ws_pe_ptr(L->state, pe)->idle_wakes);
+        if (ws_idle_count(w) != L->workers) return false;
+        first[pe] = w;
+    }
+    for (unsigned pe = 0; pe < L->n_pes; pe++) {
+        if (ws_load_acquire_u64(&ws_pe_ptr(L->state, pe)->idle_wakes) != first[pe]) return false;
+    }
+    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_store_release_u32(&ws_pe_ptr(L->state, pe)->done, 1u);
+    return true;
+}
+
+// An idle worker of an all-idle GPU: whether the whole run is over. On one GPU it is; on
+// several, once GPU 0's detector says so (worker 0 of GPU 0 looks every 16th round).
+static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsigned self, unsigned round) {
+    if (L->n_pes == 1) return true;
+    if (ws_load_relaxed_u32(&L->state->done) != 0u) return true;
+    return L->pe == 0 && self == 0 && (round & 15u) == 0u && ws_pe_detect(L);
+}
+
+// This GPU failed: tell the others (each worker once, on its way out).
+static __device__ void ws_pe_forward_stop(const ws_launch* L) {
+    for (unsigned pe = 0; pe < L->n_pes; pe++)
+        if (pe != L->pe) ws_store_relaxed_u32(&ws_pe_ptr(L->state, pe)->stop, 1u);
+}
+
+// Whether another GPU failed (a local word, polled as often as the error word).
+static __device__ __forceinline__ bool ws_pe_peer_stopped(const ws_launch* L) {
+    return L->n_pes > 1 && ws_load_relaxed_u32(&L->state->stop) != 0u;
+}

@@ -1,0 +1,154 @@
+//! Several GPUs emulated in one process, for CI: each emulated GPU is its own copy of the
+//! host-compiled kernel (`gpu::emulate`), on its own host threads, with its symmetric
+//! objects — its `ws_pe_state`, deques and slots — in one heap of host memory laid out alike
+//! on every GPU. `cuda/host/pe_shim.h` maps an address of one heap to the same offset of
+//! another, as `nvshmem_ptr` does between GPUs, so thieves rob other emulated GPUs with the
+//! same template code, atomics racing for real across threads.
+
+use super::{check_program, merge, roots_of, PeError, PeResult};
+use crate::error::Error;
+use crate::gpu::assemble::{host_pe_kernel_source, KernelConfig};
+use crate::gpu::emulate::{host_kernel_copy, launch, status, Emulation, HostBuf, HostInputs, HostKernel};
+use crate::gpu::inputs::{encode_tasks, status_result};
+use crate::gpu::launch::{worker_stats, STATS_PER_WORKER};
+use crate::gpu::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
+use crate::program::{Program, RunResult};
+use crate::stats::Phases;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`).
+const STATE_BYTES: usize = 128;
+
+/// Runs `roots` on `gpus` emulated GPUs (roots dealt round-robin across them), each an
+/// `emu` grid, and merges their results as a real multi-GPU run does.
+pub fn run_emulated_gpus<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    config: &KernelConfig,
+    emu: &Emulation,
+    gpus: u32,
+) -> Result<RunResult<P>, Error> {
+    let config = KernelConfig { block_threads: emu.block_threads, ..*config };
+    config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    check_program::<P>(&config, buffers, gpus)?;
+    let started = Instant::now();
+    let source = host_pe_kernel_source::<P>(&config);
+    let kernels = (0..gpus).map(|g| host_kernel_copy::<P>(&source, g + 1)).collect::<Result<Vec<_>, _>>()?;
+    let compile = started.elapsed();
+
+    let workers = emu.grid * (emu.block_threads / config.worker_threads());
+    let capacity = emu.capacity as usize;
+    // The symmetric heap: the state, the deques, the slots, at the same offsets on every GPU.
+    let deques_at = STATE_BYTES;
+    let slots_at = deques_at + workers as usize * DEQUE_BYTES;
+    let heap_bytes = slots_at + workers as usize * capacity * P::TASK_BYTES;
+    let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(heap_bytes)).collect();
+    let bases: Vec<*mut u8> = heaps.iter_mut().map(|h| h.addr() as *mut u8).collect();
+    for (g, k) in kernels.iter().enumerate() {
+        let attach = k.pe_attach.expect("multi-GPU host builds export ws_host_pe_attach");
+        // SAFETY: `bases` holds `gpus` live heaps, which outlive every launch below.
+        unsafe { attach(g as u32, gpus, bases.as_ptr()) };
+    }
+
+    let mut gpu_runs = Vec::new();
+    for g in 0..gpus {
+        let mine = roots_of(roots, g, gpus);
+        if (mine.len() as u64).div_ceil(workers as u64) > capacity as u64 {
+            return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: (mine.len() as u64).div_ceil(workers as u64) });
+        }
+        gpu_runs.push(GpuRun::new::<P>(params, buffers, &mine, workers));
+    }
+    // Every GPU's launch record, then every launch at once (each waits for the others' workers
+    // to go idle before it may end).
+    let records: Vec<LaunchRecord> = gpu_runs
+        .iter_mut()
+        .enumerate()
+        .map(|(g, run)| run.record(bases[g] as u64, deques_at, slots_at, workers, capacity as u32, g as u32, gpus))
+        .collect();
+    let ran = Instant::now();
+    let launched: Vec<Result<(), Error>> = std::thread::scope(|s| {
+        let handles: Vec<_> = kernels
+            .iter()
+            .zip(&records)
+            .map(|(k, r)| {
+                let (k, r): (&Arc<HostKernel>, &LaunchRecord) = (k, r);
+                s.spawn(move || launch(k, r as *const LaunchRecord as *const u8, r.stop, emu))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::InvalidConfig("an emulated GPU's launcher panicked".into())))).collect()
+    });
+    let elapsed = ran.elapsed();
+    if launched.iter().any(|r| matches!(r, Err(Error::Watchdog { stopped: false, .. }))) {
+        // A kernel thread still runs over this memory.
+        std::mem::forget((heaps, gpu_runs));
+        return Err(launched.into_iter().find_map(|r| r.err()).expect("a watchdog error"));
+    }
+    let results = launched
+        .into_iter()
+        .zip(gpu_runs)
+        .zip(&kernels)
+        .map(|((l, run), k)| {
+            l?;
+            status_result::<P>(&status(k), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
+            let phases = Phases { compile, run: elapsed, ..Phases::default() };
+            let stats = worker_stats(&run.stats.0, capacity as u64, phases);
+            Ok(PeResult { counters: run.inputs.read_back::<P>(buffers), stats })
+        })
+        .map(|r: Result<_, Error>| r.map_err(PeError::from))
+        .collect();
+    drop(heaps);
+    merge::<P>(results, roots.len())
+}
+
+/// One emulated GPU's own (not symmetric) memory.
+struct GpuRun {
+    inputs: HostInputs,
+    roots: HostBuf,
+    root_count: u32,
+    stats: HostBuf,
+    stop: HostBuf,
+    progress: HostBuf,
+    sm_of: HostBuf,
+    sm_leader: HostBuf,
+}
+
+impl GpuRun {
+    fn new<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], workers: u32) -> GpuRun {
+        GpuRun {
+            inputs: HostInputs::new::<P>(params, buffers),
+            roots: HostBuf::from_bytes(&encode_tasks::<P>(roots)),
+            root_count: roots.len() as u32,
+            stats: HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8),
+            stop: HostBuf::zeroed(8),
+            progress: HostBuf::zeroed(workers as usize * 8),
+            sm_of: HostBuf(vec![u64::MAX; (workers as usize).div_ceil(2)]),
+            sm_leader: HostBuf(vec![u64::MAX; MAX_SM_IDS / 2]),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn record(&mut self, heap: u64, deques_at: usize, slots_at: usize, workers: u32, capacity: u32, pe: u32, n_pes: u32) -> LaunchRecord {
+        LaunchRecord {
+            slots: heap + slots_at as u64,
+            deques: heap + deques_at as u64,
+            roots: self.roots.addr(),
+            params: self.inputs.params.addr(),
+            buffers: self.inputs.table.addr(),
+            counter_slots: self.inputs.counters.addr(),
+            stats: self.stats.addr(),
+            state: heap,
+            stop: self.stop.addr(),
+            progress: self.progress.addr(),
+            sm_of: self.sm_of.addr(),
+            sm_leader: self.sm_leader.addr(),
+            workers,
+            capacity,
+            root_count: self.root_count,
+            seed: 0x5EED_1234 ^ pe.wrapping_mul(0x9E37_79B9),
+            pe,
+            n_pes,
+        }
+    }
+}

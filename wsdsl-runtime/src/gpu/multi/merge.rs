@@ -1,0 +1,81 @@
+//! The results of a multi-GPU run's GPUs, made one: what a single GPU would have returned.
+
+use crate::error::Error;
+use crate::program::{CounterSet, Program, RunResult};
+use crate::stats::Stats;
+use crate::value::TaskValue;
+
+/// What one GPU hands back: its counters and its workers' statistics.
+pub(crate) struct PeResult<C> {
+    pub counters: C,
+    pub stats: Stats,
+}
+
+/// How one GPU failed: because another did, or on its own (its error, as text: it may come
+/// from another process).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum PeError {
+    StoppedByPeer,
+    Failed(String),
+}
+
+impl From<Error> for PeError {
+    fn from(e: Error) -> PeError {
+        match e {
+            Error::StoppedByPeer => PeError::StoppedByPeer,
+            e => PeError::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Merges the GPUs' results, in GPU order. Counters are reduced as they are declared
+/// (`Sum`, `Min`, `Max`); statistics are added, their per-worker lists put side by side
+/// (GPU 0's workers first), the phases are the slowest GPU's. If any GPU failed, the run's
+/// error is the first one that failed on its own (not merely stopped because another did),
+/// naming it.
+pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: usize) -> Result<RunResult<P>, Error> {
+    let gpus = results.len() as u32;
+    let own_failure = results.iter().position(|r| matches!(r, Err(PeError::Failed(_))));
+    if let Some(gpu) = own_failure.or_else(|| results.iter().position(|r| r.is_err())) {
+        let message = match &results[gpu] {
+            Err(PeError::Failed(m)) => m.clone(),
+            Err(PeError::StoppedByPeer) => Error::StoppedByPeer.to_string(),
+            Ok(_) => unreachable!("the position of an error"),
+        };
+        return Err(Error::OnGpu { gpu: gpu as u32, gpus, message });
+    }
+    let mut counters = P::Counters::default();
+    let mut stats = Stats::default();
+    for r in results.into_iter().flatten() {
+        counters.merge(&r.counters);
+        add_stats(&mut stats, r.stats);
+    }
+    let values = vec![P::Value::placeholder(); roots];
+    Ok((counters, values, stats))
+}
+
+/// Adds one GPU's statistics to the run's.
+fn add_stats(run: &mut Stats, gpu: Stats) {
+    run.tasks += gpu.tasks;
+    run.completions += gpu.completions;
+    run.steal_attempts += gpu.steal_attempts;
+    run.steals += gpu.steals;
+    run.remote_steals += gpu.remote_steals;
+    run.per_gpu_tasks.push(gpu.tasks);
+    run.per_worker_tasks.extend(gpu.per_worker_tasks);
+    run.per_worker_steals.extend(gpu.per_worker_steals);
+    run.per_worker_peak.extend(gpu.per_worker_peak);
+    run.peak_queue = run.peak_queue.max(gpu.peak_queue);
+    run.queue_capacity = run.queue_capacity.max(gpu.queue_capacity);
+    run.peak_frames = run.peak_frames.max(gpu.peak_frames);
+    let (p, g) = (&mut run.phases, gpu.phases);
+    p.since_process_start = p.since_process_start.or(g.since_process_start);
+    p.context = p.context.max(g.context);
+    p.compile = p.compile.max(g.compile);
+    p.cache_hit = if run.per_gpu_tasks.len() == 1 { g.cache_hit } else { p.cache_hit && g.cache_hit };
+    p.launch = p.launch.max(g.launch);
+    p.run = p.run.max(g.run);
+    p.copy_back = p.copy_back.max(g.copy_back);
+    // Profiles stay per GPU: phases of different GPUs' clocks do not add up.
+    run.profile = None;
+}

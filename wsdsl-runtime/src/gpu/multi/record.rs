@@ -1,0 +1,154 @@
+//! What travels between the processes of a multi-GPU run, as bytes: each GPU's proposal for
+//! the run's shape before the launch, and its result after it. Little-endian u64 words.
+
+use super::merge::{PeError, PeResult};
+use crate::program::{CounterSet, Program};
+use crate::stats::{Phases, Stats};
+use std::time::Duration;
+
+/// Builds a message word by word.
+#[derive(Default)]
+pub(crate) struct Writer(Vec<u8>);
+
+impl Writer {
+    pub fn word(&mut self, w: u64) -> &mut Self {
+        self.0.extend_from_slice(&w.to_le_bytes());
+        self
+    }
+    pub fn words(&mut self, ws: &[u64]) -> &mut Self {
+        self.word(ws.len() as u64);
+        ws.iter().for_each(|&w| {
+            self.word(w);
+        });
+        self
+    }
+    pub fn text(&mut self, s: &str) -> &mut Self {
+        self.word(s.len() as u64);
+        self.0.extend_from_slice(s.as_bytes());
+        self
+    }
+    pub fn finish(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// Reads a message back; a short or malformed message is an error, never a panic.
+pub(crate) struct Reader<'a>(&'a [u8]);
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader(bytes)
+    }
+    fn take(&mut self, n: usize) -> Result<&'a [u8], String> {
+        if self.0.len() < n {
+            return Err(format!("a message from another GPU's process ended early ({} bytes left, {n} needed)", self.0.len()));
+        }
+        let (head, rest) = self.0.split_at(n);
+        self.0 = rest;
+        Ok(head)
+    }
+    pub fn word(&mut self) -> Result<u64, String> {
+        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+    }
+    pub fn words(&mut self) -> Result<Vec<u64>, String> {
+        let n = self.word()? as usize;
+        if n > self.0.len() / 8 {
+            return Err(format!("a message from another GPU's process claims {n} words but holds {}", self.0.len() / 8));
+        }
+        (0..n).map(|_| self.word()).collect()
+    }
+    pub fn text(&mut self) -> Result<String, String> {
+        let n = self.word()? as usize;
+        Ok(String::from_utf8_lossy(self.take(n)?).into_owned())
+    }
+}
+
+const OK: u64 = 0;
+const PEER: u64 = 1;
+const FAILED: u64 = 2;
+const NONE: u64 = u64::MAX;
+
+fn nanos(d: Duration) -> u64 {
+    d.as_nanos().min(u64::MAX as u128 - 1) as u64
+}
+
+/// One GPU's result: its counters' raw slots (decoded by whoever merges) and statistics.
+pub(crate) fn encode_result(result: &Result<(Vec<u64>, Stats), PeError>) -> Vec<u8> {
+    let mut w = Writer::default();
+    match result {
+        Err(PeError::StoppedByPeer) => w.word(PEER),
+        Err(PeError::Failed(m)) => w.word(FAILED).text(m),
+        Ok((slots, s)) => {
+            let p = &s.phases;
+            w.word(OK).words(slots);
+            w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames]);
+            w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
+            w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak)
+        }
+    };
+    w.finish()
+}
+
+/// [`encode_result`] read back, the counters decoded for `P`.
+pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<P::Counters>, PeError>, String> {
+    let mut r = Reader::new(bytes);
+    match r.word()? {
+        PEER => Ok(Err(PeError::StoppedByPeer)),
+        FAILED => Ok(Err(PeError::Failed(r.text()?))),
+        OK => {
+            let slots = r.words()?;
+            if slots.len() != P::Counters::SLOTS.len() {
+                return Err(format!("another GPU sent {} counters for `{}`, which has {}", slots.len(), P::NAME, P::Counters::SLOTS.len()));
+            }
+            let c = r.words()?;
+            let p = r.words()?;
+            if c.len() != 8 || p.len() != 7 {
+                return Err("another GPU's statistics are malformed".into());
+            }
+            let d = Duration::from_nanos;
+            let phases = Phases {
+                context: d(p[0]),
+                compile: d(p[1]),
+                cache_hit: p[2] != 0,
+                launch: d(p[3]),
+                run: d(p[4]),
+                copy_back: d(p[5]),
+                since_process_start: (p[6] != NONE).then(|| d(p[6])),
+            };
+            let stats = Stats {
+                tasks: c[0],
+                completions: c[1],
+                steal_attempts: c[2],
+                steals: c[3],
+                remote_steals: c[4],
+                peak_queue: c[5],
+                queue_capacity: c[6],
+                peak_frames: c[7],
+                phases,
+                per_worker_tasks: r.words()?,
+                per_worker_steals: r.words()?,
+                per_worker_peak: r.words()?,
+                ..Stats::default()
+            };
+            Ok(Ok(PeResult { counters: P::Counters::from_slots(&slots), stats }))
+        }
+        other => Err(format!("another GPU's result has an unknown kind {other}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_and_texts_survive_and_short_messages_are_errors() {
+        let bytes = Writer::default().word(7).words(&[1, 2, 3]).text("GPU 1: fault").finish();
+        let mut r = Reader::new(&bytes);
+        assert_eq!(r.word(), Ok(7));
+        assert_eq!(r.words(), Ok(vec![1, 2, 3]));
+        assert_eq!(r.text().as_deref(), Ok("GPU 1: fault"));
+        assert!(r.word().is_err());
+        let lying = Writer::default().word(1 << 40).finish();
+        assert!(Reader::new(&lying).words().is_err(), "a huge length must not allocate or panic");
+    }
+}
