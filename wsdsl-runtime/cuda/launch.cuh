@@ -41,6 +41,7 @@ struct ws_launch {
     unsigned capacity;
     unsigned root_count;
     unsigned seed;
+    const unsigned long long* pe_heaps; // multi-GPU runs: every GPU's state (pe.cuh), as mapped here
     unsigned pe;                        // this GPU's index in a multi-GPU run (pe.cuh); 0 alone
     unsigned n_pes;                     // GPUs in the run; 1 alone
 };

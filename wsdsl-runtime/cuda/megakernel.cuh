@@ -83,12 +83,12 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
             const unsigned global = ws_pick_victim(L, self, vs);
             const unsigned victim_pe = global / L->workers;
             const unsigned victim = global % L->workers;
-            ws_deque* vd = ws_pe_ptr(&L->deques[victim], victim_pe);
+            ws_deque* vd = ws_pe_ptr(L, &L->deques[victim], victim_pe);
             const unsigned available = ws_deque_public_count(vd);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->state); *idle = false; }
-                const wsdsl_task* vslots = ws_pe_ptr(L->slots + (unsigned long long)victim * L->capacity, victim_pe);
+                const wsdsl_task* vslots = ws_pe_ptr(L, L->slots + (unsigned long long)victim * L->capacity, victim_pe);
                 unsigned want = ws_steal_amount(available, vs);
                 if (want > L->capacity) want = L->capacity;
                 // One CAS per task: a multi-slot CAS on head would break the reclaim's

@@ -1,10 +1,14 @@
 // pe.cuh — the deque scheduler across GPUs: one processing element (PE) per GPU, over NVSHMEM.
 //
-// Each GPU runs the same persistent megakernel over its own deques. The deques, their slots
-// and each GPU's `ws_pe_state` live in NVSHMEM's symmetric heap, at the same offset on every
-// GPU, so a worker reaches a deque of GPU `pe` through `ws_pe_ptr(local address, pe)` (a
-// peer mapping over NVLink) and steals from it with the very operations it uses at home
-// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds.
+// Each GPU runs the same persistent megakernel over its own deques. Each GPU's
+// `ws_pe_state`, deques and slots are one allocation in NVSHMEM's symmetric heap (state
+// first), laid out alike on every GPU; the host hands the kernel `pe_heaps`, where that
+// allocation of every GPU is mapped in this GPU's address space (`nvshmem_ptr` on the host:
+// NVLink or PCIe peer mappings). A worker reaches a deque of GPU `pe` at the same offset in
+// `pe_heaps[pe]` (`ws_pe_ptr`) and steals from it with the very operations it uses at home
+// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds. The
+// kernel calls no NVSHMEM function, so it is compiled like every other kernel (no `-rdc`,
+// no device library); the host emulation hands in its own heaps the same way.
 // Victims are global worker ids, `pe * workers + w` (victims.cuh: the policies extended by
 // one level of the hierarchy, thread < warp < block < SM < GPU).
 //
@@ -29,30 +33,28 @@
 // GPUs a run may span (the detector keeps one word per GPU in registers/local memory).
 #define WS_MAX_PES 64u
 
+// The address of this GPU's symmetric object `p` on GPU `pe`.
+template <class T> static __device__ __forceinline__ T* ws_pe_ptr(const ws_launch* L, T* p, unsigned pe) {
 #if WSDSL_PES
-#ifndef WS_HOST_EMULATION
-// The address of the symmetric object `p` on GPU `pe` (null when `pe` is not reachable by
-// loads and stores; the host checks every pair of GPUs before the launch).
-template <class T> static __device__ __forceinline__ T* ws_pe_ptr(T* p, unsigned pe) {
-    return (T*)nvshmem_ptr((const void*)p, (int)pe);
-}
-#endif   // the host emulation defines ws_pe_ptr over its emulated heaps (host/pe_shim.h)
+    return (T*)((const char*)p - (const char*)L->state + L->pe_heaps[pe]);
 #else
-template <class T> static __device__ __forceinline__ T* ws_pe_ptr(T* p, unsigned) { return p; }
+    (void)L; (void)pe;
+    return p;
 #endif
+}
 
 // GPU 0's detector (see above). True when it declared the run over on every GPU.
 static __device__ bool ws_pe_detect(const ws_launch* L) {
     ws_atom_u64 first[WS_MAX_PES];
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        const ws_atom_u64 w = ws_load_acquire_u64(&ws_pe_ptr(L->state, pe)->idle_wakes);
+        const ws_atom_u64 w = ws_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes);
         if (ws_idle_count(w) != L->workers) return false;
         first[pe] = w;
     }
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        if (ws_load_acquire_u64(&ws_pe_ptr(L->state, pe)->idle_wakes) != first[pe]) return false;
+        if (ws_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes) != first[pe]) return false;
     }
-    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_store_release_u32(&ws_pe_ptr(L->state, pe)->done, 1u);
+    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_store_release_u32(&ws_pe_ptr(L, L->state, pe)->done, 1u);
     return true;
 }
 
@@ -67,7 +69,7 @@ static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsign
 // This GPU failed: tell the others (each worker once, on its way out).
 static __device__ void ws_pe_forward_stop(const ws_launch* L) {
     for (unsigned pe = 0; pe < L->n_pes; pe++)
-        if (pe != L->pe) ws_store_relaxed_u32(&ws_pe_ptr(L->state, pe)->stop, 1u);
+        if (pe != L->pe) ws_store_relaxed_u32(&ws_pe_ptr(L, L->state, pe)->stop, 1u);
 }
 
 // Whether another GPU failed (a local word, polled as often as the error word).

@@ -11,7 +11,6 @@ const RUST_SEMANTICS: &str = include_str!("../../cuda/rust_semantics.cuh");
 const ATOMICS: &str = include_str!("../../cuda/atomics.cuh");
 const HOST_SHIM: &str = include_str!("../../cuda/host/ws_host_shim.h");
 const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
-const HOST_PE_SHIM: &str = include_str!("../../cuda/host/pe_shim.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
 const STATS: &str = include_str!("../../cuda/stats.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
@@ -270,9 +269,7 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false, false)
 }
 
-/// The CUDA source of `P`'s deque megakernel for one GPU of a multi-GPU run (`cuda/pe.cuh`):
-/// it includes NVSHMEM's headers, so it is compiled with `-rdc` and linked with NVSHMEM's
-/// device library (`gpu::nvshmem::compile_linked`).
+/// The CUDA source of `P`'s deque megakernel for one GPU of a multi-GPU run (`cuda/pe.cuh`).
 pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false, true)
 }
@@ -288,9 +285,6 @@ fn part(src: &mut String, file: &str, text: &str) {
 /// place of the PTX atomics; `pes`: for one GPU of a multi-GPU run (deque scheduler only).
 fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String {
     let mut src = String::with_capacity(64 * 1024);
-    if pes && !host {
-        src.push_str("#include <nvshmem.h>\n#include <nvshmemx.h>\n");
-    }
     src.push_str(&format!(
         "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
          #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_JOIN_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n#define WSDSL_PROFILE {}\n#define WSDSL_MIN_BLOCKS {}\n#define WSDSL_PES {}\n",
@@ -312,9 +306,6 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     if host {
         part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
         part(&mut src, "host/emulation.h", HOST_EMULATION);
-        if pes {
-            part(&mut src, "host/pe_shim.h", HOST_PE_SHIM);
-        }
     }
     part(&mut src, "rust_semantics.cuh", RUST_SEMANTICS);
     if !host {
@@ -358,9 +349,8 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
     host_source::<P>(config, false)
 }
 
-/// [`host_kernel_source`] for one emulated GPU of a multi-GPU run: NVSHMEM's peer mapping is
-/// shimmed onto heaps in host memory (`cuda/host/pe_shim.h`), which `ws_host_pe_attach`
-/// names before the launch.
+/// [`host_kernel_source`] for one emulated GPU of a multi-GPU run (the launch record names
+/// every emulated GPU's heap in host memory).
 pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
     host_source::<P>(config, true)
 }

@@ -64,7 +64,6 @@ type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
 type JoinAddress = unsafe extern "C" fn() -> *mut u8;
-type PeAttach = unsafe extern "C" fn(u32, u32, *const *mut u8);
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 pub(crate) struct HostKernel {
@@ -74,8 +73,6 @@ pub(crate) struct HostKernel {
     queue_bytes: Option<QueueBytes>,
     /// The address of `wsdsl_join` (programs with joins only).
     join: Option<JoinAddress>,
-    /// Names the emulated GPUs' heaps (multi-GPU builds only: `cuda/host/pe_shim.h`).
-    pub(crate) pe_attach: Option<PeAttach>,
 }
 
 /// Compiles (or finds in this process or the disk cache) the host build of `P` for `config`
@@ -120,8 +117,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        let pe_attach = library.get::<PeAttach>(b"ws_host_pe_attach\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes, join, pe_attach }
+        HostKernel { launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
     let kernel = Arc::new(kernel);
@@ -333,6 +329,7 @@ fn run_persistent<P: Program>(
         capacity,
         root_count: root_count as u32,
         seed: 0x5EED_1234,
+        pe_heaps: 0,
         pe: 0,
         n_pes: 1,
     };

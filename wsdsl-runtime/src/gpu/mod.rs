@@ -13,7 +13,7 @@ mod mapped;
 pub mod libs;
 pub mod multi;
 pub mod nvshmem;
-mod module;
+pub(crate) mod module;
 mod persistent;
 mod stack;
 mod staging;

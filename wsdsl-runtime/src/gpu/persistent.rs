@@ -44,6 +44,8 @@ pub(crate) struct LaunchRecord {
     pub capacity: u32,
     pub root_count: u32,
     pub seed: u32,
+    /// Multi-GPU runs: where every GPU's symmetric heap is mapped for this GPU (`cuda/pe.cuh`).
+    pub pe_heaps: u64,
     /// This GPU's index in a multi-GPU run, and the number of GPUs (0 and 1 alone).
     pub pe: u32,
     pub n_pes: u32,
@@ -123,6 +125,7 @@ pub(crate) fn run<P: Program>(
         capacity: capacity as u32,
         root_count: roots.len() as u32,
         seed: 0x5EED_1234,
+        pe_heaps: 0,
         pe: 0,
         n_pes: 1,
     };

@@ -1,9 +1,9 @@
 //! Several GPUs emulated in one process, for CI: each emulated GPU is its own copy of the
 //! host-compiled kernel (`gpu::emulate`), on its own host threads, with its symmetric
 //! objects — its `ws_pe_state`, deques and slots — in one heap of host memory laid out alike
-//! on every GPU. `cuda/host/pe_shim.h` maps an address of one heap to the same offset of
-//! another, as `nvshmem_ptr` does between GPUs, so thieves rob other emulated GPUs with the
-//! same template code, atomics racing for real across threads.
+//! on every GPU, as NVSHMEM's symmetric heap is on real GPUs; every launch record lists all
+//! the heaps, as a GPU's lists the peer mappings, so thieves rob other emulated GPUs with the
+//! same template code (`cuda/pe.cuh`), atomics racing for real across threads.
 
 use super::{check_program, merge, roots_of, PeError, PeResult};
 use crate::error::Error;
@@ -45,12 +45,8 @@ pub fn run_emulated_gpus<P: Program>(
     let slots_at = deques_at + workers as usize * DEQUE_BYTES;
     let heap_bytes = slots_at + workers as usize * capacity * P::TASK_BYTES;
     let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(heap_bytes)).collect();
-    let bases: Vec<*mut u8> = heaps.iter_mut().map(|h| h.addr() as *mut u8).collect();
-    for (g, k) in kernels.iter().enumerate() {
-        let attach = k.pe_attach.expect("multi-GPU host builds export ws_host_pe_attach");
-        // SAFETY: `bases` holds `gpus` live heaps, which outlive every launch below.
-        unsafe { attach(g as u32, gpus, bases.as_ptr()) };
-    }
+    let bases: Vec<u64> = heaps.iter_mut().map(|h| h.addr()).collect();
+    let mut table = HostBuf(bases.clone());
 
     let mut gpu_runs = Vec::new();
     for g in 0..gpus {
@@ -65,7 +61,7 @@ pub fn run_emulated_gpus<P: Program>(
     let records: Vec<LaunchRecord> = gpu_runs
         .iter_mut()
         .enumerate()
-        .map(|(g, run)| run.record(bases[g] as u64, deques_at, slots_at, workers, capacity as u32, g as u32, gpus))
+        .map(|(g, run)| run.record(bases[g], table.addr(), deques_at, slots_at, workers, capacity as u32, g as u32, gpus))
         .collect();
     let ran = Instant::now();
     let launched: Vec<Result<(), Error>> = std::thread::scope(|s| {
@@ -82,7 +78,7 @@ pub fn run_emulated_gpus<P: Program>(
     let elapsed = ran.elapsed();
     if launched.iter().any(|r| matches!(r, Err(Error::Watchdog { stopped: false, .. }))) {
         // A kernel thread still runs over this memory.
-        std::mem::forget((heaps, gpu_runs));
+        std::mem::forget((heaps, gpu_runs, table));
         return Err(launched.into_iter().find_map(|r| r.err()).expect("a watchdog error"));
     }
     let results = launched
@@ -98,7 +94,7 @@ pub fn run_emulated_gpus<P: Program>(
         })
         .map(|r: Result<_, Error>| r.map_err(PeError::from))
         .collect();
-    drop(heaps);
+    drop((heaps, table));
     merge::<P>(results, roots.len())
 }
 
@@ -129,7 +125,7 @@ impl GpuRun {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(&mut self, heap: u64, deques_at: usize, slots_at: usize, workers: u32, capacity: u32, pe: u32, n_pes: u32) -> LaunchRecord {
+    fn record(&mut self, heap: u64, pe_heaps: u64, deques_at: usize, slots_at: usize, workers: u32, capacity: u32, pe: u32, n_pes: u32) -> LaunchRecord {
         LaunchRecord {
             slots: heap + slots_at as u64,
             deques: heap + deques_at as u64,
@@ -147,6 +143,7 @@ impl GpuRun {
             capacity,
             root_count: self.root_count,
             seed: 0x5EED_1234 ^ pe.wrapping_mul(0x9E37_79B9),
+            pe_heaps,
             pe,
             n_pes,
         }

@@ -17,13 +17,10 @@
 use crate::error::Error;
 use crate::gpu::nvshmem::{Pe, UniqueId};
 use crate::gpu::GpuDevice;
-use cudarc::driver::{CudaFunction, CudaModule};
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// The environment that makes a process GPU k of a run (set by the coordinator).
@@ -37,9 +34,7 @@ pub(crate) struct Job {
     pub rank: u32,
     pub gpus: u32,
     link: Link,
-    /// Kernels loaded and bound to NVSHMEM, by source hash.
-    pub modules: HashMap<u64, (Arc<CudaModule>, CudaFunction)>,
-    /// Finalised when the job is dropped, after its kernels.
+    /// Finalised when the job is dropped.
     pe: Option<Pe>,
 }
 
@@ -140,7 +135,7 @@ impl Job {
             send(p, &uid.to_bytes()).map_err(io("sending the NVSHMEM unique id"))?;
         }
         let pe = Pe::init(&dev.ctx, 0, gpus, &uid)?;
-        Ok(Job { rank: 0, gpus, link: Link::Coordinator { peers, children }, modules: HashMap::new(), pe: Some(pe) })
+        Ok(Job { rank: 0, gpus, link: Link::Coordinator { peers, children }, pe: Some(pe) })
     }
 
     fn join(dev: &GpuDevice, rank: u32, gpus: u32) -> Result<Job, Error> {
@@ -150,7 +145,7 @@ impl Job {
         let bytes = receive(&mut coordinator).map_err(io("reading the NVSHMEM unique id"))?;
         let uid: [u8; 128] = bytes.try_into().map_err(|_| Error::InvalidConfig("multi-GPU run: a malformed NVSHMEM unique id".into()))?;
         let pe = Pe::init(&dev.ctx, rank, gpus, &UniqueId::from_bytes(&uid))?;
-        Ok(Job { rank, gpus, link: Link::Peer { coordinator }, modules: HashMap::new(), pe: Some(pe) })
+        Ok(Job { rank, gpus, link: Link::Peer { coordinator }, pe: Some(pe) })
     }
 
     /// This process's PE.
@@ -203,7 +198,6 @@ impl Job {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        self.modules.clear();
         // NVSHMEM's finalisation is collective: every process takes part as its program ends.
         drop(self.pe.take());
         if let Link::Coordinator { peers, children } = &mut self.link {

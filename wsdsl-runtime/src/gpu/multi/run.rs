@@ -1,6 +1,8 @@
-//! One GPU's share of a multi-GPU run: the deque megakernel built with NVSHMEM (`pe.cuh`),
-//! its deques and slots in symmetric memory, its roots dealt to it, launched together with
-//! the other GPUs' kernels, and every GPU's result merged (`process.rs` carries them).
+//! One GPU's share of a multi-GPU run: the deque megakernel built for several GPUs
+//! (`pe.cuh`), its state, deques and slots in one allocation of NVSHMEM's symmetric heap,
+//! the other GPUs' allocations reached through the peer mappings `nvshmem_ptr` gives, its
+//! roots dealt to it, launched together with the other GPUs' kernels, and every GPU's result
+//! merged (`process.rs` carries them).
 
 use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
@@ -9,7 +11,7 @@ use crate::error::Error;
 use crate::gpu::assemble::{pe_kernel_source, stable_hash};
 use crate::gpu::inputs::{check_status, clear_status, encode_tasks, Inputs};
 use crate::gpu::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
-use crate::gpu::nvshmem;
+use crate::gpu::module::load_source;
 use crate::gpu::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{Program, RunResult};
@@ -35,10 +37,10 @@ pub(crate) fn run_gpus<P: Program>(
     let mut phases = Phases::default();
 
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest.
-    let prepared = prepare::<P>(dev, job, opts, &mut phases);
+    let prepared = prepare::<P>(dev, opts, &mut phases);
     let mut w = Writer::default();
     match &prepared {
-        Ok((_, per_sm, capacity)) => w.word(0).word(stable_hash(&[P::NAME])).word(roots.len() as u64).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
+        Ok((_, _, per_sm, capacity)) => w.word(0).word(stable_hash(&[P::NAME])).word(roots.len() as u64).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
         Err(e) => w.word(1).text(&e.to_string()),
     };
     let proposals = job.all_gather(w.finish())?;
@@ -60,14 +62,14 @@ pub(crate) fn run_gpus<P: Program>(
         grid = grid.min(g);
         capacity = capacity.min(c);
     }
-    let (func, _, _) = prepared?;
+    let (module, func, _, _) = prepared?;
     let grid = grid as u32;
     let capacity = capacity as u32;
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let mine = roots_of(roots, job.rank, job.gpus);
-    let result = run_share::<P>(dev, job, &func, params, buffers, &mine, opts, grid, workers, capacity, phases).map_err(PeError::from);
+    let result = run_share::<P>(dev, job, &module, &func, params, buffers, &mine, opts, grid, workers, capacity, phases).map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     let decoded = results
         .iter()
@@ -77,25 +79,11 @@ pub(crate) fn run_gpus<P: Program>(
     merge::<P>(decoded, roots.len())
 }
 
-/// Compiles and loads `P`'s multi-GPU kernel (bound to NVSHMEM once per module), and proposes
-/// blocks per SM and deque capacity.
-fn prepare<P: Program>(dev: &GpuDevice, job: &mut Job, opts: &GpuOptions, phases: &mut Phases) -> Result<(cudarc::driver::CudaFunction, u32, u32), Error> {
-    let started = Instant::now();
-    let source = pe_kernel_source::<P>(&opts.kernel);
-    let key = stable_hash(&[&source, &dev.arch]);
-    if !job.modules.contains_key(&key) {
-        let cubin = nvshmem::compile_linked(P::NAME, &source, &dev.arch)?;
-        phases.cache_hit = cubin.from_cache;
-        dev.ctx.bind_to_thread().map_err(Error::driver("making the context current"))?;
-        let module = dev.ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin.image)).map_err(Error::driver("loading the multi-GPU kernel"))?;
-        let func = module.load_function(opts.kernel.entry_point()).map_err(Error::driver("finding the kernel entry point"))?;
-        job.pe().init_module(&func)?;
-        job.modules.insert(key, (module, func));
-    } else {
-        phases.cache_hit = true;
-    }
-    phases.compile = started.elapsed();
-    let func = job.modules[&key].1.clone();
+/// Compiles and loads `P`'s multi-GPU kernel (NVRTC and the kernel cache, as every kernel)
+/// and proposes blocks per SM and deque capacity.
+#[allow(clippy::type_complexity)]
+fn prepare<P: Program>(dev: &GpuDevice, opts: &GpuOptions, phases: &mut Phases) -> Result<(std::sync::Arc<cudarc::driver::CudaModule>, cudarc::driver::CudaFunction, u32, u32), Error> {
+    let (module, func) = load_source::<P>(dev, &pe_kernel_source::<P>(&opts.kernel), opts.kernel.entry_point(), phases)?;
     let fit = func
         .occupancy_max_active_blocks_per_multiprocessor(opts.kernel.block_threads, 0, None)
         .map_err(Error::driver("querying occupancy"))?;
@@ -103,13 +91,14 @@ fn prepare<P: Program>(dev: &GpuDevice, job: &mut Job, opts: &GpuOptions, phases
         return Err(Error::InvalidConfig(format!("the multi-GPU megakernel of `{}` does not fit one block on an SM; try a smaller block", P::NAME)));
     }
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
-    Ok((func, per_sm, opts.capacity.unwrap_or(DEFAULT_CAPACITY)))
+    Ok((module, func, per_sm, opts.capacity.unwrap_or(DEFAULT_CAPACITY)))
 }
 
 #[allow(clippy::too_many_arguments)]
 fn run_share<P: Program>(
     dev: &GpuDevice,
     job: &Job,
+    module: &std::sync::Arc<cudarc::driver::CudaModule>,
     func: &cudarc::driver::CudaFunction,
     params: &P::Params,
     buffers: &P::Buffers,
@@ -131,33 +120,36 @@ fn run_share<P: Program>(
     let stats_dev = ws.zeroed(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
     let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
     let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
-    let (module, _) = job.modules.values().find(|(_, f)| f.cu_function() == func.cu_function()).expect("loaded by prepare");
     clear_status(module, stream)?;
     let stop_device = ws.stop_flag(&dev.ctx)?.device;
     stream.synchronize().map_err(Error::driver("preparing the launch"))?;
 
-    // The symmetric objects: every GPU allocates the same, in the same order (collective).
+    // The symmetric heap: state, deques, slots; every GPU allocates the same (collective).
     let pe = job.pe();
-    let state = pe.alloc_zeros::<u8>(STATE_BYTES)?;
-    let deques = pe.alloc_zeros::<u8>(workers as usize * DEQUE_BYTES)?;
-    let slots = pe.alloc_zeros::<u8>(workers as usize * capacity as usize * P::TASK_BYTES)?;
+    let deques_at = STATE_BYTES;
+    let slots_at = deques_at + workers as usize * DEQUE_BYTES;
+    let heap = pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES)?;
+    let mut peers = Vec::new();
     for other in 0..job.gpus {
-        if !pe.reaches(state.device_ptr(), other) || !pe.reaches(slots.device_ptr(), other) {
-            return Err(Error::InvalidConfig(format!(
+        peers.push(pe.peer_address(heap.device_ptr(), other).ok_or_else(|| {
+            Error::InvalidConfig(format!(
                 "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
                 job.rank
-            )));
-        }
+            ))
+        })?);
     }
+    let pe_heaps = ws.upload(stream, "every GPU's heap, as mapped here", &peers)?;
+    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+    let base = heap.device_ptr();
     let record = LaunchRecord {
-        slots: slots.device_ptr(),
-        deques: deques.device_ptr(),
+        slots: base + slots_at as u64,
+        deques: base + deques_at as u64,
         roots: roots_dev,
         params: inputs.params_ptr(stream),
         buffers: inputs.buffers_ptr(stream),
         counter_slots: inputs.counters_ptr(stream),
         stats: stats_dev,
-        state: state.device_ptr(),
+        state: base,
         stop: stop_device,
         progress: 0,
         sm_of: sm_of_dev,
@@ -166,6 +158,7 @@ fn run_share<P: Program>(
         capacity,
         root_count: roots.len() as u32,
         seed: 0x5EED_1234 ^ job.rank.wrapping_mul(0x9E37_79B9),
+        pe_heaps,
         pe: job.rank,
         n_pes: job.gpus,
     };
@@ -183,7 +176,7 @@ fn run_share<P: Program>(
     if let Err(e) = ran {
         if let Error::Watchdog { stopped: false, .. } = e {
             ws.abandon();
-            std::mem::forget((state, deques, slots, inputs));
+            std::mem::forget((heap, inputs));
         }
         return Err(e);
     }

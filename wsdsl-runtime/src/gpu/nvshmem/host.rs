@@ -276,11 +276,12 @@ impl Pe {
         check("binding NVSHMEM into the module (nvshmemx_cumodule_init)", unsafe { (self.api.cumodule_init)(module) })
     }
 
-    /// Whether this GPU reaches symmetric memory at `address` on PE `pe` by loads and stores
-    /// (NVLink or PCIe peer access; `nvshmem_ptr` is not null), as `cuda/pe.cuh` needs.
-    pub fn reaches(&self, address: u64, pe: u32) -> bool {
+    /// Where symmetric memory at `address` of PE `pe` is mapped for this GPU's loads and
+    /// stores (NVLink or PCIe peer access, `nvshmem_ptr`); `None` when it is not reachable so.
+    pub fn peer_address(&self, address: u64, pe: u32) -> Option<u64> {
         // SAFETY: NVSHMEM is initialised; nvshmem_ptr only looks the address up.
-        !unsafe { (self.api.ptr)(address as *const c_void, pe as c_int) }.is_null()
+        let p = unsafe { (self.api.ptr)(address as *const c_void, pe as c_int) };
+        (!p.is_null()).then_some(p as u64)
     }
 
     /// `len` zeroed `T`s of symmetric memory (a collective: every PE allocates the same).
