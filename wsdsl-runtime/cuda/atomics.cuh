@@ -7,13 +7,22 @@
 //
 // Scope: GPU scope, unless the kernel runs on several GPUs (WSDSL_PES, `pe.cuh`): then a
 // thief on another GPU reads and CASes this GPU's deques through NVLink, and the orderings
-// the deque relies on must hold for it too, so every operation here is at system scope.
-#pragma once
-
-#if WSDSL_PES
+// the deque relies on must hold for it too, so every operation here is at system scope, as
+// the PTX memory model asks of both sides of a synchronisation. The thief's side (the
+// ws_thief_* wrappers below: deque.cuh's steal and public count, pe.cuh's looks at other
+// GPUs) is always at system scope there; WSDSL_PE_OWNER_GPU_SCOPE (an experiment,
+// `WSDSL_PE_SCOPE=owner-gpu`, off by default) leaves the rest at GPU scope, relying on the
+// owner's L2 ordering both its own and the peers' accesses to its memory, which the model
+// does not promise. BENCHMARKS.md ("Beyond one GPU") measures both.
+#if WSDSL_PES && !WSDSL_PE_OWNER_GPU_SCOPE
 #define WS_SCOPE "sys"
 #else
 #define WS_SCOPE "gpu"
+#endif
+#if WSDSL_PES
+#define WS_THIEF_SCOPE "sys"
+#else
+#define WS_THIEF_SCOPE "gpu"
 #endif
 
 typedef unsigned int ws_atom_u32;
@@ -117,6 +126,40 @@ static __device__ __forceinline__ ws_atom_u32 ws_load_volatile_sys_u32(const ws_
 // worker's progress). A relaxed system-scope store: a posted write over PCIe, not waited for.
 static __device__ __forceinline__ void ws_store_volatile_sys_u64(ws_atom_u64* p, ws_atom_u64 v) {
     asm volatile("st.relaxed.sys.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+
+// The thief's side of a deque and the looks at other GPUs (see the scope note at the top).
+static __device__ __forceinline__ ws_atom_u32 ws_thief_load_acquire_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.acquire." WS_THIEF_SCOPE ".global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_thief_load_acquire_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.acquire." WS_THIEF_SCOPE ".global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u32 ws_thief_load_relaxed_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.relaxed." WS_THIEF_SCOPE ".global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_thief_load_relaxed_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.relaxed." WS_THIEF_SCOPE ".global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void ws_thief_fence_sc() {
+    asm volatile("fence.sc." WS_THIEF_SCOPE ";" ::: "memory");
+}
+static __device__ __forceinline__ ws_atom_u64 ws_thief_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    ws_atom_u64 old;
+    asm volatile("atom.acq_rel." WS_THIEF_SCOPE ".global.cas.b64 %0, [%1], %2, %3;"
+                 : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
+static __device__ __forceinline__ void ws_thief_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    asm volatile("st.release." WS_THIEF_SCOPE ".global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
 // Nanoseconds of the GPU's global timer (comparable across SMs).

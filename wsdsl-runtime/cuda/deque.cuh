@@ -118,18 +118,18 @@ static __device__ __forceinline__ bool ws_deque_public_drained(const ws_deque_ow
 
 // Thief: how many tasks a deque offers (a cheap, unordered look).
 static __device__ __forceinline__ unsigned ws_deque_public_count(ws_deque* d) {
-    return ws_load_relaxed_u32(&d->split) - ws_head_index(ws_load_relaxed_u64(&d->head));
+    return ws_thief_load_relaxed_u32(&d->split) - ws_head_index(ws_thief_load_relaxed_u64(&d->head));
 }
 
 // Thief: steals the task at the head of the public part (Listing 35.3).
 static __device__ int ws_deque_steal(ws_deque* d, const wsdsl_task* slots, wsdsl_task* out) {
-    const ws_atom_u64 old_head = ws_load_acquire_u64(&d->head);    // step 1
-    ws_fence_sc();
-    const unsigned split = ws_load_acquire_u32(&d->split);
+    const ws_atom_u64 old_head = ws_thief_load_acquire_u64(&d->head);    // step 1
+    ws_thief_fence_sc();
+    const unsigned split = ws_thief_load_acquire_u32(&d->split);
     const unsigned index = ws_head_index(old_head);
     if (split <= index) return WS_STEAL_EMPTY;
     *out = slots[index];                                           // step 2
-    if (ws_cas_acq_rel_u64(&d->head, old_head, old_head + 1ull) == old_head)   // step 3
+    if (ws_thief_cas_acq_rel_u64(&d->head, old_head, old_head + 1ull) == old_head)   // step 3
         return WS_STEAL_OK;
     return WS_STEAL_ABORT;
 }

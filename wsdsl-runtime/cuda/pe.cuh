@@ -47,14 +47,14 @@ template <class T> static __device__ __forceinline__ T* ws_pe_ptr(const ws_launc
 static __device__ bool ws_pe_detect(const ws_launch* L) {
     ws_atom_u64 first[WS_MAX_PES];
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        const ws_atom_u64 w = ws_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes);
+        const ws_atom_u64 w = ws_thief_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes);
         if (ws_idle_count(w) != L->workers) return false;
         first[pe] = w;
     }
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        if (ws_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes) != first[pe]) return false;
+        if (ws_thief_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes) != first[pe]) return false;
     }
-    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_store_release_u32(&ws_pe_ptr(L, L->state, pe)->done, 1u);
+    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_thief_store_release_u32(&ws_pe_ptr(L, L->state, pe)->done, 1u);
     return true;
 }
 
@@ -69,7 +69,7 @@ static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsign
 // This GPU failed: tell the others (each worker once, on its way out).
 static __device__ void ws_pe_forward_stop(const ws_launch* L) {
     for (unsigned pe = 0; pe < L->n_pes; pe++)
-        if (pe != L->pe) ws_store_relaxed_u32(&ws_pe_ptr(L, L->state, pe)->stop, 1u);
+        if (pe != L->pe) ws_thief_store_release_u32(&ws_pe_ptr(L, L->state, pe)->stop, 1u);
 }
 
 // Whether another GPU failed (a local word, polled as often as the error word).

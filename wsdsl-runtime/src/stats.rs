@@ -110,6 +110,11 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// The words [`Profile::add_worker`] adds, in the same order.
+    pub(crate) fn words(&self) -> [u64; PROFILE_WORDS] {
+        [self.total, self.own, self.search, self.idle, self.exec, self.publish, self.join, self.frames, self.batches, self.lanes]
+    }
+
     pub(crate) fn add_worker(&mut self, w: &[u64]) {
         let fields = [
             &mut self.total,

@@ -58,6 +58,14 @@ static inline ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) { ws
 static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
+// The thief's side (atomics.cuh): the same operations; the host has one scope.
+#define ws_thief_load_acquire_u32 ws_load_acquire_u32
+#define ws_thief_load_acquire_u64 ws_load_acquire_u64
+#define ws_thief_load_relaxed_u32 ws_load_relaxed_u32
+#define ws_thief_load_relaxed_u64 ws_load_relaxed_u64
+#define ws_thief_fence_sc ws_fence_sc
+#define ws_thief_cas_acq_rel_u64 ws_cas_acq_rel_u64
+#define ws_thief_store_release_u32 ws_store_release_u32
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }

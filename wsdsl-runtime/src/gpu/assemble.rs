@@ -300,6 +300,10 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
         config.min_blocks.max(1),
         pes as u32,
     ));
+    if pes && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
+        // The scope experiment of atomics.cuh (not the default: see there).
+        src.push_str("#define WSDSL_PE_OWNER_GPU_SCOPE 1\n");
+    }
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
     }

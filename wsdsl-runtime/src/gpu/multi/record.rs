@@ -83,7 +83,8 @@ pub(crate) fn encode_result(result: &Result<(Vec<u64>, Stats), PeError>) -> Vec<
             w.word(OK).words(slots);
             w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames]);
             w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
-            w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak)
+            w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak);
+            w.words(&s.profile.as_ref().map_or(Vec::new(), |p| p.words().to_vec()))
         }
     };
     w.finish()
@@ -130,6 +131,11 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 per_worker_peak: r.words()?,
                 ..Stats::default()
             };
+            let profile = r.words()?;
+            let mut stats = stats;
+            if !profile.is_empty() {
+                stats.profile.get_or_insert_with(Default::default).add_worker(&profile);
+            }
             Ok(Ok(PeResult { counters: P::Counters::from_slots(&slots), stats }))
         }
         other => Err(format!("another GPU's result has an unknown kind {other}")),
