@@ -194,6 +194,11 @@ impl HostInputs {
         }
     }
 
+    /// The counters' raw slots, as a GPU of a multi-GPU run sends them (`gpu/multi/record.rs`).
+    pub(crate) fn counter_slots(&self) -> Vec<u64> {
+        self.counters.0[..self.counter_count].to_vec()
+    }
+
     pub(crate) fn read_back<P: Program>(mut self, buffers: &P::Buffers) -> P::Counters {
         for (copy, b) in self.buffers.iter_mut().zip(buffers.buffers()) {
             if b.residency().is_none() {

@@ -3,9 +3,12 @@
 //! objects — its `ws_pe_state`, deques and slots — in one heap of host memory laid out alike
 //! on every GPU, as NVSHMEM's symmetric heap is on real GPUs; every launch record lists all
 //! the heaps, as a GPU's lists the peer mappings, so thieves rob other emulated GPUs with the
-//! same template code (`cuda/pe.cuh`), atomics racing for real across threads.
+//! same template code (`cuda/pe.cuh`), atomics racing for real across threads. Each emulated
+//! GPU's result then travels through the same bytes the processes of a real run exchange
+//! (`record.rs`) before the same merge.
 
-use super::{check_program, merge, roots_of, PeError, PeResult};
+use super::record::{decode_result, encode_result};
+use super::{check_program, merge, roots_of, PeError};
 use crate::error::Error;
 use crate::gpu::assemble::{host_pe_kernel_source, KernelConfig};
 use crate::gpu::emulate::{host_kernel_copy, launch, status, Emulation, HostBuf, HostInputs, HostKernel};
@@ -90,10 +93,11 @@ pub fn run_emulated_gpus<P: Program>(
             status_result::<P>(&status(k), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
             let phases = Phases { compile, run: elapsed, ..Phases::default() };
             let stats = worker_stats(&run.stats.0, capacity as u64, phases);
-            Ok(PeResult { counters: run.inputs.read_back::<P>(buffers), stats })
+            Ok((run.inputs.counter_slots(), stats))
         })
-        .map(|r: Result<_, Error>| r.map_err(PeError::from))
-        .collect();
+        .map(|r: Result<_, Error>| decode_result::<P>(&encode_result(&r.map_err(PeError::from))))
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(|m| Error::InvalidConfig(format!("an emulated GPU's result did not survive its bytes: {m}")))?;
     drop((heaps, table));
     merge::<P>(results, roots.len())
 }

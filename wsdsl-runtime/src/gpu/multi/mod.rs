@@ -16,7 +16,7 @@ pub(crate) mod process;
 mod record;
 pub(crate) mod run;
 
-pub(crate) use merge::{merge, PeError, PeResult};
+pub(crate) use merge::{merge, PeError};
 
 use crate::buffer::BufferSet;
 use crate::error::Error;
