@@ -81,6 +81,13 @@ impl Job {
     }
 
     fn coordinate(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
+        let present = crate::gpu::device_count()?;
+        if ordinal as u64 + gpus as u64 > present as u64 {
+            return Err(Error::InvalidConfig(format!(
+                "a run on {gpus} GPUs from GPU {ordinal} needs GPUs {ordinal}..{}, but this host has {present}; lower WSDSL_GPUS (or Runtime::gpus)",
+                ordinal as u64 + gpus as u64 - 1
+            )));
+        }
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let path: PathBuf = std::env::temp_dir().join(format!("wsdsl-{}-{nanos}.sock", std::process::id()));
         let listener = UnixListener::bind(&path).map_err(io("listening for the other GPUs' processes"))?;
