@@ -12,6 +12,9 @@
 #[path = "../../examples/chain/kernel.rs"]
 mod chain;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/dlb_bench/kernel.rs"]
+mod dlb_bench;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/connect4/kernel.rs"]
 mod connect4;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -237,6 +240,20 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
+    // DLB_Bench: the paper's placement (68% of the tasks on a tenth of the holders), every
+    // task once, counters equal to the host's own computation.
+    let dlb_tasks: u64 = if quick { 200_000 } else { 4_000_000 };
+    list.push((
+        format!("dlb_bench {dlb_tasks} tasks, paper imbalance"),
+        Box::new(move |rt: &Runtime| {
+            let params = dlb_bench::dlb::Params { cost: dlb_bench::dlb::Cost::Gaussian, mean: 1000, spread: 300, seed: 1 };
+            let bench = dlb_bench::Bench { tasks: dlb_tasks, holders: 1024, imbalance: dlb_bench::Imbalance::Paper, params };
+            let (got, out) = dlb_bench::run(rt, &bench)?;
+            let want = dlb_bench::reference(&bench);
+            let show = |t: dlb_bench::Totals| format!("{} tasks, {} units, checksum {:#x}", t.tasks, t.units, t.checksum);
+            Ok((show(got), show(want), out.stats))
+        }),
+    ));
     // Four-in-a-row end-games with known exact scores: all 1000 in one launch.
     let limit = if quick { 100 } else { 1000 };
     list.push((
