@@ -69,6 +69,39 @@ struct ws_worker_stats {
     unsigned long long tasks, tries, steals, peak, remote_steals;
 };
 
+#if WSDSL_VICTIM == 3
+// HWS across GPUs: a GPU's leader fetches for its whole GPU. After a first steal from
+// another GPU it visits up to WS_HWS_VISITS more workers there, taking half of what each
+// offers, until it holds WS_HWS_BULK tasks; its own GPU's thieves then take them from it. (A
+// deque offers only what its owner exposed, so half of one victim is often a single batch:
+// on its own that starved an empty GPU, BENCHMARKS.md "Beyond one GPU".)
+#define WS_HWS_VISITS 8u
+#define WS_HWS_BULK (8u * WS_BATCH)
+static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_victim_state* vs, wsdsl_task* my_slots,
+                                         unsigned got, ws_worker_stats* st) {
+    const unsigned bulk = WS_HWS_BULK < L->capacity ? WS_HWS_BULK : L->capacity;
+    for (unsigned visit = 0; visit < WS_HWS_VISITS && got < bulk; visit++) {
+        const unsigned global = ws_pick_victim(L, self, vs);
+        const unsigned victim_pe = global / L->workers;
+        const unsigned victim = global % L->workers;
+        ws_deque* vd = ws_pe_ptr(L, &L->deques[victim], victim_pe);
+        const unsigned available = ws_deque_public_count(vd);
+        if ((int)available <= 0) continue;
+        const wsdsl_task* vslots = ws_pe_ptr(L, L->slots + (unsigned long long)victim * L->capacity, victim_pe);
+        unsigned want = (available + 1u) / 2u;
+        if (want > bulk - got) want = bulk - got;
+        for (unsigned k = 0; k < want; k++) {
+            st->tries++;
+            if (ws_deque_steal(vd, vslots, &my_slots[got]) != WS_STEAL_OK) break;
+            st->steals++;
+            st->remote_steals++;
+            got++;
+        }
+    }
+    return got;
+}
+#endif
+
 // Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
 // several into its own slots [0, got), which become its private part, or learns that the
 // run is over.
@@ -103,6 +136,9 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
                 }
                 if (got > 0) {
                     if (victim_pe != L->pe) st->remote_steals += got;
+#if WSDSL_VICTIM == 3
+                    if (vs->gpu_leader) got = ws_hws_gather(L, self, vs, my_slots, got, st);
+#endif
                     own->split = 0;
                     own->top = got;
                     if (got > st->peak) st->peak = got;
