@@ -91,8 +91,10 @@ impl Job {
         let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
         let path: PathBuf = std::env::temp_dir().join(format!("wsdsl-{}-{nanos}.sock", std::process::id()));
         let listener = UnixListener::bind(&path).map_err(io("listening for the other GPUs' processes"))?;
+        // Until every process has joined, a failure ends the ones started and removes the socket.
+        let mut starting = Starting { children: Vec::new(), socket: path.clone() };
+        let children = &mut starting.children;
         let exe = std::env::current_exe().map_err(io("finding this program's binary to start it per GPU"))?;
-        let mut children = Vec::new();
         for k in 1..gpus {
             let child = Command::new(&exe)
                 .args(std::env::args_os().skip(1))
@@ -135,7 +137,8 @@ impl Job {
                 Err(e) => return Err(io("accepting a GPU's process")(e)),
             }
         }
-        let _ = std::fs::remove_file(&path);
+        let children = std::mem::take(&mut starting.children);
+        drop(starting);
         let mut peers: Vec<UnixStream> = peers.into_iter().map(|p| p.expect("every GPU joined")).collect();
         let uid = UniqueId::new()?;
         for p in &mut peers {
@@ -199,6 +202,22 @@ impl Job {
                 }
                 Ok(all)
             }
+        }
+    }
+}
+
+/// The processes started so far and the socket they join through, while they join.
+struct Starting {
+    children: Vec<Child>,
+    socket: PathBuf,
+}
+
+impl Drop for Starting {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.socket);
+        for c in &mut self.children {
+            let _ = c.kill();
+            let _ = c.wait();
         }
     }
 }
