@@ -130,7 +130,7 @@ impl Runtime {
         if let Some(g) = var("WSDSL_GPUS") {
             rt.gpus = match g.trim() {
                 "all" => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
-                n => n.parse::<u32>().map_err(|_| Error::InvalidConfig(format!("WSDSL_GPUS=`{g}` is neither a number of GPUs nor `all`")))?,
+                n => n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| Error::InvalidConfig(format!("WSDSL_GPUS=`{g}` is neither a number of GPUs (1 or more) nor `all`")))?,
             };
         }
         if let Some(d) = number("WSDSL_DEVICE")? {
