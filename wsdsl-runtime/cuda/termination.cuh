@@ -26,7 +26,13 @@ struct ws_pe_state {
 
 static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes) { return (unsigned)idle_wakes; }
 
-static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 1ull); }
+// Entering: the fence first makes whatever this worker saw before (a thief's steal of its
+// last task, read relaxed) happen before its entry, so that a detector that sees the entry
+// also sees the thief's wake-up (pe.cuh). Once per idle entry, so it costs nothing measurable.
+static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s) {
+    ws_fence_acq_rel();
+    ws_add_acq_rel_u64(&s->idle_wakes, 1ull);
+}
 static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull); }
 // Relaxed: the answer decides only whether to stop, after which nothing is read. An acquire
 // here, polled by every idle worker, would invalidate its SM's L1 under the busy warps.

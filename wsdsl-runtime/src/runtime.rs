@@ -91,7 +91,12 @@ impl Runtime {
             frames: None,
             profile: false,
             progress: ProgressOptions::default(),
-            ordinal: 0,
+            // A process started for GPU k of a multi-GPU run opens GPU k, however the program
+            // builds its runtime (`gpu/multi/process.rs` sets both variables).
+            ordinal: match crate::gpu::multi::process::peer_rank() {
+                Some(_) => std::env::var("WSDSL_DEVICE").ok().and_then(|d| d.trim().parse().ok()).unwrap_or(0),
+                None => 0,
+            },
             gpus: 1,
             device: OnceLock::new(),
             job: std::sync::Mutex::new(None),
@@ -369,7 +374,7 @@ impl Runtime {
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
             let context = if was_open { Duration::ZERO } else { opening.elapsed() };
-            let (counters, values, mut stats) = if self.gpus > 1 || crate::gpu::multi::process::peer_rank().is_some() {
+            let (counters, values, mut stats) = if self.gpus > 1 {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, self.gpus)?);

@@ -102,9 +102,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     if copy > 0 {
         // The loader keeps one instance per path: a copy under another name is another instance.
         let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
-        if !copied.exists() {
-            std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
-        }
+        std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
         lib = copied;
     }
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
@@ -120,6 +118,10 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         HostKernel { launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
+    if copy > 0 {
+        // Loaded: the mapping outlives the file, which only this process used.
+        let _ = std::fs::remove_file(&lib);
+    }
     let kernel = Arc::new(kernel);
     loaded.insert((key, copy), kernel.clone());
     Ok(kernel)

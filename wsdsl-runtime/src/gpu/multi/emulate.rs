@@ -36,6 +36,10 @@ pub fn run_emulated_gpus<P: Program>(
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
     check_program::<P>(&config, buffers, gpus)?;
+    // One emulated multi-GPU run at a time in a process: runs of the same kernel share its
+    // loaded copies, whose statics (status record, emulated grid) a run owns while it lasts.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
     let source = host_pe_kernel_source::<P>(&config);
     let kernels = (0..gpus).map(|g| host_kernel_copy::<P>(&source, g + 1)).collect::<Result<Vec<_>, _>>()?;

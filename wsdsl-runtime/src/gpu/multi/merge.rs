@@ -11,11 +11,13 @@ pub(crate) struct PeResult<C> {
     pub stats: Stats,
 }
 
-/// How one GPU failed: because another did, or on its own (its error, as text: it may come
-/// from another process).
+/// How one GPU failed: because another did; by its watchdog (which may only mean that it
+/// waited for a GPU that failed otherwise); or on its own. Errors travel as text: they may
+/// come from another process.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum PeError {
     StoppedByPeer,
+    TimedOut(String),
     Failed(String),
 }
 
@@ -23,6 +25,7 @@ impl From<Error> for PeError {
     fn from(e: Error) -> PeError {
         match e {
             Error::StoppedByPeer => PeError::StoppedByPeer,
+            e @ Error::Watchdog { .. } => PeError::TimedOut(e.to_string()),
             e => PeError::Failed(e.to_string()),
         }
     }
@@ -31,14 +34,15 @@ impl From<Error> for PeError {
 /// Merges the GPUs' results, in GPU order. Counters are reduced as they are declared
 /// (`Sum`, `Min`, `Max`); statistics are added, their per-worker lists put side by side
 /// (GPU 0's workers first), the phases are the slowest GPU's. If any GPU failed, the run's
-/// error is the first one that failed on its own (not merely stopped because another did),
-/// naming it.
+/// error names the first GPU that failed on its own, else the first whose watchdog fired,
+/// else the first that stopped because another did.
 pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: usize) -> Result<RunResult<P>, Error> {
     let gpus = results.len() as u32;
     let own_failure = results.iter().position(|r| matches!(r, Err(PeError::Failed(_))));
-    if let Some(gpu) = own_failure.or_else(|| results.iter().position(|r| r.is_err())) {
+    let timed_out = results.iter().position(|r| matches!(r, Err(PeError::TimedOut(_))));
+    if let Some(gpu) = own_failure.or(timed_out).or_else(|| results.iter().position(|r| r.is_err())) {
         let message = match &results[gpu] {
-            Err(PeError::Failed(m)) => m.clone(),
+            Err(PeError::Failed(m) | PeError::TimedOut(m)) => m.clone(),
             Err(PeError::StoppedByPeer) => Error::StoppedByPeer.to_string(),
             Ok(_) => unreachable!("the position of an error"),
         };

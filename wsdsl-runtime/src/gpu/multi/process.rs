@@ -33,9 +33,14 @@ const JOIN_LIMIT: Duration = Duration::from_secs(120);
 pub(crate) struct Job {
     pub rank: u32,
     pub gpus: u32,
-    link: Link,
+    /// Interior: a run holds the PE (and its symmetric memory, borrowed from it) while it
+    /// exchanges messages.
+    link: std::cell::RefCell<Link>,
     /// Finalised when the job is dropped.
     pe: Option<Pe>,
+    /// A process stopped answering or a kernel would not stop: no collective call may be
+    /// made again (it would wait for good), and the job refuses further runs.
+    broken: std::cell::Cell<bool>,
 }
 
 enum Link {
@@ -137,15 +142,16 @@ impl Job {
                 Err(e) => return Err(io("accepting a GPU's process")(e)),
             }
         }
-        let children = std::mem::take(&mut starting.children);
-        drop(starting);
         let mut peers: Vec<UnixStream> = peers.into_iter().map(|p| p.expect("every GPU joined")).collect();
         let uid = UniqueId::new()?;
         for p in &mut peers {
             send(p, &uid.to_bytes()).map_err(io("sending the NVSHMEM unique id"))?;
         }
         let pe = Pe::init(&dev.ctx, 0, gpus, &uid)?;
-        Ok(Job { rank: 0, gpus, link: Link::Coordinator { peers, children }, pe: Some(pe) })
+        // Joined: from here on the job owns the processes.
+        let children = std::mem::take(&mut starting.children);
+        drop(starting);
+        Ok(Job { rank: 0, gpus, link: std::cell::RefCell::new(Link::Coordinator { peers, children }), pe: Some(pe), broken: std::cell::Cell::new(false) })
     }
 
     fn join(dev: &GpuDevice, rank: u32, gpus: u32) -> Result<Job, Error> {
@@ -155,7 +161,7 @@ impl Job {
         let bytes = receive(&mut coordinator).map_err(io("reading the NVSHMEM unique id"))?;
         let uid: [u8; 128] = bytes.try_into().map_err(|_| Error::InvalidConfig("multi-GPU run: a malformed NVSHMEM unique id".into()))?;
         let pe = Pe::init(&dev.ctx, rank, gpus, &UniqueId::from_bytes(&uid))?;
-        Ok(Job { rank, gpus, link: Link::Peer { coordinator }, pe: Some(pe) })
+        Ok(Job { rank, gpus, link: std::cell::RefCell::new(Link::Peer { coordinator }), pe: Some(pe), broken: std::cell::Cell::new(false) })
     }
 
     /// This process's PE.
@@ -163,10 +169,29 @@ impl Job {
         self.pe.as_ref().expect("the PE lives as long as the job")
     }
 
-    /// Every GPU's message, in GPU order, given this GPU's (through the coordinator).
-    pub fn all_gather(&mut self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, Error> {
+    /// Marks the job unusable (see `broken`).
+    pub fn mark_broken(&self) {
+        self.broken.set(true);
+    }
+
+    /// Every GPU's message, in GPU order, given this GPU's (through the coordinator). A
+    /// process that stopped answering breaks the job.
+    pub fn all_gather(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, Error> {
+        if self.broken.get() {
+            return Err(Error::InvalidConfig(
+                "an earlier run on several GPUs broke this job (a process stopped answering, or a kernel would not stop); start the program again".into(),
+            ));
+        }
+        let gathered = self.exchange(mine);
+        if gathered.is_err() {
+            self.broken.set(true);
+        }
+        gathered
+    }
+
+    fn exchange(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, Error> {
         let gpus = self.gpus;
-        match &mut self.link {
+        match &mut *self.link.borrow_mut() {
             Link::Coordinator { peers, .. } => {
                 let mut all = vec![mine];
                 for (k, p) in peers.iter_mut().enumerate() {
@@ -224,14 +249,22 @@ impl Drop for Starting {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        // NVSHMEM's finalisation is collective: every process takes part as its program ends.
-        drop(self.pe.take());
-        if let Link::Coordinator { peers, children } = &mut self.link {
+        if self.broken.get() {
+            // A process is gone or a kernel still runs: the collective finalisation would wait
+            // for good. Leave NVSHMEM as it is; the processes end with this one (below).
+            std::mem::forget(self.pe.take());
+        } else {
+            // NVSHMEM's finalisation is collective: every process takes part as its program ends.
+            drop(self.pe.take());
+        }
+        if let Link::Coordinator { peers, children } = self.link.get_mut() {
             peers.clear();
-            // The other processes end their programs as this one does: wait for them a while.
+            // The other processes end their programs as this one does: wait for them a while
+            // (not at all once the job broke).
+            let patience = if self.broken.get() { Duration::ZERO } else { Duration::from_secs(60) };
             for c in children.iter_mut() {
                 let started = Instant::now();
-                while started.elapsed() < Duration::from_secs(60) {
+                while started.elapsed() < patience {
                     if let Ok(Some(_)) = c.try_wait() {
                         break;
                     }

@@ -66,6 +66,7 @@ impl<'a> Reader<'a> {
 const OK: u64 = 0;
 const PEER: u64 = 1;
 const FAILED: u64 = 2;
+const TIMED_OUT: u64 = 3;
 const NONE: u64 = u64::MAX;
 
 fn nanos(d: Duration) -> u64 {
@@ -78,6 +79,7 @@ pub(crate) fn encode_result(result: &Result<(Vec<u64>, Stats), PeError>) -> Vec<
     match result {
         Err(PeError::StoppedByPeer) => w.word(PEER),
         Err(PeError::Failed(m)) => w.word(FAILED).text(m),
+        Err(PeError::TimedOut(m)) => w.word(TIMED_OUT).text(m),
         Ok((slots, s)) => {
             let p = &s.phases;
             w.word(OK).words(slots);
@@ -96,6 +98,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
     match r.word()? {
         PEER => Ok(Err(PeError::StoppedByPeer)),
         FAILED => Ok(Err(PeError::Failed(r.text()?))),
+        TIMED_OUT => Ok(Err(PeError::TimedOut(r.text()?))),
         OK => {
             let slots = r.words()?;
             if slots.len() != P::Counters::SLOTS.len() {

@@ -3,6 +3,13 @@
 //! the other GPUs' allocations reached through the peer mappings `nvshmem_ptr` gives, its
 //! roots dealt to it, launched together with the other GPUs' kernels, and every GPU's result
 //! merged (`process.rs` carries them).
+//!
+//! NVSHMEM's allocation, free and barrier are collective: a GPU that left between two of them
+//! would leave the others waiting for good. So every failure that can be known before them is
+//! voted on first (an all-gather through the processes' sockets, which notices a dead
+//! process), and every GPU leaves together: the shape (step 1), this GPU's own memory and
+//! inputs (step 2), the peer mappings (step 3). A launch that fails writes `stop` into every
+//! other GPU's state, so their kernels end instead of waiting for this one.
 
 use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
@@ -15,14 +22,17 @@ use crate::gpu::module::load_source;
 use crate::gpu::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{Program, RunResult};
-use crate::stats::Phases;
+use crate::stats::{Phases, Stats};
+use cudarc::driver::{CudaFunction, CudaModule};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Deque slots per worker unless the runtime says otherwise: the deques live in NVSHMEM's
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
-/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`).
+/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`), and where its `stop` word is.
 const STATE_BYTES: usize = 128;
+const STOP_OFFSET: u64 = 12;
 
 /// Runs `roots` on every GPU of `job`; every process returns the same merged result.
 pub(crate) fn run_gpus<P: Program>(
@@ -36,11 +46,19 @@ pub(crate) fn run_gpus<P: Program>(
     check_program::<P>(&opts.kernel, buffers, job.gpus)?;
     let mut phases = Phases::default();
 
-    // 1. Each GPU compiles and proposes its shape; the run takes the smallest.
+    // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
+    //    names the run (program, kernel, parameters, roots), so processes that went apart are
+    //    caught here rather than merged.
+    let run_id = {
+        let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
+        P::encode_params(params, &mut param_bytes);
+        let text = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
+        stable_hash(&[P::NAME, &pe_kernel_source::<P>(&opts.kernel), &text(&param_bytes), &text(&encode_tasks::<P>(roots))])
+    };
     let prepared = prepare::<P>(dev, opts, &mut phases);
     let mut w = Writer::default();
     match &prepared {
-        Ok((_, _, per_sm, capacity)) => w.word(0).word(stable_hash(&[P::NAME])).word(roots.len() as u64).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
+        Ok((_, _, per_sm, capacity)) => w.word(0).word(run_id).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
         Err(e) => w.word(1).text(&e.to_string()),
     };
     let proposals = job.all_gather(w.finish())?;
@@ -51,10 +69,10 @@ pub(crate) fn run_gpus<P: Program>(
         if r.word().map_err(bad)? == 1 {
             return Err(bad(r.text().map_err(bad)?));
         }
-        let (program, root_count, g, c) = (r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?);
-        if program != stable_hash(&[P::NAME]) || root_count != roots.len() as u64 {
+        let (id, g, c) = (r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?);
+        if id != run_id {
             return Err(bad(format!(
-                "its process runs another program or other roots than GPU 0's at this point: every process of a multi-GPU run must make the same runs in the same order (this one: `{}` with {} roots)",
+                "its process makes another run than GPU 0's at this point (another program, kernel, parameters or roots): every process of a multi-GPU run must make the same runs in the same order (this one: `{}` with {} roots)",
                 P::NAME,
                 roots.len()
             )));
@@ -63,13 +81,18 @@ pub(crate) fn run_gpus<P: Program>(
         capacity = capacity.min(c);
     }
     let (module, func, _, _) = prepared?;
-    let grid = grid as u32;
-    let capacity = capacity as u32;
+    let (grid, capacity) = (grid as u32, capacity as u32);
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
+    // The largest share (GPU 0's) must fit the deques: every process computes the same.
+    let largest = (roots.len() as u64).div_ceil(job.gpus as u64);
+    if largest.div_ceil(workers as u64) > capacity as u64 {
+        return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: largest.div_ceil(workers as u64) });
+    }
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let mine = roots_of(roots, job.rank, job.gpus);
-    let result = run_share::<P>(dev, job, &module, &func, params, buffers, &mine, opts, grid, workers, capacity, phases).map_err(PeError::from);
+    let share = Share { module: &module, func: &func, grid, workers, capacity };
+    let result = run_share::<P>(dev, job, &share, params, buffers, &mine, opts, phases)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     let decoded = results
         .iter()
@@ -81,8 +104,7 @@ pub(crate) fn run_gpus<P: Program>(
 
 /// Compiles and loads `P`'s multi-GPU kernel (NVRTC and the kernel cache, as every kernel)
 /// and proposes blocks per SM and deque capacity.
-#[allow(clippy::type_complexity)]
-fn prepare<P: Program>(dev: &GpuDevice, opts: &GpuOptions, phases: &mut Phases) -> Result<(std::sync::Arc<cudarc::driver::CudaModule>, cudarc::driver::CudaFunction, u32, u32), Error> {
+fn prepare<P: Program>(dev: &GpuDevice, opts: &GpuOptions, phases: &mut Phases) -> Result<(Arc<CudaModule>, CudaFunction, u32, u32), Error> {
     let (module, func) = load_source::<P>(dev, &pe_kernel_source::<P>(&opts.kernel), opts.kernel.entry_point(), phases)?;
     let fit = func
         .occupancy_max_active_blocks_per_multiprocessor(opts.kernel.block_threads, 0, None)
@@ -94,52 +116,104 @@ fn prepare<P: Program>(dev: &GpuDevice, opts: &GpuOptions, phases: &mut Phases) 
     Ok((module, func, per_sm, opts.capacity.unwrap_or(DEFAULT_CAPACITY)))
 }
 
+/// The agreed shape of the run and this GPU's kernel.
+struct Share<'a> {
+    module: &'a Arc<CudaModule>,
+    func: &'a CudaFunction,
+    grid: u32,
+    workers: u32,
+    capacity: u32,
+}
+
+/// Every GPU's verdict on a step: `Ok` when all succeeded, else the first failure, named.
+fn vote(job: &Job, mine: &Result<(), Error>) -> Result<Result<(), Error>, Error> {
+    let mut w = Writer::default();
+    match mine {
+        Ok(()) => w.word(0),
+        Err(e) => w.word(1).text(&e.to_string()),
+    };
+    let all = job.all_gather(w.finish())?;
+    for (gpu, bytes) in all.iter().enumerate() {
+        let mut r = Reader::new(bytes);
+        let failed = r.word().map_err(Error::InvalidConfig)? == 1;
+        if failed {
+            let message = r.text().map_err(Error::InvalidConfig)?;
+            return Ok(Err(Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message }));
+        }
+    }
+    Ok(Ok(()))
+}
+
+/// This GPU's share. The outer error means the job itself broke (a process stopped
+/// answering); the inner result is this GPU's run, which every GPU then learns.
 #[allow(clippy::too_many_arguments)]
 fn run_share<P: Program>(
     dev: &GpuDevice,
     job: &Job,
-    module: &std::sync::Arc<cudarc::driver::CudaModule>,
-    func: &cudarc::driver::CudaFunction,
+    share: &Share<'_>,
     params: &P::Params,
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
-    grid: u32,
-    workers: u32,
-    capacity: u32,
     mut phases: Phases,
-) -> Result<(Vec<u64>, crate::stats::Stats), Error> {
+) -> Result<Result<(Vec<u64>, Stats), Error>, Error> {
     let t1 = Instant::now();
     let stream = &dev.stream;
-    if (roots.len() as u64).div_ceil(workers as u64) > capacity as u64 {
-        return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: (roots.len() as u64).div_ceil(workers as u64) });
-    }
+    let (workers, capacity) = (share.workers, share.capacity);
     let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
-    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
-    let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
-    let stats_dev = ws.zeroed(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
-    let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
-    let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
-    clear_status(module, stream)?;
-    let stop_device = ws.stop_flag(&dev.ctx)?.device;
-    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
 
-    // The symmetric heap: state, deques, slots; every GPU allocates the same (collective).
-    let pe = job.pe();
+    // 2. This GPU's own memory and inputs; every GPU learns whether all of them have theirs.
+    let local = (|| {
+        let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
+        let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
+        let stats_dev = ws.zeroed(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
+        let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
+        let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
+        clear_status(share.module, stream)?;
+        let stop_device = ws.stop_flag(&dev.ctx)?.device;
+        Ok((inputs, roots_dev, stats_dev, sm_of_dev, sm_leader_dev, stop_device))
+    })();
+    let ready = local.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    if let Err(e) = vote(job, &ready)? {
+        return Ok(Err(local.err().unwrap_or(e)));
+    }
+    let (inputs, roots_dev, stats_dev, sm_of_dev, sm_leader_dev, stop_device) = local.expect("voted ready");
+
+    // 3. The symmetric heap (collective: the same size on every GPU), then the peer mappings,
+    //    voted on before anything waits on them.
     let deques_at = STATE_BYTES;
     let slots_at = deques_at + workers as usize * DEQUE_BYTES;
-    let heap = pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES)?;
-    let mut peers = Vec::new();
-    for other in 0..job.gpus {
-        peers.push(pe.peer_address(heap.device_ptr(), other).ok_or_else(|| {
-            Error::InvalidConfig(format!(
-                "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
-                job.rank
-            ))
-        })?);
-    }
-    let pe_heaps = ws.upload(stream, "every GPU's heap, as mapped here", &peers)?;
-    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+    let pe = job.pe();
+    let heap = match pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES) {
+        Ok(h) => h,
+        // NVSHMEM's own failure: every GPU fails the same collective allocation.
+        Err(e) => return Ok(Err(e)),
+    };
+    let peers: Result<Vec<u64>, Error> = (0..job.gpus)
+        .map(|other| {
+            pe.peer_address(heap.device_ptr(), other).ok_or_else(|| {
+                Error::InvalidConfig(format!(
+                    "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
+                    job.rank
+                ))
+            })
+        })
+        .collect();
+    let table = peers.and_then(|p| {
+        let at = ws.upload(stream, "every GPU's heap, as mapped here", &p)?;
+        stream.synchronize().map_err(Error::driver("preparing the launch"))?;
+        Ok((p, at))
+    });
+    let mapped = table.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    let verdict = vote(job, &mapped);
+    let (peers, pe_heaps) = match (verdict, table) {
+        (Ok(Ok(())), Ok(t)) => t,
+        // Everyone leaves here, freeing the heap together (the drop is collective).
+        (Ok(Err(e)), t) => return Ok(Err(t.err().unwrap_or(e))),
+        (Ok(Ok(())), Err(e)) => return Ok(Err(e)),
+        (Err(broken), _) => return Err(broken),
+    };
+
     let base = heap.device_ptr();
     let record = LaunchRecord {
         slots: base + slots_at as u64,
@@ -162,29 +236,46 @@ fn run_share<P: Program>(
         pe: job.rank,
         n_pes: job.gpus,
     };
-    // No GPU may start stealing before every GPU's deques are cleared.
+    // No GPU may start stealing before every GPU's heap is cleared.
     pe.barrier_all();
     phases.launch = t1.elapsed();
-    let launch = Launch { func, grid, block: opts.kernel.block_threads, cooperative: true, limit: opts.watchdog, since: Instant::now(), what: "launching the multi-GPU megakernel" };
+    let launch = Launch { func: share.func, grid: share.grid, block: opts.kernel.block_threads, cooperative: true, limit: opts.watchdog, since: Instant::now(), what: "launching the multi-GPU megakernel" };
     // SAFETY: the record points to workspace and symmetric memory that outlive the kernel
-    // (symmetric memory is freed after the barrier below; a kernel that ignores a stop
-    // request leaks the process's GPU, reported as such), and the grid is within occupancy.
+    // (a kernel that ignores a stop request leaks both, below), and the grid is within the
+    // occupancy limit every GPU proposed.
     let ran = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) };
-    // Every GPU's kernel has ended before any frees its symmetric memory (a thief elsewhere
-    // may still read it until its own kernel sees the end).
-    pe.barrier_all();
-    if let Err(e) = ran {
-        if let Error::Watchdog { stopped: false, .. } = e {
-            ws.abandon();
-            std::mem::forget((heap, inputs));
-        }
-        return Err(e);
+    if let Err(Error::Watchdog { stopped: false, .. }) = &ran {
+        // The kernel still runs: its memory must stay valid, and this GPU cannot take part
+        // in the collectives any more; the job is broken.
+        ws.abandon();
+        std::mem::forget((heap, inputs));
+        job.mark_broken();
+        return Err(ran.expect_err("matched above"));
     }
-    phases.run = ran.expect("checked");
+    if ran.is_err() {
+        // This GPU's kernel never ran or stopped early: the others must not wait for it.
+        let _ = dev.ctx.bind_to_thread();
+        for &peer in peers.iter().filter(|&&p| p != base) {
+            // SAFETY: `peer` is another GPU's heap as mapped for this GPU; its `stop` word is
+            // a u32 at STOP_OFFSET, which that GPU's kernel polls.
+            let _ = unsafe { cudarc::driver::result::memcpy_htod_sync(peer + STOP_OFFSET, &[1u32][..]) };
+        }
+    }
+    // Every GPU's kernel has ended before any frees the heap (a thief elsewhere may read it
+    // until its own kernel sees the end).
+    pe.barrier_all();
+    let run = match ran {
+        Ok(run) => run,
+        Err(e) => return Ok(Err(e)),
+    };
+    phases.run = run;
     let t2 = Instant::now();
-    check_status::<P>(module, stream, |w| format!("the deque of worker {w} on GPU {} (program `{}`)", job.rank, P::NAME))?;
-    let slots_bits = inputs.read_back_slots(stream)?;
-    let words = ws.read_u64(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER)?;
-    phases.copy_back = t2.elapsed();
-    Ok((slots_bits, worker_stats(&words, capacity as u64, phases)))
+    let read = (|| {
+        check_status::<P>(share.module, stream, |w| format!("the deque of worker {w} on GPU {} (program `{}`)", job.rank, P::NAME))?;
+        let slots = inputs.read_back_slots(stream)?;
+        let words = ws.read_u64(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER)?;
+        phases.copy_back = t2.elapsed();
+        Ok((slots, worker_stats(&words, capacity as u64, phases)))
+    })();
+    Ok(read)
 }
