@@ -184,21 +184,16 @@ fn run_share<P: Program>(
     let deques_at = STATE_BYTES;
     let slots_at = deques_at + workers as usize * DEQUE_BYTES;
     let pe = job.pe();
-    let heap = match pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES) {
-        Ok(h) => h,
-        // NVSHMEM's own failure: every GPU fails the same collective allocation.
-        Err(e) => return Ok(Err(e)),
+    let heap = pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES);
+    let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(|e| Error::InvalidConfig(e.to_string()));
+    let unreachable = |other: u32| {
+        Error::InvalidConfig(format!(
+            "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
+            job.rank
+        ))
     };
-    let peers: Result<Vec<u64>, Error> = (0..job.gpus)
-        .map(|other| {
-            pe.peer_address(heap.device_ptr(), other).ok_or_else(|| {
-                Error::InvalidConfig(format!(
-                    "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
-                    job.rank
-                ))
-            })
-        })
-        .collect();
+    let peers: Result<Vec<u64>, Error> =
+        heap_at.and_then(|at| (0..job.gpus).map(|other| pe.peer_address(at, other).ok_or_else(|| unreachable(other))).collect());
     let table = peers.and_then(|p| {
         let at = ws.upload(stream, "every GPU's heap, as mapped here", &p)?;
         stream.synchronize().map_err(Error::driver("preparing the launch"))?;
@@ -206,12 +201,16 @@ fn run_share<P: Program>(
     });
     let mapped = table.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
     let verdict = vote(job, &mapped);
-    let (peers, pe_heaps) = match (verdict, table) {
-        (Ok(Ok(())), Ok(t)) => t,
+    let (heap, peers, pe_heaps) = match (verdict, table, heap) {
+        (Ok(Ok(())), Ok((p, at)), Ok(h)) => (h, p, at),
         // Everyone leaves here, freeing the heap together (the drop is collective).
-        (Ok(Err(e)), t) => return Ok(Err(t.err().unwrap_or(e))),
-        (Ok(Ok(())), Err(e)) => return Ok(Err(e)),
-        (Err(broken), _) => return Err(broken),
+        (Ok(Err(e)), t, _) => return Ok(Err(t.err().unwrap_or(e))),
+        (Ok(Ok(())), Err(e), _) | (Ok(Ok(())), _, Err(e)) => return Ok(Err(e)),
+        (Err(broken), _, heap) => {
+            // A process stopped answering: no collective free either.
+            std::mem::forget(heap);
+            return Err(broken);
+        }
     };
 
     let base = heap.device_ptr();
@@ -244,16 +243,9 @@ fn run_share<P: Program>(
     // (a kernel that ignores a stop request leaks both, below), and the grid is within the
     // occupancy limit every GPU proposed.
     let ran = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) };
-    if let Err(Error::Watchdog { stopped: false, .. }) = &ran {
-        // The kernel still runs: its memory must stay valid, and this GPU cannot take part
-        // in the collectives any more; the job is broken.
-        ws.abandon();
-        std::mem::forget((heap, inputs));
-        job.mark_broken();
-        return Err(ran.expect_err("matched above"));
-    }
     if ran.is_err() {
-        // This GPU's kernel never ran or stopped early: the others must not wait for it.
+        // This GPU's kernel never ran, stopped early or will not stop: the others must not
+        // wait for it.
         let _ = dev.ctx.bind_to_thread();
         for &peer in peers.iter().filter(|&&p| p != base) {
             // SAFETY: `peer` is another GPU's heap as mapped for this GPU; its `stop` word is
@@ -261,9 +253,22 @@ fn run_share<P: Program>(
             let _ = unsafe { cudarc::driver::result::memcpy_htod_sync(peer + STOP_OFFSET, &[1u32][..]) };
         }
     }
+    if let Err(Error::Watchdog { stopped: false, .. }) = &ran {
+        // The kernel still runs: its memory must stay valid, and this GPU cannot take part
+        // in anything collective any more; the job is broken (the others learn it when this
+        // process stops answering).
+        ws.abandon();
+        std::mem::forget((heap, inputs));
+        job.mark_broken();
+        return Err(ran.expect_err("matched above"));
+    }
     // Every GPU's kernel has ended before any frees the heap (a thief elsewhere may read it
-    // until its own kernel sees the end).
-    pe.barrier_all();
+    // until its own kernel sees the end). Through the sockets, not NVSHMEM's barrier: a
+    // process that died is noticed instead of waited for.
+    if let Err(broken) = job.all_gather(Vec::new()) {
+        std::mem::forget(heap);
+        return Err(broken);
+    }
     let run = match ran {
         Ok(run) => run,
         Err(e) => return Ok(Err(e)),
