@@ -26,11 +26,14 @@ struct ws_pe_state {
 
 static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes) { return (unsigned)idle_wakes; }
 
-// Entering: the fence first makes whatever this worker saw before (a thief's steal of its
-// last task, read relaxed) happen before its entry, so that a detector that sees the entry
-// also sees the thief's wake-up (pe.cuh). Once per idle entry, so it costs nothing measurable.
+// Entering, across GPUs: the fence first makes whatever this worker saw before (a thief's
+// steal of its last task, read relaxed) happen before its entry, so that GPU 0's detector,
+// if it sees the entry, also sees the thief's wake-up (pe.cuh). Once per idle entry. (On one
+// GPU the idle count is one word, whose read-modify-writes the GPU's L2 orders anyway.)
 static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s) {
+#if WSDSL_PES
     ws_fence_acq_rel();
+#endif
     ws_add_acq_rel_u64(&s->idle_wakes, 1ull);
 }
 static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull); }
