@@ -14,6 +14,8 @@
 // `WSDSL_PE_SCOPE=owner-gpu`, off by default) leaves the rest at GPU scope, relying on the
 // owner's L2 ordering both its own and the peers' accesses to its memory, which the model
 // does not promise. BENCHMARKS.md ("Beyond one GPU") measures both.
+#pragma once
+
 #if WSDSL_PES && !WSDSL_PE_OWNER_GPU_SCOPE
 #define WS_SCOPE "sys"
 #else

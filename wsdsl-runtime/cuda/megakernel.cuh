@@ -69,6 +69,35 @@ struct ws_worker_stats {
     unsigned long long tasks, tries, steals, peak, remote_steals;
 };
 
+// A victim's deque, wherever it is: worker `global % workers` of GPU `global / workers`,
+// reached through the peer mapping when that GPU is another (pe.cuh).
+struct ws_victim_deque {
+    ws_deque* deque;
+    const wsdsl_task* slots;
+    unsigned pe;
+};
+
+static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* L, unsigned global) {
+    const unsigned pe = global / L->workers;
+    const unsigned w = global % L->workers;
+    return {ws_pe_ptr(L, &L->deques[w], pe), ws_pe_ptr(L, L->slots + (unsigned long long)w * L->capacity, pe), pe};
+}
+
+// Steals up to `want` tasks from `v` into `into[0, n)`, one CAS each (a multi-slot CAS on
+// head would break the reclaim's argument that thieves move head one step at a time:
+// deque.cuh). Returns n; stops at the first steal that does not succeed.
+static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigned want, wsdsl_task* into, ws_worker_stats* st) {
+    unsigned got = 0;
+    while (got < want) {
+        st->tries++;
+        if (ws_deque_steal(v.deque, v.slots, &into[got]) != WS_STEAL_OK) break;
+        got++;
+    }
+    st->steals += got;
+    if (v.pe != L->pe) st->remote_steals += got;
+    return got;
+}
+
 #if WSDSL_VICTIM == 3
 // HWS across GPUs: a GPU's leader fetches for its whole GPU. After a first steal from
 // another GPU it visits up to WS_HWS_VISITS more workers there, taking half of what each
@@ -81,22 +110,12 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
                                          unsigned got, ws_worker_stats* st) {
     const unsigned bulk = WS_HWS_BULK < L->capacity ? WS_HWS_BULK : L->capacity;
     for (unsigned visit = 0; visit < WS_HWS_VISITS && got < bulk; visit++) {
-        const unsigned global = ws_pick_victim(L, self, vs);
-        const unsigned victim_pe = global / L->workers;
-        const unsigned victim = global % L->workers;
-        ws_deque* vd = ws_pe_ptr(L, &L->deques[victim], victim_pe);
-        const unsigned available = ws_deque_public_count(vd);
+        const ws_victim_deque v = ws_victim_at(L, ws_pick_victim(L, self, vs));
+        const unsigned available = ws_deque_public_count(v.deque);
         if ((int)available <= 0) continue;
-        const wsdsl_task* vslots = ws_pe_ptr(L, L->slots + (unsigned long long)victim * L->capacity, victim_pe);
         unsigned want = (available + 1u) / 2u;
         if (want > bulk - got) want = bulk - got;
-        for (unsigned k = 0; k < want; k++) {
-            st->tries++;
-            if (ws_deque_steal(vd, vslots, &my_slots[got]) != WS_STEAL_OK) break;
-            st->steals++;
-            st->remote_steals++;
-            got++;
-        }
+        got += ws_rob(L, v, want, &my_slots[got], st);
     }
     return got;
 }
@@ -112,30 +131,15 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
         if (L->workers * L->n_pes > 1) {
-            // A global id; on another GPU, its deque is reached through the peer mapping.
-            const unsigned global = ws_pick_victim(L, self, vs);
-            const unsigned victim_pe = global / L->workers;
-            const unsigned victim = global % L->workers;
-            ws_deque* vd = ws_pe_ptr(L, &L->deques[victim], victim_pe);
-            const unsigned available = ws_deque_public_count(vd);
+            const ws_victim_deque v = ws_victim_at(L, ws_pick_victim(L, self, vs));
+            const unsigned available = ws_deque_public_count(v.deque);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->state); *idle = false; }
-                const wsdsl_task* vslots = ws_pe_ptr(L, L->slots + (unsigned long long)victim * L->capacity, victim_pe);
                 unsigned want = ws_steal_amount(available, vs);
                 if (want > L->capacity) want = L->capacity;
-                // One CAS per task: a multi-slot CAS on head would break the reclaim's
-                // argument that thieves move head one step at a time (deque.cuh).
-                unsigned got = 0;
-                while (got < want) {
-                    st->tries++;
-                    const int r = ws_deque_steal(vd, vslots, &my_slots[got]);
-                    if (r != WS_STEAL_OK) break;
-                    st->steals++;
-                    got++;
-                }
+                unsigned got = ws_rob(L, v, want, my_slots, st);
                 if (got > 0) {
-                    if (victim_pe != L->pe) st->remote_steals += got;
 #if WSDSL_VICTIM == 3
                     if (vs->gpu_leader) got = ws_hws_gather(L, self, vs, my_slots, got, st);
 #endif

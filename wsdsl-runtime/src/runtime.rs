@@ -157,15 +157,7 @@ impl Runtime {
             rt = rt.blocks_per_sm(b.min(32) as u32);
         }
         if let Some(v) = var("WSDSL_VICTIM") {
-            let victim = match v.trim().to_ascii_lowercase().as_str() {
-                "random" => Victim::Random,
-                "round-robin" => Victim::RoundRobin,
-                "pws" => Victim::Pws,
-                "hws" => Victim::Hws,
-                "small-world" => Victim::SmallWorld,
-                other => return Err(Error::InvalidConfig(format!("WSDSL_VICTIM=`{other}`: choose random, round-robin, pws, hws or small-world"))),
-            };
-            rt = rt.victim(victim);
+            rt = rt.victim(Victim::parse(&v).map_err(|e| Error::InvalidConfig(format!("WSDSL_VICTIM: {e}")))?);
         }
         if let Some(s) = var("WSDSL_SCHEDULER") {
             rt = rt.scheduler(Scheduler::parse(&s).map_err(|e| Error::InvalidConfig(format!("WSDSL_SCHEDULER: {e}")))?);
@@ -379,7 +371,7 @@ impl Runtime {
                 if job.is_none() {
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, self.gpus)?);
                 }
-                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_mut().expect("started above"), &params, buffers, &roots, &opts)?
+                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts)?
             } else {
                 crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?
             };

@@ -80,6 +80,21 @@ pub enum Victim {
     SmallWorld,
 }
 
+impl Victim {
+    /// `random`, `round_robin`, `pws`, `hws` or `small_world` (any case; `-` for `_`), as the
+    /// `#[megakernel(victim = ...)]` attribute spells them.
+    pub fn parse(name: &str) -> Result<Victim, String> {
+        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "random" => Ok(Victim::Random),
+            "round_robin" => Ok(Victim::RoundRobin),
+            "pws" => Ok(Victim::Pws),
+            "hws" => Ok(Victim::Hws),
+            "small_world" => Ok(Victim::SmallWorld),
+            other => Err(format!("unknown victim policy `{other}`; choose random, round-robin, pws, hws or small-world")),
+        }
+    }
+}
+
 /// How much a thief takes from the public part of a victim's deque.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Steal {
@@ -398,9 +413,14 @@ pub fn dump_if_requested(name: &str, key: u64, source: &str) -> Option<PathBuf> 
 /// FNV-1a, 64 bits: a stable hash (unlike std's hasher) for cache keys. Collisions are
 /// harmless because a cache entry also stores the full source and is checked against it.
 pub fn stable_hash(parts: &[&str]) -> u64 {
+    stable_hash_bytes(&parts.iter().map(|p| p.as_bytes()).collect::<Vec<_>>())
+}
+
+/// [`stable_hash`] of byte strings (the same value for a string's bytes).
+pub fn stable_hash_bytes(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for part in parts {
-        for b in part.bytes().chain(std::iter::once(0xff)) {
+        for &b in part.iter().chain(std::iter::once(&0xff)) {
             h ^= b as u64;
             h = h.wrapping_mul(0x0100_0000_01b3);
         }

@@ -66,21 +66,20 @@ impl Inputs {
     /// Reads the counters back and refreshes the host buffers from the device (read-only
     /// arrays cannot have changed).
     pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, ws: &mut Workspace, buffers: &P::Buffers) -> Result<P::Counters, Error> {
-        let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
+        let bits = self.read_back_slots(stream)?;
         for (position, (b, &writable)) in buffers.buffers().into_iter().zip(&self.writable).enumerate() {
             if writable && b.len() > 0 {
                 ws.copy_out(stream, position, b)?;
             }
         }
-        Ok(<P::Counters as CounterSet>::from_slots(&bits[..self.counter_count]))
+        Ok(<P::Counters as CounterSet>::from_slots(&bits))
     }
-}
 
-impl Inputs {
     /// The counters' raw slots (multi-GPU runs merge them wherever they are decoded).
     pub fn read_back_slots(&self, stream: &Arc<CudaStream>) -> Result<Vec<u64>, Error> {
-        let bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
-        Ok(bits[..self.counter_count].to_vec())
+        let mut bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
+        bits.truncate(self.counter_count);
+        Ok(bits)
     }
 }
 

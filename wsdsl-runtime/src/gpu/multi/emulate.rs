@@ -11,17 +11,14 @@ use super::record::{decode_result, encode_result};
 use super::{check_program, merge, roots_of, PeError};
 use crate::error::Error;
 use crate::gpu::assemble::{host_pe_kernel_source, KernelConfig};
-use crate::gpu::emulate::{host_kernel_copy, launch, status, Emulation, HostBuf, HostInputs, HostKernel};
+use super::{check_root_room, seed_of, HeapLayout};
+use crate::gpu::emulate::{host_kernel_copy, launch, status, Emulation, HostBuf, HostInputs};
 use crate::gpu::inputs::{encode_tasks, status_result};
 use crate::gpu::launch::{worker_stats, STATS_PER_WORKER};
-use crate::gpu::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
+use crate::gpu::persistent::{LaunchRecord, MAX_SM_IDS};
 use crate::program::{Program, RunResult};
 use crate::stats::Phases;
-use std::sync::Arc;
 use std::time::Instant;
-
-/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`).
-const STATE_BYTES: usize = 128;
 
 /// Runs `roots` on `gpus` emulated GPUs (roots dealt round-robin across them), each an
 /// `emu` grid, and merges their results as a real multi-GPU run does.
@@ -46,39 +43,28 @@ pub fn run_emulated_gpus<P: Program>(
     let compile = started.elapsed();
 
     let workers = emu.grid * (emu.block_threads / config.worker_threads());
-    let capacity = emu.capacity as usize;
-    // The symmetric heap: the state, the deques, the slots, at the same offsets on every GPU.
-    let deques_at = STATE_BYTES;
-    let slots_at = deques_at + workers as usize * DEQUE_BYTES;
-    let heap_bytes = slots_at + workers as usize * capacity * P::TASK_BYTES;
-    let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(heap_bytes)).collect();
+    let capacity = emu.capacity;
+    check_root_room(roots.len(), gpus, workers, capacity)?;
+    // The symmetric heaps: the state, the deques, the slots, at the same offsets on every GPU.
+    let layout = HeapLayout::of::<P>(workers, capacity);
+    let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(layout.bytes)).collect();
     let bases: Vec<u64> = heaps.iter_mut().map(|h| h.addr()).collect();
     let mut table = HostBuf(bases.clone());
 
-    let mut gpu_runs = Vec::new();
-    for g in 0..gpus {
-        let mine = roots_of(roots, g, gpus);
-        if (mine.len() as u64).div_ceil(workers as u64) > capacity as u64 {
-            return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: (mine.len() as u64).div_ceil(workers as u64) });
-        }
-        gpu_runs.push(GpuRun::new::<P>(params, buffers, &mine, workers));
-    }
+    let mut gpu_runs: Vec<GpuRun> = (0..gpus).map(|g| GpuRun::new::<P>(params, buffers, &roots_of(roots, g, gpus), workers)).collect();
     // Every GPU's launch record, then every launch at once (each waits for the others' workers
     // to go idle before it may end).
     let records: Vec<LaunchRecord> = gpu_runs
         .iter_mut()
         .enumerate()
-        .map(|(g, run)| run.record(bases[g], table.addr(), deques_at, slots_at, workers, capacity as u32, g as u32, gpus))
+        .map(|(g, run)| run.record(bases[g], table.addr(), &layout, workers, capacity, g as u32, gpus))
         .collect();
     let ran = Instant::now();
     let launched: Vec<Result<(), Error>> = std::thread::scope(|s| {
         let handles: Vec<_> = kernels
             .iter()
             .zip(&records)
-            .map(|(k, r)| {
-                let (k, r): (&Arc<HostKernel>, &LaunchRecord) = (k, r);
-                s.spawn(move || launch(k, r as *const LaunchRecord as *const u8, r.stop, emu))
-            })
+            .map(|(k, r)| s.spawn(move || launch(k, r as *const LaunchRecord as *const u8, r.stop, emu)))
             .collect();
         handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::InvalidConfig("an emulated GPU's launcher panicked".into())))).collect()
     });
@@ -96,7 +82,7 @@ pub fn run_emulated_gpus<P: Program>(
             l?;
             status_result::<P>(&status(k), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
             let phases = Phases { compile, run: elapsed, ..Phases::default() };
-            let stats = worker_stats(&run.stats.0, capacity as u64, phases);
+            let stats = worker_stats(&run.stats.0, capacity.into(), phases);
             Ok((run.inputs.counter_slots(), stats))
         })
         .map(|r: Result<_, Error>| decode_result::<P>(&encode_result(&r.map_err(PeError::from))))
@@ -133,10 +119,10 @@ impl GpuRun {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn record(&mut self, heap: u64, pe_heaps: u64, deques_at: usize, slots_at: usize, workers: u32, capacity: u32, pe: u32, n_pes: u32) -> LaunchRecord {
+    fn record(&mut self, heap: u64, pe_heaps: u64, layout: &HeapLayout, workers: u32, capacity: u32, pe: u32, n_pes: u32) -> LaunchRecord {
         LaunchRecord {
-            slots: heap + slots_at as u64,
-            deques: heap + deques_at as u64,
+            slots: heap + layout.slots_at,
+            deques: heap + layout.deques_at,
             roots: self.roots.addr(),
             params: self.inputs.params.addr(),
             buffers: self.inputs.table.addr(),
@@ -150,7 +136,7 @@ impl GpuRun {
             workers,
             capacity,
             root_count: self.root_count,
-            seed: 0x5EED_1234 ^ pe.wrapping_mul(0x9E37_79B9),
+            seed: seed_of(pe),
             pe_heaps,
             pe,
             n_pes,

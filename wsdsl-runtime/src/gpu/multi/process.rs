@@ -14,6 +14,7 @@
 //! naming its GPU. Across hosts (mpirun/srun) the same roles would come from the launcher's
 //! rank variables and a TCP rendezvous: designed in `docs/multi-gpu.md`, not built.
 
+use super::record::{Reader, Writer};
 use crate::error::Error;
 use crate::gpu::nvshmem::{Pe, UniqueId};
 use crate::gpu::GpuDevice;
@@ -191,39 +192,40 @@ impl Job {
 
     fn exchange(&self, mine: Vec<u8>) -> Result<Vec<Vec<u8>>, Error> {
         let gpus = self.gpus;
+        let gone = |gpu: usize, e: std::io::Error| {
+            let who = if gpu == 0 { "the coordinating process" } else { "its process" };
+            Error::OnGpu { gpu: gpu as u32, gpus, message: format!("{who} stopped answering: {e}") }
+        };
         match &mut *self.link.borrow_mut() {
             Link::Coordinator { peers, .. } => {
                 let mut all = vec![mine];
                 for (k, p) in peers.iter_mut().enumerate() {
-                    let gone = |e: std::io::Error| Error::OnGpu { gpu: k as u32 + 1, gpus, message: format!("its process stopped answering: {e}") };
-                    all.push(receive(p).map_err(gone)?);
+                    all.push(receive(p).map_err(|e| gone(k + 1, e))?);
                 }
-                let mut packed = Vec::new();
+                // The bundle: every GPU's message, in GPU order.
+                let mut bundle = Writer::default();
+                bundle.word(all.len() as u64);
                 for m in &all {
-                    packed.extend_from_slice(&(m.len() as u64).to_le_bytes());
-                    packed.extend_from_slice(m);
+                    bundle.bytes(m);
                 }
+                let bundle = bundle.finish();
                 for (k, p) in peers.iter_mut().enumerate() {
-                    send(p, &packed).map_err(|e| Error::OnGpu { gpu: k as u32 + 1, gpus, message: format!("its process stopped answering: {e}") })?;
+                    send(p, &bundle).map_err(|e| gone(k + 1, e))?;
                 }
                 Ok(all)
             }
             Link::Peer { coordinator } => {
-                let gone = |e: std::io::Error| Error::OnGpu { gpu: 0, gpus, message: format!("the coordinating process stopped answering: {e}") };
-                send(coordinator, &mine).map_err(gone)?;
-                let packed = receive(coordinator).map_err(gone)?;
-                let mut all = Vec::new();
-                let mut rest = &packed[..];
-                while rest.len() >= 8 {
-                    let n = u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")) as usize;
-                    if rest.len() - 8 < n {
-                        break;
-                    }
-                    all.push(rest[8..8 + n].to_vec());
-                    rest = &rest[8 + n..];
+                send(coordinator, &mine).map_err(|e| gone(0, e))?;
+                let bundle = receive(coordinator).map_err(|e| gone(0, e))?;
+                let malformed = |m: String| Error::InvalidConfig(format!("multi-GPU run: GPU 0 sent a malformed bundle: {m}"));
+                let mut r = Reader::new(&bundle);
+                let count = r.word().map_err(malformed)?;
+                if count != gpus as u64 {
+                    return Err(malformed(format!("{count} messages for {gpus} GPUs")));
                 }
-                if all.len() != gpus as usize {
-                    return Err(Error::InvalidConfig(format!("multi-GPU run: GPU 0 sent {} results for {gpus} GPUs", all.len())));
+                let all = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Result<Vec<_>, _>>().map_err(malformed)?;
+                if !r.is_empty() {
+                    return Err(malformed("bytes after the last message".into()));
                 }
                 Ok(all)
             }

@@ -1,5 +1,6 @@
 //! What travels between the processes of a multi-GPU run, as bytes: each GPU's proposal for
-//! the run's shape before the launch, and its result after it. Little-endian u64 words.
+//! the run's shape before the launch, its votes, its result after it, and the coordinator's
+//! bundle of every GPU's message. Little-endian u64 words; byte strings after their length.
 
 use super::merge::{PeError, PeResult};
 use crate::program::{CounterSet, Program};
@@ -17,15 +18,18 @@ impl Writer {
     }
     pub fn words(&mut self, ws: &[u64]) -> &mut Self {
         self.word(ws.len() as u64);
-        ws.iter().for_each(|&w| {
+        for &w in ws {
             self.word(w);
-        });
+        }
+        self
+    }
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.word(b.len() as u64);
+        self.0.extend_from_slice(b);
         self
     }
     pub fn text(&mut self, s: &str) -> &mut Self {
-        self.word(s.len() as u64);
-        self.0.extend_from_slice(s.as_bytes());
-        self
+        self.bytes(s.as_bytes())
     }
     pub fn finish(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.0)
@@ -57,9 +61,16 @@ impl<'a> Reader<'a> {
         }
         (0..n).map(|_| self.word()).collect()
     }
+    pub fn bytes(&mut self) -> Result<&'a [u8], String> {
+        let n = self.word()?;
+        self.take(usize::try_from(n).unwrap_or(usize::MAX))
+    }
     pub fn text(&mut self) -> Result<String, String> {
-        let n = self.word()? as usize;
-        Ok(String::from_utf8_lossy(self.take(n)?).into_owned())
+        Ok(String::from_utf8_lossy(self.bytes()?).into_owned())
+    }
+    /// Whether the whole message was read.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
 }
 
@@ -157,7 +168,13 @@ mod tests {
         assert_eq!(r.words(), Ok(vec![1, 2, 3]));
         assert_eq!(r.text().as_deref(), Ok("GPU 1: fault"));
         assert!(r.word().is_err());
+        let bundle = Writer::default().bytes(&[1, 2, 3]).bytes(&[]).finish();
+        let mut r = Reader::new(&bundle);
+        assert_eq!(r.bytes(), Ok(&[1u8, 2, 3][..]));
+        assert_eq!(r.bytes(), Ok(&[][..]));
+        assert!(r.is_empty());
         let lying = Writer::default().word(1 << 40).finish();
         assert!(Reader::new(&lying).words().is_err(), "a huge length must not allocate or panic");
+        assert!(Reader::new(&lying).bytes().is_err(), "nor as a byte string");
     }
 }

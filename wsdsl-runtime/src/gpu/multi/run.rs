@@ -13,13 +13,13 @@
 
 use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
-use super::{check_program, merge, roots_of, PeError};
+use super::{check_program, check_root_room, merge, roots_of, seed_of, HeapLayout, PeError, STOP_OFFSET};
 use crate::error::Error;
-use crate::gpu::assemble::{pe_kernel_source, stable_hash};
+use crate::gpu::assemble::{pe_kernel_source, stable_hash_bytes};
 use crate::gpu::inputs::{check_status, clear_status, encode_tasks, Inputs};
 use crate::gpu::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
 use crate::gpu::module::load_source;
-use crate::gpu::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
+use crate::gpu::persistent::{LaunchRecord, MAX_SM_IDS};
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{Program, RunResult};
 use crate::stats::{Phases, Stats};
@@ -30,14 +30,11 @@ use std::time::Instant;
 /// Deque slots per worker unless the runtime says otherwise: the deques live in NVSHMEM's
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
-/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`), and where its `stop` word is.
-const STATE_BYTES: usize = 128;
-const STOP_OFFSET: u64 = 12;
 
 /// Runs `roots` on every GPU of `job`; every process returns the same merged result.
 pub(crate) fn run_gpus<P: Program>(
     dev: &GpuDevice,
-    job: &mut Job,
+    job: &Job,
     params: &P::Params,
     buffers: &P::Buffers,
     roots: &[P::Task],
@@ -49,13 +46,13 @@ pub(crate) fn run_gpus<P: Program>(
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
     //    names the run (program, kernel, parameters, roots), so processes that went apart are
     //    caught here rather than merged.
+    let source = pe_kernel_source::<P>(&opts.kernel);
     let run_id = {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
-        let text = |b: &[u8]| b.iter().map(|x| format!("{x:02x}")).collect::<String>();
-        stable_hash(&[P::NAME, &pe_kernel_source::<P>(&opts.kernel), &text(&param_bytes), &text(&encode_tasks::<P>(roots))])
+        stable_hash_bytes(&[P::NAME.as_bytes(), source.as_bytes(), &param_bytes, &encode_tasks::<P>(roots)])
     };
-    let prepared = prepare::<P>(dev, opts, &mut phases);
+    let prepared = prepare::<P>(dev, &source, opts, &mut phases);
     let mut w = Writer::default();
     match &prepared {
         Ok((_, _, per_sm, capacity)) => w.word(0).word(run_id).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
@@ -83,11 +80,7 @@ pub(crate) fn run_gpus<P: Program>(
     let (module, func, _, _) = prepared?;
     let (grid, capacity) = (grid as u32, capacity as u32);
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
-    // The largest share (GPU 0's) must fit the deques: every process computes the same.
-    let largest = (roots.len() as u64).div_ceil(job.gpus as u64);
-    if largest.div_ceil(workers as u64) > capacity as u64 {
-        return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: largest.div_ceil(workers as u64) });
-    }
+    check_root_room(roots.len(), job.gpus, workers, capacity)?;
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let mine = roots_of(roots, job.rank, job.gpus);
@@ -104,8 +97,8 @@ pub(crate) fn run_gpus<P: Program>(
 
 /// Compiles and loads `P`'s multi-GPU kernel (NVRTC and the kernel cache, as every kernel)
 /// and proposes blocks per SM and deque capacity.
-fn prepare<P: Program>(dev: &GpuDevice, opts: &GpuOptions, phases: &mut Phases) -> Result<(Arc<CudaModule>, CudaFunction, u32, u32), Error> {
-    let (module, func) = load_source::<P>(dev, &pe_kernel_source::<P>(&opts.kernel), opts.kernel.entry_point(), phases)?;
+fn prepare<P: Program>(dev: &GpuDevice, source: &str, opts: &GpuOptions, phases: &mut Phases) -> Result<(Arc<CudaModule>, CudaFunction, u32, u32), Error> {
+    let (module, func) = load_source::<P>(dev, source, opts.kernel.entry_point(), phases)?;
     let fit = func
         .occupancy_max_active_blocks_per_multiprocessor(opts.kernel.block_threads, 0, None)
         .map_err(Error::driver("querying occupancy"))?;
@@ -181,10 +174,9 @@ fn run_share<P: Program>(
 
     // 3. The symmetric heap (collective: the same size on every GPU), then the peer mappings,
     //    voted on before anything waits on them.
-    let deques_at = STATE_BYTES;
-    let slots_at = deques_at + workers as usize * DEQUE_BYTES;
+    let layout = HeapLayout::of::<P>(workers, capacity);
     let pe = job.pe();
-    let heap = pe.alloc_zeros::<u8>(slots_at + workers as usize * capacity as usize * P::TASK_BYTES);
+    let heap = pe.alloc_zeros::<u8>(layout.bytes);
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(|e| Error::InvalidConfig(e.to_string()));
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
@@ -215,8 +207,8 @@ fn run_share<P: Program>(
 
     let base = heap.device_ptr();
     let record = LaunchRecord {
-        slots: base + slots_at as u64,
-        deques: base + deques_at as u64,
+        slots: base + layout.slots_at,
+        deques: base + layout.deques_at,
         roots: roots_dev,
         params: inputs.params_ptr(stream),
         buffers: inputs.buffers_ptr(stream),
@@ -230,7 +222,7 @@ fn run_share<P: Program>(
         workers,
         capacity,
         root_count: roots.len() as u32,
-        seed: 0x5EED_1234 ^ job.rank.wrapping_mul(0x9E37_79B9),
+        seed: seed_of(job.rank),
         pe_heaps,
         pe: job.rank,
         n_pes: job.gpus,
