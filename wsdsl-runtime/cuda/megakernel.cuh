@@ -78,8 +78,12 @@ struct ws_victim_deque {
 };
 
 static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* L, unsigned global) {
+#if WSDSL_PES
     const unsigned pe = global / L->workers;
     const unsigned w = global % L->workers;
+#else
+    const unsigned pe = 0u, w = global;   // one GPU: the id is the worker (no division per probe)
+#endif
     return {ws_pe_ptr(L, &L->deques[w], pe), ws_pe_ptr(L, L->slots + (unsigned long long)w * L->capacity, pe), pe};
 }
 
