@@ -3,8 +3,10 @@
 //! the GPUs run, thieves rob other GPUs' deques through the shimmed peer mapping, and the
 //! run ends by the two-wave detection across GPUs (`cuda/pe.cuh`). Every victim policy must
 //! give exact answers on 2, 3 and 4 GPUs, with work crossing GPUs; a fault on one GPU must
-//! stop all of them and come back as one error naming that GPU. (The same programs on two
-//! H100s: BENCHMARKS.md, "Beyond one GPU".)
+//! stop all of them and come back as one error naming that GPU. Fork-join (complete handlers)
+//! crosses GPUs too: a child stolen by another GPU delivers its value to its parent's frame
+//! there, and the continuation is sent home when the last value arrives from another GPU.
+//! (The same programs on two GPUs: BENCHMARKS.md, "Beyond one GPU".)
 
 #[allow(dead_code)]
 #[path = "../examples/nqueens/kernel.rs"]
@@ -12,6 +14,9 @@ mod nqueens;
 #[allow(dead_code)]
 #[path = "../examples/uts/kernel.rs"]
 mod uts;
+#[allow(dead_code)]
+#[path = "../examples/fib/kernel.rs"]
+mod fib;
 
 use std::time::Duration;
 use wsdsl::gpu::emulate::Emulation;
@@ -96,6 +101,48 @@ fn many_roots_are_dealt_across_gpus() {
     assert!(stats.per_gpu_tasks.iter().all(|&t| t > 0), "{:?}", stats.per_gpu_tasks);
 }
 
+#[test]
+fn fork_join_fib_exact_across_gpus_with_joins_crossing_them() {
+    let mut failures = Vec::new();
+    for (gpus, victim) in [(2, Victim::Random), (3, Victim::Random), (2, Victim::Hws), (4, Victim::SmallWorld)] {
+        let n = 20;
+        match run_emulated_gpus::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n }.into()], &config(victim), &emulation(), gpus) {
+            Ok((c, values, stats)) => {
+                eprintln!("fib({n}) on {gpus} GPUs {victim:?}: {} (tasks per GPU {:?}, {} stolen across GPUs, {} complete handlers)", values[0], stats.per_gpu_tasks, stats.remote_steals, stats.completions);
+                let want = (fib::reference(n), fib::reference(n + 1));
+                if (values[0], c.leaves.get(), c.joins.get() + 1) != (want.0, want.1, want.1) {
+                    failures.push(format!("{gpus} GPUs {victim:?}: fib = {}, {} leaves, {} joins; want {want:?}", values[0], c.leaves.get(), c.joins.get()));
+                }
+                if stats.completions != c.joins.get() || stats.per_gpu_tasks[1..].iter().any(|&t| t == 0) {
+                    failures.push(format!("{gpus} GPUs {victim:?}: {} completions for {} joins, tasks per GPU {:?}", stats.completions, c.joins.get(), stats.per_gpu_tasks));
+                }
+            }
+            Err(e) => failures.push(format!("{gpus} GPUs {victim:?}: {e}")),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_roots_value_comes_back_from_the_gpu_it_was_dealt_to() {
+    // Roots fib(0..=17) over 3 GPUs: root r starts on GPU r % 3 and its value lands there,
+    // whichever GPU finished it.
+    let roots: Vec<fib::fib::Task> = (0..=17).map(|n| fib::fib::Call { n }.into()).collect();
+    let (c, values, _) = run_emulated_gpus::<fib::fib::Kernel>(&(), &(), &roots, &config(Victim::Random), &emulation(), 3).unwrap();
+    let want: Vec<u64> = (0..=17).map(fib::reference).collect();
+    assert_eq!(values, want);
+    assert_eq!(c.leaves.get(), (0..=17).map(|n| fib::reference(n + 1)).sum::<u64>());
+}
+
+#[test]
+fn a_frame_pool_too_small_on_one_gpu_is_an_error_naming_it() {
+    let emu = Emulation { frames: 8, ..emulation() };
+    let err = run_emulated_gpus::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 18 }.into()], &config(Victim::Random), &emu, 2).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::OnGpu { gpus: 2, .. }), "{text}");
+    assert!(text.contains("frames"), "{text}");
+}
+
 #[megakernel]
 pub mod faulty {
     use wsdsl::prelude::*;
@@ -170,4 +217,6 @@ fn the_multi_gpu_kernels_compile_for_every_policy() {
     }
     let source = wsdsl::gpu::pe_kernel_source::<nqueens::nqueens::Kernel>(&config(Victim::Random));
     wsdsl::gpu::compile::compile_uncached("nqueens", &source, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+    let source = wsdsl::gpu::pe_kernel_source::<fib::fib::Kernel>(&config(Victim::Random));
+    wsdsl::gpu::compile::compile_uncached("fib", &source, "sm_90").unwrap_or_else(|e| panic!("fork-join: {e}"));
 }

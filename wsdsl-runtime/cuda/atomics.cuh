@@ -164,6 +164,45 @@ static __device__ __forceinline__ void ws_thief_store_release_u32(ws_atom_u32* p
     asm volatile("st.release." WS_THIEF_SCOPE ".global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
+// Explicit scopes, for join.cuh across GPUs, where a frame's counter is decremented from any
+// GPU but its continuation runs only on the GPU that holds the frame: each side pays the
+// scope its partner needs (GPU scope between threads of one GPU, system scope otherwise).
+static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+static __device__ __forceinline__ ws_atom_u32 ws_sys_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    ws_atom_u32 old;
+    asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    ws_atom_u64 old;
+    asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
+    return old;
+}
+static __device__ __forceinline__ ws_atom_u32 ws_sys_load_relaxed_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_sys_load_relaxed_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_sys_load_acquire_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void ws_sys_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+static __device__ __forceinline__ ws_atom_u64 ws_sys_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    ws_atom_u64 old;
+    asm volatile("atom.acq_rel.sys.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
+
 // Nanoseconds of the GPU's global timer (comparable across SMs).
 static __device__ __forceinline__ unsigned long long ws_globaltimer() {
     unsigned long long t;

@@ -32,6 +32,24 @@
 // stops with WS_STATUS_FRAMES, like a queue overflow. The static scheduler launches once per
 // generation: there a worker parks its stash in its own slot of `parked` at exit, and the
 // worker with the same index takes it up in the next launch.
+//
+// Across GPUs (`pe.cuh`, WSDSL_PES). Each GPU's pool, roots' values and inbox lie in its
+// symmetric heap, at the same offsets on every GPU, and a frame id names its GPU: `pe *
+// capacity + index`. A child stolen by another GPU delivers its value to its parent's frame
+// through the peer mapping. A continuation runs only on its frame's GPU (its home), so the
+// frames, the pool and the values stay that GPU's memory, and every ordering but a remote
+// delivery's stays at GPU scope: a home child releases at GPU scope; a remote one releases
+// at system scope and marks the counter (WS_JOIN_REMOTE), so the home thread that finds the
+// count at zero acquires at system scope when it sees a mark (every decrement is a
+// system-scope read-modify-write, so all of them are ordered with each other). When the last
+// value comes from another GPU, that thread sends the frame home, into the inbox of the home
+// worker `index % workers` (a ring of frame indices, with a slot for every frame that maps to
+// that worker, so it never overflows: a frame waits in an inbox at most once), which that
+// worker drains into its resume stack every few batches and whenever it looks for work. An
+// inbox entry is work no deque holds: GPU 0's detector declares the end only when every
+// GPU has taken as many as were sent to it (pe.cuh). A root's slot is its index
+// among all roots; it was dealt to GPU `slot % n_pes`, whose `root_values` hold its value at
+// `slot / n_pes`. On one GPU the id is the index and the slot the root's.
 #pragma once
 
 // Defined by the program's handlers fragment, which comes after this header.
@@ -44,6 +62,15 @@ __device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx);
 #define WS_JOIN_NONE 0xfffffffdu       // no frame (empty stack, no frame taken yet)
 #define WS_JOIN_NO_SLOT 0xffffffffu    // join_slot when the parent's handler takes no values
 #define WS_JOIN_BIAS 0x40000000u
+// Across GPUs a counter holds the children still to come in its low half and the values
+// delivered from other GPUs in its high half, so a round has at most 0xffff children.
+#define WS_JOIN_COUNT 0xffffu
+#define WS_JOIN_REMOTE 0x10000u
+#if WSDSL_PES
+#define WS_JOIN_MAX_CHILDREN WS_JOIN_COUNT
+#else
+#define WS_JOIN_MAX_CHILDREN (WS_JOIN_BIAS - 1u)
+#endif
 #define WS_FRAME_STACKS 128u
 // Tag of a continuation record: run the complete handler of frame `join_frame`.
 #define WS_TAG_RESUME 0xfffffff0u
@@ -81,6 +108,20 @@ __device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx);
 // The most ids a stash parks between launches (and a parking slot's length, less one).
 #define WS_STASH_CAP WS_STASH_RING
 
+// A GPU's inboxes of continuations sent home by other GPUs (see the top): how many were
+// sent to it and how many its workers took, each on a line of its own, then every worker's
+// ticket `tails[w]` (taken by senders; the worker keeps its own head), then every worker's
+// ring of `inbox_capacity` slots (a power of two). A slot holds (sequence << 32) | frame
+// index, its sequence 2r when free for the r-th round of tickets over the ring and 2r + 1
+// when full (zeroed memory: all free for round 0).
+struct ws_join_inbox {
+    ws_atom_u64 sent;
+    ws_atom_u64 pad0[15];
+    ws_atom_u64 taken;
+    ws_atom_u64 pad1[15];
+    ws_atom_u64 tails[1];   // [workers], then the rings
+};
+
 // Host mirror: `gpu/join.rs`, struct JoinRecord (same order).
 struct ws_join_state {
     ws_frame* frames;
@@ -92,10 +133,62 @@ struct ws_join_state {
     ws_u32 parked_slots;       // 0: workers do not park (persistent kernels)
     ws_u32 workers;            // workers holding a stash (for the end-of-pool rule)
     ws_atom_u64 completions;   // complete handlers run (added by each thread as it stops)
+    // Multi-GPU runs (see the top): this GPU's symmetric heap, every GPU's as mapped here,
+    // this GPU's inboxes, this GPU's index, the number of GPUs and the slots of a worker's
+    // inbox (0, 0, 0, 0, 1, 0 on one GPU).
+    unsigned long long heap;
+    const unsigned long long* pe_heaps;
+    ws_join_inbox* inbox;
+    ws_u32 pe;
+    ws_u32 n_pes;
+    ws_u32 inbox_capacity;
+    ws_u32 pad;
 };
 __device__ ws_join_state wsdsl_join;
 
 __device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx);
+
+// ---- frame ids across GPUs (see the top) ----
+
+// GPU `pe`'s copy of this GPU's symmetric object `p` (the pool's memory).
+template <class T> static __device__ __forceinline__ T* ws_join_on(T* p, ws_u32 pe) {
+#if WSDSL_PES
+    return pe == wsdsl_join.pe ? p : (T*)((const char*)p - wsdsl_join.heap + wsdsl_join.pe_heaps[pe]);
+#else
+    (void)pe;
+    return p;
+#endif
+}
+
+// This GPU's index in the run (0 on one GPU).
+static __device__ __forceinline__ ws_u32 ws_join_self() {
+#if WSDSL_PES
+    return wsdsl_join.pe;
+#else
+    return 0u;
+#endif
+}
+
+// Which GPU frame `id` lies on (0 on one GPU).
+static __device__ __forceinline__ ws_u32 ws_frame_pe(ws_u32 id) {
+#if WSDSL_PES
+    return id / wsdsl_join.capacity;
+#else
+    (void)id;
+    return 0u;
+#endif
+}
+
+// The frame named `id`, wherever it lies.
+static __device__ __forceinline__ ws_frame* ws_frame_at(ws_u32 id) {
+    const ws_u32 pe = ws_frame_pe(id);
+    return ws_join_on(&wsdsl_join.frames[id - pe * wsdsl_join.capacity], pe);
+}
+
+// The id of this GPU's frame `index`.
+static __device__ __forceinline__ ws_u32 ws_frame_id(ws_u32 index) {
+    return ws_join_self() * wsdsl_join.capacity + index;
+}
 
 // ---- the global pool: batches of WS_FRAME_BATCH ids on lock-free stacks, fresh frames ----
 
@@ -226,11 +319,12 @@ static __device__ ws_u32 ws_frame_take(wsdsl_ctx* ctx) {
     return ws_stash_ids(s)[ws_stash_at(at)];
 }
 
-// Any thread of the batch: returns its task's frame (at most one per task).
+// Any thread of the batch: returns its task's frame `id` (at most one per task; always one
+// of this GPU's: a task finishes where its continuations run, its frame's home).
 static __device__ void ws_frame_give(wsdsl_ctx* ctx, ws_u32 id) {
     ws_u32* s = ctx->stash;
     const ws_u32 at = atomicAdd(&s[1], 1u);
-    ws_stash_ids(s)[ws_stash_at(at)] = id;
+    ws_stash_ids(s)[ws_stash_at(at)] = id - ws_frame_id(0u);
 }
 
 // When a worker starts: its stash, with what its predecessor in this slot parked.
@@ -280,20 +374,20 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
     child->join_slot = 0u;
     if (!wsdsl_has_complete(tag)) return;
     // (The bound also keeps the counter's bias out of reach for handlers without values.)
-    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_BIAS - 1u) {
-        ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag), 0);
+    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_MAX_CHILDREN) {
+        ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag) < WS_JOIN_MAX_CHILDREN ? wsdsl_max_children(tag) : WS_JOIN_MAX_CHILDREN, 0);
         return;
     }
     if (ctx->child_frame == WS_JOIN_NONE) {
-        const ws_u32 id = ws_frame_take(ctx);
-        if (id == WS_JOIN_NONE) return;   // reported; the run stops
-        wsdsl_join.frames[id].task = *ctx->cur;
-        ctx->child_frame = id;
+        const ws_u32 index = ws_frame_take(ctx);
+        if (index == WS_JOIN_NONE) return;   // reported; the run stops
+        wsdsl_join.frames[index].task = *ctx->cur;
+        ctx->child_frame = ws_frame_id(index);
     }
 #if WS_JOIN_EARLY_CHILDREN
     if (slot == 0u) {
         // The counter must hold the bias before any child of this round can be seen.
-        ws_store_relaxed_u32(&wsdsl_join.frames[ctx->child_frame].pending, WS_JOIN_BIAS);
+        ws_store_relaxed_u32(&ws_frame_at(ctx->child_frame)->pending, WS_JOIN_BIAS);
         __threadfence();
     }
 #endif
@@ -319,20 +413,103 @@ static __device__ __forceinline__ void ws_join_continue(wsdsl_ctx* ctx, ws_u32 i
     ws_spawn_record(ctx, &resume);
 }
 
+#if WSDSL_PES
+// ---- continuations sent home across GPUs (see the top) ----
+
+// Worker `w`'s ring in `box`.
+static __device__ __forceinline__ ws_atom_u64* ws_join_ring(ws_join_inbox* box, ws_u32 w) {
+    return &box->tails[wsdsl_join.workers] + (unsigned long long)w * wsdsl_join.inbox_capacity;
+}
+
+// Another GPU's thread delivered the last value of `home`'s frame `index`: queue it there.
+static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
+    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, home);
+    const ws_u32 w = index % wsdsl_join.workers;
+    ws_sys_add_relaxed_u64(&box->sent, 1ull);   // before this thread can go idle (pe.cuh)
+    const ws_atom_u64 ticket = ws_sys_add_relaxed_u64(&box->tails[w], 1ull);
+    const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
+    ws_atom_u64* slot = &ws_join_ring(box, w)[ticket & (wsdsl_join.inbox_capacity - 1u)];
+    // Free by now unless the worker is between reading the previous round's entry and
+    // clearing it (a frame waits in an inbox at most once, and its ring has a slot for every
+    // frame that maps to it).
+    while ((ws_u32)(ws_sys_load_acquire_u64(slot) >> 32) != free_seq) __nanosleep(32);
+    ws_sys_store_release_u64(slot, ((ws_atom_u64)(free_seq + 1u) << 32) | index);
+}
+
+// Whether GPU `pe` has continuations sent to it that no worker took yet (GPU 0's detector).
+static __device__ __forceinline__ bool ws_join_inbox_waiting(ws_u32 pe) {
+    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, pe);
+    const ws_atom_u64 taken = ws_sys_load_acquire_u64(&box->taken);
+    return ws_sys_load_acquire_u64(&box->sent) != taken;
+}
+
+// Whether worker `self`'s inbox holds something past `head` (its own ticket).
+static __device__ __forceinline__ bool ws_join_sent_home_to(ws_u32 self, ws_atom_u64 head) {
+    return ws_sys_load_relaxed_u64(&wsdsl_join.inbox->tails[self]) != head;
+}
+
+// Worker `self`'s leader: moves the continuations in its inbox (from ticket `*head` on) onto
+// its resume stack, up to `room`; returns how many. An entry whose sender is still writing
+// it waits for the next look.
+static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_u32* resumes, unsigned room) {
+    ws_join_inbox* box = wsdsl_join.inbox;
+    ws_atom_u64* ring = ws_join_ring(box, self);
+    const ws_atom_u64 tail = ws_sys_load_relaxed_u64(&box->tails[self]);
+    unsigned got = 0;
+    for (ws_atom_u64 h = *head; h != tail && got < room; h++) {
+        const ws_u32 full_seq = (ws_u32)(2ull * (h / wsdsl_join.inbox_capacity)) + 1u;
+        ws_atom_u64* slot = &ring[h & (wsdsl_join.inbox_capacity - 1u)];
+        const ws_atom_u64 entry = ws_sys_load_acquire_u64(slot);
+        if ((ws_u32)(entry >> 32) != full_seq) break;
+        ws_sys_store_release_u64(slot, (ws_atom_u64)(full_seq + 1u) << 32);
+        const ws_u32 id = ws_frame_id((ws_u32)entry);
+        // Read the counter's last decrement, so that the fence below orders every child's
+        // delivery (home ones released at GPU scope included) before the continuation.
+        (void)ws_sys_load_relaxed_u32(&ws_frame_at(id)->pending);
+        resumes[1 + resumes[0]++] = id;
+        got++;
+    }
+    if (got > 0) {
+        *head += got;
+        ws_sys_add_relaxed_u64(&box->taken, got);
+        ws_sys_fence_acq_rel();
+    }
+    return got;
+}
+#endif
+
 // Hands a finished task's `value` to slot `slot` of `frame` (or to the host for a root);
-// the thread that delivers a frame's last value continues its task.
+// the thread that delivers a frame's last value continues its task (across GPUs: sends it
+// home, when the frame is another GPU's).
 static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot, wsdsl_value value) {
     if (frame == WS_JOIN_ROOT) {
+#if WSDSL_PES
+        *ws_join_on(&wsdsl_join.root_values[slot / wsdsl_join.n_pes], slot % wsdsl_join.n_pes) = value;
+#else
         wsdsl_join.root_values[slot] = value;
+#endif
         return;
     }
     if (frame >= WS_JOIN_NONE) return;   // nobody waits for this task
-    ws_frame* f = &wsdsl_join.frames[frame];
+    ws_frame* f = ws_frame_at(frame);
     if (slot != WS_JOIN_NO_SLOT) f->values[slot] = value;
+#if WSDSL_PES
+    const ws_u32 home = ws_frame_pe(frame);
+    if (home != ws_join_self()) {
+        ws_sys_fence_acq_rel();
+        if ((ws_sys_add_relaxed_u32(&f->pending, WS_JOIN_REMOTE - 1u) & WS_JOIN_COUNT) == 1u) ws_join_send_home(home, frame - home * wsdsl_join.capacity);
+        return;
+    }
+    ws_gpu_fence_acq_rel();
+    const ws_u32 before = ws_sys_add_relaxed_u32(&f->pending, 0xffffffffu);
+    if ((before & WS_JOIN_COUNT) != 1u) return;
+    if (before >= WS_JOIN_REMOTE) ws_sys_fence_acq_rel(); else ws_gpu_fence_acq_rel();
+#else
     // Release: this value (and this subtree's writes) before the decrement.
     if (ws_add_release_u32(&f->pending, 0xffffffffu) != 1u) return;
     // The last one acquires every sibling's, for the continuation that reads them.
     ws_fence_acq_rel();
+#endif
     ws_join_continue(ctx, frame);
 }
 
@@ -341,7 +518,7 @@ static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot
 static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl_value value) {
     const ws_u32 id = ctx->child_frame;
     if (ctx->child_count > 0u && id != WS_JOIN_NONE) {
-        ws_frame* f = &wsdsl_join.frames[id];
+        ws_frame* f = ws_frame_at(id);
         ws_store_relaxed_u32(&f->children, ctx->child_count);
         ws_store_relaxed_u32(&f->round, ctx->round + 1u);
 #if WS_JOIN_EARLY_CHILDREN
@@ -361,7 +538,7 @@ static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl
 // children's values, then waits again or finishes the task (ws_join_end).
 static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     WS_PROF(const unsigned long long t0 = ws_clock());
-    ws_frame* f = &wsdsl_join.frames[id];
+    ws_frame* f = ws_frame_at(id);
     // Strong loads: this SM's L1 may still hold the frame's lines from an earlier use.
     wsdsl_task task;
     for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_load_relaxed_u32(&((ws_u32*)&f->task)[k]);

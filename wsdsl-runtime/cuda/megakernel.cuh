@@ -125,15 +125,33 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
 }
 #endif
 
+// Across GPUs, continuations sent home to worker `self` by other GPUs (join.cuh) join its
+// resume stack, up to a batch; returns how many came. `head`: its inbox ticket.
+static __device__ __forceinline__ unsigned ws_take_sent_home(unsigned self, unsigned long long* head, ws_u32* resumes) {
+#if WSDSL_PES && WSDSL_JOIN
+    return resumes[0] < WS_BATCH && ws_join_sent_home_to(self, *head) ? ws_join_take_home(self, head, resumes, WS_BATCH - resumes[0]) : 0u;
+#else
+    (void)self; (void)head; (void)resumes;
+    return 0u;
+#endif
+}
+
 // Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
-// several into its own slots [0, got), which become its private part, or learns that the
-// run is over.
+// several into its own slots [0, got), which become its private part, or (across GPUs)
+// takes continuations sent home onto `resumes`, or learns that the run is over.
 static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_state* vs, bool* idle,
-                                   ws_deque_owner* own, ws_worker_stats* st) {
+                                   ws_deque_owner* own, ws_worker_stats* st, ws_u32* resumes, unsigned long long* home_head) {
     wsdsl_task* my_slots = L->slots + (unsigned long long)self * L->capacity;
     unsigned fails = 0;
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
+#if WSDSL_PES && WSDSL_JOIN
+        if (ws_join_sent_home_to(self, *home_head)) {
+            // Leave the idle state before taking anything (termination.cuh invariant).
+            if (*idle) { ws_leave_idle(L->state); *idle = false; }
+            if (ws_take_sent_home(self, home_head, resumes) > 0) return WS_FOUND;
+        }
+#endif
         if (L->workers * L->n_pes > 1) {
             const ws_victim_deque v = ws_victim_at(L, ws_pick_victim(L, self, vs));
             const unsigned available = ws_deque_public_count(v.deque);
@@ -215,6 +233,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     bool idle = false;
     unsigned polls = 0;
     unsigned long long published_at = 0;
+    unsigned long long home_head = 0;   // across GPUs: this worker's inbox ticket (join.cuh)
     wsdsl_task task;
     for (;;) {
         ws_preempt();
@@ -228,6 +247,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             }
             WS_PROF(unsigned long long t0 = ws_clock());
 #if WSDSL_JOIN
+            if ((polls & 7u) == 0u) ws_take_sent_home(self, &home_head, resumes);
             const unsigned waiting = resumes[0];
             if (outcome == WS_FOUND && (waiting >= WS_BATCH || (waiting > 0 && resumes_waited))) {
                 // A full batch of continuations, or those that waited a batch already.
@@ -250,8 +270,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             WS_PROF(prof[WS_PROF_OWN] += ws_clock() - t0);
             while (outcome == WS_FOUND && n == 0) {
                 WS_PROF(t0 = ws_clock());
-                outcome = ws_find_work(&L, self, &vs, &idle, &own, &st);
+                outcome = ws_find_work(&L, self, &vs, &idle, &own, &st, resumes, &home_head);
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
+#if WSDSL_JOIN
+                if (outcome == WS_FOUND && n == 0 && resumes[0] > 0) {
+                    n = resumes[0] < WS_BATCH ? resumes[0] : WS_BATCH;   // sent home (above)
+                    first = WS_FROM_RESUMES;
+                }
+#endif
                 WS_PROF(prof[outcome == WS_FOUND ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
             }
             // Once thieves have taken what was offered: a surplus that fits in one batch is

@@ -20,7 +20,9 @@
 // between, and all were idle at their first look), so no task existed anywhere, and none
 // can appear: it writes `done` to every GPU. A task being stolen across GPUs is never
 // missed: a thief leaves the idle state before it takes anything, and an owner goes idle
-// only with an empty deque.
+// only with an empty deque. Nor is a continuation sent home across GPUs (join.cuh): the
+// detector also finds every GPU's inbox empty between the waves, and a worker leaves the
+// idle state before it takes from its inbox.
 //
 // Failure: a GPU that stops with an error (a fault, an overflow, its watchdog) writes
 // `stop` to every other GPU; a GPU that sees `stop` ends with WS_STATUS_PEER, so every
@@ -51,6 +53,14 @@ static __device__ bool ws_pe_detect(const ws_launch* L) {
         if (ws_idle_count(w) != L->workers) return false;
         first[pe] = w;
     }
+#if WSDSL_JOIN && WSDSL_PES
+    // A continuation sent home (join.cuh) is work no deque holds; its sender was busy when it
+    // counted it sent, so if the sender was idle above, the count is seen here; a worker
+    // leaves the idle state before it takes one.
+    for (unsigned pe = 0; pe < L->n_pes; pe++) {
+        if (ws_join_inbox_waiting(pe)) return false;
+    }
+#endif
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
         if (ws_thief_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes) != first[pe]) return false;
     }

@@ -75,6 +75,24 @@ pub(crate) struct HostKernel {
     join: Option<JoinAddress>,
 }
 
+impl HostKernel {
+    /// Points the library's `wsdsl_join` at a pool; false if the program has no joins.
+    pub(crate) fn write_join(&self, record: JoinRecord) -> bool {
+        let Some(address) = self.join else { return false };
+        // SAFETY: `wsdsl_join` is a record of this size in the loaded library; no kernel of
+        // this library runs now (the caller's run owns it).
+        unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), JOIN_RECORD_BYTES) };
+        true
+    }
+
+    /// The library's `wsdsl_join` after a run (programs with joins).
+    pub(crate) fn read_join(&self) -> Option<JoinRecord> {
+        let address = self.join?;
+        // SAFETY: as above; the kernel has returned.
+        Some(JoinRecord::from_bytes(unsafe { std::slice::from_raw_parts(address(), JOIN_RECORD_BYTES) }))
+    }
+}
+
 /// Compiles (or finds in this process or the disk cache) the host build of `P` for `config`
 /// (`prefix` goes first: the broker schedulers' queue size).
 fn host_kernel<P: Program>(config: &KernelConfig, prefix: &str) -> Result<Arc<HostKernel>, Error> {
@@ -157,7 +175,7 @@ impl HostBuf {
         b.bytes_mut()[..bytes.len()].copy_from_slice(bytes);
         b
     }
-    fn bytes_mut(&mut self) -> &mut [u8] {
+    pub(crate) fn bytes_mut(&mut self) -> &mut [u8] {
         // SAFETY: a u64 buffer viewed as its bytes.
         unsafe { std::slice::from_raw_parts_mut(self.0.as_mut_ptr() as *mut u8, self.0.len() * 8) }
     }
@@ -273,24 +291,19 @@ struct HostJoin {
 impl HostJoin {
     fn prepare<P: Program>(kernel: &HostKernel, roots: usize, shape: PoolShape, frames: u32) -> Option<HostJoin> {
         let layout = P::JOIN?;
-        let address = kernel.join?;
+        kernel.join?;
         let mut pool = HostBuf::zeroed(frames as usize * layout.frame_bytes);
         let memory = JoinMemory::new(layout.frame_bytes, shape);
         let parked_bytes: Vec<u8> = memory.parked.iter().flat_map(|w| w.to_le_bytes()).collect();
         let mut parked = HostBuf::from_bytes(&parked_bytes);
         let mut stacks = HostBuf(memory.stacks);
         let mut root_values = HostBuf::zeroed(roots.max(1) * root_value_bytes::<P>());
-        let record = JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), shape, stacks.addr());
-        // SAFETY: `wsdsl_join` is a record of this size in the loaded library; no kernel runs now.
-        unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), JOIN_RECORD_BYTES) };
+        kernel.write_join(JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), shape, stacks.addr()));
         Some(HostJoin { _frames: pool, _parked: parked, _stacks: stacks, root_values })
     }
 
     fn results<P: Program>(&mut self, kernel: &HostKernel, roots: &[P::Task], stats: &mut Stats) -> Vec<P::Value> {
-        let address = kernel.join.expect("prepared with the join record");
-        // SAFETY: as above; the kernel has returned.
-        let record = JoinRecord::from_bytes(unsafe { std::slice::from_raw_parts(address(), JOIN_RECORD_BYTES) });
-        record.apply_to(stats);
+        kernel.read_join().expect("prepared with the join record").apply_to(stats);
         decode_root_values::<P>(self.root_values.bytes_mut(), roots)
     }
 }

@@ -66,10 +66,22 @@ pub(crate) struct JoinRecord {
     pub parked_slots: u32,
     pub workers: u32,
     pub completions: u64,
+    /// Multi-GPU runs (`cuda/join.cuh`, across GPUs): this GPU's symmetric heap, the table
+    /// of every GPU's heap as mapped here, this GPU's inboxes of continuations sent home, its
+    /// index, the number of GPUs and the slots of a worker's inbox.
+    pub heap: u64,
+    pub pe_heaps: u64,
+    pub inbox: u64,
+    pub pe: u32,
+    pub n_pes: u32,
+    pub inbox_capacity: u32,
 }
 
 /// Bytes of `struct ws_join_state`.
-pub(crate) const JOIN_RECORD_BYTES: usize = 56;
+pub(crate) const JOIN_RECORD_BYTES: usize = 96;
+
+/// Bytes of `struct ws_join_inbox` before its tickets (two 128-byte lines of counts).
+pub(crate) const INBOX_HEADER_BYTES: usize = 256;
 
 impl JoinRecord {
     /// A fresh pool of `capacity` frames at `frames`, roots' values at `root_values`, the
@@ -86,6 +98,12 @@ impl JoinRecord {
             parked_slots: shape.parked_slots as u32,
             workers: shape.workers as u32,
             completions: 0,
+            heap: 0,
+            pe_heaps: 0,
+            inbox: 0,
+            pe: 0,
+            n_pes: 1,
+            inbox_capacity: 0,
         }
     }
 
@@ -97,7 +115,12 @@ impl JoinRecord {
         for word in [self.bump, self.capacity, self.parked_slots, self.workers] {
             b.extend_from_slice(&word.to_le_bytes());
         }
-        b.extend_from_slice(&self.completions.to_le_bytes());
+        for word in [self.completions, self.heap, self.pe_heaps, self.inbox] {
+            b.extend_from_slice(&word.to_le_bytes());
+        }
+        for word in [self.pe, self.n_pes, self.inbox_capacity, 0] {
+            b.extend_from_slice(&word.to_le_bytes());
+        }
         b
     }
 
@@ -114,7 +137,25 @@ impl JoinRecord {
             parked_slots: u32_at(40),
             workers: u32_at(44),
             completions: u64_at(48),
+            heap: u64_at(56),
+            pe_heaps: u64_at(64),
+            inbox: u64_at(72),
+            pe: u32_at(80),
+            n_pes: u32_at(84),
+            inbox_capacity: u32_at(88),
         }
+    }
+
+    /// Points the module's `wsdsl_join` at this pool.
+    pub fn write(self, module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        let mut global = module.get_global("wsdsl_join", stream).map_err(Error::driver("finding the join state"))?;
+        stream.memcpy_htod(&self.to_bytes(), &mut global).map_err(Error::driver("writing the join state"))
+    }
+
+    /// The module's `wsdsl_join` after a run.
+    pub fn read(module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<JoinRecord, Error> {
+        let global = module.get_global("wsdsl_join", stream).map_err(Error::driver("reading the join state"))?;
+        Ok(JoinRecord::from_bytes(&stream.clone_dtoh(&global).map_err(Error::driver("reading the join state"))?))
     }
 
     /// Frames ever handed out: an upper bound on the frames in use at once.
@@ -211,9 +252,7 @@ impl JoinPool {
         let memory = JoinMemory::new(layout.frame_bytes, shape);
         let parked = ws.upload(stream, PARKED, &memory.parked)?;
         let stacks = ws.upload(stream, STACKS, &memory.stacks)?;
-        let record = JoinRecord::new(frames, root_values, capacity, parked, shape, stacks);
-        let mut global = module.get_global("wsdsl_join", stream).map_err(Error::driver("finding the join state"))?;
-        stream.memcpy_htod(&record.to_bytes(), &mut global).map_err(Error::driver("writing the join state"))?;
+        JoinRecord::new(frames, root_values, capacity, parked, shape, stacks).write(module, stream)?;
         Ok(Some(JoinPool { roots }))
     }
 
@@ -228,8 +267,7 @@ impl JoinPool {
         stats: &mut Stats,
     ) -> Result<Vec<P::Value>, Error> {
         let Some(pool) = pool else { return Ok(vec![P::Value::placeholder(); roots.len()]) };
-        let global = module.get_global("wsdsl_join", stream).map_err(Error::driver("reading the join state"))?;
-        let record = JoinRecord::from_bytes(&stream.clone_dtoh(&global).map_err(Error::driver("reading the join state"))?);
+        let record = JoinRecord::read(module, stream)?;
         let bytes = ws.read_bytes(stream, ROOT_VALUES, pool.roots.max(1) * root_value_bytes::<P>())?;
         record.apply_to(stats);
         Ok(decode_root_values::<P>(&bytes, &roots[..pool.roots.min(roots.len())]))
@@ -244,12 +282,14 @@ mod tests {
     fn the_join_record_round_trips_in_c_layout() {
         let shape = PoolShape { workers: 9, parked_slots: 7, stash_threads: 32 };
         let r = JoinRecord::new(1, 2, 40, 3, shape, 4);
-        let b = JoinRecord { bump: 48, completions: 5, ..r }.to_bytes();
+        assert_eq!((r.heap, r.pe_heaps, r.inbox, r.pe, r.n_pes, r.inbox_capacity), (0, 0, 0, 0, 1, 0), "one GPU unless a multi-GPU run says otherwise");
+        let b = JoinRecord { bump: 48, completions: 5, heap: 6, pe_heaps: 7, inbox: 8, pe: 1, n_pes: 2, inbox_capacity: 64, ..r }.to_bytes();
         assert_eq!(b.len(), JOIN_RECORD_BYTES, "sizeof(ws_join_state)");
         let back = JoinRecord::from_bytes(&b);
         assert_eq!((back.frames, back.root_values, back.parked, back.stacks), (1, 2, 3, 4));
         assert_eq!((back.bump, back.capacity, back.parked_slots, back.workers), (48, 40, 7, 9));
         assert_eq!(back.completions, 5);
+        assert_eq!((back.heap, back.pe_heaps, back.inbox, back.pe, back.n_pes, back.inbox_capacity), (6, 7, 8, 1, 2, 64));
         assert_eq!(back.high_water(), 40, "the bump runs past the capacity only when the pool is exhausted");
     }
 

@@ -1,6 +1,7 @@
 //! Several GPUs emulated in one process, for CI: each emulated GPU is its own copy of the
 //! host-compiled kernel (`gpu::emulate`), on its own host threads, with its symmetric
-//! objects — its `ws_pe_state`, deques and slots — in one heap of host memory laid out alike
+//! objects — its `ws_pe_state`, deques and slots, and the join pool of programs with complete
+//! handlers — in one heap of host memory laid out alike
 //! on every GPU, as NVSHMEM's symmetric heap is on real GPUs; every launch record lists all
 //! the heaps, as a GPU's lists the peer mappings, so thieves rob other emulated GPUs with the
 //! same template code (`cuda/pe.cuh`), atomics racing for real across threads. Each emulated
@@ -8,12 +9,12 @@
 //! (`record.rs`) before the same merge.
 
 use super::record::{decode_result, encode_result};
-use super::{check_program, merge, roots_of, PeError};
+use super::{check_program, check_root_room, encode_dealt_roots, frames_per_gpu, merge, seed_of, HeapLayout, PeError, PeShare};
 use crate::error::Error;
 use crate::gpu::assemble::{host_pe_kernel_source, KernelConfig};
-use super::{check_root_room, seed_of, HeapLayout};
 use crate::gpu::emulate::{host_kernel_copy, launch, status, Emulation, HostBuf, HostInputs};
-use crate::gpu::inputs::{encode_tasks, status_result};
+use crate::gpu::inputs::status_result;
+use crate::gpu::join::PoolShape;
 use crate::gpu::launch::{worker_stats, STATS_PER_WORKER};
 use crate::gpu::persistent::{LaunchRecord, MAX_SM_IDS};
 use crate::program::{Program, RunResult};
@@ -45,13 +46,23 @@ pub fn run_emulated_gpus<P: Program>(
     let workers = emu.grid * (emu.block_threads / config.worker_threads());
     let capacity = emu.capacity;
     check_root_room(roots.len(), gpus, workers, capacity)?;
-    // The symmetric heaps: the state, the deques, the slots, at the same offsets on every GPU.
-    let layout = HeapLayout::of::<P>(workers, capacity);
+    // The symmetric heaps: the state, the deques, the slots, the join pool, at the same
+    // offsets on every GPU.
+    let shape = PoolShape::of(&config, (emu.grid * emu.block_threads) as usize);
+    let frames = frames_per_gpu::<P>(Some(emu.frames), usize::MAX / 2, shape, gpus)?;
+    let layout = HeapLayout::of::<P>(workers, capacity, frames, shape, roots.len(), gpus);
     let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(layout.bytes)).collect();
     let bases: Vec<u64> = heaps.iter_mut().map(|h| h.addr()).collect();
     let mut table = HostBuf(bases.clone());
+    if let Some(join) = &layout.join {
+        for ((heap, kernel), g) in heaps.iter_mut().zip(&kernels).zip(0..gpus) {
+            let stacks = join.stacks_image();
+            heap.bytes_mut()[join.stacks_at as usize..][..stacks.len()].copy_from_slice(&stacks);
+            kernel.write_join(join.record(bases[g as usize], table.addr(), g, gpus));
+        }
+    }
 
-    let mut gpu_runs: Vec<GpuRun> = (0..gpus).map(|g| GpuRun::new::<P>(params, buffers, &roots_of(roots, g, gpus), workers)).collect();
+    let mut gpu_runs: Vec<GpuRun> = (0..gpus).map(|g| GpuRun::new::<P>(params, buffers, roots, g, gpus, workers)).collect();
     // Every GPU's launch record, then every launch at once (each waits for the others' workers
     // to go idle before it may end).
     let records: Vec<LaunchRecord> = gpu_runs
@@ -78,18 +89,26 @@ pub fn run_emulated_gpus<P: Program>(
         .into_iter()
         .zip(gpu_runs)
         .zip(&kernels)
-        .map(|((l, run), k)| {
+        .zip(&mut heaps)
+        .map(|(((l, run), k), heap)| {
             l?;
             status_result::<P>(&status(k), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
             let phases = Phases { compile, run: elapsed, ..Phases::default() };
-            let stats = worker_stats(&run.stats.0, capacity.into(), phases);
-            Ok((run.inputs.counter_slots(), stats))
+            let mut stats = worker_stats(&run.stats.0, capacity.into(), phases);
+            let root_values = match (&layout.join, k.read_join()) {
+                (Some(join), Some(record)) => {
+                    record.apply_to(&mut stats);
+                    heap.bytes_mut()[join.root_values_at as usize..][..join.root_values_bytes].to_vec()
+                }
+                _ => Vec::new(),
+            };
+            Ok(PeShare { counter_slots: run.inputs.counter_slots(), root_values, stats })
         })
         .map(|r: Result<_, Error>| decode_result::<P>(&encode_result(&r.map_err(PeError::from))))
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| Error::InvalidConfig(format!("an emulated GPU's result did not survive its bytes: {m}")))?;
     drop((heaps, table));
-    merge::<P>(results, roots.len())
+    merge::<P>(results, roots)
 }
 
 /// One emulated GPU's own (not symmetric) memory.
@@ -105,11 +124,12 @@ struct GpuRun {
 }
 
 impl GpuRun {
-    fn new<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], workers: u32) -> GpuRun {
+    /// GPU `gpu` of `gpus`, with its share of `roots`.
+    fn new<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], gpu: u32, gpus: u32, workers: u32) -> GpuRun {
         GpuRun {
             inputs: HostInputs::new::<P>(params, buffers),
-            roots: HostBuf::from_bytes(&encode_tasks::<P>(roots)),
-            root_count: roots.len() as u32,
+            roots: HostBuf::from_bytes(&encode_dealt_roots::<P>(roots, gpu, gpus)),
+            root_count: roots.len().saturating_sub(gpu as usize).div_ceil(gpus as usize) as u32,
             stats: HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8),
             stop: HostBuf::zeroed(8),
             progress: HostBuf::zeroed(workers as usize * 8),

@@ -5,9 +5,19 @@ use crate::program::{CounterSet, Program, RunResult};
 use crate::stats::Stats;
 use crate::value::TaskValue;
 
-/// What one GPU hands back: its counters and its workers' statistics.
+/// What one GPU hands back, as it leaves the GPU: its counters' raw slots, the values of
+/// the roots dealt to it (device images, in its share's order; programs with joins), and its
+/// workers' statistics.
+pub(crate) struct PeShare {
+    pub counter_slots: Vec<u64>,
+    pub root_values: Vec<u8>,
+    pub stats: Stats,
+}
+
+/// A [`PeShare`] as the merge reads it, its counters decoded.
 pub(crate) struct PeResult<C> {
     pub counters: C,
+    pub root_values: Vec<u8>,
     pub stats: Stats,
 }
 
@@ -35,8 +45,9 @@ impl From<Error> for PeError {
 /// (`Sum`, `Min`, `Max`); statistics are added, their per-worker lists put side by side
 /// (GPU 0's workers first), the phases are the slowest GPU's. If any GPU failed, the run's
 /// error names the first GPU that failed on its own, else the first whose watchdog fired,
-/// else the first that stopped because another did.
-pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: usize) -> Result<RunResult<P>, Error> {
+/// else the first that stopped because another did. Root `r`'s value comes from GPU
+/// `r % gpus`, to which it was dealt (`roots_of`).
+pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: &[P::Task]) -> Result<RunResult<P>, Error> {
     let gpus = results.len() as u32;
     let own_failure = results.iter().position(|r| matches!(r, Err(PeError::Failed(_))));
     let timed_out = results.iter().position(|r| matches!(r, Err(PeError::TimedOut(_))));
@@ -48,14 +59,35 @@ pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeErr
         };
         return Err(Error::OnGpu { gpu: gpu as u32, gpus, message });
     }
+    let results: Vec<PeResult<P::Counters>> = results.into_iter().flatten().collect();
+    let values = root_values::<P>(&results, roots).map_err(Error::InvalidConfig)?;
     let mut counters = P::Counters::default();
     let mut stats = Stats::default();
-    for r in results.into_iter().flatten() {
+    for r in results {
         counters.merge(&r.counters);
         add_stats(&mut stats, r.stats);
     }
-    let values = vec![P::Value::placeholder(); roots];
     Ok((counters, values, stats))
+}
+
+/// Every root's value, from the GPU it was dealt to.
+fn root_values<P: Program>(results: &[PeResult<P::Counters>], roots: &[P::Task]) -> Result<Vec<P::Value>, String> {
+    let stride = P::JOIN.map_or(0, |j| j.value_bytes);
+    if stride == 0 {
+        return Ok(vec![P::Value::placeholder(); roots.len()]);
+    }
+    let gpus = results.len();
+    roots
+        .iter()
+        .enumerate()
+        .map(|(r, task)| {
+            let at = (r / gpus) * stride;
+            let bytes = results[r % gpus].root_values.get(at..at + stride).ok_or_else(|| {
+                format!("GPU {} sent {} bytes of root values, too few for root {r} of `{}`", r % gpus, results[r % gpus].root_values.len(), P::NAME)
+            })?;
+            Ok(P::decode_value(task, bytes))
+        })
+        .collect()
 }
 
 /// Adds one GPU's statistics to the run's.

@@ -16,10 +16,12 @@ pub(crate) mod process;
 mod record;
 pub(crate) mod run;
 
-pub(crate) use merge::{merge, PeError};
+pub(crate) use merge::{merge, PeError, PeShare};
 
 use crate::buffer::BufferSet;
 use crate::error::Error;
+use crate::gpu::inputs::encode_tasks;
+use crate::gpu::join::{choose_frames, root_value_bytes, JoinMemory, JoinRecord, PoolShape, INBOX_HEADER_BYTES};
 use crate::gpu::persistent::DEQUE_BYTES;
 use crate::gpu::{KernelConfig, Scheduler};
 use crate::program::Program;
@@ -32,18 +34,114 @@ const STATE_BYTES: usize = 128;
 pub(crate) const STOP_OFFSET: u64 = 12;
 
 /// Where a GPU's symmetric objects lie in its heap, alike on every GPU (`cuda/pe.cuh`): its
-/// `ws_pe_state` first (the heap's address is the state's), then the deques, then the slots.
+/// `ws_pe_state` first (the heap's address is the state's), then the deques, then the slots,
+/// then, for programs with complete handlers, the join pool (`cuda/join.cuh`).
 pub(crate) struct HeapLayout {
     pub deques_at: u64,
     pub slots_at: u64,
+    pub join: Option<JoinLayout>,
     pub bytes: usize,
 }
 
+/// The join pool's part of the heap: the workers' inboxes of continuations sent home
+/// (zeroed: empty), the frames, the stacks of free batches, the parking slot (unused by the
+/// persistent kernel, but the record points at one), and the values of the roots dealt to
+/// this GPU.
+pub(crate) struct JoinLayout {
+    pub frames: u32,
+    pub inbox_capacity: u32,
+    pub inbox_at: u64,
+    pub frames_at: u64,
+    pub stacks_at: u64,
+    pub parked_at: u64,
+    pub root_values_at: u64,
+    pub root_values_bytes: usize,
+    pub memory: JoinMemory,
+    pub shape: PoolShape,
+}
+
 impl HeapLayout {
-    pub fn of<P: Program>(workers: u32, capacity: u32) -> HeapLayout {
+    /// For `workers` deques of `capacity` slots, and (programs with complete handlers) a pool
+    /// of `frames` frames whose stashes have `shape`, and values for `roots` roots over `gpus`.
+    pub fn of<P: Program>(workers: u32, capacity: u32, frames: u32, shape: PoolShape, roots: usize, gpus: u32) -> HeapLayout {
+        // The inboxes are per worker, and every worker of the deque scheduler holds a stash.
+        debug_assert!(P::JOIN.is_none() || shape.workers == workers as usize, "a stash per worker");
         let slots_at = STATE_BYTES + workers as usize * DEQUE_BYTES;
-        HeapLayout { deques_at: STATE_BYTES as u64, slots_at: slots_at as u64, bytes: slots_at + workers as usize * capacity as usize * P::TASK_BYTES }
+        let mut end = slots_at + workers as usize * capacity as usize * P::TASK_BYTES;
+        let join = P::JOIN.map(|j| {
+            let mut place = |bytes: usize| {
+                let at = end.next_multiple_of(16);
+                end = at + bytes;
+                at as u64
+            };
+            let memory = JoinMemory::new(j.frame_bytes, shape);
+            let root_values_bytes = roots.div_ceil(gpus as usize).max(1) * root_value_bytes::<P>();
+            // A worker's ring holds every frame that maps to it (`cuda/join.cuh`).
+            let inbox_capacity = (frames as usize).div_ceil(shape.workers).next_power_of_two() as u32;
+            JoinLayout {
+                frames,
+                inbox_capacity,
+                inbox_at: place(INBOX_HEADER_BYTES + 8 * shape.workers * (1 + inbox_capacity as usize)),
+                frames_at: place(frames as usize * j.frame_bytes),
+                stacks_at: place(memory.stacks.len() * 8),
+                parked_at: place(memory.parked.len() * 4),
+                root_values_at: place(root_values_bytes),
+                root_values_bytes,
+                memory,
+                shape,
+            }
+        });
+        HeapLayout { deques_at: STATE_BYTES as u64, slots_at: slots_at as u64, join, bytes: end }
     }
+}
+
+impl JoinLayout {
+    /// The kernel's `wsdsl_join` for GPU `pe` of `n_pes`, whose heap is at `heap` and the
+    /// table of every GPU's heap (as mapped there) at `pe_heaps`.
+    pub fn record(&self, heap: u64, pe_heaps: u64, pe: u32, n_pes: u32) -> JoinRecord {
+        let base = JoinRecord::new(heap + self.frames_at, heap + self.root_values_at, self.frames, heap + self.parked_at, self.shape, heap + self.stacks_at);
+        JoinRecord { heap, pe_heaps, inbox: heap + self.inbox_at, pe, n_pes, inbox_capacity: self.inbox_capacity, ..base }
+    }
+
+    /// The initial image of the stacks (every one empty; the rest of the heap starts zeroed).
+    pub fn stacks_image(&self) -> Vec<u8> {
+        self.memory.stacks.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+}
+
+/// Frame pool of each GPU unless the runtime says otherwise (it lies in NVSHMEM's symmetric
+/// heap with the deques).
+const DEFAULT_FRAMES: u64 = 1 << 22;
+
+/// Frame ids below the kernel's reserved ids (`WS_JOIN_NONE`).
+const JOIN_IDS: u64 = 0xffff_fffd;
+
+/// Frames per GPU: the requested number, or as many as fit a quarter of `free` memory up to
+/// [`DEFAULT_FRAMES`], so that every GPU's frame ids (`pe * frames + index`) stay below the
+/// ids the kernel reserves.
+pub(crate) fn frames_per_gpu<P: Program>(requested: Option<u32>, free: usize, shape: PoolShape, gpus: u32) -> Result<u32, Error> {
+    let Some(j) = P::JOIN else { return Ok(0) };
+    let fit = ((free as u64 / 4) / j.frame_bytes.max(1) as u64).clamp(1, DEFAULT_FRAMES) as u32;
+    let frames = choose_frames(j.frame_bytes, free, shape, Some(requested.unwrap_or(fit)))?;
+    if frames as u64 * gpus as u64 >= JOIN_IDS || frames > 1 << 30 {
+        return Err(Error::InvalidConfig(format!(
+            "{gpus} GPUs of {frames} join frames each need more frame ids than the kernel has ({JOIN_IDS}); ask for fewer frames"
+        )));
+    }
+    Ok(frames)
+}
+
+/// The device images of the roots dealt to GPU `gpu` of `gpus` (`roots_of`); in programs
+/// with joins each names its index among all roots, which tells the kernel where its value
+/// goes (`cuda/join.cuh`).
+pub(crate) fn encode_dealt_roots<P: Program>(roots: &[P::Task], gpu: u32, gpus: u32) -> Vec<u8> {
+    let mut bytes = encode_tasks::<P>(&roots_of(roots, gpu, gpus));
+    if P::JOIN.is_some() {
+        for (i, out) in bytes.chunks_exact_mut(P::TASK_BYTES).enumerate() {
+            out[8..12].copy_from_slice(&((gpu as usize + i * gpus as usize) as u32).to_le_bytes());
+        }
+    }
+    bytes
 }
 
 /// GPU `gpu`'s workers' random seed (each GPU its own streams of victims).
@@ -71,12 +169,6 @@ pub(crate) fn check_program<P: Program>(config: &KernelConfig, buffers: &P::Buff
             "`{}` asks for the {:?} scheduler, which runs on one GPU; runs on several GPUs use the deque scheduler",
             P::NAME,
             config.scheduler
-        )));
-    }
-    if P::JOIN.is_some() {
-        return Err(Error::InvalidConfig(format!(
-            "`{}` has complete handlers or task values, which do not run across GPUs yet; run it on one GPU",
-            P::NAME
         )));
     }
     if let Some(i) = buffers.buffers().iter().position(|b| b.residency().is_none()) {

@@ -2,7 +2,7 @@
 //! the run's shape before the launch, its votes, its result after it, and the coordinator's
 //! bundle of every GPU's message. Little-endian u64 words; byte strings after their length.
 
-use super::merge::{PeError, PeResult};
+use super::merge::{PeError, PeResult, PeShare};
 use crate::program::{CounterSet, Program};
 use crate::stats::{Phases, Stats};
 use std::time::Duration;
@@ -84,16 +84,17 @@ fn nanos(d: Duration) -> u64 {
     d.as_nanos().min(u64::MAX as u128 - 1) as u64
 }
 
-/// One GPU's result: its counters' raw slots (decoded by whoever merges) and statistics.
-pub(crate) fn encode_result(result: &Result<(Vec<u64>, Stats), PeError>) -> Vec<u8> {
+/// One GPU's result: its counters' raw slots (decoded by whoever merges), its roots' values
+/// and statistics.
+pub(crate) fn encode_result(result: &Result<PeShare, PeError>) -> Vec<u8> {
     let mut w = Writer::default();
     match result {
         Err(PeError::StoppedByPeer) => w.word(PEER),
         Err(PeError::Failed(m)) => w.word(FAILED).text(m),
         Err(PeError::TimedOut(m)) => w.word(TIMED_OUT).text(m),
-        Ok((slots, s)) => {
+        Ok(PeShare { counter_slots, root_values, stats: s }) => {
             let p = &s.phases;
-            w.word(OK).words(slots);
+            w.word(OK).words(counter_slots).bytes(root_values);
             w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames]);
             w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
             w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak);
@@ -115,6 +116,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
             if slots.len() != P::Counters::SLOTS.len() {
                 return Err(format!("another GPU sent {} counters for `{}`, which has {}", slots.len(), P::NAME, P::Counters::SLOTS.len()));
             }
+            let root_values = r.bytes()?.to_vec();
             let c = r.words()?;
             let p = r.words()?;
             if c.len() != 8 || p.len() != 7 {
@@ -150,7 +152,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
             if !profile.is_empty() {
                 stats.profile.get_or_insert_with(Default::default).add_worker(&profile);
             }
-            Ok(Ok(PeResult { counters: P::Counters::from_slots(&slots), stats }))
+            Ok(Ok(PeResult { counters: P::Counters::from_slots(&slots), root_values, stats }))
         }
         other => Err(format!("another GPU's result has an unknown kind {other}")),
     }

@@ -13,16 +13,17 @@
 
 use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
-use super::{check_program, check_root_room, merge, roots_of, seed_of, HeapLayout, PeError, STOP_OFFSET};
+use super::{check_program, check_root_room, encode_dealt_roots, frames_per_gpu, merge, seed_of, HeapLayout, PeError, PeShare, STOP_OFFSET};
 use crate::error::Error;
 use crate::gpu::assemble::{pe_kernel_source, stable_hash_bytes};
 use crate::gpu::inputs::{check_status, clear_status, encode_tasks, Inputs};
+use crate::gpu::join::{JoinRecord, PoolShape};
 use crate::gpu::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
 use crate::gpu::module::load_source;
 use crate::gpu::persistent::{LaunchRecord, MAX_SM_IDS};
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{Program, RunResult};
-use crate::stats::{Phases, Stats};
+use crate::stats::Phases;
 use cudarc::driver::{CudaFunction, CudaModule};
 use std::sync::Arc;
 use std::time::Instant;
@@ -52,21 +53,21 @@ pub(crate) fn run_gpus<P: Program>(
         P::encode_params(params, &mut param_bytes);
         stable_hash_bytes(&[P::NAME.as_bytes(), source.as_bytes(), &param_bytes, &encode_tasks::<P>(roots)])
     };
-    let prepared = prepare::<P>(dev, &source, opts, &mut phases);
+    let prepared = prepare::<P>(dev, &source, opts, job.gpus, &mut phases);
     let mut w = Writer::default();
     match &prepared {
-        Ok((_, _, per_sm, capacity)) => w.word(0).word(run_id).word((*per_sm * dev.sm_count) as u64).word(*capacity as u64),
+        Ok(p) => w.word(0).word(run_id).word((p.per_sm * dev.sm_count) as u64).word(p.capacity as u64).word(p.frames as u64),
         Err(e) => w.word(1).text(&e.to_string()),
     };
     let proposals = job.all_gather(w.finish())?;
-    let (mut grid, mut capacity) = (u64::MAX, u64::MAX);
+    let (mut grid, mut capacity, mut frames) = (u64::MAX, u64::MAX, u64::MAX);
     for (gpu, bytes) in proposals.iter().enumerate() {
         let mut r = Reader::new(bytes);
         let bad = |m: String| Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message: m };
         if r.word().map_err(bad)? == 1 {
             return Err(bad(r.text().map_err(bad)?));
         }
-        let (id, g, c) = (r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?);
+        let (id, g, c, f) = (r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?);
         if id != run_id {
             return Err(bad(format!(
                 "its process makes another run than GPU 0's at this point (another program, kernel, parameters or roots): every process of a multi-GPU run must make the same runs in the same order (this one: `{}` with {} roots)",
@@ -76,28 +77,39 @@ pub(crate) fn run_gpus<P: Program>(
         }
         grid = grid.min(g);
         capacity = capacity.min(c);
+        frames = frames.min(f);
     }
-    let (module, func, _, _) = prepared?;
+    let Proposal { module, func, .. } = prepared?;
     let (grid, capacity) = (grid as u32, capacity as u32);
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
     check_root_room(roots.len(), job.gpus, workers, capacity)?;
+    let shape = PoolShape::of(&opts.kernel, (grid * opts.kernel.block_threads) as usize);
+    let layout = HeapLayout::of::<P>(workers, capacity, frames as u32, shape, roots.len(), job.gpus);
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
-    let mine = roots_of(roots, job.rank, job.gpus);
-    let share = Share { module: &module, func: &func, grid, workers, capacity };
-    let result = run_share::<P>(dev, job, &share, params, buffers, &mine, opts, phases)?.map_err(PeError::from);
+    let share = Share { module: &module, func: &func, grid, workers, capacity, layout: &layout };
+    let result = run_share::<P>(dev, job, &share, params, buffers, roots, opts, phases)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     let decoded = results
         .iter()
         .enumerate()
         .map(|(gpu, bytes)| decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message: m }))
         .collect::<Result<Vec<_>, Error>>()?;
-    merge::<P>(decoded, roots.len())
+    merge::<P>(decoded, roots)
+}
+
+/// This GPU's kernel and what it proposes for the run's shape.
+struct Proposal {
+    module: Arc<CudaModule>,
+    func: CudaFunction,
+    per_sm: u32,
+    capacity: u32,
+    frames: u32,
 }
 
 /// Compiles and loads `P`'s multi-GPU kernel (NVRTC and the kernel cache, as every kernel)
-/// and proposes blocks per SM and deque capacity.
-fn prepare<P: Program>(dev: &GpuDevice, source: &str, opts: &GpuOptions, phases: &mut Phases) -> Result<(Arc<CudaModule>, CudaFunction, u32, u32), Error> {
+/// and proposes blocks per SM, deque capacity and (programs with joins) frames per GPU.
+fn prepare<P: Program>(dev: &GpuDevice, source: &str, opts: &GpuOptions, gpus: u32, phases: &mut Phases) -> Result<Proposal, Error> {
     let (module, func) = load_source::<P>(dev, source, opts.kernel.entry_point(), phases)?;
     let fit = func
         .occupancy_max_active_blocks_per_multiprocessor(opts.kernel.block_threads, 0, None)
@@ -106,7 +118,10 @@ fn prepare<P: Program>(dev: &GpuDevice, source: &str, opts: &GpuOptions, phases:
         return Err(Error::InvalidConfig(format!("the multi-GPU megakernel of `{}` does not fit one block on an SM; try a smaller block", P::NAME)));
     }
     let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
-    Ok((module, func, per_sm, opts.capacity.unwrap_or(DEFAULT_CAPACITY)))
+    let shape = PoolShape::of(&opts.kernel, (per_sm * dev.sm_count * opts.kernel.block_threads) as usize);
+    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+    let frames = frames_per_gpu::<P>(opts.frames, free, shape, gpus)?;
+    Ok(Proposal { module, func, per_sm, capacity: opts.capacity.unwrap_or(DEFAULT_CAPACITY), frames })
 }
 
 /// The agreed shape of the run and this GPU's kernel.
@@ -116,6 +131,7 @@ struct Share<'a> {
     grid: u32,
     workers: u32,
     capacity: u32,
+    layout: &'a HeapLayout,
 }
 
 /// Every GPU's verdict on a step: `Ok` when all succeeded, else the first failure, named.
@@ -137,8 +153,9 @@ fn vote(job: &Job, mine: &Result<(), Error>) -> Result<Result<(), Error>, Error>
     Ok(Ok(()))
 }
 
-/// This GPU's share. The outer error means the job itself broke (a process stopped
-/// answering); the inner result is this GPU's run, which every GPU then learns.
+/// This GPU's share of `roots` (`roots_of`). The outer error means the job itself broke (a
+/// process stopped answering); the inner result is this GPU's run, which every GPU then
+/// learns.
 #[allow(clippy::too_many_arguments)]
 fn run_share<P: Program>(
     dev: &GpuDevice,
@@ -149,7 +166,7 @@ fn run_share<P: Program>(
     roots: &[P::Task],
     opts: &GpuOptions,
     mut phases: Phases,
-) -> Result<Result<(Vec<u64>, Stats), Error>, Error> {
+) -> Result<Result<PeShare, Error>, Error> {
     let t1 = Instant::now();
     let stream = &dev.stream;
     let (workers, capacity) = (share.workers, share.capacity);
@@ -158,7 +175,7 @@ fn run_share<P: Program>(
     // 2. This GPU's own memory and inputs; every GPU learns whether all of them have theirs.
     let local = (|| {
         let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
-        let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
+        let roots_dev = ws.upload(stream, "initial tasks", &encode_dealt_roots::<P>(roots, job.rank, job.gpus))?;
         let stats_dev = ws.zeroed(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
         let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
         let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
@@ -174,7 +191,7 @@ fn run_share<P: Program>(
 
     // 3. The symmetric heap (collective: the same size on every GPU), then the peer mappings,
     //    voted on before anything waits on them.
-    let layout = HeapLayout::of::<P>(workers, capacity);
+    let layout = share.layout;
     let pe = job.pe();
     let heap = pe.alloc_zeros::<u8>(layout.bytes);
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(|e| Error::InvalidConfig(e.to_string()));
@@ -188,6 +205,15 @@ fn run_share<P: Program>(
         heap_at.and_then(|at| (0..job.gpus).map(|other| pe.peer_address(at, other).ok_or_else(|| unreachable(other))).collect());
     let table = peers.and_then(|p| {
         let at = ws.upload(stream, "every GPU's heap, as mapped here", &p)?;
+        if let Some(join) = &layout.join {
+            // The pool's empty stacks (the rest of it starts zeroed), and the kernel's record.
+            let heap = p[job.rank as usize];
+            stream.synchronize().map_err(Error::driver("preparing the join pool"))?;
+            // SAFETY: the stacks lie inside this GPU's heap (the layout sized it).
+            unsafe { cudarc::driver::result::memcpy_htod_sync(heap + join.stacks_at, &join.stacks_image()) }
+                .map_err(Error::driver("preparing the join pool"))?;
+            join.record(heap, at, job.rank, job.gpus).write(share.module, stream)?;
+        }
         stream.synchronize().map_err(Error::driver("preparing the launch"))?;
         Ok((p, at))
     });
@@ -221,7 +247,7 @@ fn run_share<P: Program>(
         sm_leader: sm_leader_dev,
         workers,
         capacity,
-        root_count: roots.len() as u32,
+        root_count: roots.len().saturating_sub(job.rank as usize).div_ceil(job.gpus as usize) as u32,
         seed: seed_of(job.rank),
         pe_heaps,
         pe: job.rank,
@@ -269,10 +295,25 @@ fn run_share<P: Program>(
     let t2 = Instant::now();
     let read = (|| {
         check_status::<P>(share.module, stream, |w| format!("the deque of worker {w} on GPU {} (program `{}`)", job.rank, P::NAME))?;
-        let slots = inputs.read_back_slots(stream)?;
+        let counter_slots = inputs.read_back_slots(stream)?;
         let words = ws.read_u64(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER)?;
+        let mut root_values = Vec::new();
+        let join = match &layout.join {
+            Some(join) => {
+                root_values = vec![0u8; join.root_values_bytes];
+                // SAFETY: the values lie inside this GPU's heap; every kernel has ended.
+                unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut root_values, base + join.root_values_at) }
+                    .map_err(Error::driver("reading the roots' values"))?;
+                Some(JoinRecord::read(share.module, stream)?)
+            }
+            None => None,
+        };
         phases.copy_back = t2.elapsed();
-        Ok((slots, worker_stats(&words, capacity as u64, phases)))
+        let mut stats = worker_stats(&words, capacity as u64, phases);
+        if let Some(record) = join {
+            record.apply_to(&mut stats);
+        }
+        Ok(PeShare { counter_slots, root_values, stats })
     })();
     Ok(read)
 }
