@@ -166,8 +166,32 @@ static __device__ __forceinline__ void ws_thief_store_release_u32(ws_atom_u32* p
 
 // Explicit scopes, for join.cuh across GPUs, where a frame's counter is decremented from any
 // GPU but its continuation runs only on the GPU that holds the frame: each side pays the
-// scope its partner needs (GPU scope between threads of one GPU, system scope otherwise).
+// scope its partner needs (GPU scope between threads of one GPU, system scope otherwise),
+// and the frame pool, which no other GPU touches, stays at GPU scope.
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+static __device__ __forceinline__ ws_atom_u32 ws_gpu_load_relaxed_u32(const ws_atom_u32* p) {
+    ws_atom_u32 v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_gpu_load_relaxed_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_gpu_load_acquire_u64(const ws_atom_u64* p) {
+    ws_atom_u64 v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+static __device__ __forceinline__ void ws_gpu_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+static __device__ __forceinline__ ws_atom_u64 ws_gpu_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    ws_atom_u64 old;
+    asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 static __device__ __forceinline__ ws_atom_u32 ws_sys_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
     ws_atom_u32 old;

@@ -204,11 +204,11 @@ static __device__ void ws_frame_push_batch(const ws_u32* ids, ws_u32 n) {
     for (ws_u32 k = 0; k < n; k++) room[k] = ids[k];
     frames[carrier].chain_len = n;
     ws_atom_u64* stack = &wsdsl_join.stacks[blockIdx.x % WS_FRAME_STACKS];
-    ws_atom_u64 top = ws_load_relaxed_u64(stack);
+    ws_atom_u64 top = ws_gpu_load_relaxed_u64(stack);
     for (;;) {
-        ws_store_relaxed_u32(&frames[carrier].chain_next, (ws_u32)top);
+        ws_gpu_store_relaxed_u32(&frames[carrier].chain_next, (ws_u32)top);
         const ws_atom_u64 next = ((((top >> 32) + 1ull) & 0xffffffffull) << 32) | carrier;
-        const ws_atom_u64 seen = ws_cas_acq_rel_u64(stack, top, next);   // release: the batch
+        const ws_atom_u64 seen = ws_gpu_cas_acq_rel_u64(stack, top, next);   // release: the batch
         if (seen == top) break;
         top = seen;
     }
@@ -217,18 +217,18 @@ static __device__ void ws_frame_push_batch(const ws_u32* ids, ws_u32 n) {
 // Pops a batch from `stack` into ids[0, ...); returns how many (0: the stack was empty).
 static __device__ ws_u32 ws_frame_pop_batch(ws_atom_u64* stack, ws_u32* ids) {
     ws_frame* frames = wsdsl_join.frames;
-    ws_atom_u64 top = ws_load_acquire_u64(stack);
+    ws_atom_u64 top = ws_gpu_load_acquire_u64(stack);
     while ((ws_u32)top != WS_JOIN_NONE) {
         const ws_u32 carrier = (ws_u32)top;
         // Possibly stale if the batch was taken meanwhile; then the tag changed and the CAS fails.
-        const ws_u32 below = ws_load_relaxed_u32(&frames[carrier].chain_next);
+        const ws_u32 below = ws_gpu_load_relaxed_u32(&frames[carrier].chain_next);
         const ws_atom_u64 next = ((((top >> 32) + 1ull) & 0xffffffffull) << 32) | below;
-        const ws_atom_u64 seen = ws_cas_acq_rel_u64(stack, top, next);
+        const ws_atom_u64 seen = ws_gpu_cas_acq_rel_u64(stack, top, next);
         if (seen == top) {
             // Strong loads: this SM's L1 may hold the frame's lines from an earlier use.
-            const ws_u32 n = ws_load_relaxed_u32(&frames[carrier].chain_len);
+            const ws_u32 n = ws_gpu_load_relaxed_u32(&frames[carrier].chain_len);
             const ws_u32* room = ws_carrier_ids(carrier);
-            for (ws_u32 k = 0; k < n; k++) ids[k] = ws_load_relaxed_u32(&room[k]);
+            for (ws_u32 k = 0; k < n; k++) ids[k] = ws_gpu_load_relaxed_u32(&room[k]);
             return n;
         }
         top = seen;
@@ -239,7 +239,7 @@ static __device__ ws_u32 ws_frame_pop_batch(ws_atom_u64* stack, ws_u32* ids) {
 // Up to `want` fresh frames, ids [*first, *first + n), or one at a time near the end of the
 // pool (a full stash per worker would strand the last frames in stashes that do not need them).
 static __device__ ws_u32 ws_frame_fresh(ws_u32 want, ws_u32* first) {
-    const ws_u32 seen = ws_load_relaxed_u32(&wsdsl_join.bump);
+    const ws_u32 seen = ws_gpu_load_relaxed_u32(&wsdsl_join.bump);
     if (seen >= wsdsl_join.capacity) return 0;
     const ws_u32 left = wsdsl_join.capacity - seen;
     const ws_u32 take = left / WS_STASH_CAP > wsdsl_join.workers ? want : 1u;
@@ -250,7 +250,7 @@ static __device__ ws_u32 ws_frame_fresh(ws_u32 want, ws_u32* first) {
 }
 
 static __device__ __forceinline__ bool ws_frame_pool_spent() {
-    return ws_load_relaxed_u32(&wsdsl_join.bump) >= wsdsl_join.capacity;
+    return ws_gpu_load_relaxed_u32(&wsdsl_join.bump) >= wsdsl_join.capacity;
 }
 
 // ---- the worker's stash ----
@@ -519,13 +519,13 @@ static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl
     const ws_u32 id = ctx->child_frame;
     if (ctx->child_count > 0u && id != WS_JOIN_NONE) {
         ws_frame* f = ws_frame_at(id);
-        ws_store_relaxed_u32(&f->children, ctx->child_count);
-        ws_store_relaxed_u32(&f->round, ctx->round + 1u);
+        ws_gpu_store_relaxed_u32(&f->children, ctx->child_count);
+        ws_gpu_store_relaxed_u32(&f->round, ctx->round + 1u);
 #if WS_JOIN_EARLY_CHILDREN
         const ws_u32 adjust = ctx->child_count - WS_JOIN_BIAS;
         if (ws_add_acq_rel_u32(&f->pending, adjust) + adjust == 0u) ws_join_continue(ctx, id);
 #else
-        ws_store_relaxed_u32(&f->pending, ctx->child_count);
+        ws_gpu_store_relaxed_u32(&f->pending, ctx->child_count);
 #endif
         return;
     }
@@ -541,14 +541,14 @@ static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     ws_frame* f = ws_frame_at(id);
     // Strong loads: this SM's L1 may still hold the frame's lines from an earlier use.
     wsdsl_task task;
-    for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_load_relaxed_u32(&((ws_u32*)&f->task)[k]);
-    const ws_u32 n = ws_load_relaxed_u32(&f->children);
+    for (unsigned k = 0; k < sizeof(wsdsl_task) / 4u; k++) ((ws_u32*)&task)[k] = ws_gpu_load_relaxed_u32(&((ws_u32*)&f->task)[k]);
+    const ws_u32 n = ws_gpu_load_relaxed_u32(&f->children);
     wsdsl_value values[WSDSL_MAX_CHILDREN];
     if (wsdsl_takes_values(task.tag)) {
 #ifdef WSDSL_VALUE_WORDS
         // A union of value types (several, or compound ones): word by word.
         for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++)
-            for (ws_u32 w = 0; w < WSDSL_VALUE_WORDS; w++) values[k].words[w] = ws_load_relaxed_u32(&f->values[k].words[w]);
+            for (ws_u32 w = 0; w < WSDSL_VALUE_WORDS; w++) values[k].words[w] = ws_gpu_load_relaxed_u32(&f->values[k].words[w]);
 #else
         for (ws_u32 k = 0; k < n && k < WSDSL_MAX_CHILDREN; k++) values[k] = ((volatile wsdsl_value*)f->values)[k];
 #endif
@@ -556,7 +556,7 @@ static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     ctx->cur = &task;
     ctx->child_frame = id;
     ctx->child_count = 0u;
-    ctx->round = ws_load_relaxed_u32(&f->round);
+    ctx->round = ws_gpu_load_relaxed_u32(&f->round);
     ctx->completions++;
     const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
     ws_join_end(ctx, &task, value);

@@ -315,9 +315,9 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
         config.min_blocks.max(1),
         pes as u32,
     ));
-    if pes && P::JOIN.is_none() && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
-        // The scope experiment of atomics.cuh (not the default: see there), for the deques
-        // only: join counters are decremented from any GPU (join.cuh).
+    if pes && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
+        // The scope experiment of atomics.cuh (not the default: see there). It concerns the
+        // deques only: join.cuh names its scopes itself.
         src.push_str("#define WSDSL_PE_OWNER_GPU_SCOPE 1\n");
     }
     if let Some(kind) = config.broker_kind() {
