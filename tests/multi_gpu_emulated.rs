@@ -17,6 +17,9 @@ mod uts;
 #[allow(dead_code)]
 #[path = "../examples/fib/kernel.rs"]
 mod fib;
+#[allow(dead_code)]
+#[path = "../examples/dlb_bench/kernel.rs"]
+mod dlb_bench;
 
 use std::time::Duration;
 use wsdsl::gpu::emulate::Emulation;
@@ -121,6 +124,25 @@ fn fork_join_fib_exact_across_gpus_with_joins_crossing_them() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn dlb_bench_runs_every_task_once_on_two_and_three_gpus_under_every_policy() {
+    use dlb_bench::dlb::{Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    // The paper's placement: most tasks start on the middle tenth of the holders, which the
+    // roots deal to every GPU; the work spreads by stealing, within and across GPUs.
+    let bench = Bench { tasks: 6_000, holders: 64, imbalance: Imbalance::Paper, params: Params { cost: Cost::Uniform, mean: 50, spread: 20, seed: 11 } };
+    let want = dlb_bench::reference(&bench);
+    let roots: Vec<dlb_bench::dlb::Task> = bench.roots().into_iter().map(Into::into).collect();
+    for gpus in [2, 3] {
+        for victim in POLICIES {
+            let (c, _, stats) = run_emulated_gpus::<dlb_bench::dlb::Kernel>(&bench.params, &(), &roots, &config(victim), &emulation(), gpus)
+                .unwrap_or_else(|e| panic!("{gpus} GPUs {victim:?}: {e}"));
+            assert_eq!((c.tasks.get(), c.units.get(), c.checksum.get()), (want.tasks, want.units, want.checksum), "{gpus} GPUs {victim:?}");
+            assert_eq!(stats.tasks, bench.spawned(), "{gpus} GPUs {victim:?}: every split and every task once");
+        }
+    }
 }
 
 #[test]

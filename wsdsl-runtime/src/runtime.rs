@@ -165,8 +165,8 @@ impl Runtime {
         Ok(rt)
     }
 
-    /// Runs on `n` GPUs of this host (deque scheduler; programs without complete handlers
-    /// and without writable buffers). At the first such run this process starts itself again
+    /// Runs on `n` GPUs of this host (deque scheduler; programs without writable buffers).
+    /// Fork-join programs qualify: continuations run on the GPU that holds their frame. At the first such run this process starts itself again
     /// once per other GPU, with the same arguments: the program must make the same runs in
     /// the same order in every process (each then returns the same merged `Output`). See
     /// `docs/multi-gpu.md`.
