@@ -63,14 +63,10 @@ __device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx);
 #define WS_JOIN_NO_SLOT 0xffffffffu    // join_slot when the parent's handler takes no values
 #define WS_JOIN_BIAS 0x40000000u
 // Across GPUs a counter holds the children still to come in its low half and the values
-// delivered from other GPUs in its high half, so a round has at most 0xffff children.
+// delivered from other GPUs in its high half (a round has at most `max_children` <= 1024
+// children, which the macro checks, so neither half overflows).
 #define WS_JOIN_COUNT 0xffffu
 #define WS_JOIN_REMOTE 0x10000u
-#if WSDSL_PES
-#define WS_JOIN_MAX_CHILDREN WS_JOIN_COUNT
-#else
-#define WS_JOIN_MAX_CHILDREN (WS_JOIN_BIAS - 1u)
-#endif
 #define WS_FRAME_STACKS 128u
 // Tag of a continuation record: run the complete handler of frame `join_frame`.
 #define WS_TAG_RESUME 0xfffffff0u
@@ -374,8 +370,8 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
     child->join_slot = 0u;
     if (!wsdsl_has_complete(tag)) return;
     // (The bound also keeps the counter's bias out of reach for handlers without values.)
-    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_MAX_CHILDREN) {
-        ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag) < WS_JOIN_MAX_CHILDREN ? wsdsl_max_children(tag) : WS_JOIN_MAX_CHILDREN, 0);
+    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_BIAS - 1u) {
+        ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag), 0);
         return;
     }
     if (ctx->child_frame == WS_JOIN_NONE) {
