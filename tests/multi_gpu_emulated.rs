@@ -20,6 +20,9 @@ mod fib;
 #[allow(dead_code)]
 #[path = "../examples/dlb_bench/kernel.rs"]
 mod dlb_bench;
+#[allow(dead_code)]
+#[path = "../examples/connect4/kernel.rs"]
+mod connect4;
 
 use std::time::Duration;
 use wsdsl::gpu::emulate::Emulation;
@@ -143,6 +146,19 @@ fn dlb_bench_runs_every_task_once_on_two_and_three_gpus_under_every_policy() {
             assert_eq!(stats.tasks, bench.spawned(), "{gpus} GPUs {victim:?}: every split and every task once");
         }
     }
+}
+
+#[test]
+fn connect4_minimax_scores_across_three_gpus_match_the_test_set() {
+    // Exact negamax (a complete handler takes the best of its children's values) of the first
+    // 12 end games of Pons' test set, 4 rounds of roots over 3 GPUs, each score checked.
+    let cases = &connect4::parse_test_set(include_str!("../data/connect4/Test_L3_R1")).unwrap()[..12];
+    let roots: Vec<connect4::exact::Task> = cases.iter().map(|c| connect4::exact_root(&c.position).into()).collect();
+    let (_, values, stats) = run_emulated_gpus::<connect4::exact::Kernel>(&(), &(), &roots, &config(Victim::Random), &emulation(), 3).unwrap();
+    let expected: Vec<i32> = cases.iter().map(|c| c.score).collect();
+    assert_eq!(values, expected);
+    let nodes: u64 = cases.iter().map(|c| connect4::reference_score(&c.position).1).sum();
+    assert_eq!(stats.tasks, nodes, "one task per node of the reference");
 }
 
 #[test]
