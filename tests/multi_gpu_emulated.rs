@@ -122,6 +122,10 @@ fn fork_join_fib_exact_across_gpus_with_joins_crossing_them() {
                 if stats.completions != c.joins.get() || stats.per_gpu_tasks[1..].iter().any(|&t| t == 0) {
                     failures.push(format!("{gpus} GPUs {victim:?}: {} completions for {} joins, tasks per GPU {:?}", stats.completions, c.joins.get(), stats.per_gpu_tasks));
                 }
+                // Some frames' last child finished on another GPU: their continuations went home.
+                if stats.sent_home == 0 {
+                    failures.push(format!("{gpus} GPUs {victim:?}: no continuation was sent home"));
+                }
             }
             Err(e) => failures.push(format!("{gpus} GPUs {victim:?}: {e}")),
         }
@@ -179,6 +183,120 @@ fn a_frame_pool_too_small_on_one_gpu_is_an_error_naming_it() {
     let text = err.to_string();
     assert!(matches!(err, Error::OnGpu { gpus: 2, .. }), "{text}");
     assert!(text.contains("frames"), "{text}");
+}
+
+/// A binary tree whose inner nodes' complete handlers run several rounds: round r sums the
+/// values of round r's children and, while r < rounds, spawns one more small subtree seeded
+/// with that sum, whose value the next round takes.
+#[megakernel]
+pub mod rounds {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub rounds: u32,
+    }
+
+    #[task(value = u64)]
+    pub struct Node {
+        pub depth: u32,
+        pub seed: u64,
+    }
+
+    #[spawn]
+    fn node(n: &Node, ctx: &mut Ctx) -> u64 {
+        if n.depth == 0 {
+            return n.seed;
+        }
+        ctx.spawn(Node { depth: n.depth - 1, seed: n.seed.wrapping_mul(3).wrapping_add(1) });
+        ctx.spawn(Node { depth: n.depth - 1, seed: n.seed.wrapping_mul(5).wrapping_add(2) });
+        0
+    }
+
+    #[complete(max_children = 2)]
+    fn combine(n: &Node, children: &[u64], ctx: &mut Ctx) -> u64 {
+        let mut sum = 0u64;
+        for i in 0..children.len() {
+            sum = sum.wrapping_add(children[i]);
+        }
+        let round = ctx.round();
+        if round < ctx.params.rounds {
+            ctx.spawn(Node { depth: n.depth.min(3) - 1, seed: sum ^ round as u64 });
+        }
+        sum
+    }
+}
+
+/// `rounds`' value of a node, by plain recursion.
+fn rounds_reference(depth: u32, seed: u64, rounds: u32) -> u64 {
+    if depth == 0 {
+        return seed;
+    }
+    let mut sum = rounds_reference(depth - 1, seed.wrapping_mul(3).wrapping_add(1), rounds)
+        .wrapping_add(rounds_reference(depth - 1, seed.wrapping_mul(5).wrapping_add(2), rounds));
+    for round in 1..rounds {
+        sum = rounds_reference(depth.min(3) - 1, sum ^ round as u64, rounds);
+    }
+    sum
+}
+
+#[test]
+fn complete_handlers_that_spawn_again_run_their_rounds_across_gpus() {
+    for gpus in [2, 3] {
+        let roots: Vec<rounds::Task> = (0..4).map(|k| rounds::Node { depth: 9, seed: k }.into()).collect();
+        let (_, values, stats) = run_emulated_gpus::<rounds::Kernel>(&rounds::Params { rounds: 3 }, &(), &roots, &config(Victim::Random), &emulation(), gpus)
+            .unwrap_or_else(|e| panic!("{gpus} GPUs: {e}"));
+        let want: Vec<u64> = (0..4).map(|k| rounds_reference(9, k, 3)).collect();
+        assert_eq!(values, want, "{gpus} GPUs");
+        assert!(stats.per_gpu_tasks.iter().all(|&t| t > 0) && stats.sent_home > 0, "{gpus} GPUs: {:?} tasks, {} sent home", stats.per_gpu_tasks, stats.sent_home);
+    }
+}
+
+/// A task that fans out into `fan_out` children at once; its complete handler takes no values,
+/// so `max_children` does not bound it.
+#[megakernel]
+pub mod wide {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub fan_out: u32,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub leaves: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Fan {
+        pub root: bool,
+    }
+
+    #[spawn]
+    fn fan(f: &Fan, ctx: &mut Ctx) {
+        if f.root {
+            for _ in 0..ctx.params.fan_out {
+                ctx.spawn(Fan { root: false });
+            }
+        } else {
+            ctx.counters.leaves.add(1);
+        }
+    }
+
+    #[complete]
+    fn done(_f: &Fan, _ctx: &mut Ctx) {}
+}
+
+#[test]
+fn a_round_of_more_children_than_a_run_across_gpus_allows_is_refused_with_the_reason() {
+    // Across GPUs a join counter keeps 16 bits for the children still to come.
+    let emu = Emulation { capacity: 1 << 17, ..emulation() };
+    let run = |fan_out| run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2);
+    let (c, _, _) = run(65_535).unwrap();
+    assert_eq!(c.leaves.get(), 65_535);
+    let text = run(65_536).unwrap_err().to_string();
+    assert!(text.contains("65535 children") && text.contains("across GPUs"), "{text}");
 }
 
 #[megakernel]

@@ -7,13 +7,14 @@
 //
 // Scope: GPU scope, unless the kernel runs on several GPUs (WSDSL_PES, `pe.cuh`): then a
 // thief on another GPU reads and CASes this GPU's deques through NVLink, and the orderings
-// the deque relies on must hold for it too, so every operation here is at system scope, as
+// the deque relies on must hold for it too, so every WS_SCOPE operation is at system scope, as
 // the PTX memory model asks of both sides of a synchronisation. The thief's side (the
 // ws_thief_* wrappers below: deque.cuh's steal and public count, pe.cuh's looks at other
 // GPUs) is always at system scope there; WSDSL_PE_OWNER_GPU_SCOPE (an experiment,
 // `WSDSL_PE_SCOPE=owner-gpu`, off by default) leaves the rest at GPU scope, relying on the
 // owner's L2 ordering both its own and the peers' accesses to its memory, which the model
-// does not promise. BENCHMARKS.md ("Beyond one GPU") measures both.
+// does not promise. BENCHMARKS.md ("Beyond one GPU") measures both. The join machinery
+// across GPUs names its scopes itself (the ws_gpu_* and ws_sys_* wrappers at the end).
 #pragma once
 
 #if WSDSL_PES && !WSDSL_PE_OWNER_GPU_SCOPE

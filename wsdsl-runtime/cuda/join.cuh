@@ -63,10 +63,16 @@ __device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx);
 #define WS_JOIN_NO_SLOT 0xffffffffu    // join_slot when the parent's handler takes no values
 #define WS_JOIN_BIAS 0x40000000u
 // Across GPUs a counter holds the children still to come in its low half and the values
-// delivered from other GPUs in its high half (a round has at most `max_children` <= 1024
-// children, which the macro checks, so neither half overflows).
+// delivered from other GPUs in its high half, so a round may have at most WS_JOIN_COUNT
+// children there (handlers that take values have `max_children` <= 1024 anyway; those that
+// do not are otherwise unbounded).
 #define WS_JOIN_COUNT 0xffffu
 #define WS_JOIN_REMOTE 0x10000u
+#if WSDSL_PES
+#define WS_JOIN_MAX_CHILDREN WS_JOIN_COUNT
+#else
+#define WS_JOIN_MAX_CHILDREN (WS_JOIN_BIAS - 1u)
+#endif
 #define WS_FRAME_STACKS 128u
 // Tag of a continuation record: run the complete handler of frame `join_frame`.
 #define WS_TAG_RESUME 0xfffffff0u
@@ -127,7 +133,8 @@ struct ws_join_state {
     ws_atom_u32 bump;          // fresh frames handed out so far (may run past capacity)
     ws_u32 capacity;
     ws_u32 parked_slots;       // 0: workers do not park (persistent kernels)
-    ws_u32 workers;            // workers holding a stash (for the end-of-pool rule)
+    ws_u32 workers;            // workers holding a stash (the end-of-pool rule; across GPUs, a
+                               // frame's inbox is worker `index % workers`'s: one per worker)
     ws_atom_u64 completions;   // complete handlers run (added by each thread as it stops)
     // Multi-GPU runs (see the top): this GPU's symmetric heap, every GPU's as mapped here,
     // this GPU's inboxes, this GPU's index, the number of GPUs and the slots of a worker's
@@ -370,8 +377,10 @@ static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
     child->join_slot = 0u;
     if (!wsdsl_has_complete(tag)) return;
     // (The bound also keeps the counter's bias out of reach for handlers without values.)
-    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_BIAS - 1u) {
-        ws_report(WS_STATUS_CHILDREN, tag, wsdsl_max_children(tag), 0);
+    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_MAX_CHILDREN) {
+        // The last argument says which bound it was: 1 the multi-GPU one, 0 the handler's.
+        const bool handlers = wsdsl_max_children(tag) < WS_JOIN_MAX_CHILDREN;
+        ws_report(WS_STATUS_CHILDREN, tag, handlers ? wsdsl_max_children(tag) : WS_JOIN_MAX_CHILDREN, handlers ? 0u : (ws_u32)WSDSL_PES);
         return;
     }
     if (ctx->child_frame == WS_JOIN_NONE) {
@@ -425,10 +434,14 @@ static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
     const ws_atom_u64 ticket = ws_sys_add_relaxed_u64(&box->tails[w], 1ull);
     const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
     ws_atom_u64* slot = &ws_join_ring(box, w)[ticket & (wsdsl_join.inbox_capacity - 1u)];
-    // Free by now unless the worker is between reading the previous round's entry and
-    // clearing it (a frame waits in an inbox at most once, and its ring has a slot for every
-    // frame that maps to it).
-    while ((ws_u32)(ws_sys_load_acquire_u64(slot) >> 32) != free_seq) __nanosleep(32);
+    // Already free: the entry `inbox_capacity` tickets earlier was taken and cleared before
+    // this ticket could be issued (entries not yet taken name different frames, a frame waits
+    // in an inbox at most once, and the ring has a slot for every frame that maps to it). The
+    // loop only waits for the clearing store to be seen, and gives up if the run failed.
+    while ((ws_u32)(ws_sys_load_acquire_u64(slot) >> 32) != free_seq) {
+        if (ws_failed()) return;
+        __nanosleep(32);
+    }
     ws_sys_store_release_u64(slot, ((ws_atom_u64)(free_seq + 1u) << 32) | index);
 }
 

@@ -20,7 +20,8 @@
 // spawn handlers or all run complete handlers (GTaP's execution-path-aware queueing, for the
 // two paths every fork-join program has). A full batch of continuations goes first; fewer
 // wait one batch of spawns at most (a continuation may be the run's critical path: a
-// partition's next round, a merge's parent).
+// partition's next round, a merge's parent). Across GPUs, continuations whose last child
+// finished on another GPU arrive in the worker's inbox (join.cuh) and join the same stack.
 #pragma once
 
 // Consecutive failed steal attempts before a worker declares itself idle.
@@ -272,7 +273,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 WS_PROF(t0 = ws_clock());
                 outcome = ws_find_work(&L, self, &vs, &idle, &own, &st, resumes, &home_head);
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
-#if WSDSL_JOIN
+#if WSDSL_JOIN && WSDSL_PES
                 if (outcome == WS_FOUND && n == 0 && resumes[0] > 0) {
                     n = resumes[0] < WS_BATCH ? resumes[0] : WS_BATCH;   // sent home (above)
                     first = WS_FROM_RESUMES;

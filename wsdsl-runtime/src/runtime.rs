@@ -165,9 +165,10 @@ impl Runtime {
         Ok(rt)
     }
 
-    /// Runs on `n` GPUs of this host (deque scheduler; programs without writable buffers).
-    /// Fork-join programs qualify: continuations run on the GPU that holds their frame. At the first such run this process starts itself again
-    /// once per other GPU, with the same arguments: the program must make the same runs in
+    /// Runs on `n` GPUs of this host (deque scheduler; programs without writable buffers;
+    /// fork-join programs qualify, their continuations running on the GPU that holds their
+    /// frame). At the first such run this process starts itself again once per other GPU,
+    /// with the same arguments: the program must make the same runs in
     /// the same order in every process (each then returns the same merged `Output`). See
     /// `docs/multi-gpu.md`.
     pub fn gpus(mut self, n: u32) -> Self {

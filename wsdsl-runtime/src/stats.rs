@@ -54,6 +54,9 @@ pub struct Stats {
     pub steals: u64,
     /// Of those, tasks taken from another GPU (runs on several GPUs; zero otherwise).
     pub remote_steals: u64,
+    /// Continuations sent to the GPU holding their frame because their last child finished
+    /// on another GPU (fork-join runs on several GPUs; zero otherwise).
+    pub sent_home: u64,
     /// Tasks run on each GPU, in GPU order (runs on several GPUs; empty otherwise).
     pub per_gpu_tasks: Vec<u64>,
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
@@ -215,7 +218,8 @@ impl fmt::Display for Stats {
         writeln!(f, "steals      {} of {} attempts", self.steals, self.steal_attempts)?;
         if !self.per_gpu_tasks.is_empty() {
             let shares: Vec<String> = self.per_gpu_tasks.iter().map(|t| t.to_string()).collect();
-            writeln!(f, "gpus        {} (tasks per GPU: {}; {} tasks stolen across GPUs)", self.per_gpu_tasks.len(), shares.join(" / "), self.remote_steals)?;
+            let home = if self.sent_home > 0 { format!("; {} continuations sent home", self.sent_home) } else { String::new() };
+            writeln!(f, "gpus        {} (tasks per GPU: {}; {} tasks stolen across GPUs{home})", self.per_gpu_tasks.len(), shares.join(" / "), self.remote_steals)?;
         }
         if self.generations > 0 {
             writeln!(f, "generations {} launches (static scheduler)", self.generations)?;

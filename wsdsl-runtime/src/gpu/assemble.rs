@@ -316,8 +316,8 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
         pes as u32,
     ));
     if pes && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
-        // The scope experiment of atomics.cuh (not the default: see there). It concerns the
-        // deques only: join.cuh names its scopes itself.
+        // The scope experiment of atomics.cuh (not the default: see there): the owner's side
+        // of the deques and of the idle count. join.cuh names its scopes itself.
         src.push_str("#define WSDSL_PE_OWNER_GPU_SCOPE 1\n");
     }
     if let Some(kind) = config.broker_kind() {

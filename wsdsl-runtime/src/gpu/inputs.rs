@@ -141,6 +141,13 @@ pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String
         }),
         STATUS_FRAMES => Err(Error::FramePoolExhausted { capacity: arg(2) }),
         STATUS_PEER => Err(Error::StoppedByPeer),
+        STATUS_CHILDREN if arg(3) == 1 => Err(Error::InvalidConfig(format!(
+            "a `{}` task spawned more than {} children in one run of a handler, the most a run across GPUs allows \
+             (a join counter keeps other GPUs' deliveries in its high half); spawn them over several rounds of the \
+             complete handler, or run on one GPU",
+            P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
+            arg(2)
+        ))),
         STATUS_CHILDREN => Err(Error::TooManyChildren {
             task: P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
             max_children: arg(2) as u32,

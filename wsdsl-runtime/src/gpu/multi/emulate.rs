@@ -50,7 +50,7 @@ pub fn run_emulated_gpus<P: Program>(
     // offsets on every GPU.
     let shape = PoolShape::of(&config, (emu.grid * emu.block_threads) as usize);
     let frames = frames_per_gpu::<P>(Some(emu.frames), usize::MAX / 2, shape, gpus)?;
-    let layout = HeapLayout::of::<P>(workers, capacity, frames, shape, roots.len(), gpus);
+    let layout = HeapLayout::of::<P>(workers, capacity, frames, shape, roots.len(), gpus)?;
     let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(layout.bytes)).collect();
     let bases: Vec<u64> = heaps.iter_mut().map(|h| h.addr()).collect();
     let mut table = HostBuf(bases.clone());
@@ -98,7 +98,10 @@ pub fn run_emulated_gpus<P: Program>(
             let root_values = match (&layout.join, k.read_join()) {
                 (Some(join), Some(record)) => {
                     record.apply_to(&mut stats);
-                    heap.bytes_mut()[join.root_values_at as usize..][..join.root_values_bytes].to_vec()
+                    let bytes = heap.bytes_mut();
+                    // The inbox's first word: continuations sent to this GPU (`cuda/join.cuh`).
+                    stats.sent_home = u64::from_le_bytes(bytes[join.inbox_at as usize..][..8].try_into().expect("8 bytes"));
+                    bytes[join.root_values_at as usize..][..join.root_values_bytes].to_vec()
                 }
                 _ => Vec::new(),
             };

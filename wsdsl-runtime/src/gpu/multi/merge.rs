@@ -97,6 +97,7 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     run.steal_attempts += gpu.steal_attempts;
     run.steals += gpu.steals;
     run.remote_steals += gpu.remote_steals;
+    run.sent_home += gpu.sent_home;
     run.per_gpu_tasks.push(gpu.tasks);
     run.per_worker_tasks.extend(gpu.per_worker_tasks);
     run.per_worker_steals.extend(gpu.per_worker_steals);

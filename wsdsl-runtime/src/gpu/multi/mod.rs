@@ -63,9 +63,16 @@ pub(crate) struct JoinLayout {
 impl HeapLayout {
     /// For `workers` deques of `capacity` slots, and (programs with complete handlers) a pool
     /// of `frames` frames whose stashes have `shape`, and values for `roots` roots over `gpus`.
-    pub fn of<P: Program>(workers: u32, capacity: u32, frames: u32, shape: PoolShape, roots: usize, gpus: u32) -> HeapLayout {
-        // The inboxes are per worker, and every worker of the deque scheduler holds a stash.
-        debug_assert!(P::JOIN.is_none() || shape.workers == workers as usize, "a stash per worker");
+    pub fn of<P: Program>(workers: u32, capacity: u32, frames: u32, shape: PoolShape, roots: usize, gpus: u32) -> Result<HeapLayout, Error> {
+        // A frame's inbox is that of worker `index % shape.workers` (`cuda/join.cuh`): every
+        // worker must hold a stash, as in the deque scheduler's non-cooperative kernels.
+        if P::JOIN.is_some() && shape.workers != workers as usize {
+            return Err(Error::InvalidConfig(format!(
+                "`{}` runs {workers} workers per GPU but {} frame stashes; fork-join across GPUs needs one stash per worker (drop `cooperative`)",
+                P::NAME,
+                shape.workers
+            )));
+        }
         let slots_at = STATE_BYTES + workers as usize * DEQUE_BYTES;
         let mut end = slots_at + workers as usize * capacity as usize * P::TASK_BYTES;
         let join = P::JOIN.map(|j| {
@@ -91,7 +98,7 @@ impl HeapLayout {
                 shape,
             }
         });
-        HeapLayout { deques_at: STATE_BYTES as u64, slots_at: slots_at as u64, join, bytes: end }
+        Ok(HeapLayout { deques_at: STATE_BYTES as u64, slots_at: slots_at as u64, join, bytes: end })
     }
 }
 
@@ -118,7 +125,8 @@ const JOIN_IDS: u64 = 0xffff_fffd;
 
 /// Frames per GPU: the requested number, or as many as fit a quarter of `free` memory up to
 /// [`DEFAULT_FRAMES`], so that every GPU's frame ids (`pe * frames + index`) stay below the
-/// ids the kernel reserves.
+/// ids the kernel reserves (and, with at most 2^30, a worker's inbox ring, a power of two,
+/// stays a u32).
 pub(crate) fn frames_per_gpu<P: Program>(requested: Option<u32>, free: usize, shape: PoolShape, gpus: u32) -> Result<u32, Error> {
     let Some(j) = P::JOIN else { return Ok(0) };
     let fit = ((free as u64 / 4) / j.frame_bytes.max(1) as u64).clamp(1, DEFAULT_FRAMES) as u32;

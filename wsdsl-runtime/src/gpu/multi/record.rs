@@ -95,7 +95,7 @@ pub(crate) fn encode_result(result: &Result<PeShare, PeError>) -> Vec<u8> {
         Ok(PeShare { counter_slots, root_values, stats: s }) => {
             let p = &s.phases;
             w.word(OK).words(counter_slots).bytes(root_values);
-            w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames]);
+            w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames, s.sent_home]);
             w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
             w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak);
             w.words(&s.profile.as_ref().map_or(Vec::new(), |p| p.words().to_vec()))
@@ -119,7 +119,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
             let root_values = r.bytes()?.to_vec();
             let c = r.words()?;
             let p = r.words()?;
-            if c.len() != 8 || p.len() != 7 {
+            if c.len() != 9 || p.len() != 7 {
                 return Err("another GPU's statistics are malformed".into());
             }
             let d = Duration::from_nanos;
@@ -141,6 +141,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 peak_queue: c[5],
                 queue_capacity: c[6],
                 peak_frames: c[7],
+                sent_home: c[8],
                 phases,
                 per_worker_tasks: r.words()?,
                 per_worker_steals: r.words()?,

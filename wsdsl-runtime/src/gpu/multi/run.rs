@@ -84,7 +84,7 @@ pub(crate) fn run_gpus<P: Program>(
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
     check_root_room(roots.len(), job.gpus, workers, capacity)?;
     let shape = PoolShape::of(&opts.kernel, (grid * opts.kernel.block_threads) as usize);
-    let layout = HeapLayout::of::<P>(workers, capacity, frames as u32, shape, roots.len(), job.gpus);
+    let layout = HeapLayout::of::<P>(workers, capacity, frames as u32, shape, roots.len(), job.gpus)?;
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let share = Share { module: &module, func: &func, grid, workers, capacity, layout: &layout };
@@ -301,17 +301,23 @@ fn run_share<P: Program>(
         let join = match &layout.join {
             Some(join) => {
                 root_values = vec![0u8; join.root_values_bytes];
-                // SAFETY: the values lie inside this GPU's heap; every kernel has ended.
-                unsafe { cudarc::driver::result::memcpy_dtoh_sync(&mut root_values, base + join.root_values_at) }
-                    .map_err(Error::driver("reading the roots' values"))?;
-                Some(JoinRecord::read(share.module, stream)?)
+                let mut sent = [0u64];
+                // SAFETY: the values and the inbox's count lie inside this GPU's heap; every
+                // kernel has ended.
+                unsafe {
+                    cudarc::driver::result::memcpy_dtoh_sync(&mut root_values, base + join.root_values_at)
+                        .and_then(|()| cudarc::driver::result::memcpy_dtoh_sync(&mut sent, base + join.inbox_at))
+                }
+                .map_err(Error::driver("reading the roots' values"))?;
+                Some((JoinRecord::read(share.module, stream)?, sent[0]))
             }
             None => None,
         };
         phases.copy_back = t2.elapsed();
         let mut stats = worker_stats(&words, capacity as u64, phases);
-        if let Some(record) = join {
+        if let Some((record, sent_home)) = join {
             record.apply_to(&mut stats);
+            stats.sent_home = sent_home;
         }
         Ok(PeShare { counter_slots, root_values, stats })
     })();
