@@ -168,65 +168,31 @@ static __device__ __forceinline__ void ws_thief_store_release_u32(ws_atom_u32* p
 // Explicit scopes, for join.cuh across GPUs, where a frame's counter is decremented from any
 // GPU but its continuation runs only on the GPU that holds the frame: each side pays the
 // scope its partner needs (GPU scope between threads of one GPU, system scope otherwise),
-// and the frame pool, which no other GPU touches, stays at GPU scope.
-static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
-static __device__ __forceinline__ ws_atom_u32 ws_gpu_load_relaxed_u32(const ws_atom_u32* p) {
-    ws_atom_u32 v;
-    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ ws_atom_u64 ws_gpu_load_relaxed_u64(const ws_atom_u64* p) {
-    ws_atom_u64 v;
-    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ ws_atom_u64 ws_gpu_load_acquire_u64(const ws_atom_u64* p) {
-    ws_atom_u64 v;
-    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ void ws_gpu_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
-    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
-}
+// and the frame pool, which no other GPU touches, stays at GPU scope. One line each:
+// ws_<scope>_<op>_<semantics>_<type>.
+#define WS_EXPLICIT_LOAD(name, op, T, bits, reg) \
+    static __device__ __forceinline__ T name(const T* p) { T v; asm volatile(op ".global.u" #bits " %0, [%1];" : "=" reg(v) : "l"(p) : "memory"); return v; }
+#define WS_EXPLICIT_STORE(name, op, T, bits, reg) \
+    static __device__ __forceinline__ void name(T* p, T v) { asm volatile(op ".global.u" #bits " [%0], %1;" :: "l"(p), reg(v) : "memory"); }
+#define WS_EXPLICIT_ADD(name, op, T, bits, reg) \
+    static __device__ __forceinline__ T name(T* p, T v) { T old; asm volatile(op ".global.add.u" #bits " %0, [%1], %2;" : "=" reg(old) : "l"(p), reg(v) : "memory"); return old; }
+WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u32, "ld.relaxed.gpu", ws_atom_u32, 32, "r")
+WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u64, "ld.relaxed.gpu", ws_atom_u64, 64, "l")
+WS_EXPLICIT_LOAD(ws_gpu_load_acquire_u64, "ld.acquire.gpu", ws_atom_u64, 64, "l")
+WS_EXPLICIT_STORE(ws_gpu_store_relaxed_u32, "st.relaxed.gpu", ws_atom_u32, 32, "r")
+WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u32, "ld.relaxed.sys", ws_atom_u32, 32, "r")
+WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u64, "ld.relaxed.sys", ws_atom_u64, 64, "l")
+WS_EXPLICIT_LOAD(ws_sys_load_acquire_u64, "ld.acquire.sys", ws_atom_u64, 64, "l")
+WS_EXPLICIT_STORE(ws_sys_store_release_u64, "st.release.sys", ws_atom_u64, 64, "l")
+WS_EXPLICIT_ADD(ws_sys_add_relaxed_u32, "atom.relaxed.sys", ws_atom_u32, 32, "r")
+WS_EXPLICIT_ADD(ws_sys_add_relaxed_u64, "atom.relaxed.sys", ws_atom_u64, 64, "l")
 static __device__ __forceinline__ ws_atom_u64 ws_gpu_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
     ws_atom_u64 old;
     asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
     return old;
 }
+static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
-static __device__ __forceinline__ ws_atom_u32 ws_sys_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) {
-    ws_atom_u32 old;
-    asm volatile("atom.relaxed.sys.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-    return old;
-}
-static __device__ __forceinline__ ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
-    ws_atom_u64 old;
-    asm volatile("atom.relaxed.sys.global.add.u64 %0, [%1], %2;" : "=l"(old) : "l"(p), "l"(v) : "memory");
-    return old;
-}
-static __device__ __forceinline__ ws_atom_u32 ws_sys_load_relaxed_u32(const ws_atom_u32* p) {
-    ws_atom_u32 v;
-    asm volatile("ld.relaxed.sys.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ ws_atom_u64 ws_sys_load_relaxed_u64(const ws_atom_u64* p) {
-    ws_atom_u64 v;
-    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ ws_atom_u64 ws_sys_load_acquire_u64(const ws_atom_u64* p) {
-    ws_atom_u64 v;
-    asm volatile("ld.acquire.sys.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
-    return v;
-}
-static __device__ __forceinline__ void ws_sys_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) {
-    asm volatile("st.release.sys.global.u64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
-}
-static __device__ __forceinline__ ws_atom_u64 ws_sys_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
-    ws_atom_u64 old;
-    asm volatile("atom.acq_rel.sys.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
-    return old;
-}
 
 // Nanoseconds of the GPU's global timer (comparable across SMs).
 static __device__ __forceinline__ unsigned long long ws_globaltimer() {

@@ -452,18 +452,17 @@ static __device__ __forceinline__ bool ws_join_inbox_waiting(ws_u32 pe) {
     return ws_sys_load_acquire_u64(&box->sent) != taken;
 }
 
-// Whether worker `self`'s inbox holds something past `head` (its own ticket).
-static __device__ __forceinline__ bool ws_join_sent_home_to(ws_u32 self, ws_atom_u64 head) {
-    return ws_sys_load_relaxed_u64(&wsdsl_join.inbox->tails[self]) != head;
+// Worker `self`'s inbox ticket: its inbox holds something when this differs from its head.
+static __device__ __forceinline__ ws_atom_u64 ws_join_inbox_tail(ws_u32 self) {
+    return ws_sys_load_relaxed_u64(&wsdsl_join.inbox->tails[self]);
 }
 
-// Worker `self`'s leader: moves the continuations in its inbox (from ticket `*head` on) onto
-// its resume stack, up to `room`; returns how many. An entry whose sender is still writing
-// it waits for the next look.
-static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_u32* resumes, unsigned room) {
+// Worker `self`'s leader: moves the continuations in its inbox (tickets `*head` to `tail`)
+// onto its resume stack, up to `room`; returns how many. An entry whose sender is still
+// writing it waits for the next look.
+static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_atom_u64 tail, ws_u32* resumes, unsigned room) {
     ws_join_inbox* box = wsdsl_join.inbox;
     ws_atom_u64* ring = ws_join_ring(box, self);
-    const ws_atom_u64 tail = ws_sys_load_relaxed_u64(&box->tails[self]);
     unsigned got = 0;
     for (ws_atom_u64 h = *head; h != tail && got < room; h++) {
         const ws_u32 full_seq = (ws_u32)(2ull * (h / wsdsl_join.inbox_capacity)) + 1u;
@@ -471,11 +470,11 @@ static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_
         const ws_atom_u64 entry = ws_sys_load_acquire_u64(slot);
         if ((ws_u32)(entry >> 32) != full_seq) break;
         ws_sys_store_release_u64(slot, (ws_atom_u64)(full_seq + 1u) << 32);
-        const ws_u32 id = ws_frame_id((ws_u32)entry);
+        const ws_u32 index = (ws_u32)entry;
         // Read the counter's last decrement, so that the fence below orders every child's
         // delivery (home ones released at GPU scope included) before the continuation.
-        (void)ws_sys_load_relaxed_u32(&ws_frame_at(id)->pending);
-        resumes[1 + resumes[0]++] = id;
+        (void)ws_sys_load_relaxed_u32(&wsdsl_join.frames[index].pending);
+        resumes[1 + resumes[0]++] = ws_frame_id(index);
         got++;
     }
     if (got > 0) {

@@ -127,12 +127,13 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
 #endif
 
 // Across GPUs, continuations sent home to worker `self` by other GPUs (join.cuh) join its
-// resume stack, up to a batch; returns how many came. `head`: its inbox ticket.
-static __device__ __forceinline__ unsigned ws_take_sent_home(unsigned self, unsigned long long* head, ws_u32* resumes) {
+// resume stack, up to a batch, from its inbox whose ticket is `tail`; returns how many came.
+// `head`: the worker's own ticket.
+static __device__ __forceinline__ unsigned ws_take_sent_home(unsigned self, unsigned long long* head, unsigned long long tail, ws_u32* resumes) {
 #if WSDSL_PES && WSDSL_JOIN
-    return resumes[0] < WS_BATCH && ws_join_sent_home_to(self, *head) ? ws_join_take_home(self, head, resumes, WS_BATCH - resumes[0]) : 0u;
+    return resumes[0] < WS_BATCH && tail != *head ? ws_join_take_home(self, head, tail, resumes, WS_BATCH - resumes[0]) : 0u;
 #else
-    (void)self; (void)head; (void)resumes;
+    (void)self; (void)head; (void)tail; (void)resumes;
     return 0u;
 #endif
 }
@@ -147,10 +148,11 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
     for (unsigned round = 1;; round++) {
         if (ws_must_stop(L, self, round)) return WS_ABORTED;
 #if WSDSL_PES && WSDSL_JOIN
-        if (ws_join_sent_home_to(self, *home_head)) {
+        const unsigned long long tail = ws_join_inbox_tail(self);
+        if (tail != *home_head) {
             // Leave the idle state before taking anything (termination.cuh invariant).
             if (*idle) { ws_leave_idle(L->state); *idle = false; }
-            if (ws_take_sent_home(self, home_head, resumes) > 0) return WS_FOUND;
+            if (ws_take_sent_home(self, home_head, tail, resumes) > 0) return WS_FOUND;
         }
 #endif
         if (L->workers * L->n_pes > 1) {
@@ -248,7 +250,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             }
             WS_PROF(unsigned long long t0 = ws_clock());
 #if WSDSL_JOIN
-            if ((polls & 7u) == 0u) ws_take_sent_home(self, &home_head, resumes);
+#if WSDSL_PES
+            if ((polls & 7u) == 0u) ws_take_sent_home(self, &home_head, ws_join_inbox_tail(self), resumes);
+#endif
             const unsigned waiting = resumes[0];
             if (outcome == WS_FOUND && (waiting >= WS_BATCH || (waiting > 0 && resumes_waited))) {
                 // A full batch of continuations, or those that waited a batch already.

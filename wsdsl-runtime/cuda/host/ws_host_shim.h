@@ -80,7 +80,6 @@ static inline ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) 
 #define ws_sys_load_relaxed_u64 ws_load_relaxed_u64
 #define ws_sys_load_acquire_u64 ws_load_acquire_u64
 #define ws_sys_store_release_u64 ws_store_release_u64
-#define ws_sys_cas_acq_rel_u64 ws_cas_acq_rel_u64
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }

@@ -129,10 +129,11 @@ struct GpuRun {
 impl GpuRun {
     /// GPU `gpu` of `gpus`, with its share of `roots`.
     fn new<P: Program>(params: &P::Params, buffers: &P::Buffers, roots: &[P::Task], gpu: u32, gpus: u32, workers: u32) -> GpuRun {
+        let (dealt, root_count) = encode_dealt_roots::<P>(roots, gpu, gpus);
         GpuRun {
             inputs: HostInputs::new::<P>(params, buffers),
-            roots: HostBuf::from_bytes(&encode_dealt_roots::<P>(roots, gpu, gpus)),
-            root_count: roots.len().saturating_sub(gpu as usize).div_ceil(gpus as usize) as u32,
+            roots: HostBuf::from_bytes(&dealt),
+            root_count,
             stats: HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8),
             stop: HostBuf::zeroed(8),
             progress: HostBuf::zeroed(workers as usize * 8),

@@ -3,7 +3,7 @@
 use crate::error::Error;
 use crate::program::{CounterSet, Program, RunResult};
 use crate::stats::Stats;
-use crate::value::TaskValue;
+use crate::gpu::join::decode_root_values;
 
 /// What one GPU hands back, as it leaves the GPU: its counters' raw slots, the values of
 /// the roots dealt to it (device images, in its share's order; programs with joins), and its
@@ -70,24 +70,22 @@ pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeErr
     Ok((counters, values, stats))
 }
 
-/// Every root's value, from the GPU it was dealt to.
+/// Every root's value, from the GPU it was dealt to: the GPUs' images put back in the roots'
+/// order, then decoded as a single GPU's are.
 fn root_values<P: Program>(results: &[PeResult<P::Counters>], roots: &[P::Task]) -> Result<Vec<P::Value>, String> {
     let stride = P::JOIN.map_or(0, |j| j.value_bytes);
-    if stride == 0 {
-        return Ok(vec![P::Value::placeholder(); roots.len()]);
-    }
     let gpus = results.len();
-    roots
-        .iter()
-        .enumerate()
-        .map(|(r, task)| {
-            let at = (r / gpus) * stride;
-            let bytes = results[r % gpus].root_values.get(at..at + stride).ok_or_else(|| {
-                format!("GPU {} sent {} bytes of root values, too few for root {r} of `{}`", r % gpus, results[r % gpus].root_values.len(), P::NAME)
+    let mut bytes = Vec::with_capacity(roots.len() * stride);
+    if stride > 0 {
+        for r in 0..roots.len() {
+            let (gpu, at) = (r % gpus, (r / gpus) * stride);
+            let value = results[gpu].root_values.get(at..at + stride).ok_or_else(|| {
+                format!("GPU {gpu} sent {} bytes of root values, too few for root {r} of `{}`", results[gpu].root_values.len(), P::NAME)
             })?;
-            Ok(P::decode_value(task, bytes))
-        })
-        .collect()
+            bytes.extend_from_slice(value);
+        }
+    }
+    Ok(decode_root_values::<P>(&bytes, roots))
 }
 
 /// Adds one GPU's statistics to the run's.

@@ -139,17 +139,18 @@ pub(crate) fn frames_per_gpu<P: Program>(requested: Option<u32>, free: usize, sh
     Ok(frames)
 }
 
-/// The device images of the roots dealt to GPU `gpu` of `gpus` (`roots_of`); in programs
-/// with joins each names its index among all roots, which tells the kernel where its value
-/// goes (`cuda/join.cuh`).
-pub(crate) fn encode_dealt_roots<P: Program>(roots: &[P::Task], gpu: u32, gpus: u32) -> Vec<u8> {
-    let mut bytes = encode_tasks::<P>(&roots_of(roots, gpu, gpus));
+/// The device images of the roots dealt to GPU `gpu` of `gpus` (`roots_of`), and how many
+/// there are; in programs with joins each names its index among all roots, which tells the
+/// kernel where its value goes (`cuda/join.cuh`).
+pub(crate) fn encode_dealt_roots<P: Program>(roots: &[P::Task], gpu: u32, gpus: u32) -> (Vec<u8>, u32) {
+    let dealt = roots_of(roots, gpu, gpus);
+    let mut bytes = encode_tasks::<P>(&dealt);
     if P::JOIN.is_some() {
         for (i, out) in bytes.chunks_exact_mut(P::TASK_BYTES).enumerate() {
             out[8..12].copy_from_slice(&((gpu as usize + i * gpus as usize) as u32).to_le_bytes());
         }
     }
-    bytes
+    (bytes, dealt.len() as u32)
 }
 
 /// GPU `gpu`'s workers' random seed (each GPU its own streams of victims).

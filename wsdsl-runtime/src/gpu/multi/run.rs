@@ -173,9 +173,10 @@ fn run_share<P: Program>(
     let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
 
     // 2. This GPU's own memory and inputs; every GPU learns whether all of them have theirs.
+    let (dealt_roots, root_count) = encode_dealt_roots::<P>(roots, job.rank, job.gpus);
     let local = (|| {
         let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
-        let roots_dev = ws.upload(stream, "initial tasks", &encode_dealt_roots::<P>(roots, job.rank, job.gpus))?;
+        let roots_dev = ws.upload(stream, "initial tasks", &dealt_roots)?;
         let stats_dev = ws.zeroed(stream, WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
         let sm_of_dev = ws.upload(stream, "SM of each worker", &vec![u32::MAX; workers as usize])?;
         let sm_leader_dev = ws.upload(stream, "SM leaders", &vec![u32::MAX; MAX_SM_IDS])?;
@@ -247,7 +248,7 @@ fn run_share<P: Program>(
         sm_leader: sm_leader_dev,
         workers,
         capacity,
-        root_count: roots.len().saturating_sub(job.rank as usize).div_ceil(job.gpus as usize) as u32,
+        root_count,
         seed: seed_of(job.rank),
         pe_heaps,
         pe: job.rank,
