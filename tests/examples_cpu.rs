@@ -279,6 +279,20 @@ fn uts_dsl_sha1_agrees_with_the_host_sha1() {
     assert!(got.0 > 50, "non-trivial tree: {got:?}");
 }
 
+#[test]
+fn uts_latency_probe_is_a_chain_of_the_requested_width() {
+    // T3's probe: 1 573 levels; each node on the chain has `chain_width` children, of which
+    // child 0 goes on. Parents that hash their children make a bare chain whatever the width.
+    let mut tree = uts::preset("T3").unwrap();
+    tree.params.chain_depth = 40;
+    for (width, hash_in_child, want) in [(1, 1, (40, 1, 39)), (8, 1, (1 + 39 * 8, 39 * 7 + 1, 39)), (8, 0, (40, 1, 39))] {
+        tree.params.chain_width = width;
+        tree.params.hash_in_child = hash_in_child;
+        let (got, _) = uts::solve(&cpu(), &tree).unwrap();
+        assert_eq!(got, want, "width {width}, hash_in_child {hash_in_child}");
+    }
+}
+
 /// Every tree type and shape, with parameters that give about 10^2 to 10^4 nodes a seed.
 fn uts_small_trees() -> Vec<uts::uts::Params> {
     use uts::uts::{Params, Shape, TreeType};

@@ -59,6 +59,10 @@ pub mod uts {
         /// children) but has exactly one child, down to this depth, so the walk is a chain
         /// whose time per level is one node's latency (the depth bound of a deep tree).
         pub chain_depth: u32,
+        /// Latency probe (`chain_depth` > 0, children hashing their own states): children of
+        /// each node of the chain; child 0 goes on, the others are leaves. 1 is a bare chain;
+        /// a binomial tree's m gives its inner nodes' own work of spawning m children.
+        pub chain_width: u32,
     }
 
     #[counters]
@@ -266,8 +270,9 @@ pub mod uts {
         );
         let n = if ctx.params.chain_depth == 0 {
             n
-        } else if node.depth + 1 < ctx.params.chain_depth {
-            1
+        } else if node.depth + 1 < ctx.params.chain_depth && (node.index == 0 || node.index == OWN_STATE) {
+            // On the chain (the root, child 0, or any node when parents hash: one child).
+            if ctx.params.hash_in_child != 0 { ctx.params.chain_width } else { 1 }
         } else {
             0
         };
@@ -305,6 +310,7 @@ pub const DEFAULTS: uts::Params = uts::Params {
     shift_depth: 0.5,
     hash_in_child: 1,
     chain_depth: 0,
+    chain_width: 1,
 };
 
 const fn geometric(shape: uts::Shape, gen_mx: u32, b0: f64, seed: u32, known: (u64, u64, u32)) -> Tree {

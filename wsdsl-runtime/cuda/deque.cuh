@@ -25,10 +25,17 @@
 //   * `head` packs the head index (low 32 bits) with an ABA counter (high 32 bits) that the
 //     owner bumps each time it moves head back to slot 0, so a thief delayed across a reset
 //     cannot succeed with a stale CAS (section 35.3.3.4).
-//   * A reclaim of k tasks from split s takes [s-k, s) when s-k > head.index (no thief can
-//     reach those slots: a steal CAS moves head by one from a value it read before the
-//     reclaim published the lower split). Otherwise the deque is emptied: the one slot
-//     head.index may be contested and is settled by a CAS exactly as in step 5.
+//   * A thief claims up to WS_STEAL_CLAIM tasks at the head with one CAS (32 by default; 1
+//     is the published deque, one CAS per task). A steal is a chain of dependent round trips
+//     to L2 (head, fence, split, slots, CAS), about 2 us under load on the H100: per task,
+//     that made a stolen task of UTS T3 wait 63 us from its spawn to its start, against 11
+//     us with claims (BENCHMARKS.md, "Steals of several tasks with one CAS").
+//   * A reclaim of k tasks from split s takes [s-k, s) when s-k >= head.index +
+//     WS_STEAL_CLAIM (no thief can reach those slots: a steal CAS moves head by at most
+//     WS_STEAL_CLAIM from a value it read before the reclaim published the lower split).
+//     Otherwise the deque is emptied: the slots from head.index on may be contested and are
+//     settled by a CAS that moves head back to slot 0 (step 5), retried while thieves move
+//     head first (with one-task claims it cannot fail twice: step 6).
 //   * Reclaim and steal each put a sequentially consistent fence between their store/load of
 //     split and head (the store-load order the algorithm assumes; Chase-Lev's C11 version
 //     does the same).
@@ -45,7 +52,9 @@ struct ws_deque {
     ws_atom_u32 pad[29];
 };
 
-enum { WS_STEAL_EMPTY = 0, WS_STEAL_OK = 1, WS_STEAL_ABORT = 2 };
+#ifndef WS_STEAL_CLAIM
+#define WS_STEAL_CLAIM 32u
+#endif
 
 static __device__ __forceinline__ unsigned ws_head_index(ws_atom_u64 head) { return (unsigned)head; }
 
@@ -66,9 +75,11 @@ static __device__ __forceinline__ unsigned ws_deque_pop_private(ws_deque_owner* 
 }
 
 // Owner, private part empty: takes up to `want` tasks back from the top of the public part
-// (Listing 35.4, for a batch). Returns how many; they occupy [*first, *first + n), and the
-// private part is empty again afterwards (top = split).
-static __device__ unsigned ws_deque_reclaim(ws_deque* d, ws_deque_owner* o, unsigned want, unsigned* first) {
+// (Listing 35.4, for a batch). Returns how many; they occupy [*first, *first + n). The
+// private part is empty again afterwards (top = split), except when the deque was emptied
+// with more than `want` tasks left (claims of several tasks): the rest move down to the
+// private part [0, top).
+static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_deque_owner* o, unsigned want, unsigned* first) {
     const unsigned old_split = o->split;
     if (old_split == 0) return 0;                                  // step 1: empty
     const unsigned take = old_split < want ? old_split : want;
@@ -77,29 +88,44 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, ws_deque_owner* o, unsi
     ws_fence_sc();
     const ws_atom_u64 old_head = ws_load_relaxed_u64(&d->head);
     const unsigned head_index = ws_head_index(old_head);
-    if (new_split > head_index) {                                  // step 3: uncontested
+    if (new_split >= head_index + WS_STEAL_CLAIM) {                // step 3: uncontested
         o->split = o->top = new_split;
         *first = new_split;
         return take;
     }
     // Steps 4-6: the batch reaches the head; empty the deque and move head back to slot 0
     // with a new ABA counter.
-    const ws_atom_u64 new_head = ((old_head >> 32) + 1ull) << 32;
     o->split = o->top = 0;
     ws_store_relaxed_u32(&d->split, 0u);
-    if (head_index < old_split) {
-        // Slot head_index may be under a concurrent steal: settle it with the CAS (step 5).
-        if (ws_cas_acq_rel_u64(&d->head, old_head, new_head) == old_head) {
-            *first = head_index;
-            return old_split - head_index;
+    ws_atom_u64 seen = old_head;
+    unsigned at = head_index;
+    for (;;) {
+        const ws_atom_u64 reset = ((seen >> 32) + 1ull) << 32;
+        if (at >= old_split) {
+            ws_store_release_u64(&d->head, reset);                 // everything was stolen
+            return 0;
         }
-        // A thief took slot head_index; the slots above it are still ours (step 6).
-        ws_store_release_u64(&d->head, new_head);
-        *first = head_index + 1;
-        return old_split - head_index - 1;
+        // The slots from `at` on may be under a concurrent steal: settle them (step 5).
+        const ws_atom_u64 was = ws_cas_acq_rel_u64(&d->head, seen, reset);
+        if (was == seen) break;
+        // Thieves took [at, was.index); the slots above are still ours, unless a thief that
+        // read the old split claims more (step 6, retried).
+        seen = was;
+        at = ws_head_index(was);
     }
-    ws_store_release_u64(&d->head, new_head);                      // everything was stolen
-    return 0;
+    unsigned n = old_split - at;
+    if (n > want) {
+        // Claims of several tasks can leave more than a batch here: the batch is the top
+        // `want`, and the rest move down to [0, left) as the private part (copying upwards
+        // is safe when the ranges overlap, since the destination is lower).
+        const unsigned left = n - want;
+        for (unsigned i = 0; i < left; i++) slots[i] = slots[at + i];
+        o->top = left;
+        at += left;
+        n = want;
+    }
+    *first = at;
+    return n;
 }
 
 // Owner: makes the bottom `count` tasks of the private part public. Every thread that wrote
@@ -121,15 +147,27 @@ static __device__ __forceinline__ unsigned ws_deque_public_count(ws_deque* d) {
     return ws_thief_load_relaxed_u32(&d->split) - ws_head_index(ws_thief_load_relaxed_u64(&d->head));
 }
 
-// Thief: steals the task at the head of the public part (Listing 35.3).
-static __device__ int ws_deque_steal(ws_deque* d, const wsdsl_task* slots, wsdsl_task* out) {
+// Thief: steals up to `want` tasks (at most WS_STEAL_CLAIM) at the head of the public part
+// into out[0, n) (Listing 35.3, for a claim of n with one CAS); *from: the first one's slot.
+// Returns n, or 0 when the part was empty or another thief or the owner came first.
+static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* __restrict__ slots, unsigned want,
+                                          wsdsl_task* __restrict__ out, unsigned* from) {
     const ws_atom_u64 old_head = ws_thief_load_acquire_u64(&d->head);    // step 1
     ws_thief_fence_sc();
     const unsigned split = ws_thief_load_acquire_u32(&d->split);
     const unsigned index = ws_head_index(old_head);
-    if (split <= index) return WS_STEAL_EMPTY;
-    *out = slots[index];                                           // step 2
-    if (ws_thief_cas_acq_rel_u64(&d->head, old_head, old_head + 1ull) == old_head)   // step 3
-        return WS_STEAL_OK;
-    return WS_STEAL_ABORT;
+    if (split <= index) return 0;
+    unsigned n = split - index;
+    if (n > want) n = want;
+    if (n > WS_STEAL_CLAIM) n = WS_STEAL_CLAIM;
+    // Step 2, four loads in flight at a time.
+    unsigned i = 0;
+    for (; i + 4u <= n; i += 4u) {
+        const wsdsl_task a = slots[index + i], b = slots[index + i + 1u], c = slots[index + i + 2u], e = slots[index + i + 3u];
+        out[i] = a; out[i + 1u] = b; out[i + 2u] = c; out[i + 3u] = e;
+    }
+    for (; i < n; i++) out[i] = slots[index + i];
+    if (ws_thief_cas_acq_rel_u64(&d->head, old_head, old_head + n) != old_head) return 0;   // step 3
+    *from = index;
+    return n;
 }

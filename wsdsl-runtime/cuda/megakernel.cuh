@@ -8,7 +8,8 @@
 // own tasks. Thieves see only what the leader exposes: when they have drained the public
 // part and the worker holds more than one batch, the surplus (all of it if it fits in a
 // batch, else half) becomes public. With an empty deque, the leader reclaims public tasks,
-// else steals from a victim (victims.cuh).
+// else steals from a victim (victims.cuh): half of what it offers, or all of it if that fits
+// in a batch, up to 32 tasks per CAS (deque.cuh).
 // The run ends when every worker is idle (termination.cuh; across GPUs, every worker of every
 // GPU: pe.cuh), when a worker reports an error (status.cuh), when the host's watchdog raises
 // the stop flag, or when another GPU of the run failed.
@@ -26,6 +27,9 @@
 
 // Consecutive failed steal attempts before a worker declares itself idle.
 #define WS_IDLE_AFTER 8
+#ifndef WS_IDLE_SLEEP_NS
+#define WS_IDLE_SLEEP_NS 800u
+#endif
 // How often (in batches) a busy worker polls the error word and the host's stop flag.
 #define WS_POLL_EVERY 256
 // Tasks a worker takes at a time: one per thread, or one for all (cooperative).
@@ -68,7 +72,22 @@ enum { WS_FOUND = 0, WS_DONE = 1, WS_ABORTED = 2 };
 
 struct ws_worker_stats {
     unsigned long long tasks, tries, steals, peak, remote_steals;
+    unsigned long long rob_cycles, robs;   // profiled kernels: successful robs (stats.cuh)
 };
+
+#if WS_AGE_TRACE && WSDSL_PROFILE
+// The age trace (stats.cuh): each deque slot's spawn time (globaltimer ns), for slots
+// worker * capacity + slot below WS_AGE_SLOTS; a development variant, so a fixed array.
+#define WS_AGE_SLOTS (1u << 24)
+__device__ unsigned long long ws_born[WS_AGE_SLOTS];
+static __device__ __forceinline__ unsigned long long* ws_born_at(const ws_launch* L, unsigned worker, unsigned slot) {
+    const unsigned long long i = (unsigned long long)worker * L->capacity + slot;
+    return i < WS_AGE_SLOTS ? &ws_born[i] : nullptr;
+}
+#define WS_AGE(stmt) stmt
+#else
+#define WS_AGE(stmt) ((void)0)
+#endif
 
 // A victim's deque, wherever it is: worker `global % workers` of GPU `global / workers`,
 // reached through the peer mapping when that GPU is another (pe.cuh).
@@ -88,18 +107,35 @@ static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* 
     return {ws_pe_ptr(L, &L->deques[w], pe), ws_pe_ptr(L, L->slots + (unsigned long long)w * L->capacity, pe), pe};
 }
 
-// Steals up to `want` tasks from `v` into `into[0, n)`, one CAS each (a multi-slot CAS on
-// head would break the reclaim's argument that thieves move head one step at a time:
-// deque.cuh). Returns n; stops at the first steal that does not succeed.
-static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigned want, wsdsl_task* into, ws_worker_stats* st) {
+// Steals up to `want` tasks from `v` into `into[0, n)`, a claim of up to WS_STEAL_CLAIM
+// tasks per CAS (deque.cuh). Returns n; stops at the first claim that takes nothing.
+// `victim`, `self`, `at`: the victim's global id, this worker and the first slot of `into`
+// (the age trace's bookkeeping).
+static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigned want, wsdsl_task* into, ws_worker_stats* st,
+                                  unsigned victim, unsigned self, unsigned at) {
+    WS_PROF(const unsigned long long t0 = ws_clock());
     unsigned got = 0;
     while (got < want) {
         st->tries++;
-        if (ws_deque_steal(v.deque, v.slots, &into[got]) != WS_STEAL_OK) break;
-        got++;
+        unsigned from = 0;
+        const unsigned n = ws_deque_steal(v.deque, v.slots, want - got, &into[got], &from);
+        if (n == 0) break;
+#if WS_AGE_TRACE && WSDSL_PROFILE
+        // Stolen tasks keep their spawn times (only from this GPU's deques: another GPU's
+        // trace is its own), else count from now.
+        for (unsigned i = 0; i < n; i++) {
+            unsigned long long* to = ws_born_at(L, self, at + got + i);
+            const unsigned long long* was = v.pe == L->pe ? ws_born_at(L, victim % L->workers, from + i) : nullptr;
+            if (to != nullptr) *to = was != nullptr ? *was : ws_globaltimer();
+        }
+#else
+        (void)victim; (void)self; (void)at; (void)from;
+#endif
+        got += n;
     }
     st->steals += got;
     if (v.pe != L->pe) st->remote_steals += got;
+    WS_PROF(if (got > 0) { st->rob_cycles += ws_clock() - t0; st->robs++; });
     return got;
 }
 
@@ -115,12 +151,13 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
                                          unsigned got, ws_worker_stats* st) {
     const unsigned bulk = WS_HWS_BULK < L->capacity ? WS_HWS_BULK : L->capacity;
     for (unsigned visit = 0; visit < WS_HWS_VISITS && got < bulk; visit++) {
-        const ws_victim_deque v = ws_victim_at(L, ws_pick_victim(L, self, vs));
+        const unsigned victim = ws_pick_victim(L, self, vs);
+        const ws_victim_deque v = ws_victim_at(L, victim);
         const unsigned available = ws_deque_public_count(v.deque);
         if ((int)available <= 0) continue;
         unsigned want = (available + 1u) / 2u;
         if (want > bulk - got) want = bulk - got;
-        got += ws_rob(L, v, want, &my_slots[got], st);
+        got += ws_rob(L, v, want, &my_slots[got], st, victim, self, got);
     }
     return got;
 }
@@ -156,14 +193,15 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
         }
 #endif
         if (L->workers * L->n_pes > 1) {
-            const ws_victim_deque v = ws_victim_at(L, ws_pick_victim(L, self, vs));
+            const unsigned victim = ws_pick_victim(L, self, vs);
+            const ws_victim_deque v = ws_victim_at(L, victim);
             const unsigned available = ws_deque_public_count(v.deque);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->state); *idle = false; }
                 unsigned want = ws_steal_amount(available, vs);
                 if (want > L->capacity) want = L->capacity;
-                unsigned got = ws_rob(L, v, want, my_slots, st);
+                unsigned got = ws_rob(L, v, want, my_slots, st, victim, self, 0u);
                 if (got > 0) {
 #if WSDSL_VICTIM == 3
                     if (vs->gpu_leader) got = ws_hws_gather(L, self, vs, my_slots, got, st);
@@ -181,7 +219,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
         if (*idle) {
             if (ws_all_idle(L->state, L->workers) && ws_pe_finished(L, self, round)) return WS_DONE;
             // Back off while nothing is found, so spinning thieves leave L2 to busy workers.
-            __nanosleep(fails < 64u ? 100u : 800u);
+            __nanosleep(fails < 64u ? 100u : WS_IDLE_SLEEP_NS);
         }
     }
 }
@@ -195,6 +233,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
+#if WS_AGE_TRACE && WSDSL_PROFILE
+    WS_SHARED(unsigned, s_stolen, WS_GROUPS_PER_BLOCK);   // whether this batch was just stolen
+    unsigned long long wait_ns[2] = {0ull, 0ull}, waits[2] = {0ull, 0ull};   // [own, stolen]
+#endif
     const ws_launch L = *launch;
     const unsigned group = threadIdx.x / WS_GROUP;
     const unsigned rank = threadIdx.x % WS_GROUP;
@@ -219,7 +261,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     vs.my_sm = ws_smid();
     vs.sm_leader = false;
     vs.gpu_leader = WSDSL_VICTIM == 3 && L.n_pes > 1 && self == 0;
-    ws_worker_stats st = {0, 0, 0, 0, 0};
+    ws_worker_stats st = {0, 0, 0, 0, 0, 0, 0};
     WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
     WS_PROF(const unsigned long long prof_start = ws_clock());
     ws_deque_owner own = {0u, 0u};
@@ -229,7 +271,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         L.sm_of[self] = vs.my_sm;
         vs.sm_leader = !vs.gpu_leader && atomicCAS(&L.sm_leader[vs.my_sm], WS_NO_SM, self) == WS_NO_SM;
         // Deal the roots: worker w owns roots w, w + workers, ... (the host checked capacity).
-        for (unsigned r = self; r < L.root_count; r += L.workers) my_slots[own.top++] = L.roots[r];
+        for (unsigned r = self; r < L.root_count; r += L.workers) {
+            WS_AGE(if (unsigned long long* b = ws_born_at(&L, self, own.top)) *b = ws_globaltimer());
+            my_slots[own.top++] = L.roots[r];
+        }
         st.peak = own.top;
     }
 
@@ -243,6 +288,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (leader) {
             int outcome = WS_FOUND;
             unsigned n = 0, first = 0, expose = 0;
+            WS_AGE(bool stolen = false);
             if (++polls == WS_POLL_EVERY) {
                 polls = 0;
                 if (ws_must_stop(&L, self, 0u)) outcome = WS_ABORTED;
@@ -263,7 +309,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #endif
             if (outcome == WS_FOUND && n == 0) {
                 n = ws_deque_pop_private(&own, WS_BATCH, &first);
-                if (n == 0) n = ws_deque_reclaim(dq, &own, WS_BATCH, &first);
+                if (n == 0) n = ws_deque_reclaim(dq, my_slots, &own, WS_BATCH, &first);
 #if WSDSL_JOIN
                 if (n == 0 && waiting > 0) {
                     n = waiting;              // the deque is empty: the rest of them
@@ -277,6 +323,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 WS_PROF(t0 = ws_clock());
                 outcome = ws_find_work(&L, self, &vs, &idle, &own, &st, resumes, &home_head);
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
+                WS_AGE(stolen = n > 0);
 #if WSDSL_JOIN && WSDSL_PES
                 if (outcome == WS_FOUND && n == 0 && resumes[0] > 0) {
                     n = resumes[0] < WS_BATCH ? resumes[0] : WS_BATCH;   // sent home (above)
@@ -302,6 +349,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             s_base[group] = own.top;
             s_expose[group] = expose;
             s_spawned[group] = 0u;
+            WS_AGE(s_stolen[group] = stolen ? 1u : 0u);
         }
         ws_group_sync();
         if (s_outcome[group] != WS_FOUND) break;
@@ -321,6 +369,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #endif
         if (have) {
             task = my_slots[s_first[group] + rank];
+#if WS_AGE_TRACE && WSDSL_PROFILE
+            // Read before any child overwrites the slot's time (children reuse popped slots).
+            if (const unsigned long long* b = ws_born_at(&L, self, s_first[group] + rank)) {
+                const unsigned k = s_stolen[group];
+                wait_ns[k] += ws_globaltimer() - *b;
+                waits[k]++;
+            }
+#endif
         }
 #endif
         WS_PROF(const unsigned long long exec_start = ws_clock());
@@ -336,6 +392,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         ws_group_sync();
         WS_PROF(const unsigned long long publish_start = ws_clock());
         WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
+#if WS_AGE_TRACE && WSDSL_PROFILE
+        {
+            // The children's spawn time, one slot per thread (they sit at [base, base + spawned)).
+            const unsigned long long now = ws_globaltimer();
+            for (unsigned i = rank; i < s_spawned[group]; i += WS_GROUP)
+                if (unsigned long long* b = ws_born_at(&L, self, s_base[group] + i)) *b = now;
+        }
+#endif
 
         if (leader) {
             st.tasks += n;
@@ -366,7 +430,19 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         s[WS_STAT_PEAK] = st.peak;
         s[WS_STAT_REMOTE_STEALS] = st.remote_steals;
         WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
-        WS_PROF(for (unsigned k = 0; k < WS_PROF_COUNT; k++) if (k != WS_PROF_JOIN && k != WS_PROF_FRAMES) s[WS_STAT_COUNT + k] = prof[k]);
+        WS_PROF(prof[WS_PROF_ROB] = st.rob_cycles);
+        WS_PROF(prof[WS_PROF_ROBS] = st.robs);
+        // Lanes add the join, frame and wait words themselves (below).
+        WS_PROF(for (unsigned k = 0; k < WS_PROF_WAIT_OWN; k++) if (k != WS_PROF_JOIN && k != WS_PROF_FRAMES) s[WS_STAT_COUNT + k] = prof[k]);
     }
     WS_PROF(ws_prof_flush_lane(&ctx, L.stats + (unsigned long long)self * WS_STAT_WORDS));
+#if WS_AGE_TRACE && WSDSL_PROFILE
+    {
+        unsigned long long* w = L.stats + (unsigned long long)self * WS_STAT_WORDS + WS_STAT_COUNT;
+        atomicAdd(&w[WS_PROF_WAIT_OWN], wait_ns[0]);
+        atomicAdd(&w[WS_PROF_WAITS_OWN], waits[0]);
+        atomicAdd(&w[WS_PROF_WAIT_STOLEN], wait_ns[1]);
+        atomicAdd(&w[WS_PROF_WAITS_STOLEN], waits[1]);
+    }
+#endif
 }

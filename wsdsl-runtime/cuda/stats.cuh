@@ -14,18 +14,26 @@
 //   publish  making the batch's children visible
 // Besides, per lane: cycles spent in complete handlers and join bookkeeping (`join`) and in
 // the frame pool's slow paths (`frames`), which are parts of `exec`; batches and the lanes
-// they used. Without WSDSL_PROFILE every macro here compiles to nothing.
+// they used; the leader's cycles in successful robs (`rob`, part of `search`) and how many.
+// With WS_AGE_TRACE as well (a development variant: it keeps a spawn time per deque slot in a
+// static array), how long tasks waited from their spawn to the start of their batch, in ns,
+// apart for tasks the worker spawned itself and tasks it stole.
+// Without WSDSL_PROFILE every macro here compiles to nothing.
 #pragma once
 
 #ifndef WSDSL_PROFILE
 #define WSDSL_PROFILE 0
+#endif
+#ifndef WS_AGE_TRACE
+#define WS_AGE_TRACE 0
 #endif
 
 // WS_STAT_REMOTE_STEALS: tasks this worker stole from other GPUs (pe.cuh); zero on one GPU.
 enum { WS_STAT_TASKS, WS_STAT_STEAL_TRIES, WS_STAT_STEALS, WS_STAT_PEAK, WS_STAT_REMOTE_STEALS, WS_STAT_COUNT };
 enum {
     WS_PROF_TOTAL, WS_PROF_OWN, WS_PROF_SEARCH, WS_PROF_IDLE, WS_PROF_EXEC, WS_PROF_PUBLISH,
-    WS_PROF_JOIN, WS_PROF_FRAMES, WS_PROF_BATCHES, WS_PROF_LANES, WS_PROF_COUNT
+    WS_PROF_JOIN, WS_PROF_FRAMES, WS_PROF_BATCHES, WS_PROF_LANES, WS_PROF_ROB, WS_PROF_ROBS,
+    WS_PROF_WAIT_OWN, WS_PROF_WAITS_OWN, WS_PROF_WAIT_STOLEN, WS_PROF_WAITS_STOLEN, WS_PROF_COUNT
 };
 #define WS_STAT_WORDS (WS_STAT_COUNT + WS_PROF_COUNT)
 

@@ -119,10 +119,19 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 }
 
 // How many tasks to take from a victim that holds `available`: one, or half (WSDSL_STEAL_HALF,
-// and always half for an HWS leader, which steals for its whole SM).
+// and always half for an HWS leader, which steals for its whole SM). With steal-half, what
+// fits in one batch of the thief is taken whole (WS_STEAL_FILL, the default): the thief runs
+// it all in the batch it would have run half in, and nothing waits for a second thief.
+#ifndef WS_STEAL_FILL
+#define WS_STEAL_FILL 1
+#endif
 static __device__ __forceinline__ unsigned ws_steal_amount(unsigned available, const ws_victim_state* st) {
 #if WSDSL_STEAL_HALF
     (void)st;
+#if WS_STEAL_FILL
+    // What fits in one batch is taken whole: the thief runs it all at once.
+    if (available <= WS_GROUP) return available;
+#endif
     return (available + 1u) / 2u;
 #else
 #if WSDSL_VICTIM == 3

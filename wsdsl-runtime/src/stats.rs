@@ -83,7 +83,7 @@ pub struct Stats {
 }
 
 /// Profile words per GPU worker (`WS_PROF_COUNT` in `cuda/stats.cuh`, same order).
-pub(crate) const PROFILE_WORDS: usize = 10;
+pub(crate) const PROFILE_WORDS: usize = 16;
 
 /// Where the GPU workers' time went, in SM clock cycles summed over all workers
 /// (`cuda/stats.cuh`). `own + search + idle + exec + publish` is about `total`; `join` and
@@ -110,12 +110,42 @@ pub struct Profile {
     pub batches: u64,
     /// Tasks run by those batches (lanes used).
     pub lanes: u64,
+    /// Leaders' cycles in steals that took something (part of `search`).
+    pub rob: u64,
+    /// Steals that took something.
+    pub robs: u64,
+    /// Nanoseconds tasks spawned by their own worker waited from spawn to the start of their
+    /// batch (kernels built with the `WS_AGE_TRACE` variant only; zero otherwise).
+    pub wait_own: u64,
+    /// Tasks counted in `wait_own`.
+    pub waits_own: u64,
+    /// The same for stolen tasks, from their spawn on the victim to their start on the thief.
+    pub wait_stolen: u64,
+    /// Tasks counted in `wait_stolen`.
+    pub waits_stolen: u64,
 }
 
 impl Profile {
     /// The words [`Profile::add_worker`] adds, in the same order.
     pub(crate) fn words(&self) -> [u64; PROFILE_WORDS] {
-        [self.total, self.own, self.search, self.idle, self.exec, self.publish, self.join, self.frames, self.batches, self.lanes]
+        [
+            self.total,
+            self.own,
+            self.search,
+            self.idle,
+            self.exec,
+            self.publish,
+            self.join,
+            self.frames,
+            self.batches,
+            self.lanes,
+            self.rob,
+            self.robs,
+            self.wait_own,
+            self.waits_own,
+            self.wait_stolen,
+            self.waits_stolen,
+        ]
     }
 
     pub(crate) fn add_worker(&mut self, w: &[u64]) {
@@ -130,6 +160,12 @@ impl Profile {
             &mut self.frames,
             &mut self.batches,
             &mut self.lanes,
+            &mut self.rob,
+            &mut self.robs,
+            &mut self.wait_own,
+            &mut self.waits_own,
+            &mut self.wait_stolen,
+            &mut self.waits_stolen,
         ];
         for (field, word) in fields.into_iter().zip(w) {
             *field += word;
@@ -154,6 +190,13 @@ impl Profile {
     /// Average cycles a batch took from its first barrier to its last.
     pub fn cycles_per_batch(&self) -> f64 {
         self.per_batch(self.exec)
+    }
+
+    /// Average microseconds from spawn to start, for tasks run by their own worker and for
+    /// stolen ones (`WS_AGE_TRACE` kernels), with how many tasks each average covers.
+    pub fn waits_us(&self) -> Option<[(f64, u64); 2]> {
+        let avg = |ns: u64, n: u64| (if n == 0 { 0.0 } else { ns as f64 / n as f64 / 1000.0 }, n);
+        (self.waits_own + self.waits_stolen > 0).then(|| [avg(self.wait_own, self.waits_own), avg(self.wait_stolen, self.waits_stolen)])
     }
 
     /// The figures a profile is read by, in this order: the shares (%) of worker time in own
@@ -181,7 +224,14 @@ impl fmt::Display for Profile {
             f,
             "profile     own deque {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
              {tasks:.1} tasks/batch, {cycles:.0} cycles/batch; lanes in joins {join:.0} and frame pool {frames:.0} cycles/batch"
-        )
+        )?;
+        if self.robs > 0 {
+            write!(f, "; {} steals that took work, {:.0} cycles each", self.robs, self.rob as f64 / self.robs as f64)?;
+        }
+        if let Some([(own, n_own), (stolen, n_stolen)]) = self.waits_us() {
+            write!(f, "; spawn to start {own:.2} us ({n_own} own tasks), {stolen:.2} us ({n_stolen} stolen)")?;
+        }
+        Ok(())
     }
 }
 

@@ -205,7 +205,13 @@ fn main() -> ExitCode {
             rows.push(announce(b.uts(&gpu(), "T1L", true)));
         }
         let t3_ms = rows.iter().find(|r| r.workload == "UTS T3 (hashed in the child)").map(|r| r.gpu_ms);
-        rows.push(announce(b.uts_chain(&gpu(), "T3", t3_ms)));
+        let bare_ms = {
+            let row = announce(b.uts_chain(&gpu(), "T3", 1, t3_ms, None));
+            let ms = row.gpu_ms;
+            rows.push(row);
+            ms
+        };
+        rows.push(announce(b.uts_chain(&gpu(), "T3", 8, t3_ms, Some(bare_ms))));
         rows.push(announce(b.uts_variant(&gpu().steal(Steal::One), "T3", "steal one")));
         rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T3", "block workers")));
         rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T1", "block workers")));
@@ -445,27 +451,33 @@ impl Bench<'_> {
     /// The depth bound of published tree `name`: a chain of its nodes (each doing a node's
     /// work, with exactly one child) as long as the tree is deep; its time per level is one
     /// node's latency, and the tree's run time (`tree_ms`) is compared with levels x that.
-    fn uts_chain(&self, rt: &Runtime, name: &str, tree_ms: Option<f64>) -> Row {
+    /// The depth bound of tree `name`: a chain as deep as the tree, each node doing a node's
+    /// work and spawning `width` children of which one goes on (1: a bare chain; the tree's
+    /// m: the work of its inner nodes, which all have m children). `bare_ms`: the bare chain's
+    /// time, to state both bounds.
+    fn uts_chain(&self, rt: &Runtime, name: &str, width: u32, tree_ms: Option<f64>, bare_ms: Option<f64>) -> Row {
         let mut tree = uts::preset(name).expect("a published tree");
         let (_, _, depth) = tree.known.expect("published trees have known sizes");
         let levels = depth + 1;
         tree.params.chain_depth = levels;
-        let want = (levels as u64, 1, depth);
+        tree.params.chain_width = width;
+        let want = (1 + depth as u64 * width as u64, depth as u64 * (width as u64 - 1) + 1, depth);
+        let shape = if width == 1 { "one child each".to_string() } else { format!("{width} children each, one going on") };
         let mut row = self.gpu_row(
-            format!("UTS {name} node chain ({levels} levels, one child each)"),
+            format!("UTS {name} node chain ({levels} levels, {shape})"),
             rt,
             |rt| uts::solve(rt, &tree).map(|(shape, out)| (shape, out.stats)),
-            |&shape| if shape == want { Ok(format!("{levels} nodes in a chain")) } else { Err(format!("got {shape:?}, want {want:?}")) },
+            |&shape| if shape == want { Ok(format!("{} nodes, {levels} levels", want.0)) } else { Err(format!("got {shape:?}, want {want:?}")) },
         );
         let per_level_us = row.gpu_ms * 1e3 / levels as f64;
-        row.note = match tree_ms {
-            Some(t) => format!(
-                "{per_level_us:.2} us per level; {name}'s depth bound {:.2} ms, its run {t:.2} ms = {:.2}x the bound",
-                row.gpu_ms,
-                t / row.gpu_ms
-            ),
-            None => format!("{per_level_us:.2} us per level"),
-        };
+        let mut note = format!("{per_level_us:.2} us per level");
+        if let Some(t) = tree_ms {
+            note += &format!("; {name}'s depth bound {:.2} ms, its run {t:.2} ms = {:.2}x the bound", row.gpu_ms, t / row.gpu_ms);
+            if let Some(bare) = bare_ms {
+                note += &format!(" ({:.2}x the bare chain's {bare:.2} ms)", t / bare);
+            }
+        }
+        row.note = note;
         row
     }
 

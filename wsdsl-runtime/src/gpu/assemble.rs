@@ -2,6 +2,10 @@
 //!
 //! The result depends only on the program and the configuration, byte for byte, so its hash
 //! can key the kernel cache. `WSDSL_DUMP_DIR=<dir>` writes every assembled kernel there.
+//! `WSDSL_DEFINES="NAME NAME=VALUE ..."` adds macro definitions at the top of every assembled
+//! kernel (GPU and host emulation): a development hook for comparing the templates' experimental variants
+//! (`WS_STEAL_CLAIM`, `WS_AGE_TRACE`, ...) in one build; they are part of the source, so
+//! they key the cache too.
 
 use crate::program::Program;
 use std::path::PathBuf;
@@ -320,6 +324,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
         // of the deques and of the idle count. join.cuh names its scopes itself.
         src.push_str("#define WSDSL_PE_OWNER_GPU_SCOPE 1\n");
     }
+    src.push_str(&experiment_defines());
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
     }
@@ -396,6 +401,24 @@ fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
         src.push_str("extern \"C\" void* ws_host_join() { return (void*)&wsdsl_join; }\n");
     }
     src
+}
+
+/// `#define` lines for the words of `WSDSL_DEFINES` (module docs); words that are not
+/// C identifiers (with an optional `=value` of letters, digits and `_`) are skipped.
+fn experiment_defines() -> String {
+    let words = std::env::var("WSDSL_DEFINES").unwrap_or_default();
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
+    let value = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut out = String::new();
+    for word in words.split([' ', ',']).filter(|w| !w.is_empty()) {
+        let (name, val) = word.split_once('=').unwrap_or((word, "1"));
+        if ident(name) && value(val) {
+            out.push_str(&format!("#define {name} {val}\n"));
+        } else {
+            eprintln!("wsdsl: WSDSL_DEFINES: `{word}` is not NAME or NAME=VALUE (letters, digits, _); ignored");
+        }
+    }
+    out
 }
 
 /// Writes `source` to `$WSDSL_DUMP_DIR/<name>.cu` when that variable is set.

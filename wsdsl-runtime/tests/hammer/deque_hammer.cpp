@@ -4,8 +4,9 @@
 // the megakernel's threads do), pops batches from it (ws_deque_pop_private) and, when it is
 // empty, reclaims from the public part (ws_deque_reclaim); against thieves calling
 // ws_deque_steal on random deques. Small capacities force the owner's reset of head to slot 0
-// (and the ABA counter) all the time. Every pushed task carries a unique id; every id must be
-// taken exactly once.
+// (and the ABA counter) all the time. Thieves claim one task per CAS (the published deque)
+// or several (the WS_STEAL_CLAIM variant, here a variable so one build runs both). Every
+// pushed task carries a unique id; every id must be taken exactly once.
 //
 // Note for ThreadSanitizer: ws_deque_steal copies the slot with a plain read before its CAS
 // validates it (Listing 35.3); when the CAS fails the copy may have raced with the owner
@@ -16,14 +17,18 @@ struct wsdsl_task {
     unsigned id;
     unsigned check;
 };
+static unsigned ws_hammer_claim = 1;   // tasks a thief may claim with one CAS
+#define WS_STEAL_CLAIM ws_hammer_claim
 #include "../../cuda/deque.cuh"
 
 struct Config {
     unsigned deques, thieves, capacity, pushes_per_owner, max_batch;
     unsigned chaos;   // yields per 256 atomic steps (see ws_host_shim.h)
+    unsigned claim;   // WS_STEAL_CLAIM
 };
 
 static unsigned long long run(const Config& c, unsigned long long seed) {
+    ws_hammer_claim = c.claim;
     std::vector<ws_deque> deques(c.deques);
     for (auto& d : deques) { d.head = 0; d.split = 0; }
     std::vector<wsdsl_task> slots((size_t)c.deques * c.capacity);
@@ -72,14 +77,14 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
                 pop:
                     unsigned first, want = 1 + rng.below(32);
                     unsigned n = ws_deque_pop_private(&own, want, &first);
-                    if (n == 0) n = ws_deque_reclaim(d, &own, want, &first);
+                    if (n == 0) n = ws_deque_reclaim(d, my, &own, want, &first);
                     take(first, n);
                 }
             }
             // Drain the rest: the private part, then the public part.
             for (;;) {
                 unsigned first, n = ws_deque_pop_private(&own, 32, &first);
-                if (n == 0) n = ws_deque_reclaim(d, &own, 32, &first);
+                if (n == 0) n = ws_deque_reclaim(d, my, &own, 32, &first);
                 if (n == 0) break;
                 take(first, n);
             }
@@ -92,11 +97,14 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
             for (;;) {
                 bool done = owners_done.load() == c.deques;
                 unsigned v = rng.below(c.deques);
-                wsdsl_task task;
-                int r = ws_deque_steal(&deques[v], &slots[(size_t)v * c.capacity], &task);
-                if (r == WS_STEAL_OK) { ledger.take(Item{task.id, task.check}); mine++; }
-                else if (r == WS_STEAL_ABORT) ab++;
-                else if (done) break;
+                wsdsl_task got[64];
+                unsigned from = 0, want = 1 + rng.below(2 * c.claim);
+                unsigned n = ws_deque_steal(&deques[v], &slots[(size_t)v * c.capacity], want, got, &from);
+                for (unsigned i = 0; i < n; i++) ledger.take(Item{got[i].id, got[i].check});
+                mine += n;
+                if (n > 0) continue;
+                if (done) break;   // owners drained their deques before finishing
+                ab++;
             }
             stolen += mine;
             aborts += ab;
@@ -105,7 +113,7 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
     for (unsigned t = 0; t < c.deques; t++) ledger.expect_all(t * stride, pushed[t], "deque");
     for (auto& d : deques) CHECK(ws_head_index(d.head) >= d.split || d.split == 0, "deque not empty at the end");
     if (std::getenv("HAMMER_VERBOSE"))
-        std::printf("  deques=%u thieves=%u capacity=%u: %llu popped by owners, %llu stolen, %llu aborted steals\n",
+        std::printf("  deques=%u thieves=%u capacity=%u: %llu popped by owners, %llu stolen, %llu steals that took nothing\n",
                     c.deques, c.thieves, c.capacity, popped.load(), stolen.load(), aborts.load());
     return popped.load() + stolen.load();
 }
@@ -115,15 +123,20 @@ int main(int argc, char** argv) {
     const unsigned pushes = 1500000u * scale / 100u + 100u;
     unsigned long long total = 0, seed = 3;
     Config configs[] = {
-        {1, 3, 4, pushes, 3, 0},
-        {1, 3, 4, pushes / 4, 3, 8},
-        {1, 3, 64, pushes, 32, 0},
-        {2, 3, 16, pushes, 8, 0},
-        {2, 3, 16, pushes / 4, 8, 8},
-        {3, 2, 256, pushes, 32, 0},
+        {1, 3, 4, pushes, 3, 0, 1},
+        {1, 3, 4, pushes / 4, 3, 8, 1},
+        {1, 3, 64, pushes, 32, 0, 1},
+        {2, 3, 16, pushes, 8, 0, 1},
+        {2, 3, 16, pushes / 4, 8, 8, 1},
+        {3, 2, 256, pushes, 32, 0, 1},
+        {1, 3, 4, pushes, 3, 0, 2},
+        {1, 3, 64, pushes, 32, 0, 32},
+        {2, 3, 16, pushes / 4, 8, 8, 4},
+        {3, 2, 256, pushes, 32, 0, 8},
+        {3, 2, 256, pushes / 4, 32, 8, 32},
     };
     for (const Config& c : configs) total += run(c, seed++);
-    std::printf("deque hammer: %llu tasks pushed and taken (owner's private pushes, pops, exposures and reclaims vs thieves' steals, capacities 4..256, some with schedule noise): "
+    std::printf("deque hammer: %llu tasks pushed and taken (owner's private pushes, pops, exposures and reclaims vs thieves' steals, capacities 4..256, claims of 1..32 tasks per CAS, some with schedule noise): "
                 "0 lost, 0 duplicated\n", total);
     return 0;
 }
