@@ -11,8 +11,8 @@
 //     pops batches from `top` with plain register arithmetic (`top` lives in the owner's
 //     registers). No fence, no atomic, nothing another worker reads: a chain of tasks that
 //     stays on one worker pays no memory-ordering cost at all.
-//   * The public part [head, split) is what thieves may take: one task at a time at `head`,
-//     with a CAS (Listing 35.3). `split` is the old algorithm's tail: only the owner writes
+//   * The public part [head, split) is what thieves may take: a claim of one or more tasks
+//     at `head`, with a CAS (Listing 35.3). `split` is the old algorithm's tail: only the owner writes
 //     it, and thieves read it.
 //   * The owner *exposes* tasks by moving `split` up over the bottom (oldest) end of its
 //     private part, after a fence that makes their slots visible (ws_deque_expose). It does so
@@ -39,7 +39,8 @@
 //   * Reclaim and steal each put a sequentially consistent fence between their store/load of
 //     split and head (the store-load order the algorithm assumes; Chase-Lev's C11 version
 //     does the same).
-//   * An emptied deque has head.index = split = top = 0.
+//   * An emptied deque has head.index = split = 0 (and top = 0, or the remainder a contested
+//     reclaim moved down, below).
 // Capacity: slots are a fixed array; a push past the end is reported by the caller as a
 // queue overflow naming the capacity needed, never written.
 #pragma once
@@ -109,15 +110,16 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
         const ws_atom_u64 was = ws_cas_acq_rel_u64(&d->head, seen, reset);
         if (was == seen) break;
         // Thieves took [at, was.index); the slots above are still ours, unless a thief that
-        // read the old split claims more (step 6, retried).
+        // read the old split or the lowered one claims more first (step 6, retried).
         seen = was;
         at = ws_head_index(was);
     }
     unsigned n = old_split - at;
     if (n > want) {
-        // Claims of several tasks can leave more than a batch here: the batch is the top
-        // `want`, and the rest move down to [0, left) as the private part (copying upwards
-        // is safe when the ranges overlap, since the destination is lower).
+        // Claims of several tasks can leave more than a batch here (a reclaim is uncontested
+        // only with WS_STEAL_CLAIM tasks to spare above head): the batch is the top `want`,
+        // and the rest move down to [0, left) as the private part (copying in ascending
+        // order is safe when the ranges overlap, since the destination is lower).
         const unsigned left = n - want;
         for (unsigned i = 0; i < left; i++) slots[i] = slots[at + i];
         o->top = left;
@@ -150,8 +152,9 @@ static __device__ __forceinline__ unsigned ws_deque_public_count(ws_deque* d) {
 // Thief: steals up to `want` tasks (at most WS_STEAL_CLAIM) at the head of the public part
 // into out[0, n) (Listing 35.3, for a claim of n with one CAS); *from: the first one's slot.
 // Returns n, or 0 when the part was empty or another thief or the owner came first.
-static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* __restrict__ slots, unsigned want,
-                                          wsdsl_task* __restrict__ out, unsigned* from) {
+// (No __restrict__ on `slots`: with const it would allow the non-coherent read-only cache,
+// and slots are rewritten during the run.)
+static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* slots, unsigned want, wsdsl_task* out, unsigned* from) {
     const ws_atom_u64 old_head = ws_thief_load_acquire_u64(&d->head);    // step 1
     ws_thief_fence_sc();
     const unsigned split = ws_thief_load_acquire_u32(&d->split);

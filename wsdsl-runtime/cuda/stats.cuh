@@ -17,7 +17,8 @@
 // they used; the leader's cycles in successful robs (`rob`, part of `search`) and how many.
 // With WS_AGE_TRACE as well (a development variant: it keeps a spawn time per deque slot in a
 // static array), how long tasks waited from their spawn to the start of their batch, in ns,
-// apart for tasks the worker spawned itself and tasks it stole.
+// apart for tasks the worker spawned itself and tasks it stole. (Tasks that a contested
+// reclaim moves down in the deque keep the times of the slots they land in.)
 // Without WSDSL_PROFILE every macro here compiles to nothing.
 #pragma once
 

@@ -119,9 +119,10 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 }
 
 // How many tasks to take from a victim that holds `available`: one, or half (WSDSL_STEAL_HALF,
-// and always half for an HWS leader, which steals for its whole SM). With steal-half, what
-// fits in one batch of the thief is taken whole (WS_STEAL_FILL, the default): the thief runs
-// it all in the batch it would have run half in, and nothing waits for a second thief.
+// and always half for an HWS leader, which steals for its whole SM). With steal-half, up to
+// a worker's thread count is taken whole (WS_STEAL_FILL, the default): one batch of a thread,
+// warp or block worker, so the thief runs it all in the batch it would have run half in and
+// nothing waits for a second thief (a cooperative worker runs them one batch each).
 #ifndef WS_STEAL_FILL
 #define WS_STEAL_FILL 1
 #endif

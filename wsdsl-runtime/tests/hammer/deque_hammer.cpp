@@ -77,7 +77,12 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
                 pop:
                     unsigned first, want = 1 + rng.below(32);
                     unsigned n = ws_deque_pop_private(&own, want, &first);
-                    if (n == 0) n = ws_deque_reclaim(d, my, &own, want, &first);
+                    if (n == 0) {
+                        n = ws_deque_reclaim(d, my, &own, want, &first);
+                        // An emptied deque starts again at slot 0 on both sides.
+                        if (own.split == 0) CHECK(ws_head_index(ws_load_relaxed_u64(&d->head)) == 0 && ws_load_relaxed_u32(&d->split) == 0, "emptied deque not reset");
+                    }
+                    CHECK(n <= want, "reclaim returned more than asked");
                     take(first, n);
                 }
             }
