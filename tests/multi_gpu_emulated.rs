@@ -190,8 +190,6 @@ fn a_frame_pool_too_small_on_one_gpu_is_an_error_naming_it() {
 /// with that sum, whose value the next round takes.
 #[megakernel]
 pub mod rounds {
-    use wsdsl::prelude::*;
-
     #[params]
     pub struct Params {
         pub rounds: u32,
