@@ -134,7 +134,7 @@ template <int V> static __device__ void bench(const bench_params P) {
             unsigned cnt = __popc(m), rank = __popc(m & ((1u << lane) - 1u));
             unsigned n = 0, first = 0, stolen = 0, have_stolen = 0;
             if (lane == 0u && cnt > 0u) {
-                n = ws_deque_reclaim(dq, &own, cnt, &first);
+                n = ws_deque_reclaim(dq, (wsdsl_task*)my_slots, &own, cnt, &first);
                 if (n < cnt && P.nq > 1u) {
                     // Own deque ran dry: lane 0 tries to steal one task from random victims.
                     for (int attempt = 0; attempt < 4 && !have_stolen; attempt++) {
@@ -142,9 +142,9 @@ template <int V> static __device__ void bench(const bench_params P) {
                         if (victim >= warp) victim++;
                         ws_deque* vd = (ws_deque*)P.queue + victim;
                         if ((int)ws_deque_public_count(vd) <= 0) continue;
-                        unsigned task;
-                        if (ws_deque_steal(vd, (const wsdsl_task*)(P.dq_slots + (unsigned long long)victim * DQ_CAP),
-                                           (wsdsl_task*)&task) == WS_STEAL_OK) {
+                        unsigned task, from;
+                        if (ws_deque_steal(vd, (const wsdsl_task*)(P.dq_slots + (unsigned long long)victim * DQ_CAP), 1u,
+                                           (wsdsl_task*)&task, &from) == 1u) {
                             stolen = task; have_stolen = 1;
                         }
                     }
@@ -221,7 +221,7 @@ extern "C" __global__ void drain(const bench_params P, unsigned variant) {
             ws_deque_owner o;
             o.split = o.top = ws_load_relaxed_u32(&d->split);
             unsigned first, n;
-            while ((n = ws_deque_reclaim(d, &o, 32u, &first)) > 0u)
+            while ((n = ws_deque_reclaim(d, (wsdsl_task*)(P.dq_slots + (unsigned long long)w * DQ_CAP), &o, 32u, &first)) > 0u)
                 for (unsigned i = 0; i < n; i++) { unsigned x = P.dq_slots[(unsigned long long)w * DQ_CAP + first + i]; local[C_DEQ]++; local[C_SUM_DEQ] += x; }
         }
     } else if (variant == V_BSQ) {
