@@ -135,6 +135,12 @@ template <int V> static __device__ void bench(const bench_params P) {
             unsigned n = 0, first = 0, stolen = 0, have_stolen = 0;
             if (lane == 0u && cnt > 0u) {
                 n = ws_deque_reclaim(dq, (wsdsl_task*)my_slots, &own, cnt, &first);
+                if (own.top > own.split) {
+                    // A contested reclaim moved what it did not return down to the private
+                    // part (deque.cuh); here every element is public, so offer them again.
+                    __threadfence();
+                    ws_deque_expose(dq, &own, own.top - own.split);
+                }
                 if (n < cnt && P.nq > 1u) {
                     // Own deque ran dry: lane 0 tries to steal one task from random victims.
                     for (int attempt = 0; attempt < 4 && !have_stolen; attempt++) {
@@ -221,7 +227,9 @@ extern "C" __global__ void drain(const bench_params P, unsigned variant) {
             ws_deque_owner o;
             o.split = o.top = ws_load_relaxed_u32(&d->split);
             unsigned first, n;
-            while ((n = ws_deque_reclaim(d, (wsdsl_task*)(P.dq_slots + (unsigned long long)w * DQ_CAP), &o, 32u, &first)) > 0u)
+            // The private part first: a contested reclaim may move elements down into it.
+            while ((n = ws_deque_pop_private(&o, 32u, &first)) > 0u ||
+                   (n = ws_deque_reclaim(d, (wsdsl_task*)(P.dq_slots + (unsigned long long)w * DQ_CAP), &o, 32u, &first)) > 0u)
                 for (unsigned i = 0; i < n; i++) { unsigned x = P.dq_slots[(unsigned long long)w * DQ_CAP + first + i]; local[C_DEQ]++; local[C_SUM_DEQ] += x; }
         }
     } else if (variant == V_BSQ) {
