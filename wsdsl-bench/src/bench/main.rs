@@ -205,12 +205,9 @@ fn main() -> ExitCode {
             rows.push(announce(b.uts(&gpu(), "T1L", true)));
         }
         let t3_ms = rows.iter().find(|r| r.workload == "UTS T3 (hashed in the child)").map(|r| r.gpu_ms);
-        let bare_ms = {
-            let row = announce(b.uts_chain(&gpu(), "T3", 1, t3_ms, None));
-            let ms = row.gpu_ms;
-            rows.push(row);
-            ms
-        };
+        let bare = announce(b.uts_chain(&gpu(), "T3", 1, t3_ms, None));
+        let bare_ms = bare.gpu_ms;
+        rows.push(bare);
         rows.push(announce(b.uts_chain(&gpu(), "T3", 8, t3_ms, Some(bare_ms))));
         rows.push(announce(b.uts_variant(&gpu().steal(Steal::One), "T3", "steal one")));
         rows.push(announce(b.uts_variant(&gpu().worker(Worker::Block), "T3", "block workers")));
@@ -448,13 +445,11 @@ impl Bench<'_> {
         )
     }
 
-    /// The depth bound of published tree `name`: a chain of its nodes (each doing a node's
-    /// work, with exactly one child) as long as the tree is deep; its time per level is one
-    /// node's latency, and the tree's run time (`tree_ms`) is compared with levels x that.
     /// The depth bound of tree `name`: a chain as deep as the tree, each node doing a node's
     /// work and spawning `width` children of which one goes on (1: a bare chain; the tree's
     /// m: the work of its inner nodes, which all have m children). `bare_ms`: the bare chain's
-    /// time, to state both bounds.
+    /// time, to state both bounds. Its time per level is one node's latency, and the tree's
+    /// run time (`tree_ms`) is compared with levels x that.
     fn uts_chain(&self, rt: &Runtime, name: &str, width: u32, tree_ms: Option<f64>, bare_ms: Option<f64>) -> Row {
         let mut tree = uts::preset(name).expect("a published tree");
         let (_, _, depth) = tree.known.expect("published trees have known sizes");

@@ -3,9 +3,9 @@
 //! The result depends only on the program and the configuration, byte for byte, so its hash
 //! can key the kernel cache. `WSDSL_DUMP_DIR=<dir>` writes every assembled kernel there.
 //! `WSDSL_DEFINES="NAME NAME=VALUE ..."` adds macro definitions at the top of every assembled
-//! kernel (GPU and host emulation): a development hook for comparing the templates' experimental variants
-//! (`WS_STEAL_CLAIM`, `WS_AGE_TRACE`, ...) in one build; they are part of the source, so
-//! they key the cache too.
+//! kernel (GPU and host emulation): a development hook for comparing the templates'
+//! experimental variants (`WS_STEAL_CLAIM`, `WS_AGE_TRACE`, ...) in one build; they are part
+//! of the source, so they key the cache too.
 
 use crate::program::Program;
 use std::path::PathBuf;
