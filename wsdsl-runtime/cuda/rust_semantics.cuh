@@ -41,7 +41,7 @@ typedef double ws_f64;
  * PTX, which the CUDA compiler cannot fold into other instructions: CUDA 13.0 miscompiles
  * chains like `m = max(m, -x)` for sm_90 (its fused three-input min/max drops the negation
  * of some operands; 42% of a plain CUDA test came out wrong, and negamax minimax with it).
- * Either opaque form prevents the fusion; tests/joins.rs and gpu-check keep a negamax case. */
+ * Either opaque form prevents the fusion; tests/integration/joins.rs and gpu-check keep a negamax case. */
 #if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
 static __device__ __forceinline__ ws_u32 ws_neg_u32(ws_u32 x) { ws_u32 r; asm volatile("neg.s32 %0, %1;" : "=r"(r) : "r"(x)); return r; }
 static __device__ __forceinline__ ws_u64 ws_neg_u64(ws_u64 x) { ws_u64 r; asm volatile("neg.s64 %0, %1;" : "=l"(r) : "l"(x)); return r; }

@@ -2,7 +2,9 @@
 // template code the GPU runs: the same deque, termination, victim and worker-loop source,
 // compiled by the host C++ compiler.
 //
-// Model: every emulated GPU thread is a fiber (ucontext) with its own stack. The fibers of a
+// Model: every emulated GPU thread is a fiber with its own stack (entered once through
+// ucontext, then switched with _setjmp/_longjmp: swapcontext saves and restores the signal
+// mask, a system call per switch, and switches are the emulation's inner loop). The fibers of a
 // block share one OS thread and a shared-memory arena, and switch only at barriers
 // (`__syncthreads`, `__syncwarp`) and sleeps (`__nanosleep`), so a block's barriers cost a few
 // context switches, not OS scheduling. Blocks are dealt to several OS threads, which run truly
@@ -17,6 +19,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <sched.h>
+#include <setjmp.h>
 #include <thread>
 #include <ucontext.h>
 #include <vector>
@@ -29,7 +33,9 @@ struct ws_emu_dim3 { unsigned x, y, z; };
 
 struct ws_emu_block;
 struct ws_emu_fiber {
-    ucontext_t context;
+    ucontext_t context;     // the first entry
+    jmp_buf resume;         // where it yielded
+    bool started;
     ws_emu_block* block;
     ws_emu_dim3 thread_idx;
     size_t shared_cursor;
@@ -52,6 +58,7 @@ struct ws_emu_launch_state {
 static ws_emu_launch_state ws_emu_launch;
 static thread_local ws_emu_fiber* ws_emu_current = nullptr;
 static thread_local ucontext_t ws_emu_scheduler;
+static thread_local jmp_buf ws_emu_scheduler_resume;
 
 #define threadIdx (ws_emu_current->thread_idx)
 #define blockIdx (ws_emu_current->block->block_idx)
@@ -59,7 +66,9 @@ static thread_local ucontext_t ws_emu_scheduler;
 #define gridDim (ws_emu_launch.grid)
 
 // Gives the running fiber's OS thread to the next fiber of its blocks.
-static inline void ws_emu_yield() { swapcontext(&ws_emu_current->context, &ws_emu_scheduler); }
+static inline void ws_emu_yield() {
+    if (_setjmp(ws_emu_current->resume) == 0) _longjmp(ws_emu_scheduler_resume, 1);
+}
 
 template <class T> static inline T* ws_emu_shared(size_t n) {
     ws_emu_block* b = ws_emu_current->block;
@@ -86,9 +95,17 @@ static inline void __syncwarp(unsigned = 0xffffffffu) {
     while (b->warp_generation[w] == gen) ws_emu_yield();
 }
 
-// A sleeping GPU thread lets the others of its SM run: so does a fiber.
+// A sleeping GPU thread lets the others of its SM run: so does a fiber. Every SM of a GPU
+// runs at once, so an OS thread whose fibers keep sleeping (idle workers polling for work)
+// also hands its core over now and then: with more emulated blocks' threads than cores, the
+// thread of a block that has not run yet would otherwise wait a whole time slice.
+static thread_local unsigned ws_emu_sleeps = 0;
+static inline void ws_emu_sleep() {
+    if ((++ws_emu_sleeps & 255u) == 0u) sched_yield();
+    ws_emu_yield();
+}
 #undef __nanosleep
-#define __nanosleep(ns) ws_emu_yield()
+#define __nanosleep(ns) ws_emu_sleep()
 
 // Intrinsics the device branch of the templates uses.
 static inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz((unsigned)x); }
@@ -140,12 +157,17 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
                 f->thread_idx = {t, 0, 0};
                 f->shared_cursor = 0;
                 f->done = false;
+                f->started = false;
                 f->stack.resize(256 * 1024);
                 getcontext(&f->context);
                 f->context.uc_stack.ss_sp = f->stack.data();
                 f->context.uc_stack.ss_size = f->stack.size();
-                f->context.uc_link = &ws_emu_scheduler;
-                makecontext(&f->context, (void (*)())+[]() { (*body)(); ws_emu_current->done = true; }, 0);
+                f->context.uc_link = nullptr;   // the body never returns: it jumps back
+                makecontext(&f->context, (void (*)())+[]() {
+                    (*body)();
+                    ws_emu_current->done = true;
+                    _longjmp(ws_emu_scheduler_resume, 1);
+                }, 0);
                 blocks[b].fibers.push_back(f);
                 mine.push_back(f);
             }
@@ -155,7 +177,11 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
             for (ws_emu_fiber* f : mine) {
                 if (f->done) continue;
                 ws_emu_current = f;
-                swapcontext(&ws_emu_scheduler, &f->context);
+                if (_setjmp(ws_emu_scheduler_resume) == 0) {
+                    if (f->started) _longjmp(f->resume, 1);
+                    f->started = true;
+                    swapcontext(&ws_emu_scheduler, &f->context);   // comes back by _longjmp
+                }
                 if (!f->done) live++;
             }
         }

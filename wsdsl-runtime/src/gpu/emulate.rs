@@ -148,7 +148,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
 fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result<(), Error> {
     let tmp = out.with_extension(format!("{}.tmp", std::process::id()));
     let mut child = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
+        .args(["-std=c++17", "-O2", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
         .arg(&tmp)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())

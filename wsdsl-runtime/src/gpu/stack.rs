@@ -20,7 +20,7 @@ const BASE: u64 = 1024;
 /// Bytes per recursive call beyond its recorded frame. ptxas records 8-byte frames for small
 /// recursive helpers (`fib`, N-Queens' `solve`) that keep several values across their calls,
 /// so the record may leave out the registers a call saves; 64 bytes covers the return address
-/// and 14 saved registers. To be confirmed on the GPU (`tests/panics.rs` case 20 recurses to
+/// and 14 saved registers. To be confirmed on the GPU (`tests/integration/panics.rs` case 20 recurses to
 /// the limit).
 const SLACK_PER_CALL: u64 = 64;
 /// The frame assumed when the CUBIN records none (or cannot be read): generous for the small

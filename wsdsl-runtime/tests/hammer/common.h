@@ -1,4 +1,4 @@
-// common.h — shared pieces of the host hammer harnesses (see tests/queue_hammer.rs).
+// common.h — shared pieces of the host hammer harnesses (see tests/runtime/queue_hammer.rs).
 #pragma once
 #include "../../cuda/host/ws_host_shim.h"
 

@@ -3,17 +3,15 @@
 //! reference, the kernels' generated C on the host build of the scheduler, and NVRTC
 //! compilation of both kernels.
 
-#[allow(dead_code)]
-#[path = "../examples/connect4/kernel.rs"]
-mod connect4;
+use crate::kernels::connect4;
 
 use connect4::{LineProblem, MoveError, ParseError, Position, WIDTH, WIN};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;
 use wsdsl::{KernelConfig, Program};
 
-const END_GAMES: &str = include_str!("../data/connect4/Test_L3_R1");
-const MIDDLE_GAMES: &str = include_str!("../data/connect4/Test_L2_R1");
+const END_GAMES: &str = include_str!("../../data/connect4/Test_L3_R1");
+const MIDDLE_GAMES: &str = include_str!("../../data/connect4/Test_L2_R1");
 
 fn cpu() -> Runtime {
     Runtime::new(Backend::Cpu)

@@ -108,6 +108,6 @@ fn a_missing_nvshmem_is_library_missing_listing_the_search() {
 
 #[test]
 fn the_hint_names_the_packages_readme_installs() {
-    let readme = include_str!("../../README.md");
+    let readme = include_str!("../../../README.md");
     assert!(readme.contains(locate::PIP_PACKAGES), "README's test command must install: {}", locate::PIP_PACKAGES);
 }

@@ -2,39 +2,19 @@
 //! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
 
 // The examples' kernels, for their generated CUDA only (their host helpers go unused here).
-#[allow(dead_code)]
-#[path = "../examples/dlb_bench/kernel.rs"]
-mod dlb_bench;
-#[allow(dead_code)]
-#[path = "../examples/fib/kernel.rs"]
-mod fib;
+use crate::kernels::dlb_bench;
+use crate::kernels::fib;
 #[allow(dead_code, unused_imports)]
-#[path = "../examples/mergesort/kernel.rs"]
-mod mergesort;
-#[allow(dead_code)]
-#[path = "../examples/nqueens/kernel.rs"]
-mod nqueens;
+use crate::kernels::mergesort;
+use crate::kernels::nqueens;
 #[allow(dead_code, unused_imports)]
-#[path = "../examples/quicksort/kernel.rs"]
-mod quicksort;
-#[allow(dead_code)]
-#[path = "../examples/nqueens/cutoff.rs"]
-mod nqueens_cutoff;
-#[allow(dead_code)]
-#[path = "../examples/uts/kernel.rs"]
-mod uts;
-#[allow(dead_code)]
-#[path = "../examples/chain/kernel.rs"]
-mod chain;
-#[allow(dead_code)]
-#[path = "../examples/sudoku/kernel.rs"]
-mod sudoku;
-#[allow(dead_code)]
-#[path = "../examples/knapsack/kernel.rs"]
-mod knapsack;
-#[allow(dead_code)]
-#[path = "../examples/fifteen/kernel.rs"]
-mod fifteen;
+use crate::kernels::quicksort;
+use crate::kernels::nqueens_cutoff;
+use crate::kernels::uts;
+use crate::kernels::chain;
+use crate::kernels::sudoku;
+use crate::kernels::knapsack;
+use crate::kernels::fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
 use wsdsl::Program;

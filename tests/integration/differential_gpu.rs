@@ -1,5 +1,5 @@
 //! Device buffers end to end (the inputs as a `ReadOnly` array), the NVRTC stage pointing back at Rust lines, panics
-//! coming back as the same error from every backend (more of them in `tests/panics.rs`), and the
+//! coming back as the same error from every backend (more of them in `tests/integration/panics.rs`), and the
 //! differential cases as a megakernel: each `Case` task computes every construct on its
 //! inputs and stores the results in a buffer; the same functions run natively here and must
 //! agree. CPU backend always; on a GPU (`WSDSL_BACKEND=gpu` or auto with a GPU) too, else the
@@ -373,7 +373,7 @@ fn assert_in_a_helper(rt: &Runtime) -> Result<u64, wsdsl::Error> {
 fn a_failed_assertion_reads_the_same_on_every_backend() {
     let source = include_str!("differential_gpu.rs");
     let line = source.lines().position(|l| l.contains("assert_eq!(s, n * (n + 1)")).unwrap() + 1;
-    let want = format!("tests/differential_gpu.rs:{line}: assertion `left == right` failed: triangle(1000)\n  left: 500500\n right: 500501");
+    let want = format!("tests/integration/differential_gpu.rs:{line}: assertion `left == right` failed: triangle(1000)\n  left: 500500\n right: 500501");
     match assert_in_a_helper(&Runtime::new(Backend::Cpu).cpu_threads(2)) {
         Err(wsdsl::Error::TaskPanicked { message }) => assert_eq!(message, want),
         other => panic!("expected the assertion to fail on the CPU backend, got {other:?}"),

@@ -1,22 +1,14 @@
 //! Every example's megakernel, run on the CPU backend, against its known answer.
 //! (The GPU runs of the same programs are in the gpu-check binary.)
 
-#[path = "../examples/dlb_bench/kernel.rs"]
-mod dlb_bench;
-#[path = "../examples/fib/kernel.rs"]
-mod fib;
-#[path = "../examples/fifteen/kernel.rs"]
-mod fifteen;
-#[path = "../examples/knapsack/kernel.rs"]
-mod knapsack;
-#[path = "../examples/nqueens/kernel.rs"]
-mod nqueens;
-#[path = "../examples/sudoku/kernel.rs"]
-mod sudoku;
-#[path = "../examples/nqueens/cutoff.rs"]
-mod nqueens_cutoff;
-#[path = "../examples/uts/kernel.rs"]
-mod uts;
+use crate::kernels::dlb_bench;
+use crate::kernels::fib;
+use crate::kernels::fifteen;
+use crate::kernels::knapsack;
+use crate::kernels::nqueens;
+use crate::kernels::sudoku;
+use crate::kernels::nqueens_cutoff;
+use crate::kernels::uts;
 
 use wsdsl::prelude::*;
 

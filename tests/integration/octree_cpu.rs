@@ -2,8 +2,7 @@
 //! templates (every thread of an emulated block on one task), and through NVRTC; and the
 //! check itself, which must reject corrupted trees.
 
-#[path = "../examples/octree/kernel.rs"]
-mod octree;
+use crate::kernels::octree;
 
 use octree::{check, Distribution, Particles};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

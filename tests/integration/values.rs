@@ -3,8 +3,7 @@
 //! in one module (the roots' values then come back as the generated `Value` enum). On the
 //! CPU backend, the host-compiled templates under every scheduler with joins, and the GPU.
 
-#[path = "common/schedulers.rs"]
-mod schedulers;
+use crate::schedulers;
 
 use schedulers::{join_configs, label};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

@@ -3,15 +3,10 @@
 //! counters and the frame pool run exactly as on the device. Also the ways a join can fail:
 //! a task spawning more children than `max_children`, and an exhausted frame pool.
 
-#[allow(dead_code)]
-#[path = "../examples/fib/kernel.rs"]
-mod fib;
-#[allow(dead_code)]
-#[path = "../examples/mergesort/kernel.rs"]
-mod mergesort;
+use crate::kernels::fib;
+use crate::kernels::mergesort;
 
-#[path = "common/schedulers.rs"]
-mod schedulers;
+use crate::schedulers;
 
 use schedulers::{join_configs, label};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

@@ -8,21 +8,11 @@
 //! there, and the continuation is sent home when the last value arrives from another GPU.
 //! (The same programs on two GPUs: BENCHMARKS.md, "Beyond one GPU".)
 
-#[allow(dead_code)]
-#[path = "../examples/nqueens/kernel.rs"]
-mod nqueens;
-#[allow(dead_code)]
-#[path = "../examples/uts/kernel.rs"]
-mod uts;
-#[allow(dead_code)]
-#[path = "../examples/fib/kernel.rs"]
-mod fib;
-#[allow(dead_code)]
-#[path = "../examples/dlb_bench/kernel.rs"]
-mod dlb_bench;
-#[allow(dead_code)]
-#[path = "../examples/connect4/kernel.rs"]
-mod connect4;
+use crate::kernels::nqueens;
+use crate::kernels::uts;
+use crate::kernels::fib;
+use crate::kernels::dlb_bench;
+use crate::kernels::connect4;
 
 use std::time::Duration;
 use wsdsl::gpu::emulate::Emulation;
@@ -43,17 +33,17 @@ fn config(victim: Victim) -> KernelConfig {
 }
 
 #[test]
-fn nqueens_11_from_one_root_on_every_policy_and_2_to_4_gpus() {
+fn nqueens_12_from_one_root_on_every_policy_and_2_to_4_gpus() {
     let mut failures = Vec::new();
     for gpus in [2, 3, 4] {
         for victim in POLICIES {
             let root = nqueens::nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
-            let ran = run_emulated_gpus::<nqueens::nqueens::Kernel>(&nqueens::nqueens::Params { n: 11 }, &(), &[root.into()], &config(victim), &emulation(), gpus);
+            let ran = run_emulated_gpus::<nqueens::nqueens::Kernel>(&nqueens::nqueens::Params { n: 12 }, &(), &[root.into()], &config(victim), &emulation(), gpus);
             match ran {
                 Ok((c, _, stats)) => {
                     eprintln!("{gpus} GPUs {victim:?}: {} solutions, tasks per GPU {:?}, {} stolen across GPUs", c.solutions.get(), stats.per_gpu_tasks, stats.remote_steals);
-                    if c.solutions.get() != 2_680 {
-                        failures.push(format!("{gpus} GPUs {victim:?}: {} solutions, not 2680", c.solutions.get()));
+                    if c.solutions.get() != 14_200 {
+                        failures.push(format!("{gpus} GPUs {victim:?}: {} solutions, not 14200", c.solutions.get()));
                     }
                     // One root, on GPU 0: every other GPU ran only what it stole across GPUs.
                     if stats.per_gpu_tasks.len() != gpus as usize || stats.per_gpu_tasks.iter().sum::<u64>() != stats.tasks {
@@ -111,7 +101,7 @@ fn many_roots_are_dealt_across_gpus() {
 fn fork_join_fib_exact_across_gpus_with_joins_crossing_them() {
     let mut failures = Vec::new();
     for (gpus, victim) in [(2, Victim::Random), (3, Victim::Random), (2, Victim::Hws), (4, Victim::SmallWorld)] {
-        let n = 20;
+        let n = 22;
         match run_emulated_gpus::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n }.into()], &config(victim), &emulation(), gpus) {
             Ok((c, values, stats)) => {
                 eprintln!("fib({n}) on {gpus} GPUs {victim:?}: {} (tasks per GPU {:?}, {} stolen across GPUs, {} complete handlers)", values[0], stats.per_gpu_tasks, stats.remote_steals, stats.completions);
@@ -156,7 +146,7 @@ fn dlb_bench_runs_every_task_once_on_two_and_three_gpus_under_every_policy() {
 fn connect4_minimax_scores_across_three_gpus_match_the_test_set() {
     // Exact negamax (a complete handler takes the best of its children's values) of the first
     // 12 end games of Pons' test set, 4 rounds of roots over 3 GPUs, each score checked.
-    let cases = &connect4::parse_test_set(include_str!("../data/connect4/Test_L3_R1")).unwrap()[..12];
+    let cases = &connect4::parse_test_set(include_str!("../../data/connect4/Test_L3_R1")).unwrap()[..12];
     let roots: Vec<connect4::exact::Task> = cases.iter().map(|c| connect4::exact_root(&c.position).into()).collect();
     let (_, values, stats) = run_emulated_gpus::<connect4::exact::Kernel>(&(), &(), &roots, &config(Victim::Random), &emulation(), 3).unwrap();
     let expected: Vec<i32> = cases.iter().map(|c| c.score).collect();

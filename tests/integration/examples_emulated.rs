@@ -4,18 +4,10 @@
 //! generated C of their handlers (methods, iterator chains, `Option` results and fields,
 //! `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
-#[allow(dead_code)]
-#[path = "../examples/dlb_bench/kernel.rs"]
-mod dlb_bench;
-#[allow(dead_code)]
-#[path = "../examples/fifteen/kernel.rs"]
-mod fifteen;
-#[allow(dead_code)]
-#[path = "../examples/knapsack/kernel.rs"]
-mod knapsack;
-#[allow(dead_code)]
-#[path = "../examples/sudoku/kernel.rs"]
-mod sudoku;
+use crate::kernels::dlb_bench;
+use crate::kernels::fifteen;
+use crate::kernels::knapsack;
+use crate::kernels::sudoku;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;

@@ -4,11 +4,8 @@
 //! scheduler templates under every scheduler: a program against plain recursion, and the
 //! quicksort example (three rounds per partition) against the standard library's sort.
 
-#[allow(dead_code)]
-#[path = "../examples/quicksort/kernel.rs"]
-mod quicksort;
-#[path = "common/schedulers.rs"]
-mod schedulers;
+use crate::kernels::quicksort;
+use crate::schedulers;
 
 use schedulers::{join_configs, label};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

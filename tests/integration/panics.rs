@@ -131,7 +131,7 @@ fn cases() -> Vec<(u32, &'static str, String)> {
     v.into_iter()
         .map(|(which, at, message)| {
             let line = source.lines().position(|l| l.contains(at)).expect("the case's line") + 1;
-            (which, at, format!("tests/panics.rs:{line}: {message}"))
+            (which, at, format!("tests/integration/panics.rs:{line}: {message}"))
         })
         .collect()
 }
@@ -195,9 +195,9 @@ fn panics_in_tasks_that_wait_unwind_to_one_error_and_the_runtime_runs_again() {
     let complete_line = line_of("assert_ne!(sum, ctx.params.bad_sum");
     // n = 3 occurs thousands of times, on every thread.
     let got = panic_text(run(3, 0).map(|_| ()));
-    assert_eq!(got, format!("tests/panics.rs:{spawn_line}: spawn handler reached n = 3"));
+    assert_eq!(got, format!("tests/integration/panics.rs:{spawn_line}: spawn handler reached n = 3"));
     let got = panic_text(run(99, 6765).map(|_| ()));
-    assert_eq!(got, format!("tests/panics.rs:{complete_line}: assertion `left != right` failed: complete handler\n  left: 6765\n right: 6765"));
+    assert_eq!(got, format!("tests/integration/panics.rs:{complete_line}: assertion `left != right` failed: complete handler\n  left: 6765\n right: 6765"));
     assert_eq!(run(99, 0).expect("a run after the panics"), 46368, "fib(24)");
 }
 
@@ -236,7 +236,7 @@ fn a_failed_assert_is_an_error_and_the_runtime_runs_again() {
     let roots: Vec<panicky::Case> = (0..1000).map(|_| root(3)).collect();
     let err = rt.run_with::<panicky::Kernel>((), &buffers(), roots).map(|_| ()).expect_err("the assertion fails");
     let text = err.to_string();
-    assert!(text.starts_with("a handler panicked on the CPU backend: tests/panics.rs:") && text.ends_with(": x was 5"), "{text}");
+    assert!(text.starts_with("a handler panicked on the CPU backend: tests/integration/panics.rs:") && text.ends_with(": x was 5"), "{text}");
     let bufs = buffers();
     rt.run_with::<panicky::Kernel>((), &bufs, [root(FINE)]).expect("a run after the panic");
     assert_eq!(bufs.out.get(0), 42);
@@ -353,7 +353,7 @@ fn recursion_outcomes(run: impl Fn(u32, bool) -> Result<u64, Error>) -> Vec<Stri
 
 fn recursion_wanted() -> Vec<String> {
     let too_deep = |name: &str, at: &str| {
-        format!("tests/panics.rs:{}: recursion in `{name}` deeper than 10 calls (raise it with #[megakernel(recursion_limit = N)])", line_of(at))
+        format!("tests/integration/panics.rs:{}: recursion in `{name}` deeper than 10 calls (raise it with #[megakernel(recursion_limit = N)])", line_of(at))
     };
     // even(9) is 10 calls (false); even(10) enters `even` an 11th time.
     vec!["9".into(), "100".into(), too_deep("Walker::down", "fn down(&mut self"), too_deep("even", "fn even(n: u32)")]

@@ -2,12 +2,8 @@
 //! every scheduler configuration computes N-Queens 12 and UTS T3 exactly, as on the GPU.
 //! (The GPU runs of the same matrix are in gpu-check.)
 
-#[allow(dead_code)]
-#[path = "../examples/nqueens/kernel.rs"]
-mod nqueens;
-#[allow(dead_code)]
-#[path = "../examples/uts/kernel.rs"]
-mod uts;
+use crate::kernels::nqueens;
+use crate::kernels::uts;
 
 use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

@@ -5,16 +5,10 @@
 //! in `bench --rows graphs` and the examples themselves.)
 
 #[allow(dead_code)] // the tests use part of what the examples share
-#[path = "../examples/bfs/kernel.rs"]
-mod bfs;
-#[path = "../examples/common/graph_reference.rs"]
-mod graph_reference;
-#[allow(dead_code)]
-#[path = "../examples/pagerank/kernel.rs"]
-mod pagerank;
-#[allow(dead_code)]
-#[path = "../examples/common/relax.rs"]
-mod relax;
+use crate::kernels::bfs;
+use crate::kernels::graph_reference;
+use crate::kernels::pagerank;
+use crate::kernels::relax;
 
 use wsdsl::graph::{self, Graph, GraphOptions, Rmat};
 use wsdsl::prelude::*;

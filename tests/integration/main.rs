@@ -1,0 +1,22 @@
+//! Every integration test of the facade crate in one test binary (one link instead of one per
+//! file; `cargo test --test integration <module>::` runs one file's tests). The compile-fail
+//! cases stay in `tests/ui.rs`, which trybuild drives.
+
+mod kernels;
+mod schedulers;
+
+mod connect4_cpu;
+mod continuations;
+mod cooperative;
+mod differential_gpu;
+mod emulated_schedulers;
+mod examples_cpu;
+mod examples_emulated;
+mod graphs_cpu;
+mod joins;
+mod multi_gpu_emulated;
+mod nvrtc_compile;
+mod octree_cpu;
+mod panics;
+mod schedule_attr;
+mod values;
