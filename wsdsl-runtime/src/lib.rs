@@ -15,11 +15,12 @@ pub mod program;
 pub mod progress;
 pub mod recursion;
 pub mod runtime;
+mod settings;
 pub mod stats;
 pub mod value;
 
 pub use buffer::{Buffer, ReadOnly};
-pub use error::Error;
+pub use error::{Error, RanOn};
 pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use progress::Progress;

@@ -15,7 +15,7 @@ use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
-use crate::error::Error;
+use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
 use crate::value::TaskValue;
 use crate::stats::{Phases, Stats};
@@ -67,6 +67,8 @@ type JoinAddress = unsafe extern "C" fn() -> *mut u8;
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 pub(crate) struct HostKernel {
+    /// The program, as a watchdog error names it.
+    program: &'static str,
     pub(crate) launch: Launch,
     pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
@@ -133,7 +135,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes, join }
+        HostKernel { program: P::NAME, launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
     if copy > 0 {
@@ -501,11 +503,11 @@ pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu
     unsafe { (*(stop_flag as *const std::sync::atomic::AtomicU32)).store(1, std::sync::atomic::Ordering::SeqCst) };
     if done_rx.recv_timeout(Duration::from_secs(10)).is_ok() {
         let _ = handle.join();
-        return Err(Error::Watchdog { limit: emu.watchdog, stopped: true });
+        return Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit: emu.watchdog, stopped: true });
     }
     // The emulated kernel ignores the stop request; the caller leaks its memory.
     std::mem::forget(handle);
-    Err(Error::Watchdog { limit: emu.watchdog, stopped: false })
+    Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit: emu.watchdog, stopped: false })
 }
 
 

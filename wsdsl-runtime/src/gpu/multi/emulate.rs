@@ -81,9 +81,11 @@ pub fn run_emulated_gpus<P: Program>(
     });
     let elapsed = ran.elapsed();
     if launched.iter().any(|r| matches!(r, Err(Error::Watchdog { stopped: false, .. }))) {
-        // A kernel thread still runs over this memory.
+        // A kernel thread still runs over this memory. The run's error names the GPU that hung,
+        // as a real run's does.
         std::mem::forget((heaps, gpu_runs, table));
-        return Err(launched.into_iter().find_map(|r| r.err()).expect("a watchdog error"));
+        let results = launched.into_iter().map(|r| r.map_err(PeError::from).and_then(|()| Err(PeError::StoppedByPeer))).collect();
+        return merge::<P>(results, roots);
     }
     let results = launched
         .into_iter()

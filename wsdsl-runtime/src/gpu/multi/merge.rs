@@ -21,13 +21,15 @@ pub(crate) struct PeResult<C> {
     pub stats: Stats,
 }
 
-/// How one GPU failed: because another did; by its watchdog (which may only mean that it
-/// waited for a GPU that failed otherwise); or on its own. Errors travel as text: they may
-/// come from another process.
+/// How one GPU failed: because another did; by its watchdog, its kernel stopping when asked
+/// (which may only mean that it waited for a GPU that failed otherwise); by its watchdog, its
+/// kernel not stopping (a handler looping forever there); or on its own. Errors travel as
+/// text: they may come from another process.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum PeError {
     StoppedByPeer,
     TimedOut(String),
+    Stuck(String),
     Failed(String),
 }
 
@@ -35,6 +37,7 @@ impl From<Error> for PeError {
     fn from(e: Error) -> PeError {
         match e {
             Error::StoppedByPeer => PeError::StoppedByPeer,
+            e @ Error::Watchdog { stopped: false, .. } => PeError::Stuck(e.to_string()),
             e @ Error::Watchdog { .. } => PeError::TimedOut(e.to_string()),
             e => PeError::Failed(e.to_string()),
         }
@@ -44,16 +47,19 @@ impl From<Error> for PeError {
 /// Merges the GPUs' results, in GPU order. Counters are reduced as they are declared
 /// (`Sum`, `Min`, `Max`); statistics are added, their per-worker lists put side by side
 /// (GPU 0's workers first), the phases are the slowest GPU's. If any GPU failed, the run's
-/// error names the first GPU that failed on its own, else the first whose watchdog fired,
-/// else the first that stopped because another did. Root `r`'s value comes from GPU
+/// error names the first GPU that failed on its own, else the first whose kernel would not
+/// stop (the others' watchdogs fired only because they waited for it), else the first whose
+/// watchdog fired, else the first that stopped because another did. Root `r`'s value comes from GPU
 /// `r % gpus`, to which it was dealt (`roots_of`).
 pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: &[P::Task]) -> Result<RunResult<P>, Error> {
     let gpus = results.len() as u32;
-    let own_failure = results.iter().position(|r| matches!(r, Err(PeError::Failed(_))));
-    let timed_out = results.iter().position(|r| matches!(r, Err(PeError::TimedOut(_))));
-    if let Some(gpu) = own_failure.or(timed_out).or_else(|| results.iter().position(|r| r.is_err())) {
+    let first = |kind: fn(&PeError) -> bool| results.iter().position(|r| r.as_ref().err().is_some_and(kind));
+    let own_failure = first(|e| matches!(e, PeError::Failed(_)));
+    let stuck = first(|e| matches!(e, PeError::Stuck(_)));
+    let timed_out = first(|e| matches!(e, PeError::TimedOut(_)));
+    if let Some(gpu) = own_failure.or(stuck).or(timed_out).or_else(|| results.iter().position(|r| r.is_err())) {
         let message = match &results[gpu] {
-            Err(PeError::Failed(m) | PeError::TimedOut(m)) => m.clone(),
+            Err(PeError::Failed(m) | PeError::Stuck(m) | PeError::TimedOut(m)) => m.clone(),
             Err(PeError::StoppedByPeer) => Error::StoppedByPeer.to_string(),
             Ok(_) => unreachable!("the position of an error"),
         };
