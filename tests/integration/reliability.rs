@@ -1,0 +1,243 @@
+//! Faults that must come back as clear errors, never as a hang, an abort, a panic or a value
+//! changed behind the program's back: the CPU backend's watchdog and its bound on tasks held
+//! (an endless chain, an endless tree, a handler spawning or looping for ever), settings out
+//! of range, and a `Runtime` shared between threads.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+use wsdsl::prelude::*;
+use wsdsl::{Error, RanOn};
+
+#[megakernel]
+pub mod endless {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        /// What the tasks do: 0 an endless chain, 1 an endless binary tree, 2 one handler
+        /// spawning in a loop that never ends, 3 a helper looping for ever without side
+        /// effects (4: the roots are `Link`s, an endless chain of tasks that wait for their
+        /// child).
+        pub shape: u32,
+        /// The helper's start (odd: it never reaches 0).
+        pub start: u32,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub answers: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Step {
+        pub depth: u64,
+    }
+
+    #[task(value = u64)]
+    pub struct Link {
+        pub depth: u64,
+    }
+
+    /// Rust: never returns when `i` is odd (`i` stays odd and never reaches 0).
+    fn never_zero(start: u32) -> u32 {
+        let mut i = start;
+        loop {
+            if i == 0 {
+                return 7;
+            }
+            i = i.wrapping_add(2);
+        }
+    }
+
+    #[spawn]
+    fn step(s: &Step, ctx: &mut Ctx) {
+        match ctx.params.shape {
+            0 => ctx.spawn(Step { depth: s.depth + 1 }),
+            1 => {
+                ctx.spawn(Step { depth: s.depth + 1 });
+                ctx.spawn(Step { depth: s.depth + 1 });
+            }
+            2 => loop {
+                ctx.spawn(Step { depth: s.depth + 1 });
+            },
+            _ => ctx.counters.answers.add(never_zero(ctx.params.start) as u64),
+        }
+    }
+
+    #[spawn]
+    fn link(l: &Link, ctx: &mut Ctx) -> u64 {
+        ctx.spawn(Link { depth: l.depth + 1 });
+        0
+    }
+
+    #[complete(max_children = 1)]
+    fn linked(_l: &Link, children: &[u64], _ctx: &mut Ctx) -> u64 {
+        children[0] + 1
+    }
+}
+
+fn cpu(watchdog: Duration) -> Runtime {
+    Runtime::new(Backend::Cpu).cpu_threads(2).watchdog(watchdog).progress_line(false)
+}
+
+fn run_shape(rt: &Runtime, shape: u32) -> (Result<Output<endless::Kernel>, Error>, Duration) {
+    let started = Instant::now();
+    let params = endless::Params { shape, start: 1 };
+    let out = match shape {
+        4 => rt.run::<endless::Kernel>(params, [endless::Link { depth: 0 }]),
+        _ => rt.run::<endless::Kernel>(params, [endless::Step { depth: 0 }]),
+    };
+    (out, started.elapsed())
+}
+
+#[test]
+fn an_endless_chain_is_stopped_by_the_watchdog_and_named() {
+    let (out, took) = run_shape(&cpu(Duration::from_millis(300)), 0);
+    let err = out.expect_err("an endless chain never ends");
+    assert!(matches!(err, Error::Watchdog { program: "endless", on: RanOn::Cpu, stopped: true, .. }), "{err:?}");
+    let message = err.to_string();
+    assert!(message.contains("`endless`") && message.contains("WSDSL_WATCHDOG_SECS"), "{message}");
+    assert!(took < Duration::from_secs(5), "stopped within the limit and a task's time, not {took:?}");
+}
+
+#[test]
+fn an_endless_chain_of_waiting_tasks_is_stopped_by_the_watchdog() {
+    let rt = cpu(Duration::from_millis(300)).cpu_task_limit(1 << 30);
+    let (out, took) = run_shape(&rt, 4);
+    let err = out.expect_err("an endless joined chain never ends");
+    assert!(matches!(err, Error::Watchdog { stopped: true, .. } | Error::OutOfMemory { .. }), "{err:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
+
+#[test]
+fn an_endless_tree_passes_the_bound_on_tasks_held_instead_of_taking_all_memory() {
+    let rt = cpu(Duration::from_secs(60)).cpu_task_limit(100_000);
+    let (out, took) = run_shape(&rt, 1);
+    let err = out.expect_err("an endless tree never ends");
+    let message = err.to_string();
+    assert!(matches!(&err, Error::QueueOverflow { capacity: 100_000, .. }), "{err:?}");
+    assert!(message.contains("Runtime::cpu_task_limit") && message.contains("WSDSL_CPU_TASK_LIMIT"), "{message}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    let joined = cpu(Duration::from_secs(60)).cpu_task_limit(100_000);
+    let err = run_shape(&joined, 4).0.expect_err("an endless chain of waiting tasks never ends");
+    assert!(matches!(&err, Error::QueueOverflow { capacity: 100_000, .. }), "waiting tasks count too: {err:?}");
+}
+
+#[test]
+fn a_handler_spawning_in_an_endless_loop_passes_the_bound() {
+    let rt = cpu(Duration::from_secs(60)).cpu_task_limit(1 << 20);
+    let (out, took) = run_shape(&rt, 2);
+    let err = out.expect_err("the loop never ends");
+    assert!(matches!(&err, Error::QueueOverflow { capacity: 1_048_576, .. }), "{err:?}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+    // The same runtime runs the next program.
+    assert_eq!(rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]).unwrap().counters.answers.get(), 7);
+}
+
+#[test]
+fn a_handler_looping_for_ever_is_reported_and_the_runtime_goes_on() {
+    let rt = cpu(Duration::from_millis(500));
+    let started = Instant::now();
+    let out = rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 1 }, [endless::Step { depth: 0 }]);
+    let err = out.expect_err("the helper never returns");
+    assert!(matches!(err, Error::Watchdog { program: "endless", on: RanOn::Cpu, stopped: false, .. }), "{err:?}");
+    assert!(err.to_string().contains("looping forever"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    // The parked thread is gone with its pool; the runtime starts another.
+    let again = rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 4_294_967_294 }, [endless::Step { depth: 0 }]);
+    assert_eq!(again.expect("a fresh pool").counters.answers.get(), 7);
+}
+
+#[test]
+fn a_runtime_may_be_shared_between_threads() {
+    use crate::kernels::fib::{fib, reference};
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(2).progress_line(false);
+    std::thread::scope(|s| {
+        for t in 0..8u32 {
+            let rt = &rt;
+            s.spawn(move || {
+                for n in [10 + t, 15 + t] {
+                    let out = rt.run::<fib::Kernel>((), [fib::Call { n }]).expect("runs");
+                    assert_eq!(out.values[0], reference(n));
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn builder_values_out_of_range_are_refused_before_the_run() {
+    let run = |rt: Runtime| rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]).unwrap_err().to_string();
+    let cases = [
+        (run(cpu(Duration::from_secs(9)).frames(0)), "Runtime::frames(0)"),
+        (run(cpu(Duration::from_secs(9)).cpu_threads(0)), "Runtime::cpu_threads(0)"),
+        (run(cpu(Duration::from_secs(9)).block_threads(33)), "Runtime::block_threads(33)"),
+        (run(cpu(Duration::from_secs(9)).min_blocks_per_sm(1000)), "Runtime::min_blocks_per_sm(1000)"),
+        (run(cpu(Duration::from_secs(9)).gpus(0)), "Runtime::gpus(0)"),
+        (run(cpu(Duration::ZERO)), "Runtime::watchdog(0s)"),
+    ];
+    for (message, names) in cases {
+        assert!(message.contains(names), "{message}");
+        assert_eq!(message.matches("invalid configuration").count(), 1, "{message}");
+    }
+}
+
+/// Runs this test binary's `reliability::from_env_in_a_child` with `vars` set; what it printed.
+fn from_env_with(vars: &[(&str, &str)]) -> String {
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"));
+    child.args(["--exact", "reliability::from_env_in_a_child", "--nocapture", "--test-threads=1"]).env("WSDSL_RELIABILITY_CHILD", "1");
+    for (k, v) in vars {
+        child.env(k, v);
+    }
+    let out = child.output().expect("the test binary runs");
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// In a child process (`from_env_with`): reads the environment, runs a small program on the
+/// backend it names, and prints the outcome.
+#[test]
+fn from_env_in_a_child() {
+    if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
+        return;
+    }
+    let outcome = Runtime::from_env().and_then(|rt| rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]));
+    match outcome {
+        Ok(out) => println!("OUTCOME: ran, answer {}", out.counters.answers.get()),
+        Err(e) => println!("OUTCOME: error: {e}"),
+    }
+}
+
+#[test]
+fn settings_out_of_range_are_errors_naming_the_variable_value_and_range() {
+    let cases = [
+        ("WSDSL_BLOCK_THREADS", "33", "a multiple of 32 from 32 to 1024"),
+        ("WSDSL_BLOCK_THREADS", "0", "a multiple of 32 from 32 to 1024"),
+        ("WSDSL_BLOCK_THREADS", "99999", "a multiple of 32 from 32 to 1024"),
+        ("WSDSL_MIN_BLOCKS", "1000", "from 0 to 32"),
+        ("WSDSL_DEQUE_CAPACITY", "4294967297", "from 1 to 2147483648"),
+        ("WSDSL_THREADS", "0", "from 1 to 4096"),
+        ("WSDSL_FRAMES", "0", "from 1 to 2147483648"),
+        ("WSDSL_WATCHDOG_SECS", "soon", "from 1 to 4294967295"),
+        ("WSDSL_GPUS", "0", "from 1 to 1024"),
+        ("WSDSL_PROFILE", "2", "from 0 to 1"),
+        ("WSDSL_CPU_TASK_LIMIT", "-5", "from 1 to"),
+    ];
+    for (var, value, range) in cases {
+        let printed = from_env_with(&[("WSDSL_BACKEND", "cpu"), (var, value)]);
+        let expected = format!("error: invalid configuration: {var}=`{value}`");
+        assert!(printed.contains(&expected) && printed.contains(range), "{var}={value}:\n{printed}");
+        assert!(!printed.contains("invalid configuration: invalid configuration"), "{printed}");
+    }
+}
+
+#[test]
+fn all_gpus_without_a_driver_is_an_error_or_nothing_never_a_panic() {
+    // A CPU run never asks the driver how many GPUs there are.
+    let printed = from_env_with(&[("WSDSL_BACKEND", "cpu"), ("WSDSL_GPUS", "all")]);
+    assert!(printed.contains("OUTCOME: ran, answer 7"), "{printed}");
+    if wsdsl::gpu::device_count().is_err() {
+        let printed = from_env_with(&[("WSDSL_BACKEND", "gpu"), ("WSDSL_GPUS", "all")]);
+        assert!(printed.contains("OUTCOME: error: no usable GPU"), "{printed}");
+        assert!(!printed.contains("panicked"), "{printed}");
+    }
+}
