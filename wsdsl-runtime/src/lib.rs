@@ -6,6 +6,7 @@
 //! -> [`gpu::compile`] -> [`gpu::launch`] (or [`cpu`]) -> [`Output`].
 
 pub mod buffer;
+mod cache;
 pub mod chart;
 pub mod cpu;
 pub mod error;

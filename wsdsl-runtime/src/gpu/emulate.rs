@@ -15,6 +15,7 @@ use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
+use crate::cache::{self, Checked};
 use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
 use crate::value::TaskValue;
@@ -111,18 +112,27 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     if let Some(k) = loaded.get(&(key, copy)) {
         return Ok(k.clone());
     }
-    let dir = std::env::var_os("WSDSL_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("wsdsl-emulation"));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::InvalidConfig(format!("cannot create {}: {e}", dir.display())))?;
+    let (dir, kept) = emulation_dir()?;
     let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
-    if !lib.exists() {
-        compile(source, &lib, P::NAME)?;
-    }
+    // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
+    // process as it is mapped, a foreign one would run its initialisers here.
+    let image = match cache::read_checked(&lib, source.as_bytes()) {
+        Checked::Hit(image) => image,
+        found => {
+            if let Checked::Bad(why) = found {
+                eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
+            }
+            let image = compile(source, &dir, P::NAME)?;
+            cache::write_checked(&lib, source.as_bytes(), &image)
+                .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
+            image
+        }
+    };
     if copy > 0 {
-        // The loader keeps one instance per path: a copy under another name is another instance.
+        // The loader keeps one instance per path: a copy under another name is another
+        // instance. Written from the checked bytes.
         let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
-        std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
+        std::fs::write(&copied, &image).map_err(|e| Error::InvalidConfig(format!("cannot write {} for emulated GPU {copy}: {e}", copied.display())))?;
         lib = copied;
     }
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
@@ -138,17 +148,38 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         HostKernel { program: P::NAME, launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
-    if copy > 0 {
-        // Loaded: the mapping outlives the file, which only this process used.
+    if copy > 0 || !kept {
+        // Loaded: the mapping outlives the file, which only this process used (or which a
+        // directory of this process only holds).
         let _ = std::fs::remove_file(&lib);
+    }
+    if !kept {
+        let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.so.check", P::NAME)));
+        let _ = std::fs::remove_dir(&dir);
     }
     let kernel = Arc::new(kernel);
     loaded.insert((key, copy), kernel.clone());
     Ok(kernel)
 }
 
-fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result<(), Error> {
-    let tmp = out.with_extension(format!("{}.tmp", std::process::id()));
+/// Where the host kernels are kept: `emulation/` in the private cache directory (`cache/`);
+/// where there is none, a fresh private directory of this process, emptied as each kernel is
+/// loaded (false).
+fn emulation_dir() -> Result<(PathBuf, bool), Error> {
+    if let Some(dir) = super::compile::kernel_dir().map(|root| cache::private_dir(&root.join("emulation"))) {
+        match dir {
+            Ok(dir) => return Ok((dir, true)),
+            Err(why) => cache::warn_once(format!("host kernels are not cached: {why}")),
+        }
+    }
+    cache::process_dir("emulation").map(|dir| (dir, false)).map_err(Error::InvalidConfig)
+}
+
+/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes.
+fn compile(source: &str, dir: &std::path::Path, program: &'static str) -> Result<Vec<u8>, Error> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{program}-{}-{n}.building.so", std::process::id()));
     let mut child = Command::new("c++")
         .args(["-std=c++17", "-O2", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
         .arg(&tmp)
@@ -159,10 +190,13 @@ fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result
     child.stdin.take().expect("piped").write_all(source.as_bytes()).map_err(|e| Error::InvalidConfig(e.to_string()))?;
     let output = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
     if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
         let log = String::from_utf8_lossy(&output.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    std::fs::rename(&tmp, out).map_err(|e| Error::InvalidConfig(e.to_string()))
+    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
+    let _ = std::fs::remove_file(&tmp);
+    image
 }
 
 /// Host memory standing in for a device allocation (8-byte aligned, zeroed).
