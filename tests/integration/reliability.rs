@@ -241,3 +241,88 @@ fn all_gpus_without_a_driver_is_an_error_or_nothing_never_a_panic() {
         assert!(!printed.contains("panicked"), "{printed}");
     }
 }
+
+/// In a child process (`emulated_with_cache`): runs a small program on the host-compiled
+/// templates, and prints the outcome.
+#[test]
+fn emulated_in_a_child() {
+    if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
+        return;
+    }
+    use wsdsl::gpu::emulate::{run_emulated, Emulation};
+    let roots = [endless::Task::from(endless::Step { depth: 0 })];
+    let outcome = run_emulated::<endless::Kernel>(&endless::Params { shape: 3, start: 0 }, &(), &roots, &wsdsl::KernelConfig::default(), &Emulation::default());
+    match outcome {
+        Ok((counters, _, _)) => println!("OUTCOME: ran, answer {}", counters.answers.get()),
+        Err(e) => println!("OUTCOME: error: {e}"),
+    }
+}
+
+/// Runs `reliability::emulated_in_a_child` with the kernel cache in `cache`; what it printed.
+fn emulated_with_cache(cache: &std::path::Path) -> String {
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "reliability::emulated_in_a_child", "--nocapture", "--test-threads=1"])
+        .env("WSDSL_RELIABILITY_CHILD", "1")
+        .env("WSDSL_CACHE_DIR", cache)
+        .output()
+        .expect("the test binary runs");
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// The host emulation's library cache: a truncated or emptied library is compiled again
+/// (it used to kill the process with SIGBUS, or fail every later run); a library planted
+/// under the expected name, in the old shared `/tmp/wsdsl-emulation` or in the cache itself,
+/// is never loaded; the cache directory is private.
+#[test]
+fn damaged_or_planted_host_kernels_are_never_loaded() {
+    use std::os::unix::fs::MetadataExt;
+    let scratch = std::env::temp_dir().join(format!("wsdsl-reliability-emulation-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let cache = scratch.join("cache");
+    let first = emulated_with_cache(&cache);
+    assert!(first.contains("OUTCOME: ran, answer 7"), "{first}");
+    assert_eq!(std::fs::metadata(&cache).unwrap().mode() & 0o777, 0o700, "the cache directory is private");
+    let library = std::fs::read_dir(cache.join("emulation"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "so"))
+        .expect("the host kernel is cached");
+    let image = std::fs::read(&library).unwrap();
+
+    std::fs::write(&library, &image[..1000]).unwrap();
+    let truncated = emulated_with_cache(&cache);
+    assert!(truncated.contains("OUTCOME: ran, answer 7") && truncated.contains("compiling it again"), "{truncated}");
+    std::fs::write(&library, b"").unwrap();
+    let emptied = emulated_with_cache(&cache);
+    assert!(emptied.contains("OUTCOME: ran, answer 7") && emptied.contains("compiling it again"), "{emptied}");
+
+    // A library whose initialiser leaves a mark, planted under the name the kernel has.
+    let marker = scratch.join("planted-library-ran");
+    let planted = scratch.join("planted.so");
+    let c_source = format!(
+        "#include <cstdio>\n__attribute__((constructor)) static void planted() {{ if (FILE* f = std::fopen(\"{}\", \"w\")) std::fclose(f); }}\n",
+        marker.display()
+    );
+    let built = Command::new("c++")
+        .args(["-shared", "-fPIC", "-x", "c++", "-", "-o"])
+        .arg(&planted)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(c_source.as_bytes())?;
+            c.wait()
+        })
+        .expect("c++ runs");
+    assert!(built.success());
+    let old_shared = std::env::temp_dir().join("wsdsl-emulation");
+    std::fs::create_dir_all(&old_shared).unwrap();
+    let in_old = old_shared.join(library.file_name().unwrap());
+    std::fs::copy(&planted, &in_old).unwrap();
+    std::fs::copy(&planted, &library).unwrap();
+    let after_planting = emulated_with_cache(&cache);
+    assert!(after_planting.contains("OUTCOME: ran, answer 7"), "{after_planting}");
+    assert!(!marker.exists(), "a planted library was loaded:\n{after_planting}");
+    let _ = std::fs::remove_file(in_old);
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
