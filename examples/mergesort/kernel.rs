@@ -10,7 +10,7 @@
 
 #[path = "../common/keys.rs"]
 mod keys;
-pub use keys::{check, keys};
+pub use keys::{check, checked_keys, keys};
 use wsdsl::prelude::*;
 
 #[megakernel]

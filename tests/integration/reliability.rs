@@ -326,3 +326,127 @@ fn damaged_or_planted_host_kernels_are_never_loaded() {
     let _ = std::fs::remove_file(in_old);
     std::fs::remove_dir_all(&scratch).unwrap();
 }
+
+#[megakernel]
+pub mod wide {
+    use wsdsl::prelude::*;
+
+    #[counters]
+    pub struct Counters {
+        pub sum: Sum<u64>,
+    }
+
+    /// 8 MB.
+    #[task]
+    pub struct Huge {
+        pub data: [u64; 1048576],
+    }
+
+    #[spawn]
+    fn huge(h: &Huge, ctx: &mut Ctx) {
+        ctx.counters.sum.add(h.data[0]);
+    }
+}
+
+#[megakernel]
+pub mod roomy {
+    use wsdsl::prelude::*;
+
+    #[counters]
+    pub struct Counters {
+        pub sum: Sum<u64>,
+    }
+
+    /// Just below the emulation's limit on a task's size.
+    #[task]
+    pub struct Big {
+        pub data: [u64; 2040],
+        pub left: u32,
+    }
+
+    #[spawn]
+    fn big(b: &Big, ctx: &mut Ctx) {
+        ctx.counters.sum.add(b.data[2039]);
+        if b.left > 0 {
+            let mut child = *b;
+            child.left -= 1;
+            ctx.spawn(child);
+            ctx.spawn(child);
+        }
+    }
+}
+
+/// The host-compiled templates run each GPU thread on a fiber with a fixed stack: a task too
+/// large for it is refused with the limit, never an abort; one within it runs.
+#[test]
+fn the_emulation_refuses_a_task_too_large_for_its_fibers() {
+    use wsdsl::gpu::emulate::{run_emulated, Emulation, MAX_TASK_BYTES};
+    let emu = Emulation::default();
+    let err = run_emulated::<wide::Kernel>(&(), &(), &[], &wsdsl::KernelConfig::default(), &emu).unwrap_err().to_string();
+    assert!(err.contains(&format!("at most {MAX_TASK_BYTES} bytes")) && err.contains("8388"), "{err}");
+    let mut big = roomy::Big { data: [0; 2040], left: 6 };
+    big.data[2039] = 1;
+    let roots = [roomy::Task::from(big)];
+    let (counters, _, _) = run_emulated::<roomy::Kernel>(&(), &(), &roots, &wsdsl::KernelConfig::default(), &emu).expect("fits the fibers");
+    assert_eq!(counters.sum.get(), 127, "a binary tree of 7 levels");
+}
+
+#[path = "../../examples/common/cli.rs"]
+#[allow(dead_code)]
+mod cli;
+
+/// A `--chart` that cannot be drawn is said, and the run still prints its verdict (the
+/// process then fails); it used to end the run before the PASS/FAIL line.
+#[test]
+fn a_chart_that_cannot_be_drawn_never_hides_the_verdict() {
+    let common = cli::Common { backend: None, chart: Some("/nonexistent/folder/chart.svg".into()) };
+    common.chart(&wsdsl::Stats::default(), "a run");
+    assert!(cli::report(Ok("the answer held".into())));
+    assert_eq!(cli::status(Ok::<bool, String>(true)), 2, "the process fails after its verdict");
+}
+
+#[test]
+fn fib_beyond_its_range_is_refused_with_the_true_leaf_count() {
+    let err = crate::kernels::fib::solve(&Runtime::new(Backend::Cpu), 100).unwrap_err().to_string();
+    assert!(err.contains("fib(100) has 573147844013817084101 leaves"), "{err}");
+    let err = crate::kernels::fib::solve(&Runtime::new(Backend::Cpu), 4_000_000_000).unwrap_err().to_string();
+    assert!(err.contains("more than 10^38 leaves"), "{err}");
+}
+
+/// Sizes that would take all memory are refused before anything is allocated.
+#[test]
+fn huge_example_inputs_are_refused_before_allocating() {
+    for keys in [crate::kernels::mergesort::checked_keys, crate::kernels::quicksort::checked_keys] {
+        let err = keys(1 << 33, 1, 10).unwrap_err().to_string();
+        assert!(err.contains("at most 2^31 - 1"), "{err}");
+    }
+    let rt = Runtime::new(Backend::Cpu).progress_line(false);
+    let err = crate::kernels::chain::run(&rt, u32::MAX, 10, true).err().expect("refused").to_string();
+    assert!(err.contains("at most 16777216 chains"), "{err}");
+    // A capacity beyond the items' total weight needs no table beyond it.
+    assert_eq!(crate::kernels::knapsack::reference(&[(3, 4), (5, 6)], u32::MAX), 10);
+}
+
+/// In a child process: loads the chart font as `WSDSL_CHART_FONT` says, and prints the outcome.
+#[test]
+fn chart_font_in_a_child() {
+    if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
+        return;
+    }
+    match wsdsl::chart::font() {
+        Ok(()) => println!("OUTCOME: font loaded"),
+        Err(e) => println!("OUTCOME: error: {e}"),
+    }
+}
+
+#[test]
+fn a_chart_font_that_is_not_a_font_file_is_refused_without_reading_it() {
+    let out = Command::new(std::env::current_exe().expect("the test binary"))
+        .args(["--exact", "reliability::chart_font_in_a_child", "--nocapture", "--test-threads=1"])
+        .env("WSDSL_RELIABILITY_CHILD", "1")
+        .env("WSDSL_CHART_FONT", "/dev/zero")
+        .output()
+        .expect("the test binary runs");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("OUTCOME: error: WSDSL_CHART_FONT=/dev/zero: not a regular file"), "{printed}");
+}

@@ -175,6 +175,15 @@ impl From<crate::graph::GraphError> for Error {
 }
 
 impl Error {
+    /// The same error as text in an `InvalidConfig` (errors hold no `Clone` parts), without
+    /// saying "invalid configuration" twice when it was one.
+    pub(crate) fn copied(&self) -> Error {
+        match self {
+            Error::InvalidConfig(message) => Error::InvalidConfig(message.clone()),
+            other => Error::InvalidConfig(other.to_string()),
+        }
+    }
+
     pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
         move |e| Error::Driver { during, message: e.to_string() }
     }

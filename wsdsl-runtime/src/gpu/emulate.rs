@@ -61,6 +61,29 @@ impl Default for Emulation {
     }
 }
 
+/// Bytes of each emulated GPU thread's fiber stack (`cuda/host/emulation.h`).
+const FIBER_STACK: usize = 256 * 1024;
+
+/// The largest task the emulation runs: a fiber's stack holds several copies of the task it
+/// runs (the one popped, the handler's, the children it spawns), and a task that does not
+/// fit would overflow it and kill the process.
+pub const MAX_TASK_BYTES: usize = FIBER_STACK / 16;
+
+/// Refuses a program whose task record is larger than [`MAX_TASK_BYTES`].
+pub(crate) fn check_task_size<P: Program>() -> Result<(), Error> {
+    if P::TASK_BYTES > MAX_TASK_BYTES {
+        return Err(Error::InvalidConfig(format!(
+            "a task of `{}` takes {} bytes, but the host emulation runs tasks of at most {MAX_TASK_BYTES} bytes \
+             (each emulated GPU thread runs on a fiber stack of {} KiB); keep large data in a #[buffers] array \
+             and the index in the task",
+            P::NAME,
+            P::TASK_BYTES,
+            FIBER_STACK >> 10
+        )));
+    }
+    Ok(())
+}
+
 type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
@@ -275,6 +298,7 @@ pub fn run_emulated<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    check_task_size::<P>()?;
     let started = Instant::now();
     let broker_slots = slots_for(emu.queue_capacity);
     let prefix = match config.scheduler {

@@ -33,6 +33,7 @@ pub fn run_emulated_gpus<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    crate::gpu::emulate::check_task_size::<P>()?;
     check_program::<P>(&config, buffers, gpus)?;
     // One emulated multi-GPU run at a time in a process: runs of the same kernel share its
     // loaded copies, whose statics (status record, emulated grid) a run owns while it lasts.

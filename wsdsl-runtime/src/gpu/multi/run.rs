@@ -188,7 +188,7 @@ fn run_share<P: Program>(
         let stop_device = ws.stop_flag(&dev.ctx)?.device;
         Ok((inputs, roots_dev, stats_dev, sm_of_dev, sm_leader_dev, stop_device))
     })();
-    let ready = local.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    let ready = local.as_ref().map(|_| ()).map_err(Error::copied);
     if let Err(e) = vote(job, &ready)? {
         return Ok(Err(local.err().unwrap_or(e)));
     }
@@ -199,7 +199,7 @@ fn run_share<P: Program>(
     let layout = share.layout;
     let pe = job.pe();
     let heap = pe.alloc_zeros::<u8>(layout.bytes);
-    let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(|e| Error::InvalidConfig(e.to_string()));
+    let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
             "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
@@ -222,7 +222,7 @@ fn run_share<P: Program>(
         stream.synchronize().map_err(Error::driver("preparing the launch"))?;
         Ok((p, at))
     });
-    let mapped = table.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    let mapped = table.as_ref().map(|_| ()).map_err(Error::copied);
     let verdict = vote(job, &mapped);
     let (heap, peers, pe_heaps) = match (verdict, table, heap) {
         (Ok(Ok(())), Ok((p, at)), Ok(h)) => (h, p, at),
