@@ -53,11 +53,7 @@ impl From<Error> for PeError {
 /// `r % gpus`, to which it was dealt (`roots_of`).
 pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: &[P::Task]) -> Result<RunResult<P>, Error> {
     let gpus = results.len() as u32;
-    let first = |kind: fn(&PeError) -> bool| results.iter().position(|r| r.as_ref().err().is_some_and(kind));
-    let own_failure = first(|e| matches!(e, PeError::Failed(_)));
-    let stuck = first(|e| matches!(e, PeError::Stuck(_)));
-    let timed_out = first(|e| matches!(e, PeError::TimedOut(_)));
-    if let Some(gpu) = own_failure.or(stuck).or(timed_out).or_else(|| results.iter().position(|r| r.is_err())) {
+    if let Some(gpu) = culprit(&results) {
         let message = match &results[gpu] {
             Err(PeError::Failed(m) | PeError::Stuck(m) | PeError::TimedOut(m)) => m.clone(),
             Err(PeError::StoppedByPeer) => Error::StoppedByPeer.to_string(),
@@ -74,6 +70,15 @@ pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeErr
         add_stats(&mut stats, r.stats);
     }
     Ok((counters, values, stats))
+}
+
+/// The GPU whose failure is the run's (see `merge`), if any failed.
+fn culprit<T>(results: &[Result<T, PeError>]) -> Option<usize> {
+    let first = |kind: fn(&PeError) -> bool| results.iter().position(|r| r.as_ref().err().is_some_and(kind));
+    let own_failure = first(|e| matches!(e, PeError::Failed(_)));
+    let stuck = first(|e| matches!(e, PeError::Stuck(_)));
+    let timed_out = first(|e| matches!(e, PeError::TimedOut(_)));
+    own_failure.or(stuck).or(timed_out).or_else(|| results.iter().position(|r| r.is_err()))
 }
 
 /// Every root's value, from the GPU it was dealt to: the GPUs' images put back in the roots'
@@ -120,5 +125,28 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     // Cycles per phase, summed over every worker of every GPU (each GPU counts its own).
     if let Some(g) = gpu.profile {
         run.profile.get_or_insert_with(Default::default).add_worker(&g.words());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::RanOn;
+    use std::time::Duration;
+
+    /// GPU 1's handler loops for ever; GPU 0's watchdog fired only because it waited for GPU 1.
+    /// The run's error names GPU 1 and says a handler is probably looping forever.
+    #[test]
+    fn a_gpu_that_hangs_is_named_before_one_that_waited_for_it() {
+        let watchdog = |stopped| PeError::from(Error::Watchdog { program: "spinning", on: RanOn::Gpu, limit: Duration::from_secs(2), stopped });
+        let results: Vec<Result<(), PeError>> = vec![Err(watchdog(true)), Err(watchdog(false))];
+        assert_eq!(culprit(&results), Some(1));
+        let Err(PeError::Stuck(message)) = &results[1] else { panic!("{:?}", results[1]) };
+        let error = Error::OnGpu { gpu: 1, gpus: 2, message: message.clone() };
+        assert!(error.to_string().starts_with("GPU 1 of the 2 in the run failed"), "{error}");
+        assert!(error.to_string().contains("`spinning`") && error.to_string().contains("looping forever"), "{error}");
+        let failed: Vec<Result<(), PeError>> = vec![Err(PeError::StoppedByPeer), Err(watchdog(false)), Err(PeError::Failed("a fault".into()))];
+        assert_eq!(culprit(&failed), Some(2), "a GPU that failed on its own comes first");
+        assert_eq!(culprit(&[Ok::<(), PeError>(()), Err(PeError::StoppedByPeer)]), Some(1));
     }
 }
