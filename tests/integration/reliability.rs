@@ -450,3 +450,32 @@ fn a_chart_font_that_is_not_a_font_file_is_refused_without_reading_it() {
     let printed = String::from_utf8_lossy(&out.stdout);
     assert!(printed.contains("OUTCOME: error: WSDSL_CHART_FONT=/dev/zero: not a regular file"), "{printed}");
 }
+
+/// In a child process with little address space (`ulimit -v`): an endless chain of tasks
+/// that wait for their child, until the CPU stack cannot grow.
+#[test]
+fn stack_growth_in_a_child() {
+    if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
+        return;
+    }
+    let rt = cpu(Duration::from_secs(120)).cpu_task_limit(1 << 40);
+    match run_shape(&rt, 4).0 {
+        Ok(_) => println!("OUTCOME: ran"),
+        Err(e) => println!("OUTCOME: error: {e:?}"),
+    }
+}
+
+/// Memory that runs out for the stack of waiting tasks is its own error, not a handler's
+/// panic (it was reported as `TaskPanicked` with `stacker`'s message).
+#[test]
+fn a_stack_that_cannot_grow_is_out_of_memory_not_a_panic() {
+    let exe = std::env::current_exe().expect("the test binary");
+    let out = Command::new("sh")
+        .args(["-c", "ulimit -v 1000000 && exec \"$0\" --exact reliability::stack_growth_in_a_child --nocapture --test-threads=1"])
+        .arg(exe)
+        .env("WSDSL_RELIABILITY_CHILD", "1")
+        .output()
+        .expect("sh runs");
+    let printed = String::from_utf8_lossy(&out.stdout);
+    assert!(printed.contains("OUTCOME: error: OutOfMemory { what: \"a stack segment for tasks waiting for their children\""), "{printed}\n{}", String::from_utf8_lossy(&out.stderr));
+}
