@@ -8,24 +8,24 @@ use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
 use wsdsl::{Error, RanOn};
 
+/// A helper that loops for ever (gpu-check's chaos rows run it too).
+#[path = "../../wsdsl-check/src/endless_loop.rs"]
+mod endless_loop;
+use endless_loop::spinning;
+
+/// Runs `spinning` from `start` (odd: never returns; even: 7) on `rt`.
+fn spin(rt: &Runtime, start: u32) -> Result<u64, Error> {
+    rt.run::<spinning::Kernel>(spinning::Params { start }, [spinning::Spin { unused: 0 }]).map(|out| out.counters.answer.get())
+}
+
 #[megakernel]
 pub mod endless {
-    use wsdsl::prelude::*;
-
     #[params]
     pub struct Params {
         /// What the tasks do: 0 an endless chain, 1 an endless binary tree, 2 one handler
-        /// spawning in a loop that never ends, 3 a helper looping for ever without side
-        /// effects (4: the roots are `Link`s, an endless chain of tasks that wait for their
-        /// child).
+        /// spawning in a loop that never ends (4: the roots are `Link`s, an endless chain of
+        /// tasks that wait for their child).
         pub shape: u32,
-        /// The helper's start (odd: it never reaches 0).
-        pub start: u32,
-    }
-
-    #[counters]
-    pub struct Counters {
-        pub answers: Sum<u64>,
     }
 
     #[task]
@@ -38,17 +38,6 @@ pub mod endless {
         pub depth: u64,
     }
 
-    /// Rust: never returns when `i` is odd (`i` stays odd and never reaches 0).
-    fn never_zero(start: u32) -> u32 {
-        let mut i = start;
-        loop {
-            if i == 0 {
-                return 7;
-            }
-            i = i.wrapping_add(2);
-        }
-    }
-
     #[spawn]
     fn step(s: &Step, ctx: &mut Ctx) {
         match ctx.params.shape {
@@ -57,10 +46,9 @@ pub mod endless {
                 ctx.spawn(Step { depth: s.depth + 1 });
                 ctx.spawn(Step { depth: s.depth + 1 });
             }
-            2 => loop {
+            _ => loop {
                 ctx.spawn(Step { depth: s.depth + 1 });
             },
-            _ => ctx.counters.answers.add(never_zero(ctx.params.start) as u64),
         }
     }
 
@@ -82,7 +70,7 @@ fn cpu(watchdog: Duration) -> Runtime {
 
 fn run_shape(rt: &Runtime, shape: u32) -> (Result<Output<endless::Kernel>, Error>, Duration) {
     let started = Instant::now();
-    let params = endless::Params { shape, start: 1 };
+    let params = endless::Params { shape };
     let out = match shape {
         4 => rt.run::<endless::Kernel>(params, [endless::Link { depth: 0 }]),
         _ => rt.run::<endless::Kernel>(params, [endless::Step { depth: 0 }]),
@@ -131,21 +119,19 @@ fn a_handler_spawning_in_an_endless_loop_passes_the_bound() {
     assert!(matches!(&err, Error::QueueOverflow { capacity: 1_048_576, .. }), "{err:?}");
     assert!(took < Duration::from_secs(20), "{took:?}");
     // The same runtime runs the next program.
-    assert_eq!(rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]).unwrap().counters.answers.get(), 7);
+    assert_eq!(spin(&rt, 0).unwrap(), 7);
 }
 
 #[test]
 fn a_handler_looping_for_ever_is_reported_and_the_runtime_goes_on() {
     let rt = cpu(Duration::from_millis(500));
     let started = Instant::now();
-    let out = rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 1 }, [endless::Step { depth: 0 }]);
-    let err = out.expect_err("the helper never returns");
-    assert!(matches!(err, Error::Watchdog { program: "endless", on: RanOn::Cpu, stopped: false, .. }), "{err:?}");
+    let err = spin(&rt, 1).expect_err("the helper never returns");
+    assert!(matches!(err, Error::Watchdog { program: "spinning", on: RanOn::Cpu, stopped: false, .. }), "{err:?}");
     assert!(err.to_string().contains("looping forever"), "{err}");
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
     // The parked thread is gone with its pool; the runtime starts another.
-    let again = rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 4_294_967_294 }, [endless::Step { depth: 0 }]);
-    assert_eq!(again.expect("a fresh pool").counters.answers.get(), 7);
+    assert_eq!(spin(&rt, 4_294_967_294).expect("a fresh pool"), 7);
 }
 
 #[test]
@@ -167,7 +153,7 @@ fn a_runtime_may_be_shared_between_threads() {
 
 #[test]
 fn builder_values_out_of_range_are_refused_before_the_run() {
-    let run = |rt: Runtime| rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]).unwrap_err().to_string();
+    let run = |rt: Runtime| spin(&rt, 0).unwrap_err().to_string();
     let cases = [
         (run(cpu(Duration::from_secs(9)).frames(0)), "Runtime::frames(0)"),
         (run(cpu(Duration::from_secs(9)).cpu_threads(0)), "Runtime::cpu_threads(0)"),
@@ -200,9 +186,8 @@ fn from_env_in_a_child() {
     if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
         return;
     }
-    let outcome = Runtime::from_env().and_then(|rt| rt.run::<endless::Kernel>(endless::Params { shape: 3, start: 0 }, [endless::Step { depth: 0 }]));
-    match outcome {
-        Ok(out) => println!("OUTCOME: ran, answer {}", out.counters.answers.get()),
+    match Runtime::from_env().and_then(|rt| spin(&rt, 0)) {
+        Ok(answer) => println!("OUTCOME: ran, answer {answer}"),
         Err(e) => println!("OUTCOME: error: {e}"),
     }
 }
@@ -250,10 +235,10 @@ fn emulated_in_a_child() {
         return;
     }
     use wsdsl::gpu::emulate::{run_emulated, Emulation};
-    let roots = [endless::Task::from(endless::Step { depth: 0 })];
-    let outcome = run_emulated::<endless::Kernel>(&endless::Params { shape: 3, start: 0 }, &(), &roots, &wsdsl::KernelConfig::default(), &Emulation::default());
+    let roots = [spinning::Task::from(spinning::Spin { unused: 0 })];
+    let outcome = run_emulated::<spinning::Kernel>(&spinning::Params { start: 0 }, &(), &roots, &wsdsl::KernelConfig::default(), &Emulation::default());
     match outcome {
-        Ok((counters, _, _)) => println!("OUTCOME: ran, answer {}", counters.answers.get()),
+        Ok((counters, _, _)) => println!("OUTCOME: ran, answer {}", counters.answer.get()),
         Err(e) => println!("OUTCOME: error: {e}"),
     }
 }

@@ -9,49 +9,12 @@
 //!   context (and an emulated one keeps a host thread), so each of these runs in a child
 //!   process of its own (`gpu-check spin --on ...`).
 
-use crate::{first_words, nqueens, print_row, Row};
+use crate::{first_words, nqueens, print_row, spinning, Row};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
 use wsdsl::Error;
-
-/// A helper whose loop never ends for an odd start: the C++ forward-progress rule lets a
-/// compiler assume such a loop ends and delete it, which must not happen to Rust code.
-#[megakernel]
-pub mod spinning {
-    use wsdsl::prelude::*;
-
-    #[params]
-    pub struct Params {
-        pub start: u32,
-    }
-
-    #[counters]
-    pub struct Counters {
-        pub answer: Sum<u64>,
-    }
-
-    #[task]
-    pub struct Spin {
-        pub unused: u32,
-    }
-
-    fn never_zero(start: u32) -> u32 {
-        let mut i = start;
-        loop {
-            if i == 0 {
-                return 7;
-            }
-            i = i.wrapping_add(2);
-        }
-    }
-
-    #[spawn]
-    fn spin(_s: &Spin, ctx: &mut Ctx) {
-        ctx.counters.answer.add(never_zero(ctx.params.start) as u64);
-    }
-}
 
 /// The watchdog of the endless-loop runs.
 const SPIN_LIMIT: Duration = Duration::from_secs(2);

@@ -49,7 +49,9 @@ mod sudoku;
 mod uts;
 
 mod chaos;
+mod endless_loop;
 mod nvshmem_smoke;
+use endless_loop::spinning;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
