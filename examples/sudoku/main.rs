@@ -34,9 +34,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
-    if !(17..=81).contains(&args.clues) || !(1..=kernel::MAX_PUZZLES).contains(&args.puzzles) {
-        return Err(wsdsl::Error::InvalidConfig(format!("--clues must be 17..=81 and --puzzles 1..={}", kernel::MAX_PUZZLES)));
-    }
+    kernel::check_request(args.puzzles, args.clues)?;
     let rt = args.common.runtime()?;
     let started = Instant::now();
     let set = kernel::generate_set(args.puzzles, args.clues, args.seed);

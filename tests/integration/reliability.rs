@@ -408,6 +408,8 @@ fn huge_example_inputs_are_refused_before_allocating() {
     let rt = Runtime::new(Backend::Cpu).progress_line(false);
     let err = crate::kernels::chain::run(&rt, u32::MAX, 10, true).err().expect("refused").to_string();
     assert!(err.contains("at most 16777216 chains"), "{err}");
+    let err = crate::kernels::sudoku::check_request(usize::MAX, 24).unwrap_err().to_string();
+    assert!(err.contains("--puzzles 1..=1000000"), "{err}");
     // A capacity beyond the items' total weight needs no table beyond it.
     assert_eq!(crate::kernels::knapsack::reference(&[(3, 4), (5, 6)], u32::MAX), 10);
 }
