@@ -11,7 +11,7 @@
 
 use crate::{first_words, nqueens, print_row, spinning, Row};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
 use wsdsl::Error;
@@ -40,7 +40,40 @@ pub fn spin(on: &str) -> ExitCode {
         Err(e @ Error::Watchdog { .. }) => println!("OUTCOME: watchdog: {e}"),
         Err(e) => println!("OUTCOME: other error: {e}"),
     }
-    ExitCode::SUCCESS
+    // Out at once: a kernel that would not stop still holds its context (or a host thread),
+    // which must not be torn down on the way out.
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    std::process::exit(0)
+}
+
+/// Longest a child of [`endless_loop_rows`] may take: the watchdog, its grace, and start-up.
+const CHILD_LIMIT: Duration = Duration::from_secs(90);
+
+/// Runs `gpu-check spin --on on` and returns what it printed (killed past `CHILD_LIMIT`).
+fn spin_child(on: &str) -> String {
+    let spawned = std::env::current_exe().and_then(|exe| {
+        Command::new(exe).args(["spin", "--on", on]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn()
+    });
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => return format!("OUTCOME: could not start the child: {e}"),
+    };
+    let started = Instant::now();
+    while started.elapsed() < CHILD_LIMIT {
+        if let Ok(Some(_)) = child.try_wait() {
+            let mut printed = String::new();
+            if let Some(mut out) = child.stdout.take() {
+                use std::io::Read;
+                let _ = out.read_to_string(&mut printed);
+            }
+            return printed;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    format!("OUTCOME: the child did not end within {CHILD_LIMIT:?}")
 }
 
 /// The endless loop on the GPU, the CPU backend and the host-compiled templates, each in a
@@ -49,12 +82,8 @@ pub fn endless_loop_rows() -> Vec<Row> {
     let mut rows = Vec::new();
     for on in ["gpu", "cpu", "emulated"] {
         let started = Instant::now();
-        let child = std::env::current_exe().and_then(|exe| Command::new(exe).args(["spin", "--on", on]).output());
+        let printed = spin_child(on);
         let secs = started.elapsed().as_secs_f64();
-        let printed = match &child {
-            Ok(out) => String::from_utf8_lossy(&out.stdout).into_owned(),
-            Err(e) => format!("OUTCOME: could not start the child: {e}"),
-        };
         let outcome = printed.lines().find_map(|l| l.strip_prefix("OUTCOME: ")).unwrap_or("the child printed no outcome").to_string();
         let pass = outcome.starts_with("watchdog:") && outcome.contains("`spinning`");
         let mut row = Row::gpu_check(
