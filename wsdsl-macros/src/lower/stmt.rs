@@ -75,8 +75,13 @@ impl FnLower<'_> {
         out.extend(indent(inner));
     }
 
-    /// A block or `if` expression whose value (if any) goes to `dest`.
+    /// A block or `if` expression whose value (if any) goes to `dest`; with stack room for an
+    /// `else if` chain or `match` arms however deep they nest (`depth.rs`).
     pub fn expr_into(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
+        crate::depth::with_room(|| self.branches_into(e, dest, out))
+    }
+
+    fn branches_into(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
         match &e.kind {
             ExprKind::Block(b) => {
                 out.push("{".into());
