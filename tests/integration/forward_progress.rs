@@ -3,10 +3,10 @@
 //! rule; NVRTC and GCC at -O2 do); the lowering makes every `loop` and `while` go round
 //! through a side effect (`ws_loop_progress` in `rust_semantics.cuh`).
 //!
-//! On the host-compiled templates (`wsdsl::gpu::emulate`) each endless loop must end in the
-//! watchdog's error, not in `Ok` with a made-up value. On the GPU, gpu-check runs this kind
-//! of loop; here NVRTC's PTX must still hold the loop. (The CPU backend is Rust itself: it
-//! loops, as it should, so it is not run here.)
+//! On the host-compiled templates (`wsdsl::gpu::emulate`) and on the GPU (skipped without
+//! one) each endless loop must end in the watchdog's error, not in `Ok` with a made-up value;
+//! NVRTC's PTX must still hold the loops. (The CPU backend is Rust itself: it loops, as it
+//! should, so it is not run here.)
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -57,39 +57,62 @@ pub mod endless {
     }
 }
 
-/// The environment variable that makes `endless_loop_in_a_child` run a case.
+/// The environment variables that make `endless_loop_in_a_child` run a case, and where.
 const CASE: &str = "WSDSL_ENDLESS_CASE";
+const ON_GPU: &str = "WSDSL_ENDLESS_ON_GPU";
 
-/// Runs one endless case on the host-compiled templates and prints how it ended. It runs in a
-/// child process of this test binary: the emulated thread spinning in the loop outlives the
-/// watchdog's error (nothing can stop it), and only the end of its process ends it.
+/// Runs one endless case on the host-compiled templates (or the GPU) and prints how it ended.
+/// It runs in a child process of this test binary: the emulated thread spinning in the loop
+/// outlives the watchdog's error (nothing can stop it), as a kernel that ignores the stop
+/// request holds the GPU context; only the end of the process ends them.
 #[test]
-#[ignore = "run in a child process by host_compiled_endless_loops_end_in_the_watchdog"]
+#[ignore = "run in a child process by the tests below"]
 fn endless_loop_in_a_child() {
     let Some(which) = std::env::var(CASE).ok().and_then(|v| v.parse::<u32>().ok()) else { return };
-    let emu = Emulation { grid: 1, block_threads: 32, os_threads: 1, watchdog: Duration::from_secs(2), ..Emulation::default() };
     // Never 1 for the `while`; odd for the helper.
     let root = endless::Spin { which, i: 2 + which };
-    match run_emulated::<endless::Kernel>(&(), &(), &[root.into()], &KernelConfig::default(), &emu) {
+    let limit = Duration::from_secs(2);
+    let ran = if std::env::var_os(ON_GPU).is_some() {
+        Runtime::new(Backend::Gpu).watchdog(limit).run::<endless::Kernel>((), [root]).map(|out| out.counters)
+    } else {
+        let emu = Emulation { grid: 1, block_threads: 32, os_threads: 1, watchdog: limit, ..Emulation::default() };
+        run_emulated::<endless::Kernel>(&(), &(), &[root.into()], &KernelConfig::default(), &emu).map(|(counters, _, _)| counters)
+    };
+    match ran {
         Err(Error::Watchdog { .. }) => println!("ENDED: watchdog"),
-        Ok((counters, _, _)) => println!("ENDED: returned {}", counters.returned.get()),
+        Ok(counters) => println!("ENDED: returned {}", counters.returned.get()),
         Err(e) => println!("ENDED: {e}"),
     }
 }
 
 #[test]
 fn host_compiled_endless_loops_end_in_the_watchdog() {
+    both_cases_end_in_the_watchdog(false);
+}
+
+/// On a GPU machine: `target/release/deps/integration-* forward_progress:: --nocapture`.
+#[test]
+fn endless_loops_on_the_gpu_end_in_the_watchdog() {
+    if let Err(e) = Runtime::new(Backend::Gpu).gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    both_cases_end_in_the_watchdog(true);
+    println!("GPU ENDLESS LOOPS: PASS (both stopped by the watchdog)");
+}
+
+fn both_cases_end_in_the_watchdog(on_gpu: bool) {
     let exe = std::env::current_exe().expect("this test binary");
     // Both at once: each waits for its watchdog and then for the loop to stop, which it never does.
     let children: Vec<_> = (0..2u32)
         .map(|which| {
-            let child = Command::new(&exe)
-                .args(["--exact", "forward_progress::endless_loop_in_a_child", "--ignored", "--nocapture", "--test-threads=1"])
-                .env(CASE, which.to_string())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("the child test starts");
+            let mut child = Command::new(&exe);
+            child.args(["--exact", "forward_progress::endless_loop_in_a_child", "--ignored", "--nocapture", "--test-threads=1"]);
+            child.env(CASE, which.to_string());
+            if on_gpu {
+                child.env(ON_GPU, "1");
+            }
+            let child = child.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("the child test starts");
             (which, child)
         })
         .collect();

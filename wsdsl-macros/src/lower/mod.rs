@@ -143,13 +143,14 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
     }
 }
 
-/// The deepest indentation (16 levels): deeper blocks are written at this one, so that C
-/// nested as deep as Rust allows stays linear in size (1,000 nested blocks were 8 MB).
-const MAX_INDENT: &str = "                                                                ";
+/// The deepest indentation, in spaces (16 levels): deeper blocks are written at this one, so
+/// that C nested as deep as Rust allows stays linear in size (1,000 nested blocks were 8 MB).
+const MAX_INDENT: usize = 16 * 4;
 
 pub fn indent(lines: Vec<String>) -> Vec<String> {
+    let deepest = |l: &str| l.bytes().take_while(|&b| b == b' ').count() >= MAX_INDENT;
     lines
         .into_iter()
-        .map(|l| if l.starts_with("#line") || l.starts_with(MAX_INDENT) { l } else { format!("    {l}") })
+        .map(|l| if l.starts_with("#line") || deepest(&l) { l } else { format!("    {l}") })
         .collect()
 }

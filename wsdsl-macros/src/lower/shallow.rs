@@ -10,8 +10,8 @@ use super::FnLower;
 use crate::ir::{Expr, ExprKind};
 use crate::types::Ty;
 
-/// Parentheses an expression may nest before it is saved in a temporary: several times what
-/// hand-written code nests, a small fraction of what the compilers take on a small stack.
+/// Parentheses an expression may nest before it is saved in a temporary: fifteen times the
+/// deepest C of the examples (17, UTS's), a fifth of what NVRTC takes on a 2 MiB stack.
 const MAX_C_PARENS: usize = 256;
 
 /// The deepest nesting of parentheses in `c`.
