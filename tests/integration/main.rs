@@ -12,6 +12,7 @@ mod differential_gpu;
 mod emulated_schedulers;
 mod examples_cpu;
 mod examples_emulated;
+mod forward_progress;
 mod graphs_cpu;
 mod joins;
 mod multi_gpu_emulated;

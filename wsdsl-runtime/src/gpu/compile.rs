@@ -112,6 +112,13 @@ pub fn compile_uncached(program: &'static str, source: &str, arch: &str) -> Resu
     compile(program, source, &options(arch), Output::Cubin)
 }
 
+/// The PTX NVRTC makes of `source` for the virtual architecture `arch` (`compute_90`), with
+/// the options of a CUBIN build: for tests that look at what the CUDA compiler kept.
+pub fn ptx_uncached(program: &'static str, source: &str, arch: &str) -> Result<String, Error> {
+    let ptx = compile(program, source, &options(arch), Output::Ptx)?;
+    Ok(String::from_utf8_lossy(&ptx).trim_end_matches('\0').to_string())
+}
+
 /// Runs NVRTC on `source` with `opts`; returns the CUBIN or the PTX (with its trailing NUL).
 pub(crate) fn compile(program: &'static str, source: &str, opts: &[String], output: Output) -> Result<Vec<u8>, Error> {
     libs::ensure_nvrtc()?;
