@@ -1,7 +1,7 @@
 //! The CPU backend: the same handlers, run natively on rayon's work-stealing thread pool.
 //!
 //! A task is a function call: its spawn handler runs, pushing what it spawns onto a plain
-//! list (`spawned.rs`), then its children run, and when all of them are done the task's
+//! list (`crate::spawned`), then its children run, and when all of them are done the task's
 //! complete handler runs with their values, on the thread that ran the task. A complete
 //! handler that spawns makes the task wait again (`tree.rs`). Children near the roots are
 //! forked with rayon's `join`, as a rayon program would; deeper down only when another
@@ -14,8 +14,8 @@
 //! as an error; nothing is lost silently. A panic's error names the Rust file and line and
 //! its message, as the GPU's does (`panics.rs`).
 
+mod children;
 mod panics;
-mod spawned;
 mod tree;
 mod workers;
 
@@ -25,7 +25,7 @@ use crate::progress::ProgressOptions;
 use crate::stats::{Phases, Stats};
 use std::time::Instant;
 
-pub use spawned::Spawned;
+pub use crate::spawned::Spawned;
 pub use workers::CpuPool;
 
 /// Runs `roots` and everything they spawn on `pool`, reporting progress to `progress`.

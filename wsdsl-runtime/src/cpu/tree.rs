@@ -11,7 +11,8 @@
 //! (`stacker`), so a deep tree never overflows it.
 
 use crate::value::TaskValue;
-use super::spawned::{Children, Spawned, FEW};
+use super::children::{Children, FEW};
+use crate::spawned::Spawned;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::program::Program;

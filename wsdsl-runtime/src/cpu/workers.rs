@@ -1,7 +1,7 @@
 //! The CPU backend's threads and what each keeps: a rayon pool of a fixed size, and one slot
 //! of counters and statistics per pool thread, which only that thread touches.
 
-use super::spawned::Spawned;
+use crate::spawned::Spawned;
 use crate::error::Error;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -9,12 +9,13 @@
 
 use crate::buffer::DeviceBuffer;
 use crate::error::Error;
+use crate::stats::Transfers;
 use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
 use std::sync::Arc;
 
 /// Bytes per piece: a multiple of every element width; large enough that a piece's copy
 /// (a third of a millisecond at 50 GB/s) dwarfs the cost of starting it.
-const PIECE: usize = 16 << 20;
+pub(crate) const PIECE: usize = 16 << 20;
 
 pub(crate) struct Staging {
     halves: [Half; 2],
@@ -50,10 +51,11 @@ impl Staging {
     }
 
     /// Copies `buffer`'s image to device address `dst` (asynchronously on `stream`: the
-    /// copies are in order before anything enqueued on it afterwards).
-    pub fn upload(&mut self, stream: &Arc<CudaStream>, buffer: &dyn DeviceBuffer, dst: u64) -> Result<(), Error> {
+    /// copies are in order before anything enqueued on it afterwards); what it moved.
+    pub fn upload(&mut self, stream: &Arc<CudaStream>, buffer: &dyn DeviceBuffer, dst: u64) -> Result<Transfers, Error> {
         let width = buffer.elem_bytes();
         let total = buffer.len() * width;
+        let mut moved = Transfers::default();
         for offset in (0..total).step_by(PIECE) {
             let len = PIECE.min(total - offset);
             if buffer.is_zero(offset / width, len / width) {
@@ -62,19 +64,50 @@ impl Staging {
                 // SAFETY: `dst + offset .. + len` lies in the buffer's device copy.
                 unsafe { result::memset_d8_async(dst + offset as u64, 0, len, stream.cu_stream()) }
                     .map_err(Error::driver("clearing a buffer on the device"))?;
+                moved.cleared += len as u64;
                 continue;
             }
-            let half = &mut self.halves[self.next];
-            self.next ^= 1;
-            let piece = &mut half.ready()?[..len];
-            buffer.write_le(offset / width, piece);
-            // SAFETY: the piece is pinned and stays untouched until `copied` has passed (the
-            // next use waits for it); `dst + offset` lies in the buffer's device copy.
-            unsafe { result::memcpy_htod_async(dst + offset as u64, piece, stream.cu_stream()) }
-                .map_err(Error::driver("copying a buffer to the device"))?;
-            half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
+            self.send(stream, dst + offset as u64, len, |piece| buffer.write_le(offset / width, piece))?;
+            moved.uploaded += len as u64;
+        }
+        Ok(moved)
+    }
+
+    /// Copies the images of `items` items of `width` bytes to device address `dst`,
+    /// `encode(first, piece)` writing those of items `first..` into each zeroed piece.
+    pub fn upload_encoded(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        items: usize,
+        width: usize,
+        encode: &(dyn Fn(usize, &mut [u8]) + Sync),
+        dst: u64,
+    ) -> Result<(), Error> {
+        if width == 0 || width > PIECE {
+            return Err(Error::InvalidConfig(format!("an item of {width} bytes cannot be copied in pieces of {PIECE} bytes")));
+        }
+        let step = PIECE / width * width;
+        let total = items * width;
+        for offset in (0..total).step_by(step) {
+            self.send(stream, dst + offset as u64, step.min(total - offset), |piece| {
+                zero(piece);
+                encode(offset / width, piece)
+            })?;
         }
         Ok(())
+    }
+
+    /// Copies `len` bytes that `fill` writes into the next pinned half to device address
+    /// `dst`, once the half's last copy has finished.
+    fn send(&mut self, stream: &Arc<CudaStream>, dst: u64, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), Error> {
+        let half = &mut self.halves[self.next];
+        self.next ^= 1;
+        let piece = &mut half.ready()?[..len];
+        fill(piece);
+        // SAFETY: the piece is pinned and stays untouched until `copied` has passed (the
+        // next use waits for it); `dst .. dst + len` lies in device memory of the run.
+        unsafe { result::memcpy_htod_async(dst, piece, stream.cu_stream()) }.map_err(Error::driver("copying a buffer to the device"))?;
+        half.copied.record(stream).map_err(Error::driver("recording a copy event"))
     }
 
     /// Overwrites `buffer` with the image at device address `src` (waits for the copies,
@@ -103,4 +136,24 @@ impl Staging {
         }
         Ok(())
     }
+}
+
+/// Zeroes `piece` on every core (a piece is 16 MB).
+fn zero(piece: &mut [u8]) {
+    use rayon::prelude::*;
+    piece.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(0));
+}
+
+/// Runs `copy`, and with `WSDSL_TRACE_COPIES=1` reports on standard error what it moved and
+/// how long the host waited for it (uploads return once their last piece is on its way):
+/// where a run's launch and copy-back phases went, buffer by buffer.
+pub(crate) fn traced<R>(what: impl FnOnce() -> String, bytes: usize, copy: impl FnOnce() -> Result<R, Error>) -> Result<R, Error> {
+    static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if !*TRACE.get_or_init(|| std::env::var("WSDSL_TRACE_COPIES").is_ok_and(|v| v.trim() == "1")) {
+        return copy();
+    }
+    let started = std::time::Instant::now();
+    let result = copy();
+    eprintln!("wsdsl: {} ({:.1} MB) in {:.2} ms", what(), bytes as f64 / 1e6, started.elapsed().as_secs_f64() * 1e3);
+    result
 }
