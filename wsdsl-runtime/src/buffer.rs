@@ -424,5 +424,14 @@ mod tests {
         assert_eq!(r.to_bytes().len(), 16);
         assert!(c.is_zero(0, 7) && !c.is_zero(5, 3));
         assert!(!Buffer::from_vec(vec![0.0f64, -0.0]).is_zero(0, 2), "-0.0 has a bit set");
+        let r = ReadOnly::from_vec(vec![0u32, 0, 0x100, 0]);
+        assert!(r.is_zero(0, 2) && r.is_zero(3, 1) && !r.is_zero(1, 2), "a read-only array's zero elements");
+        assert!(!ReadOnly::from_vec(vec![-0.0f32]).is_zero(0, 1), "-0.0 has a bit set");
+        let mut image = vec![0u8; 8];
+        r.write_le(2, &mut image);
+        assert_eq!(image, [0, 1, 0, 0, 0, 0, 0, 0], "the last elements of a read-only array");
+        let mut longer = vec![7u8; 12];
+        r.write_le(2, &mut longer);
+        assert_eq!(longer[8..], [7; 4], "a piece longer than what is left keeps its tail");
     }
 }

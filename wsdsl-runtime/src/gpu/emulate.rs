@@ -12,6 +12,7 @@ use super::assemble::{host_kernel_source, stable_hash};
 use super::inputs::STATUS_WORDS;
 use super::join::{JoinRecord, JOIN_RECORD_BYTES};
 use super::runner::run_scheduled;
+use super::staging::{item_pieces, PIECE};
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
 use crate::error::Error;
@@ -318,7 +319,10 @@ impl Target for OnHost<'_> {
 
     fn upload_encoded(&mut self, role: &'static str, items: usize, width: usize, encode: &(dyn Fn(usize, &mut [u8]) + Sync)) -> Result<u64, Error> {
         let mut buf = HostBuf::zeroed(items * width);
-        encode(0, &mut buf.bytes_mut()[..items * width]);
+        // Piece by piece, as the GPU's staging copies encode them.
+        for bytes in item_pieces(items, width, PIECE)? {
+            encode(bytes.start / width, &mut buf.bytes_mut()[bytes]);
+        }
         Ok(self.take(role, buf))
     }
 

@@ -10,7 +10,7 @@
 //! (`RAYON_NUM_THREADS=1` shows one core's share.)
 
 use super::inputs::encode_tasks_into;
-use super::staging::PIECE;
+use super::staging::{item_pieces, PIECE};
 use crate::buffer::{Buffer, DeviceBuffer, ReadOnly};
 use crate::program::{CounterSet, CounterSlot, Program};
 use crate::spawned::Spawned;
@@ -60,15 +60,25 @@ impl Program for Rank {
     fn execute(_: &Node, _: &(), _: &(), _: &mut NoCounters, _: &mut Spawned<Node>) {}
 }
 
-/// Runs `f` over an image of `bytes` bytes piece by piece, as the staging copies do; prints
-/// its rate beside the plain copy's and returns it in GB/s.
-fn timed(what: &str, bytes: usize, floor: f64, f: impl FnOnce()) -> f64 {
-    let started = Instant::now();
+/// Runs `f`, which makes or reads `bytes` bytes of images, and prints its wall time and the
+/// processor time of all threads (this machine may be shared: the processor time is what a
+/// core spends per byte). Returns the wall-clock rate in GB/s.
+fn timed(what: &str, bytes: usize, f: impl FnOnce()) -> f64 {
+    let (started, cpu) = (Instant::now(), cpu_seconds());
     f();
-    let seconds = started.elapsed().as_secs_f64();
-    let rate = bytes as f64 / seconds / 1e9;
-    println!("{what:<52} {:>8.1} ms {rate:>7.2} GB/s ({:.2}x the plain copy's time)", seconds * 1e3, floor / rate);
-    rate
+    let (wall, cpu) = (started.elapsed().as_secs_f64(), cpu_seconds() - cpu);
+    let gb = bytes as f64 / 1e9;
+    println!("{what:<46} {:>8.1} ms {:>6.2} GB/s   processor {:>7.1} ms {:>6.2} GB/s per core", wall * 1e3, gb / wall, cpu * 1e3, gb / cpu.max(1e-3));
+    gb / wall
+}
+
+/// Processor time of this process so far (user and system, every thread; 10 ms ticks).
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after_name = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
+    let field = |n: usize| after_name.split_whitespace().nth(n).and_then(|t| t.parse::<f64>().ok()).unwrap_or(0.0);
+    // Fields 14 and 15 of the line (utime, stime), counted after the command name.
+    (field(11) + field(12)) / 100.0
 }
 
 /// Each piece of `total` bytes in turn, as `(offset, length)`.
@@ -83,50 +93,52 @@ fn host_images_of_a_scale_22_graph() {
     let mut piece = vec![0u8; PIECE];
     let targets: Vec<u32> = (0..EDGES as u32).map(|e| e.wrapping_mul(2_654_435_761) % VERTICES as u32).collect();
     let bytes = EDGES * 4;
+    let source: &[u8] = bytes_of(&targets);
 
     // The floor: the same bytes copied piece by piece on every core.
-    let source: &[u8] = bytemuck_u32(&targets);
-    let floor = timed("plain copy of 268 MB (the floor)", bytes, 1.0, || {
-        for (offset, len) in pieces(bytes) {
-            piece[..len].par_chunks_mut(1 << 20).zip(source[offset..offset + len].par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
-        }
-    });
-    let floor = timed("plain copy of 268 MB (again, warm)", bytes, floor, || {
-        for (offset, len) in pieces(bytes) {
-            piece[..len].par_chunks_mut(1 << 20).zip(source[offset..offset + len].par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
-        }
-    });
+    for _ in 0..2 {
+        timed("plain copy of 268 MB (the floor)", bytes, || {
+            for (offset, len) in pieces(bytes) {
+                let (dst, src) = (&mut piece[..len], &source[offset..offset + len]);
+                dst.par_chunks_mut(1 << 20).zip(src.par_chunks(1 << 20)).for_each(|(d, s)| d.copy_from_slice(s));
+            }
+        });
+    }
 
-    // Read-only graph arrays: uploaded once per device.
+    // Read-only graph arrays: uploaded once per device. Checked after the timed pass.
     let read_only = ReadOnly::from_vec(targets.clone());
-    let mut checked = 0usize;
-    timed("ReadOnly<u32> targets, 268 MB up (once)", bytes, floor, || {
+    let mut zero = 0;
+    timed("ReadOnly<u32> targets, 268 MB up (once)", bytes, || {
         for (offset, len) in pieces(bytes) {
-            assert!(!read_only.is_zero(offset / 4, len / 4));
+            zero += read_only.is_zero(offset / 4, len / 4) as usize;
             read_only.write_le(offset / 4, &mut piece[..len]);
-            checked += (piece[..len] == source[offset..offset + len]) as usize;
         }
     });
-    assert_eq!(checked, bytes.div_ceil(PIECE), "every piece of the read-only image is the array's bytes");
+    assert_eq!(zero, 0);
+    for (offset, len) in pieces(bytes) {
+        read_only.write_le(offset / 4, &mut piece[..len]);
+        assert!(piece[..len] == source[offset..offset + len], "the read-only image at {offset}");
+    }
 
     // A writable array of the same size, up and back down.
     let writable = Buffer::from_vec(targets.clone());
-    timed("Buffer<u32>, 268 MB up", bytes, floor, || {
+    timed("Buffer<u32>, 268 MB up", bytes, || {
         for (offset, len) in pieces(bytes) {
-            assert!(!writable.is_zero(offset / 4, len / 4));
+            zero += writable.is_zero(offset / 4, len / 4) as usize;
             writable.write_le(offset / 4, &mut piece[..len]);
-            assert_eq!(piece[..len], source[offset..offset + len]);
         }
     });
+    assert_eq!(zero, 0);
+    assert!(piece[..bytes % PIECE] == source[bytes - bytes % PIECE..], "the last piece of the buffer's image");
     let back = Buffer::<u32>::zeroed(EDGES);
-    timed("Buffer<u32>, 268 MB back", bytes, floor, || {
-        for (offset, len) in pieces(bytes) {
-            piece[..len].copy_from_slice(&source[offset..offset + len]);
-            back.read_le(offset / 4, &piece[..len]);
+    let images: Vec<Vec<u8>> = pieces(bytes).map(|(offset, len)| source[offset..offset + len].to_vec()).collect();
+    timed("Buffer<u32>, 268 MB back", bytes, || {
+        for ((offset, _), image) in pieces(bytes).zip(&images) {
+            back.read_le(offset / 4, image);
         }
     });
     assert!(back.to_vec() == targets, "the buffer read back holds the image");
-    drop((writable, back, read_only));
+    drop((writable, back, read_only, images));
 
     // PageRank's rank slots (9 x n f64, the first n set) and arrival counts (8 x n u32, zero):
     // mostly zero pieces up, all of it back.
@@ -136,7 +148,7 @@ fn host_images_of_a_scale_22_graph() {
     let arrived = Buffer::<u32>::zeroed(8 * VERTICES);
     let (rank_bytes, arrived_bytes) = (9 * VERTICES * 8, 8 * VERTICES * 4);
     let mut zero_pieces = 0;
-    timed("PageRank's rank + arrived, 436 MB up (zero pieces checked)", rank_bytes + arrived_bytes, floor, || {
+    timed("PageRank's rank + arrived, 436 MB up", rank_bytes + arrived_bytes, || {
         for (offset, len) in pieces(rank_bytes) {
             if rank.is_zero(offset / 8, len / 8) {
                 zero_pieces += 1;
@@ -150,7 +162,7 @@ fn host_images_of_a_scale_22_graph() {
     });
     assert_eq!(zero_pieces, (rank_bytes - VERTICES * 8) / PIECE + arrived_bytes / PIECE, "the zero pieces are cleared, not copied");
     piece.fill(0x3F);
-    timed("PageRank's rank + arrived, 436 MB back", rank_bytes + arrived_bytes, floor, || {
+    timed("PageRank's rank + arrived, 436 MB back", rank_bytes + arrived_bytes, || {
         for (offset, len) in pieces(rank_bytes) {
             rank.read_le(offset / 8, &piece[..len]);
         }
@@ -165,22 +177,22 @@ fn host_images_of_a_scale_22_graph() {
     // One root per vertex, encoded into the pieces.
     let roots: Vec<Node> = (0..VERTICES as u32).map(|v| Node([v, 0, v * 16, v * 16 + 16, 1])).collect();
     let root_bytes = VERTICES * Rank::TASK_BYTES;
-    let step = PIECE / Rank::TASK_BYTES * Rank::TASK_BYTES;
-    timed("4.19 M roots of 24 bytes, 101 MB encoded", root_bytes, floor, || {
-        for offset in (0..root_bytes).step_by(step) {
-            let len = step.min(root_bytes - offset);
-            piece[..len].fill(0);
-            encode_tasks_into::<Rank>(&roots[offset / Rank::TASK_BYTES..], offset / Rank::TASK_BYTES, &mut piece[..len]);
+    let mut last = 0..0;
+    timed("4.19 M roots of 24 bytes, 101 MB encoded", root_bytes, || {
+        for range in item_pieces(VERTICES, Rank::TASK_BYTES, PIECE).expect("24-byte tasks") {
+            let first = range.start / Rank::TASK_BYTES;
+            let piece = &mut piece[..range.len()];
+            piece.fill(0);
+            encode_tasks_into::<Rank>(&roots[first..], first, piece);
+            last = range;
         }
     });
-    let last = (root_bytes - 1) / step * step;
-    let in_last = (root_bytes - last) / Rank::TASK_BYTES - 1;
-    let v = (VERTICES - 1) as u32;
-    assert_eq!(piece[in_last * 24 + 4..in_last * 24 + 8], v.to_le_bytes(), "the last root's image is in the last piece");
+    let in_last = last.len() / Rank::TASK_BYTES - 1;
+    assert_eq!(piece[in_last * 24 + 4..in_last * 24 + 8], ((VERTICES - 1) as u32).to_le_bytes(), "the last root's image ends the last piece");
 }
 
 /// The bytes of a `u32` slice.
-fn bytemuck_u32(values: &[u32]) -> &[u8] {
+fn bytes_of(values: &[u32]) -> &[u8] {
     // SAFETY: u32 has no padding and any byte is a valid u8.
     unsafe { std::slice::from_raw_parts(values.as_ptr() as *const u8, std::mem::size_of_val(values)) }
 }

@@ -1,7 +1,6 @@
 //! What every GPU launch of a program carries, whatever the scheduler: parameters, the user's
 //! buffers, the counter slots and the device status record.
 
-use super::staging::traced;
 use super::workspace::Workspace;
 use crate::buffer::BufferSet;
 use crate::error::Error;
@@ -36,10 +35,10 @@ impl Inputs {
             if let Some(array) = b.residency() {
                 let uploaded = ws.holds(&array);
                 let what = || format!("buffer {position} of `{}` (read-only){}", P::NAME, if uploaded { ", already on the device" } else { " uploaded" });
-                table.push(traced(what, bytes, || ws.resident(stream, &array, b))?);
+                table.push(ws.traced(what, bytes, |ws| ws.resident(stream, &array, b))?);
                 writable.push(false);
             } else {
-                table.push(traced(|| format!("buffer {position} of `{}` uploaded", P::NAME), bytes, || ws.copy_in(stream, position, b))?);
+                table.push(ws.traced(|| format!("buffer {position} of `{}` uploaded", P::NAME), bytes, |ws| ws.copy_in(stream, position, b))?);
                 writable.push(true);
             }
             table.push(b.len() as u64);
@@ -79,7 +78,7 @@ impl Inputs {
         for (position, (b, &writable)) in buffers.buffers().into_iter().zip(&self.writable).enumerate() {
             if writable && b.len() > 0 {
                 let bytes = b.len() * b.elem_bytes();
-                traced(|| format!("buffer {position} of `{}` copied back", P::NAME), bytes, || ws.copy_out(stream, position, b))?;
+                ws.traced(|| format!("buffer {position} of `{}` copied back", P::NAME), bytes, |ws| ws.copy_out(stream, position, b))?;
             }
         }
         Ok(bits)
@@ -218,7 +217,53 @@ pub(crate) fn ptr<T>(slice: &CudaSlice<T>, stream: &Arc<CudaStream>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::fault_message;
+    use super::{encode_tasks, encode_tasks_into, fault_message};
+    use crate::gpu::staging::item_pieces;
+    use crate::program::{Program, Spawned};
+    use crate::value::{JoinLayout, JOIN_ROOT};
+
+    /// A program with joins whose task is one u32: records of a tag, the join frame and slot,
+    /// and the value.
+    struct Joined;
+
+    impl Program for Joined {
+        const NAME: &'static str = "joined";
+        const CUDA_TYPES: &'static str = "";
+        const CUDA_HANDLERS: &'static str = "";
+        const FAULT_SITES: &'static [&'static str] = &[];
+        const TASK_NAMES: &'static [&'static str] = &["T"];
+        const TASK_BYTES: usize = 16;
+        const PARAMS_BYTES: usize = 1;
+        const JOIN: Option<JoinLayout> = Some(JoinLayout { frame_bytes: 64, value_bytes: 0 });
+        type Params = ();
+        type Task = u32;
+        type Counters = ();
+        type Buffers = ();
+        type Value = ();
+        fn encode_task(task: &u32, out: &mut [u8]) {
+            out[12..16].copy_from_slice(&task.to_le_bytes());
+        }
+        fn encode_params(_: &(), _: &mut [u8]) {}
+        fn execute(_: &u32, _: &(), _: &(), _: &mut (), _: &mut Spawned<u32>) {}
+    }
+
+    #[test]
+    fn roots_encoded_piece_by_piece_are_the_roots_encoded_whole() {
+        // More roots than one encoding job holds, in pieces that do not divide evenly.
+        let roots: Vec<u32> = (0..10_000).map(|i| i * 7 + 1).collect();
+        let whole = encode_tasks::<Joined>(&roots);
+        let mut pieces = vec![0u8; whole.len()];
+        for bytes in item_pieces(roots.len(), 16, 1000).unwrap() {
+            let first = bytes.start / 16;
+            encode_tasks_into::<Joined>(&roots[first..], first, &mut pieces[bytes]);
+        }
+        assert!(pieces == whole, "the same images wherever the pieces begin");
+        let record = |i: usize| &whole[16 * i..16 * (i + 1)];
+        assert_eq!(record(9_999)[4..8], JOIN_ROOT.to_le_bytes(), "a root's value goes to the host");
+        assert_eq!(record(9_999)[8..12], 9_999u32.to_le_bytes(), "root i sends its value to slot i");
+        assert_eq!(record(9_999)[12..16], roots[9_999].to_le_bytes());
+        assert_eq!(encode_tasks::<Joined>(&[]), vec![0u8; 16], "no roots: one zeroed record");
+    }
 
     #[test]
     fn fault_messages_format_values_as_rust_does() {

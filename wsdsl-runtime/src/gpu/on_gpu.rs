@@ -128,7 +128,7 @@ impl Target for OnGpu<'_> {
 
     fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error> {
         let stream = self.dev.stream.clone();
-        self.ws().read_bytes(&stream, role, bytes)
+        self.ws().traced(|| format!("{role} copied back"), bytes, |ws| ws.read_bytes(&stream, role, bytes))
     }
 
     fn clear(&self, address: u64, bytes: usize) -> Result<(), Error> {

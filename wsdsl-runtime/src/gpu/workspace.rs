@@ -14,7 +14,7 @@
 //! and the pinned memory their images travel through (`staging.rs`).
 
 use super::mapped::HostMapped;
-use super::staging::{traced, Staging, PIECE};
+use super::staging::{Pace, Staging, PIECE};
 use super::watchdog::StopFlag;
 use crate::buffer::{DeviceBuffer, Residency};
 use crate::error::Error;
@@ -98,8 +98,7 @@ impl Workspace {
             return self.upload(stream, role, &image);
         }
         let address = self.buffer(stream, role, bytes)?;
-        let staging = self.staging(stream)?;
-        traced(|| format!("{role} encoded and uploaded"), bytes, || staging.upload_encoded(stream, items, width, encode, address))?;
+        self.traced(|| format!("{role} encoded and uploaded"), bytes, |ws| ws.staging(stream)?.upload_encoded(stream, items, width, encode, address))?;
         self.moved.uploaded += bytes as u64;
         Ok(address)
     }
@@ -188,6 +187,35 @@ impl Workspace {
     /// The stop flag of the run in progress (`stop_flag` made it).
     pub fn stop(&self) -> &StopFlag {
         self.stop.as_ref().expect("stop_flag() was called for this run")
+    }
+
+    /// Runs `copy` on the workspace, and with `WSDSL_TRACE_COPIES=1` reports on standard
+    /// error what it moved and where the host's time went: waiting for the copy engine, or
+    /// making and reading images (an upload returns once its last piece is on its way). Where
+    /// a run's launch and copy-back phases went, buffer by buffer.
+    pub fn traced<R>(&mut self, what: impl FnOnce() -> String, bytes: usize, copy: impl FnOnce(&mut Self) -> Result<R, Error>) -> Result<R, Error> {
+        static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if !*TRACE.get_or_init(|| std::env::var("WSDSL_TRACE_COPIES").is_ok_and(|v| v.trim() == "1")) {
+            return copy(self);
+        }
+        // What earlier copies left is not this one's.
+        if let Some(staging) = self.staging.as_mut() {
+            staging.take_pace();
+        }
+        let started = std::time::Instant::now();
+        let result = copy(self);
+        let took = started.elapsed();
+        let Pace { waited, host } = self.staging.as_mut().map(Staging::take_pace).unwrap_or_default();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "wsdsl: {} ({:.1} MB) in {:.2} ms ({:.2} ms waiting for the copy engine, {:.2} ms making or reading images)",
+            what(),
+            bytes as f64 / 1e6,
+            ms(took),
+            ms(waited),
+            ms(host)
+        );
+        result
     }
 
     /// The first `count` bytes of the buffer for `role` (after the run).
