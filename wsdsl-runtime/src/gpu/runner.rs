@@ -23,7 +23,7 @@ use crate::schedule::{KernelConfig, Scheduler};
 use crate::stats::{Phases, Stats};
 use std::time::{Duration, Instant};
 
-/// Workspace role of the initial tasks.
+/// Memory role of the initial tasks.
 pub(crate) const ROOTS: &str = "initial tasks";
 
 /// A run as a scheduler sees it: the launch's shape and what the runner put in place.
