@@ -2,7 +2,8 @@
 
 use crate::cpu::{self, CpuPool};
 use crate::error::Error;
-use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+use crate::gpu::{GpuDevice, GpuOptions};
+use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
 use crate::progress::{Progress, ProgressOptions};
 use crate::stats::{BackendKind, Stats};

@@ -1,7 +1,7 @@
 //! The CPU backend: the same handlers, run natively on rayon's work-stealing thread pool.
 //!
 //! A task is a function call: its spawn handler runs, pushing what it spawns onto a plain
-//! list (`spawned.rs`), then its children run, and when all of them are done the task's
+//! list (`crate::spawned`), then its children run, and when all of them are done the task's
 //! complete handler runs with their values, on the thread that ran the task. A complete
 //! handler that spawns makes the task wait again (`tree.rs`). Children near the roots are
 //! forked with rayon's `join`, as a rayon program would; deeper down only when another
@@ -16,10 +16,10 @@
 //! watchdog (a run past it is stopped; threads whose handlers would not stop are parked for
 //! good, `park.rs`) and by a bound on the tasks it holds at once (`limits.rs`).
 
-mod limits;
+mod children;
+pub(crate) mod limits;
 mod panics;
 mod park;
-mod spawned;
 mod tree;
 mod workers;
 
@@ -30,8 +30,8 @@ use crate::stats::{Phases, Stats};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
+pub use crate::spawned::Spawned;
 pub use limits::{Limits, DEFAULT_TASK_LIMIT};
-pub use spawned::Spawned;
 pub use workers::CpuPool;
 
 /// How long a run stopped by the watchdog may take to end before the threads still in its

@@ -13,9 +13,10 @@
 //! (`limits.rs`).
 
 use crate::value::TaskValue;
+use super::children::{Children, FEW};
 use super::limits::{Held, Stop};
-use super::spawned::{Children, Spawned, FEW};
 use super::panics::Caught;
+use crate::spawned::Spawned;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::program::Program;

@@ -122,6 +122,10 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     p.launch = p.launch.max(g.launch);
     p.run = p.run.max(g.run);
     p.copy_back = p.copy_back.max(g.copy_back);
+    // Every GPU moves its own bytes.
+    p.transfers.uploaded += g.transfers.uploaded;
+    p.transfers.cleared += g.transfers.cleared;
+    p.transfers.downloaded += g.transfers.downloaded;
     // Cycles per phase, summed over every worker of every GPU (each GPU counts its own).
     if let Some(g) = gpu.profile {
         run.profile.get_or_insert_with(Default::default).add_worker(&g.words());

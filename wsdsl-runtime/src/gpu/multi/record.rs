@@ -4,7 +4,7 @@
 
 use super::merge::{PeError, PeResult, PeShare};
 use crate::program::{CounterSet, Program};
-use crate::stats::{Phases, Stats};
+use crate::stats::{Phases, Stats, Transfers};
 use std::time::Duration;
 
 /// Builds a message word by word.
@@ -99,6 +99,7 @@ pub(crate) fn encode_result(result: &Result<PeShare, PeError>) -> Vec<u8> {
             w.word(OK).words(counter_slots).bytes(root_values);
             w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames, s.sent_home]);
             w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
+            w.words(&[p.transfers.uploaded, p.transfers.cleared, p.transfers.downloaded]);
             w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak);
             w.words(&s.profile.as_ref().map_or(Vec::new(), |p| p.words().to_vec()))
         }
@@ -122,7 +123,8 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
             let root_values = r.bytes()?.to_vec();
             let c = r.words()?;
             let p = r.words()?;
-            if c.len() != 9 || p.len() != 7 {
+            let moved = r.words()?;
+            if c.len() != 9 || p.len() != 7 || moved.len() != 3 {
                 return Err("another GPU's statistics are malformed".into());
             }
             let d = Duration::from_nanos;
@@ -134,6 +136,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 run: d(p[4]),
                 copy_back: d(p[5]),
                 since_process_start: (p[6] != NONE).then(|| d(p[6])),
+                transfers: Transfers { uploaded: moved[0], cleared: moved[1], downloaded: moved[2] },
             };
             let stats = Stats {
                 tasks: c[0],

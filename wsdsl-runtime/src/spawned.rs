@@ -1,16 +1,18 @@
-//! Where a handler's spawns go on the CPU backend: the `ctx.spawn` of a program's generated
-//! `Ctx` pushes here directly (a concrete type rather than a callback, so the push is
-//! inlined into the handler), and the backend then runs what the list holds.
+//! Where a handler's spawns go natively: the `ctx.spawn` of a program's generated `Ctx`
+//! pushes here directly (a concrete type rather than a callback, so the push is inlined into
+//! the handler), and the CPU backend then runs what the list holds (`cpu/tree.rs`). Part of
+//! the contract ([`crate::program::Program::execute`]); the one thing it takes from a backend
+//! is how a push past the CPU backend's bound on tasks held stops the handler
+//! (`cpu/limits.rs`).
 
-use super::limits::Stop;
-use std::mem::MaybeUninit;
+use crate::cpu::limits::Stop;
 
 /// The tasks spawned by a handler, in spawn order. A plain vector, so that a push costs a
 /// store and an increment: a pool thread's handlers spawn into one that it keeps, and takes
 /// away whole when it has tasks to wait for (reusing the memory of lists given back,
-/// `workers.rs`); a stack of detached tasks is one too (`tree.rs`). It holds at most `limit`
-/// tasks, the run's bound on tasks held (`limits.rs`): checked only when the vector must
-/// grow, so that a handler spawning in an endless loop stops there.
+/// `cpu/workers.rs`); a stack of detached tasks is one too (`cpu/tree.rs`). It holds at most
+/// `limit` tasks, the run's bound on tasks held (`cpu/limits.rs`): checked only when the
+/// vector must grow, so that a handler spawning in an endless loop stops there.
 pub struct Spawned<T> {
     tasks: Vec<T>,
     limit: usize,
@@ -87,44 +89,5 @@ impl<T: Copy> Spawned<T> {
     pub(crate) fn move_from(&mut self, other: &mut Spawned<T>, at: usize) {
         self.tasks.extend_from_slice(&other.tasks[at..]);
         other.tasks.truncate(at);
-    }
-}
-
-/// The children a task waits for: up to `FEW` of them copied onto the waiting call's stack
-/// (what fork-join programs spawn; the handler's list is then cleared, not handed over, which
-/// saves taking and giving back a list per task), or a list taken whole.
-pub(crate) enum Children<T> {
-    Few([MaybeUninit<T>; FEW], usize),
-    List(Spawned<T>),
-}
-
-/// Children kept on the stack (`Children::Few`) up to this many.
-pub(crate) const FEW: usize = 2;
-
-impl<T: Copy> Children<T> {
-    /// Copies the tasks of `list` (at most `FEW`) and clears it.
-    #[inline]
-    pub fn few_from(list: &mut Spawned<T>) -> Children<T> {
-        debug_assert!(list.len() <= FEW);
-        let mut tasks = [const { MaybeUninit::uninit() }; FEW];
-        let n = list.len();
-        // A loop over `FEW` places, not `n` tasks: the compiler unrolls it into a few moves
-        // where a loop over `n` would become a call to `memcpy`.
-        for (i, slot) in tasks.iter_mut().enumerate() {
-            if i < n {
-                slot.write(list.tasks[i]);
-            }
-        }
-        list.clear();
-        Children::Few(tasks, n)
-    }
-
-    #[inline]
-    pub fn tasks(&self) -> &[T] {
-        match self {
-            // SAFETY: the first `n` were written by `few_from`.
-            Children::Few(tasks, n) => unsafe { std::slice::from_raw_parts(tasks.as_ptr().cast::<T>(), *n) },
-            Children::List(list) => list.tasks(),
-        }
     }
 }
