@@ -13,6 +13,7 @@ mod emulated_schedulers;
 mod examples_cpu;
 mod examples_emulated;
 mod graphs_cpu;
+mod graphs_emulated;
 mod joins;
 mod multi_gpu_emulated;
 mod nvrtc_compile;
