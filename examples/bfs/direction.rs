@@ -19,9 +19,9 @@
 //!   a fence; the task that brings it to zero starts the next level. A level thus costs the
 //!   hand-offs down the tree and no continuation back up (a joined level costs a complete
 //!   handler per tree level, about 4 µs each on an H100: `BENCHMARKS.md`, chains).
-//! - A leaf that meets a hub first registers the hub's `Edges` task in the same atomic that
-//!   retires its own units, then spawns it, so the count cannot reach zero early; an `Edges`
-//!   task that splits registers its parts before spawning them.
+//! - A leaf that meets a hub adds the hub's `Edges` task to the count before spawning it,
+//!   while its own units still hold the count above zero; an `Edges` task that splits
+//!   counts its parts before spawning them. So the count cannot reach zero early.
 //! - Counts are added per task, not per vertex: a top-down discovery takes one atomic (its
 //!   queue slot), a bottom-up one none.
 //!
@@ -181,7 +181,6 @@ pub mod direction {
         let mut found = 0u32;
         let mut scout = 0u64;
         let mut scanned = 0u64;
-        let mut hubs = 0u32;
         for i in p.lo..p.hi {
             if p.step == GATHER {
                 if ctx.buffers.depth.get(i as usize) == p.r {
@@ -199,7 +198,11 @@ pub mod direction {
             let lo = if top_down { ctx.buffers.offsets.get(v as usize) } else { ctx.buffers.in_offsets.get(v as usize) };
             let hi = if top_down { ctx.buffers.offsets.get(v as usize + 1) } else { ctx.buffers.in_offsets.get(v as usize + 1) };
             if hi - lo > ctx.params.edge_grain {
-                hubs += 1;
+                // A hub: its own task, counted before it is spawned (this part's units,
+                // not yet retired, keep the count above zero until then).
+                ctx.buffers.tally.atomic_add(PENDING, 1);
+                ctx.fence();
+                ctx.spawn(Edges { step: p.step, r: p.r, v, lo, hi });
                 continue;
             }
             for e in lo..hi {
@@ -230,28 +233,13 @@ pub mod direction {
         if scout > 0 {
             ctx.buffers.edge_tally.atomic_add(SCOUT + slot, scout);
         }
-        // Retire this part's units and register its hubs' tasks in one atomic, after every
-        // write above: with hubs the count stays above zero, since their tasks are counted.
+        // Retire this part's units after every write above; the task that retires the
+        // step's last unit starts the next one.
         ctx.fence();
-        let before = ctx.buffers.tally.atomic_add(PENDING, hubs.wrapping_sub(count));
-        if before.wrapping_add(hubs).wrapping_sub(count) == 0 {
+        if ctx.buffers.tally.atomic_add(PENDING, 0u32.wrapping_sub(count)) == count {
             ctx.fence();
             let size = ctx.buffers.tally.get(SIZE + here);
             ctx.spawn(after(p.step, p.r, size));
-        }
-        if hubs > 0 {
-            for i in p.lo..p.hi {
-                let top_down = p.step == TOP_DOWN;
-                let v = if top_down { ctx.buffers.queue.get(i as usize) } else { i };
-                if !top_down && ctx.buffers.depth.get(v as usize) != UNREACHED {
-                    continue;
-                }
-                let lo = if top_down { ctx.buffers.offsets.get(v as usize) } else { ctx.buffers.in_offsets.get(v as usize) };
-                let hi = if top_down { ctx.buffers.offsets.get(v as usize + 1) } else { ctx.buffers.in_offsets.get(v as usize + 1) };
-                if hi - lo > ctx.params.edge_grain {
-                    ctx.spawn(Edges { step: p.step, r: p.r, v, lo, hi });
-                }
-            }
         }
     }
 
@@ -262,6 +250,7 @@ pub mod direction {
             let parts = parts(count, ctx.params.edge_grain);
             // This task's unit passes to its parts: count them before any can finish.
             ctx.buffers.tally.atomic_add(PENDING, parts - 1);
+            ctx.fence();
             for k in 0..parts {
                 ctx.spawn(Edges { step: t.step, r: t.r, v: t.v, lo: cut(t.lo, count, k, parts), hi: cut(t.lo, count, k + 1, parts) });
             }

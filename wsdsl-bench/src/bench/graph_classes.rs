@@ -201,7 +201,8 @@ impl Bench<'_> {
         let source = if directed { 0 } else { largest_component_root(&labels) };
         let weights = match g.integer_weights() {
             Ok(Some(w)) => w,
-            _ => graph_reference::hashed_weights(&g),
+            Ok(None) => graph_reference::hashed_weights(&g),
+            Err(e) => return rows.push(ClassRow::failed(name, format!("the graph's weights: {e}")).announce()),
         };
         println!(
             "{name}: {} vertices, {} edges, largest degree {}; {count} components, the largest {largest} vertices; source {source} (made in {:.1} s)",
