@@ -195,8 +195,10 @@ impl Bench<'_> {
             Err(e) => return rows.push(ClassRow::failed(name, format!("making the graph: {e}")).announce()),
         };
         let directed = *class == Class::Gnutella;
-        let undirected = if directed { symmetrized(&g) } else { g.clone() };
-        let labels = graph_reference::components(&undirected);
+        // CC runs on the graph made undirected: Gnutella's, or the class graph itself.
+        let made_undirected = directed.then(|| symmetrized(&g));
+        let undirected = made_undirected.as_ref().unwrap_or(&g);
+        let labels = graph_reference::components(undirected);
         let (count, largest) = graph_reference::component_summary(&labels);
         let source = if directed { 0 } else { largest_component_root(&labels) };
         let weights = match g.integer_weights() {
@@ -319,7 +321,7 @@ impl Bench<'_> {
         // CC by union-find (Afforest), on the graph made undirected.
         {
             let workload = format!("CC {name} (union-find)");
-            let row = match cc::DeviceGraph::new(&undirected) {
+            let row = match cc::DeviceGraph::new(undirected) {
                 Ok(dg) => {
                     let rt = gpu();
                     let how = cc::Afforest::default();
