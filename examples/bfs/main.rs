@@ -92,7 +92,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("{style} BFS on {} ({backend})", what.split(':').next().unwrap_or("graph")))?;
+    args.common.chart(&stats, format!("{style} BFS on {} ({backend})", what.split(':').next().unwrap_or("graph")));
     let verdict = kernel::check(&graph, source, &found.depth).map(|()| "every depth equals a sequential BFS's".to_string());
     Ok(cli::report(verdict))
 }

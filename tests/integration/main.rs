@@ -19,5 +19,6 @@ mod multi_gpu_emulated;
 mod nvrtc_compile;
 mod octree_cpu;
 mod panics;
+mod reliability;
 mod schedule_attr;
 mod values;

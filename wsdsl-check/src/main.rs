@@ -7,6 +7,9 @@
 //!     gpu-check --quick         # small sizes only
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
 //!     gpu-check nvshmem-smoke   # only the NVSHMEM smoke check (one PE by default; nvshmem_smoke.rs)
+//!
+//! The error paths end with the chaos rows (`chaos.rs`): damaged kernel-cache entries, and a
+//! helper looping for ever on the GPU, the CPU backend and the host-compiled templates.
 
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/bfs/kernel.rs"]
@@ -35,7 +38,7 @@ mod graph_reference;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/knapsack/kernel.rs"]
 mod knapsack;
-#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/mergesort/kernel.rs"]
 mod mergesort;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -54,7 +57,10 @@ mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
+mod chaos;
+mod endless_loop;
 mod nvshmem_smoke;
+use endless_loop::spinning;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -121,6 +127,14 @@ enum Command {
         #[arg(long)]
         uid_file: Option<std::path::PathBuf>,
     },
+    /// Runs a helper that loops for ever under a 2 s watchdog and prints the outcome (the
+    /// child process of a chaos row, `chaos.rs`).
+    #[command(hide = true)]
+    Spin {
+        /// gpu, cpu or emulated.
+        #[arg(long)]
+        on: String,
+    },
 }
 
 /// One row of the report.
@@ -152,6 +166,9 @@ fn main() -> ExitCode {
         let job = wsdsl::gpu::nvshmem::smoke::Job { rank, nranks: pes, uid_file };
         return nvshmem_smoke::run(device.unwrap_or(rank as usize), threads, &job);
     }
+    if let Some(Command::Spin { on }) = &args.command {
+        return chaos::spin(on);
+    }
     let limit = Duration::from_secs(args.watchdog);
     let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
     match gpu.gpu() {
@@ -173,6 +190,8 @@ fn main() -> ExitCode {
     if !args.no_error_paths {
         rows.extend(error_path_checks(&gpu));
         rows.extend(progress_checks(args.watchdog));
+        rows.extend(chaos::cache_rows(limit));
+        rows.extend(chaos::endless_loop_rows());
     }
     let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows, args.matrix_repeat.max(1), limit) };
 

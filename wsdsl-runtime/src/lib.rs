@@ -6,6 +6,7 @@
 //! -> [`gpu::compile`] -> [`gpu::launch`] (or [`cpu`]) -> [`Output`].
 
 pub mod buffer;
+mod cache;
 pub mod chart;
 pub mod cpu;
 pub mod error;
@@ -15,11 +16,12 @@ pub mod program;
 pub mod progress;
 pub mod recursion;
 pub mod runtime;
+mod settings;
 pub mod stats;
 pub mod value;
 
 pub use buffer::{Buffer, ReadOnly};
-pub use error::Error;
+pub use error::{Error, RanOn};
 pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use progress::Progress;

@@ -49,7 +49,7 @@ mod pagerank;
 #[path = "../../../examples/common/relax.rs"]
 mod relax;
 mod kernels;
-#[allow(dead_code)]
+#[allow(dead_code, unused_imports)]
 #[path = "../../../examples/mergesort/kernel.rs"]
 mod mergesort;
 #[allow(dead_code)]

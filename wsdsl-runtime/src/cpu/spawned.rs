@@ -2,48 +2,77 @@
 //! `Ctx` pushes here directly (a concrete type rather than a callback, so the push is
 //! inlined into the handler), and the backend then runs what the list holds.
 
+use super::limits::Stop;
 use std::mem::MaybeUninit;
 
 /// The tasks spawned by a handler, in spawn order. A plain vector, so that a push costs a
 /// store and an increment: a pool thread's handlers spawn into one that it keeps, and takes
 /// away whole when it has tasks to wait for (reusing the memory of lists given back,
-/// `workers.rs`); a stack of detached tasks is one too (`tree.rs`).
-pub struct Spawned<T>(Vec<T>);
+/// `workers.rs`); a stack of detached tasks is one too (`tree.rs`). It holds at most `limit`
+/// tasks, the run's bound on tasks held (`limits.rs`): checked only when the vector must
+/// grow, so that a handler spawning in an endless loop stops there.
+pub struct Spawned<T> {
+    tasks: Vec<T>,
+    limit: usize,
+}
 
 impl<T> Spawned<T> {
     /// Adds a task (what `ctx.spawn` does).
     #[inline]
     pub fn push(&mut self, task: T) {
-        self.0.push(task);
+        if self.tasks.len() == self.tasks.capacity() {
+            self.make_room();
+        }
+        self.tasks.push(task);
+    }
+
+    /// Grows the list, or stops the handler: at the bound, or when memory runs out (a
+    /// failed allocation would abort the process).
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) {
+        let len = self.tasks.len();
+        if len >= self.limit {
+            Stop::TooManyTasks { limit: self.limit as u64 }.raise();
+        }
+        let more = len.max(4).min(self.limit - len);
+        if self.tasks.try_reserve(more).is_err() {
+            Stop::NoMemory { what: "the tasks a handler spawned", bytes: (more * std::mem::size_of::<T>()) as u64 }.raise();
+        }
     }
 
     pub(crate) fn new() -> Self {
-        Spawned(Vec::new())
+        Self::with_limit(usize::MAX)
+    }
+
+    /// An empty list that holds at most `limit` tasks.
+    pub(crate) fn with_limit(limit: usize) -> Self {
+        Spawned { tasks: Vec::new(), limit }
     }
 
     pub(crate) fn tasks(&self) -> &[T] {
-        &self.0
+        &self.tasks
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.0.len()
+        self.tasks.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.tasks.is_empty()
     }
 
     pub(crate) fn pop(&mut self) -> Option<T> {
-        self.0.pop()
+        self.tasks.pop()
     }
 
     pub(crate) fn clear(&mut self) {
-        self.0.clear();
+        self.tasks.clear();
     }
 
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
-        Spawned(self.0.drain(..n).collect())
+        Spawned { tasks: self.tasks.drain(..n).collect(), limit: self.limit }
     }
 }
 
@@ -56,8 +85,8 @@ impl<T> Default for Spawned<T> {
 impl<T: Copy> Spawned<T> {
     /// Appends the tasks of `other` from `at` on, taking them from there.
     pub(crate) fn move_from(&mut self, other: &mut Spawned<T>, at: usize) {
-        self.0.extend_from_slice(&other.0[at..]);
-        other.0.truncate(at);
+        self.tasks.extend_from_slice(&other.tasks[at..]);
+        other.tasks.truncate(at);
     }
 }
 
@@ -83,7 +112,7 @@ impl<T: Copy> Children<T> {
         // where a loop over `n` would become a call to `memcpy`.
         for (i, slot) in tasks.iter_mut().enumerate() {
             if i < n {
-                slot.write(list.0[i]);
+                slot.write(list.tasks[i]);
             }
         }
         list.clear();

@@ -175,6 +175,7 @@ pub(crate) fn run<P: Program>(
         limit: opts.watchdog,
         since: Instant::now(),
         what: "launching the broker megakernel",
+        program: P::NAME,
     };
     // While the kernel runs, whoever watches reads the workers' progress words.
     let launched = {

@@ -15,7 +15,8 @@ use super::launch::{worker_stats, STATS_PER_WORKER};
 use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
 use super::static_run::StaticRecord;
 use crate::buffer::BufferSet;
-use crate::error::Error;
+use crate::cache::{self, Checked};
+use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
 use crate::value::TaskValue;
 use crate::stats::{Phases, Stats};
@@ -60,6 +61,29 @@ impl Default for Emulation {
     }
 }
 
+/// Bytes of each emulated GPU thread's fiber stack (`cuda/host/emulation.h`).
+const FIBER_STACK: usize = 256 * 1024;
+
+/// The largest task the emulation runs: a fiber's stack holds several copies of the task it
+/// runs (the one popped, the handler's, the children it spawns), and a task that does not
+/// fit would overflow it and kill the process.
+pub const MAX_TASK_BYTES: usize = FIBER_STACK / 16;
+
+/// Refuses a program whose task record is larger than [`MAX_TASK_BYTES`].
+pub(crate) fn check_task_size<P: Program>() -> Result<(), Error> {
+    if P::TASK_BYTES > MAX_TASK_BYTES {
+        return Err(Error::InvalidConfig(format!(
+            "a task of `{}` takes {} bytes, but the host emulation runs tasks of at most {MAX_TASK_BYTES} bytes \
+             (each emulated GPU thread runs on a fiber stack of {} KiB); keep large data in a #[buffers] array \
+             and the index in the task",
+            P::NAME,
+            P::TASK_BYTES,
+            FIBER_STACK >> 10
+        )));
+    }
+    Ok(())
+}
+
 type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
@@ -67,6 +91,8 @@ type JoinAddress = unsafe extern "C" fn() -> *mut u8;
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 pub(crate) struct HostKernel {
+    /// The program, as a watchdog error names it.
+    program: &'static str,
     pub(crate) launch: Launch,
     pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
@@ -109,18 +135,27 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     if let Some(k) = loaded.get(&(key, copy)) {
         return Ok(k.clone());
     }
-    let dir = std::env::var_os("WSDSL_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("wsdsl-emulation"));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::InvalidConfig(format!("cannot create {}: {e}", dir.display())))?;
+    let (dir, kept) = emulation_dir()?;
     let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
-    if !lib.exists() {
-        compile(source, &lib, P::NAME)?;
-    }
+    // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
+    // process as it is mapped, a foreign one would run its initialisers here.
+    let image = match cache::read_checked(&lib, source.as_bytes()) {
+        Checked::Hit(image) => image,
+        found => {
+            if let Checked::Bad(why) = found {
+                eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
+            }
+            let image = compile(source, &dir, P::NAME)?;
+            cache::write_checked(&lib, source.as_bytes(), &image)
+                .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
+            image
+        }
+    };
     if copy > 0 {
-        // The loader keeps one instance per path: a copy under another name is another instance.
+        // The loader keeps one instance per path: a copy under another name is another
+        // instance. Written from the checked bytes.
         let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
-        std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
+        std::fs::write(&copied, &image).map_err(|e| Error::InvalidConfig(format!("cannot write {} for emulated GPU {copy}: {e}", copied.display())))?;
         lib = copied;
     }
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
@@ -133,20 +168,41 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes, join }
+        HostKernel { program: P::NAME, launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
-    if copy > 0 {
-        // Loaded: the mapping outlives the file, which only this process used.
+    if copy > 0 || !kept {
+        // Loaded: the mapping outlives the file, which only this process used (or which a
+        // directory of this process only holds).
         let _ = std::fs::remove_file(&lib);
+    }
+    if !kept {
+        let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.so.check", P::NAME)));
+        let _ = std::fs::remove_dir(&dir);
     }
     let kernel = Arc::new(kernel);
     loaded.insert((key, copy), kernel.clone());
     Ok(kernel)
 }
 
-fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result<(), Error> {
-    let tmp = out.with_extension(format!("{}.tmp", std::process::id()));
+/// Where the host kernels are kept: `emulation/` in the private cache directory (`cache/`);
+/// where there is none, a fresh private directory of this process, emptied as each kernel is
+/// loaded (false).
+fn emulation_dir() -> Result<(PathBuf, bool), Error> {
+    if let Some(dir) = super::compile::kernel_dir().map(|root| cache::private_dir(&root.join("emulation"))) {
+        match dir {
+            Ok(dir) => return Ok((dir, true)),
+            Err(why) => cache::warn_once(format!("host kernels are not cached: {why}")),
+        }
+    }
+    cache::process_dir("emulation").map(|dir| (dir, false)).map_err(Error::InvalidConfig)
+}
+
+/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes.
+fn compile(source: &str, dir: &std::path::Path, program: &'static str) -> Result<Vec<u8>, Error> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{program}-{}-{n}.building.so", std::process::id()));
     let mut child = Command::new("c++")
         .args(["-std=c++17", "-O2", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
         .arg(&tmp)
@@ -157,10 +213,13 @@ fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result
     child.stdin.take().expect("piped").write_all(source.as_bytes()).map_err(|e| Error::InvalidConfig(e.to_string()))?;
     let output = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
     if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
         let log = String::from_utf8_lossy(&output.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    std::fs::rename(&tmp, out).map_err(|e| Error::InvalidConfig(e.to_string()))
+    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
+    let _ = std::fs::remove_file(&tmp);
+    image
 }
 
 /// Host memory standing in for a device allocation (8-byte aligned, zeroed).
@@ -239,6 +298,7 @@ pub fn run_emulated<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    check_task_size::<P>()?;
     let started = Instant::now();
     let broker_slots = slots_for(emu.queue_capacity);
     let prefix = match config.scheduler {
@@ -501,11 +561,11 @@ pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu
     unsafe { (*(stop_flag as *const std::sync::atomic::AtomicU32)).store(1, std::sync::atomic::Ordering::SeqCst) };
     if done_rx.recv_timeout(Duration::from_secs(10)).is_ok() {
         let _ = handle.join();
-        return Err(Error::Watchdog { limit: emu.watchdog, stopped: true });
+        return Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit: emu.watchdog, stopped: true });
     }
     // The emulated kernel ignores the stop request; the caller leaks its memory.
     std::mem::forget(handle);
-    Err(Error::Watchdog { limit: emu.watchdog, stopped: false })
+    Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit: emu.watchdog, stopped: false })
 }
 
 

@@ -29,6 +29,8 @@ pub(crate) struct Launch<'a> {
     pub limit: Duration,
     pub since: Instant,
     pub what: &'static str,
+    /// The program, as a watchdog error names it.
+    pub program: &'static str,
 }
 
 /// Launches with a device copy of `record` and waits. Returns the kernel time from events.
@@ -60,7 +62,7 @@ pub(crate) unsafe fn launch_with_record<R: Copy>(
     };
     launched.map_err(Error::driver(launch.what))?;
     end.record(stream).map_err(Error::driver("recording an event"))?;
-    if let Err(e) = watch(&end, launch.since, launch.limit, stop) {
+    if let Err(e) = watch(&end, launch.since, launch.limit, stop, launch.program) {
         if let Error::Watchdog { stopped: false, .. } = e {
             // The kernel ignores the stop request: freeing its memory would block forever.
             std::mem::forget((record_dev, start, end));

@@ -65,6 +65,8 @@ use crate::program::Program;
 
 /// The number of GPUs the driver sees.
 pub fn device_count() -> Result<u32, Error> {
+    // Without the driver library cudarc would panic: say what is missing instead.
+    libs::ensure_driver()?;
     cudarc::driver::result::init().map_err(Error::driver("initialising the driver"))?;
     cudarc::driver::result::device::get_count().map(|n| n as u32).map_err(Error::driver("counting GPUs"))
 }

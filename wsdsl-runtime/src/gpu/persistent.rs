@@ -140,6 +140,7 @@ pub(crate) fn run<P: Program>(
         limit: opts.watchdog,
         since: Instant::now(),
         what: "launching the megakernel",
+        program: P::NAME,
     };
     // While the kernel runs, whoever watches reads the workers' progress words.
     let launched = {

@@ -103,6 +103,7 @@ pub(crate) fn run<P: Program>(
                 limit: opts.watchdog,
                 since: launched,
                 what: "launching a generation",
+                program: P::NAME,
             };
             // SAFETY: the record points to workspace memory that outlives the launch
             // (abandoned, not freed, if the kernel ignores a stop request).

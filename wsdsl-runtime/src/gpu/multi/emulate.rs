@@ -33,6 +33,7 @@ pub fn run_emulated_gpus<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    crate::gpu::emulate::check_task_size::<P>()?;
     check_program::<P>(&config, buffers, gpus)?;
     // One emulated multi-GPU run at a time in a process: runs of the same kernel share its
     // loaded copies, whose statics (status record, emulated grid) a run owns while it lasts.
@@ -81,9 +82,11 @@ pub fn run_emulated_gpus<P: Program>(
     });
     let elapsed = ran.elapsed();
     if launched.iter().any(|r| matches!(r, Err(Error::Watchdog { stopped: false, .. }))) {
-        // A kernel thread still runs over this memory.
+        // A kernel thread still runs over this memory. The run's error names the GPU that hung,
+        // as a real run's does.
         std::mem::forget((heaps, gpu_runs, table));
-        return Err(launched.into_iter().find_map(|r| r.err()).expect("a watchdog error"));
+        let results = launched.into_iter().map(|r| r.map_err(PeError::from).and_then(|()| Err(PeError::StoppedByPeer))).collect();
+        return merge::<P>(results, roots);
     }
     let results = launched
         .into_iter()

@@ -78,6 +78,7 @@ const OK: u64 = 0;
 const PEER: u64 = 1;
 const FAILED: u64 = 2;
 const TIMED_OUT: u64 = 3;
+const STUCK: u64 = 4;
 const NONE: u64 = u64::MAX;
 
 fn nanos(d: Duration) -> u64 {
@@ -92,6 +93,7 @@ pub(crate) fn encode_result(result: &Result<PeShare, PeError>) -> Vec<u8> {
         Err(PeError::StoppedByPeer) => w.word(PEER),
         Err(PeError::Failed(m)) => w.word(FAILED).text(m),
         Err(PeError::TimedOut(m)) => w.word(TIMED_OUT).text(m),
+        Err(PeError::Stuck(m)) => w.word(STUCK).text(m),
         Ok(PeShare { counter_slots, root_values, stats: s }) => {
             let p = &s.phases;
             w.word(OK).words(counter_slots).bytes(root_values);
@@ -111,6 +113,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
         PEER => Ok(Err(PeError::StoppedByPeer)),
         FAILED => Ok(Err(PeError::Failed(r.text()?))),
         TIMED_OUT => Ok(Err(PeError::TimedOut(r.text()?))),
+        STUCK => Ok(Err(PeError::Stuck(r.text()?))),
         OK => {
             let slots = r.words()?;
             if slots.len() != P::Counters::SLOTS.len() {

@@ -95,6 +95,10 @@ pub(crate) fn run_gpus<P: Program>(
         .enumerate()
         .map(|(gpu, bytes)| decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message: m }))
         .collect::<Result<Vec<_>, Error>>()?;
+    if decoded.iter().any(|r| matches!(r, Err(PeError::Stuck(_)))) {
+        // A kernel that would not stop holds its GPU: nothing collective can follow.
+        job.mark_broken();
+    }
     merge::<P>(decoded, roots)
 }
 
@@ -184,7 +188,7 @@ fn run_share<P: Program>(
         let stop_device = ws.stop_flag(&dev.ctx)?.device;
         Ok((inputs, roots_dev, stats_dev, sm_of_dev, sm_leader_dev, stop_device))
     })();
-    let ready = local.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    let ready = local.as_ref().map(|_| ()).map_err(Error::copied);
     if let Err(e) = vote(job, &ready)? {
         return Ok(Err(local.err().unwrap_or(e)));
     }
@@ -195,7 +199,7 @@ fn run_share<P: Program>(
     let layout = share.layout;
     let pe = job.pe();
     let heap = pe.alloc_zeros::<u8>(layout.bytes);
-    let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(|e| Error::InvalidConfig(e.to_string()));
+    let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
             "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
@@ -218,7 +222,7 @@ fn run_share<P: Program>(
         stream.synchronize().map_err(Error::driver("preparing the launch"))?;
         Ok((p, at))
     });
-    let mapped = table.as_ref().map(|_| ()).map_err(|e: &Error| Error::InvalidConfig(e.to_string()));
+    let mapped = table.as_ref().map(|_| ()).map_err(Error::copied);
     let verdict = vote(job, &mapped);
     let (heap, peers, pe_heaps) = match (verdict, table, heap) {
         (Ok(Ok(())), Ok((p, at)), Ok(h)) => (h, p, at),
@@ -257,7 +261,7 @@ fn run_share<P: Program>(
     // No GPU may start stealing before every GPU's heap is cleared.
     pe.barrier_all();
     phases.launch = t1.elapsed();
-    let launch = Launch { func: share.func, grid: share.grid, block: opts.kernel.block_threads, cooperative: true, limit: opts.watchdog, since: Instant::now(), what: "launching the multi-GPU megakernel" };
+    let launch = Launch { func: share.func, grid: share.grid, block: opts.kernel.block_threads, cooperative: true, limit: opts.watchdog, since: Instant::now(), what: "launching the multi-GPU megakernel", program: P::NAME };
     // SAFETY: the record points to workspace and symmetric memory that outlive the kernel
     // (a kernel that ignores a stop request leaks both, below), and the grid is within the
     // occupancy limit every GPU proposed.
@@ -272,21 +276,28 @@ fn run_share<P: Program>(
             let _ = unsafe { cudarc::driver::result::memcpy_htod_sync(peer + STOP_OFFSET, &[1u32][..]) };
         }
     }
-    if let Err(Error::Watchdog { stopped: false, .. }) = &ran {
-        // The kernel still runs: its memory must stay valid, and this GPU cannot take part
-        // in anything collective any more; the job is broken (the others learn it when this
-        // process stops answering).
-        ws.abandon();
-        std::mem::forget((heap, inputs));
-        job.mark_broken();
-        return Err(ran.expect_err("matched above"));
-    }
-    // Every GPU's kernel has ended before any frees the heap (a thief elsewhere may read it
-    // until its own kernel sees the end). Through the sockets, not NVSHMEM's barrier: a
-    // process that died is noticed instead of waited for.
-    if let Err(broken) = job.all_gather(Vec::new()) {
+    // Every GPU's kernel has ended (or its GPU says that it will not) before any frees the
+    // heap (a thief elsewhere may read it until its own kernel sees the end). Through the
+    // sockets, not NVSHMEM's barrier: a process that died is noticed instead of waited for.
+    let stuck_here = matches!(&ran, Err(Error::Watchdog { stopped: false, .. }));
+    let ended = match job.all_gather(vec![stuck_here as u8]) {
+        Ok(ended) => ended,
+        Err(broken) => {
+            std::mem::forget(heap);
+            return Err(broken);
+        }
+    };
+    if ended.iter().any(|said| said.first() == Some(&1)) {
+        // A kernel still runs somewhere: its memory (and every heap, which it may reach) must
+        // stay valid, and the collective free would wait for it for good. Every GPU still
+        // sends its result, so that each process names the GPU that hung; the job breaks
+        // after that (`run_gpus`).
+        if stuck_here {
+            ws.abandon();
+            std::mem::forget(inputs);
+        }
         std::mem::forget(heap);
-        return Err(broken);
+        return Ok(Err(ran.err().unwrap_or(Error::StoppedByPeer)));
     }
     let run = match ran {
         Ok(run) => run,
