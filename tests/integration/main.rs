@@ -14,6 +14,7 @@ mod examples_cpu;
 mod examples_emulated;
 mod forward_progress;
 mod graphs_cpu;
+mod graphs_emulated;
 mod joins;
 mod multi_gpu_emulated;
 mod nvrtc_compile;
