@@ -21,7 +21,8 @@ pub struct FnBody {
     /// One entry per loop (indexed by `LoopId`): whether it carries a Rust label, i.e. may
     /// be the target of a `break`/`continue` from an inner loop (C needs a `goto` there).
     pub loops: Vec<bool>,
-    /// Task types spawned by this body and where (for the join checks).
+    /// Task types spawned by this body, or by a function it calls, and where (for the join
+    /// checks; `typeck/spawns.rs`).
     pub spawns: Vec<(String, proc_macro2::Span)>,
     /// Whether the body panics explicitly (`panic!`, `assert!`, `unwrap()`, ...), so that a
     /// call of it must leave its caller when it did (see `Checked::may_panic`). A
@@ -341,9 +342,22 @@ pub enum ExprKind {
     Return(Option<Box<Expr>>),
     Assign(Box<Expr>, Box<Expr>),
     CompoundAssign(BinOp, Box<Expr>, Box<Expr>, u32),
-    Counter(String, Reduce, Box<Expr>),
-    /// `ctx.buffers.<name>.<op>(args)`; the site is the index-out-of-bounds fault.
-    Buffer(String, BufOp, Vec<Expr>, u32),
+    /// `counter.<op>(v)` of a counter (a `Ty::Counter`: `ctx.counters.<name>`, or a
+    /// `&mut Sum<T>` parameter or local).
+    Counter(Box<Expr>, Reduce, Box<Expr>),
+    /// `buffer.<op>(args)` of a buffer (a `Ty::Buffer`: `ctx.buffers.<name>`, or a
+    /// `&Buffer<T>` parameter or local); the site is the index-out-of-bounds fault.
+    Buffer(Box<Expr>, BufOp, Vec<Expr>, u32),
+    /// The context itself (`ctx`, a `Ty::Ctx`), passed to a helper that takes it.
+    CtxRef,
+    /// `ctx.buffers` (a `Ty::Buffers`).
+    CtxBuffers,
+    /// `ctx.counters` (a `Ty::Counters`).
+    CtxCounters,
+    /// Buffer `<name>` of a `Ty::Buffers` (`ctx.buffers.data`): a `Ty::Buffer`.
+    BufferField(Box<Expr>, String),
+    /// Counter `<name>` of a `Ty::Counters` (`&mut ctx.counters.found`): a `Ty::Counter`.
+    CounterField(Box<Expr>, String),
     OptMethod(OptOp, Box<Expr>, Vec<Expr>),
     TupleLit(Vec<Expr>),
     TupleField(Box<Expr>, usize),

@@ -2,14 +2,17 @@
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
 use crate::attr::{reject_derive_repr, take_marker, Marked, Marker};
-use crate::types::{parse_param_type, parse_type_in, struct_layout, FloatTy, IntTy, Ty};
+use crate::types::{parse_param_type, parse_type_in, struct_layout, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;
 
+mod context;
 mod enums;
 mod impls;
 
+pub use context::{context_param, ContextNames};
+use context::{parse_buffer, parse_counter};
 pub use enums::{EnumDef, Variant};
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -21,11 +24,31 @@ pub enum StructKind {
     Plain,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
 pub enum Reduce {
     Sum,
     Max,
     Min,
+}
+
+impl Reduce {
+    /// The counter type's name: `Sum`, `Max` or `Min`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduce::Sum => "Sum",
+            Reduce::Max => "Max",
+            Reduce::Min => "Min",
+        }
+    }
+
+    /// The method that updates such a counter: `add`, `max` or `min`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Reduce::Sum => "add",
+            Reduce::Max => "max",
+            Reduce::Min => "min",
+        }
+    }
 }
 
 pub struct Field {
@@ -125,6 +148,9 @@ pub struct Module {
     /// How deep recursive helpers may call (`#[megakernel(recursion_limit = N)]`,
     /// `typeck/recursion.rs`).
     pub recursion_limit: u32,
+    /// The keys (`FnDef::key`) of functions whose signature was refused (and reported):
+    /// their calls report nothing more.
+    pub rejected: Vec<String>,
 }
 
 const RESERVED: [&str; 3] = ["Task", "Ctx", "Kernel"];
@@ -300,7 +326,8 @@ impl Module {
         }
         let impls = impls::impl_blocks(raw_impls, &raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect::<Vec<_>>(), &enums, errors);
         names.extend(impls.iter().flat_map(|b| b.int_consts()));
-        let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
+        // Fields cross between host and device: types that exist only in code are refused.
+        let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names).and_then(|ty| data_type(t, ty));
         for e in &mut enums {
             enums::resolve_fields(e, &|t| parse_type(t, &value_structs), errors);
         }
@@ -369,15 +396,19 @@ impl Module {
         }
 
         let mut fns = Vec::new();
+        let mut rejected = Vec::new();
         for (role, f) in raw_fns {
-            if let Some(def) = parse_fn(role, f, None, &value_structs, &names, &structs, errors) {
-                fns.push(def);
+            let key = f.sig.ident.to_string();
+            match parse_fn(role, f, None, &value_structs, &names, &structs, errors) {
+                Some(def) => fns.push(def),
+                None => rejected.push(key),
             }
         }
         for b in &impls {
             for f in &b.fns {
-                if let Some(def) = parse_fn(FnRole::Helper, f.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
-                    fns.push(def);
+                match parse_fn(FnRole::Helper, f.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
+                    Some(def) => fns.push(def),
+                    None => rejected.push(format!("{}::{}", b.ty, f.sig.ident)),
                 }
             }
         }
@@ -410,6 +441,7 @@ impl Module {
             type_names: names,
             layouts,
             recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
+            rejected,
         };
         module.check_handlers(errors);
         Some(module)
@@ -549,60 +581,15 @@ fn compute_layout(
     layouts.insert(name.to_string(), (size, align));
 }
 
-/// `Buffer<T>` or `ReadOnly<T>` (then `true`) with `T` one of the element types the
-/// runtime supports.
-fn parse_buffer(ty: &syn::Type) -> syn::Result<(Ty, bool)> {
-    let bad = || {
-        syn::Error::new_spanned(
-            ty,
-            "`#[buffers]` fields must be `Buffer<T>` (read and written) or `ReadOnly<T>` (only read) with `T` one of u32, i32, u64, i64, f32, f64",
-        )
-    };
-    let syn::Type::Path(p) = ty else { return Err(bad()) };
-    let last = p.path.segments.last().ok_or_else(bad)?;
-    let read_only = match last.ident.to_string().as_str() {
-        "Buffer" => false,
-        "ReadOnly" => true,
-        _ => return Err(bad()),
-    };
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
-    let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first().filter(|_| args.args.len() == 1) else {
-        return Err(bad());
-    };
-    let elem = match inner.path.get_ident().map(|i| i.to_string()).as_deref() {
-        Some("u32") => Ty::Int(IntTy::U32),
-        Some("i32") => Ty::Int(IntTy::I32),
-        Some("u64") => Ty::Int(IntTy::U64),
-        Some("i64") => Ty::Int(IntTy::I64),
-        Some("f32") => Ty::Float(FloatTy::F32),
-        Some("f64") => Ty::Float(FloatTy::F64),
-        _ => return Err(bad()),
-    };
-    Ok((elem, read_only))
-}
-
-fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
-    let bad = || {
-        syn::Error::new(
-            ty.span(),
-            "counter fields must be `Sum<T>`, `Max<T>` or `Min<T>` with `T` an integer type, e.g. `Sum<u64>`",
-        )
-    };
-    let syn::Type::Path(p) = ty else { return Err(bad()) };
-    let last = p.path.segments.last().ok_or_else(bad)?;
-    let reduce = match last.ident.to_string().as_str() {
-        "Sum" => Reduce::Sum,
-        "Max" => Reduce::Max,
-        "Min" => Reduce::Min,
-        _ => return Err(bad()),
-    };
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
-    if args.args.len() != 1 {
-        return Err(bad());
+/// `ty` (written `t`), unless it holds a type that exists only in handler code.
+fn data_type(t: &syn::Type, ty: Ty) -> syn::Result<Ty> {
+    match ty.code_only() {
+        Some(c) => Err(syn::Error::new_spanned(
+            t,
+            format!("`{}` exists only in handler code (locals, parameters, results); struct fields, task values and params cannot hold it", crate::types::rust_name(c)),
+        )),
+        None => Ok(ty),
     }
-    let syn::GenericArgument::Type(syn::Type::Path(inner)) = &args.args[0] else { return Err(bad()) };
-    let int = inner.path.get_ident().and_then(|i| IntTy::from_name(&i.to_string())).ok_or_else(bad)?;
-    Ok((reduce, int))
 }
 
 /// What a marker makes of a function.
@@ -634,7 +621,7 @@ fn parse_value_arg(args: &syn::MetaList, structs: &[String], names: &[(String, O
         }
     };
     // Any value type: a scalar, an array, a tuple, an `Option`, a struct or enum of the module.
-    match parse_type_in(&ty, structs, names) {
+    match parse_type_in(&ty, structs, names).and_then(|t| data_type(&ty, t)) {
         Ok(t) if t.is_value() => Some((t, ty.span())),
         Ok(_) => {
             errors.push(syn::Error::new_spanned(&ty, "a task's value must be a value type (a number, `bool`, an array, a tuple, an `Option`, or a struct or enum of this module)"));
@@ -828,6 +815,7 @@ pub(crate) fn parse_fn(
             kind = FnKind::Complete { task, max_children };
         }
         FnRole::Helper => {
+            let context = ContextNames::of(structs);
             for arg in &sig.inputs {
                 if let (syn::FnArg::Receiver(r), Some(owner)) = (arg, owner) {
                     match impls::receiver_type(r, owner, value_structs, names) {
@@ -837,7 +825,11 @@ pub(crate) fn parse_fn(
                     continue;
                 }
                 let Some((name, ty)) = typed_arg(arg, errors) else { continue };
-                match parse_param_type(ty, value_structs, names) {
+                let parsed = context_param(ty, &context).unwrap_or_else(|| parse_param_type(ty, value_structs, names));
+                match parsed {
+                    Ok(Ty::Ctx) if params.iter().any(|p| p.ty == Ty::Ctx) => {
+                        errors.push(syn::Error::new_spanned(ty, "a function takes the context once: `ctx: &mut Ctx` reaches the params, buffers and counters"));
+                    }
                     Ok(t) => params.push(Param { name, ty: t }),
                     Err(e) => errors.push(e),
                 }

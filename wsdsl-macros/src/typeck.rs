@@ -6,7 +6,7 @@
 
 use crate::infer::{Infer, VarKind};
 use crate::ir::*;
-use crate::model::{FnKind, Module, Reduce, StructKind};
+use crate::model::{FnKind, Module, StructKind};
 use crate::span::loc;
 use crate::types::{const_len, parse_param_type, parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
@@ -14,6 +14,7 @@ use syn::spanned::Spanned;
 
 mod methods;
 mod closures;
+mod context;
 mod enums;
 mod options;
 mod refutable;
@@ -23,6 +24,7 @@ mod panic;
 pub mod recursion;
 mod refs;
 mod slices;
+mod spawns;
 
 use closures::{ClosureDef, Frame};
 use panic::Piece;
@@ -174,6 +176,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
     }
     let recursion = recursion::analyse(m, &sh.infer, &spans, &mut bodies, m.recursion_limit, &mut sites);
     let may_panic = panic::may_panic(&bodies);
+    spawns::through_calls(&mut bodies);
     let instances = instances.into_iter().zip(bodies.split_off(n)).collect();
     // A closure's body is checked at each of its calls: report each of its errors once.
     let mut seen = Vec::new();
@@ -211,6 +214,10 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
     let mut params = Vec::new();
     for p in &f.params {
         let id = cx.new_local(&p.name.to_string(), p.ty.clone());
+        if p.ty == Ty::Ctx {
+            // C names the context `ctx` wherever it is passed (`lower/items.rs`).
+            cx.scopes[0].push((p.name.to_string(), Bind::Ctx));
+        }
         params.push(id);
     }
     if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
@@ -272,6 +279,13 @@ impl<'a> Cx<'a> {
 
     fn parse_type(&self, t: &syn::Type) -> syn::Result<Ty> {
         parse_type_in(t, &self.value_structs, &self.m.type_names)
+    }
+
+    /// The type of a parameter or a `let` annotation: a value type, a reference to one, or
+    /// the context or a part of it (`model/context.rs`).
+    fn parse_local_type(&self, t: &syn::Type) -> syn::Result<Ty> {
+        let names = crate::model::ContextNames::of(&self.m.structs);
+        crate::model::context_param(t, &names).unwrap_or_else(|| parse_param_type(t, &self.value_structs, &self.m.type_names))
     }
 
     fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {
@@ -420,7 +434,7 @@ impl<'a> Cx<'a> {
             }
         };
         let ann_ty = match ann {
-            Some(t) => match parse_param_type(t, &self.value_structs, &self.m.type_names) {
+            Some(t) => match self.parse_local_type(t) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     self.errors.push(e);
@@ -458,6 +472,11 @@ impl<'a> Cx<'a> {
             let id = self.new_local_hidden(ty);
             out.push(StmtKind::Let(id, init));
             self.destructure(tp, id, &mut out);
+            return out;
+        }
+        if self.resolve(&ty) == Ty::Ctx {
+            // Another name for the context (C always calls it `ctx`).
+            self.scopes.last_mut().unwrap().push((name, Bind::Ctx));
             return out;
         }
         let id = self.new_local(&name, ty);
@@ -552,7 +571,7 @@ impl<'a> Cx<'a> {
             E::Paren(p) => self.expr(&p.expr),
             E::Group(g) => self.expr(&g.expr),
             E::Path(p) => self.path(p),
-            E::Field(f) => self.field(f),
+            E::Field(f) => self.field(f, false),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
                     self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local)");
@@ -572,6 +591,10 @@ impl<'a> Cx<'a> {
                         ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
                     Ty::Err => err_expr(),
+                    Ty::Buffer(..) => {
+                        self.err_at(&i.expr, "buffer elements are read with `.get(i)` and written with `.set(i, v)` (or the `atomic_*` methods)");
+                        err_expr()
+                    }
                     t => {
                         let msg = format!("cannot index into a value of type `{}`; only arrays `[T; N]` can be indexed", crate::types::rust_name(&t));
                         self.err_at(&i.expr, msg);
@@ -755,10 +778,7 @@ impl<'a> Cx<'a> {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
                 Some(Bind::Alias(x)) => (*x).clone(),
                 Some(Bind::Closure(_)) => self.closure_value(p),
-                Some(Bind::Ctx) => {
-                    self.err(span, CTX_USAGE);
-                    err_expr()
-                }
+                Some(Bind::Ctx) => ex(Ty::Ctx, ExprKind::CtxRef),
                 None if self.m.func(&segs[0]).is_some_and(|f| f.kind == FnKind::Const) => {
                     let f = self.m.func(&segs[0]).unwrap();
                     self.calls.push((segs[0].clone(), span));
@@ -820,7 +840,9 @@ impl<'a> Cx<'a> {
         err_expr()
     }
 
-    fn field(&mut self, f: &syn::ExprField) -> Expr {
+    /// `base.member`; `counter`: whether a counter of `ctx.counters` may be named (as the
+    /// receiver of its update, or borrowed by `&mut`).
+    fn field(&mut self, f: &syn::ExprField, counter: bool) -> Expr {
         let syn::Member::Named(member) = &f.member else {
             let syn::Member::Unnamed(idx) = &f.member else { unreachable!() };
             let base = self.expr(&f.base);
@@ -838,40 +860,36 @@ impl<'a> Cx<'a> {
             };
         };
         let member = member.to_string();
-        if self.is_ctx(&f.base) && member == "params" {
-            if let Some(p) = self.m.params() {
-                return ex(Ty::Ref(Box::new(Ty::Struct(p.name.to_string())), false), ExprKind::ParamsRef);
-            }
-        }
         if self.is_ctx(&f.base) {
-            self.err_at(&f, CTX_USAGE);
-            return err_expr();
+            return self.ctx_field(f, &member);
         }
         if let syn::Expr::Field(inner) = peel(&f.base) {
-            if self.is_ctx(&inner.base) {
-                if matches!(&inner.member, syn::Member::Named(n) if n == "params") {
-                    let Some(p) = self.m.params() else {
-                        self.err_at(&f, "this megakernel has no `#[params]` struct");
-                        return err_expr();
-                    };
-                    return match p.fields.iter().find(|x| x.name == member) {
-                        Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
-                        None => {
-                            let msg = format!("no field `{member}` on the params struct `{}`", p.name);
-                            self.err_at(&f.member, msg);
-                            err_expr()
-                        }
-                    };
-                }
-                if matches!(&inner.member, syn::Member::Named(n) if n == "buffers") {
-                    self.err_at(&f, "buffer elements are read with `ctx.buffers.<name>.get(i)` and written with `.set(i, v)`; see also `.len()` and `.atomic_add/min/max/cas`");
+            if self.is_ctx(&inner.base) && matches!(&inner.member, syn::Member::Named(n) if n == "params") {
+                let Some(p) = self.m.params() else {
+                    self.err_at(&f, "this megakernel has no `#[params]` struct");
                     return err_expr();
-                }
-                self.err_at(&f, "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
-                return err_expr();
+                };
+                return match p.fields.iter().find(|x| x.name == member) {
+                    Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
+                    None => {
+                        let msg = format!("no field `{member}` on the params struct `{}`", p.name);
+                        self.err_at(&f.member, msg);
+                        err_expr()
+                    }
+                };
             }
         }
         let base = self.expr(&f.base);
+        self.field_of(base, f, counter)
+    }
+
+    /// Field `f.member` of the already checked `base` (see `field`).
+    fn field_of(&mut self, base: Expr, f: &syn::ExprField, counter: bool) -> Expr {
+        let syn::Member::Named(member) = &f.member else { return err_expr() };
+        let member = member.to_string();
+        if let Some(x) = self.context_field(&base, f, &member, counter) {
+            return x;
+        }
         let base = self.auto_deref(base);
         match self.resolve(&base.ty) {
             Ty::Struct(s) => {
@@ -1248,46 +1266,18 @@ impl<'a> Cx<'a> {
             self.err_at(&t, "turbofish `::<...>` is not supported");
         }
         if self.is_ctx(&mc.receiver) {
-            match (method.as_str(), mc.args.len()) {
-                ("thread", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("thread")),
-                ("threads", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("threads")),
-                ("sync", 0) => return ex(Ty::Unit, ExprKind::CtxCall("sync")),
-                ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
-                ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
-                ("spawn", 1) => {}
-                _ => {
-                    self.err_at(&mc.method, CTX_USAGE);
-                    return err_expr();
-                }
-            }
-            let arg = self.expr(&mc.args[0]);
-            let r = self.resolve(&arg.ty);
-            if let Ty::Struct(n) = &r {
-                if self.m.task_tag(n).is_some() {
-                    self.spawns.push((n.clone(), mc.args[0].span()));
-                    return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
-                }
-            }
-            if r != Ty::Err {
-                let tasks = self.m.task_names().join(", ");
-                let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
-                self.err_at(&mc.args[0], msg);
-            }
-            return err_expr();
+            return self.ctx_method(mc);
         }
-        if let syn::Expr::Field(cf) = peel(&mc.receiver) {
-            if let syn::Expr::Field(cc) = peel(&cf.base) {
-                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "counters") {
-                    return self.counter_op(mc, cf);
-                }
-                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "buffers") {
-                    return self.buffer_op(mc, cf);
-                }
-            }
-        }
-        let recv = self.expr(&mc.receiver);
+        // `ctx.counters.found.add(1)`: a counter may be named as the receiver of its update.
+        let recv = match peel(&mc.receiver) {
+            syn::Expr::Field(f) => self.field(f, true),
+            r => self.expr(r),
+        };
         let recv = self.auto_deref(recv);
         let rt = self.resolve(&recv.ty);
+        if rt.is_context() {
+            return self.context_method(mc, recv, &rt);
+        }
         let table = match &rt {
             Ty::Struct(owner) | Ty::Enum(owner) => return self.user_method(mc, recv, &owner.clone()),
             Ty::Int(_) => INT_METHODS,
@@ -1371,78 +1361,6 @@ impl<'a> Cx<'a> {
             self.expect_at(&s, p, &a.ty);
         }
         ex(ret, ExprKind::Method(m, Box::new(recv), args))
-    }
-
-    fn buffer_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
-        let Some(bs) = self.m.buffers() else {
-            self.err_at(&cf, "this megakernel has no `#[buffers]` struct");
-            return err_expr();
-        };
-        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
-        let Some(b) = bs.buffers.iter().find(|b| b.name == *fname) else {
-            let msg = format!("no buffer `{fname}` in `{}`", bs.name);
-            self.err_at(&cf.member, msg);
-            return err_expr();
-        };
-        let elem = b.elem.clone();
-        let us = Ty::Int(IntTy::Usize);
-        let method = mc.method.to_string();
-        if b.read_only && !matches!(method.as_str(), "len" | "get") {
-            self.err_at(
-                &mc.method,
-                format!("`{fname}` is a `ReadOnly` array: handlers can only `get(i)` and `len()` it; declare it `Buffer<T>` to `{method}` it"),
-            );
-            return err_expr();
-        }
-        let (op, params, ret) = match method.as_str() {
-            "len" => (BufOp::Len, vec![], us.clone()),
-            "get" => (BufOp::Get, vec![us.clone()], elem.clone()),
-            "set" => (BufOp::Set, vec![us.clone(), elem.clone()], Ty::Unit),
-            "atomic_add" => (BufOp::AtomicAdd, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_min" => (BufOp::AtomicMin, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_max" => (BufOp::AtomicMax, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_cas" => (BufOp::AtomicCas, vec![us.clone(), elem.clone(), elem.clone()], elem.clone()),
-            m => {
-                self.err_at(&mc.method, format!("buffers support `len()`, `get(i)`, `set(i, v)`, `atomic_add(i, v)`, `atomic_min(i, v)`, `atomic_max(i, v)` and `atomic_cas(i, current, new)`, not `{m}`"));
-                return err_expr();
-            }
-        };
-        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
-        if params.len() != args.len() {
-            self.err(mc.span(), format!("`{}` takes {} argument(s) but {} were supplied", mc.method, params.len(), args.len()));
-            return err_expr();
-        }
-        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
-            self.expect_at(&s, p, &a.ty);
-        }
-        let site = if op == BufOp::Len { u32::MAX } else { self.index_site(mc.method.span()) };
-        ex(ret, ExprKind::Buffer(fname.to_string(), op, args, site))
-    }
-
-    fn counter_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
-        let Some(cs) = self.m.counters() else {
-            self.err_at(&cf, "this megakernel has no `#[counters]` struct");
-            return err_expr();
-        };
-        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
-        let Some(c) = cs.counters.iter().find(|c| c.name == *fname) else {
-            let msg = format!("no counter `{fname}` in `{}`", cs.name);
-            self.err_at(&cf.member, msg);
-            return err_expr();
-        };
-        let (want, reduce) = match c.reduce {
-            Reduce::Sum => ("add", Reduce::Sum),
-            Reduce::Max => ("max", Reduce::Max),
-            Reduce::Min => ("min", Reduce::Min),
-        };
-        let int = c.int;
-        if mc.method != want || mc.args.len() != 1 {
-            self.err_at(&mc.method, format!("counter `{fname}` is updated with `.{want}(value)`"));
-            return err_expr();
-        }
-        let v = self.expr(&mc.args[0]);
-        self.expect_at(&mc.args[0], &Ty::Int(int), &v.ty);
-        ex(Ty::Unit, ExprKind::Counter(fname.to_string(), reduce, Box::new(v)))
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
@@ -1838,7 +1756,6 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

@@ -244,13 +244,23 @@ impl Cx<'_> {
                     self.scopes.last_mut().unwrap().push((pi.ident.to_string(), Bind::Closure(def)));
                 }
                 Ok(x) => {
-                    match self.parse_type(&pt.ty) {
-                        Ok(t) => self.expect_at(&pt.ty, &t, &x.ty),
-                        Err(e) => self.errors.push(e),
+                    let ty = match self.parse_local_type(&pt.ty) {
+                        Ok(t) => {
+                            self.expect_at(&pt.ty, &t, &x.ty);
+                            t
+                        }
+                        Err(e) => {
+                            self.errors.push(e);
+                            Ty::Err
+                        }
+                    };
+                    let syn::Pat::Ident(pi) = &*pt.pat else { continue };
+                    if ty == Ty::Ctx {
+                        self.scopes.last_mut().unwrap().push((pi.ident.to_string(), Bind::Ctx));
+                        continue;
                     }
                     // A copy: the helper may assign its parameter.
                     let (line, file) = loc(pt.span());
-                    let syn::Pat::Ident(pi) = &*pt.pat else { continue };
                     let id = self.new_local(&pi.ident.to_string(), x.ty.clone());
                     stmts.push(Stmt { line, file, kind: StmtKind::Let(id, Some(x)) });
                 }

@@ -46,6 +46,9 @@ impl Cx<'_> {
     /// callee as written, `span`: the whole call).
     pub(super) fn call_checked(&mut self, key: &str, args: Vec<Expr>, spans: &[Span], func: &syn::Expr, span: Span) -> Expr {
         let Some(f) = self.m.func(key) else {
+            if self.m.rejected.iter().any(|r| r == key) {
+                return err_expr(); // its signature was reported
+            }
             let msg = match key.split_once("::") {
                 Some((t, name)) => format!("no function or associated function `{name}` in `{t}`{}", self.listing(t)),
                 None if self.inlining.iter().any(|n| n == key) => {
@@ -76,6 +79,11 @@ impl Cx<'_> {
     pub(super) fn user_method(&mut self, mc: &syn::ExprMethodCall, recv: Expr, owner: &str) -> Expr {
         let key = format!("{owner}::{}", mc.method);
         let Some(f) = self.m.func(&key).filter(|f| f.kind == FnKind::Helper) else {
+            if self.m.rejected.contains(&key) {
+                // Its signature was reported; the arguments may still hold mistakes.
+                mc.args.iter().for_each(|a| drop(self.expr(a)));
+                return err_expr();
+            }
             let msg = format!("no method `{}` on `{owner}` in megakernel code{}", mc.method, self.listing(owner));
             self.err_at(&mc.method, msg);
             return err_expr();
