@@ -209,6 +209,12 @@ pub enum Method {
     MulAdd,
     IsNan,
     ToBits,
+    /// `a.cmp(&b)` (integers, bools): an `Ordering`.
+    Cmp,
+    /// `a.partial_cmp(&b)` (numbers, bools): an `Option<Ordering>`, `None` for a NaN.
+    PartialCmp,
+    /// `a.total_cmp(&b)` (floats): IEEE 754's total order as an `Ordering`.
+    TotalCmp,
 }
 
 /// Integer methods by name; `min`, `max`, `abs` are also float methods.
@@ -381,6 +387,16 @@ pub enum ExprKind {
     /// An `Option` built from a flag and a value (read only when the flag is set): what
     /// iterator consumers such as `max()` or `position(..)` produce (`typeck/iterators.rs`).
     OptFrom(Box<Expr>, Box<Expr>),
+    /// How many integers the range `start..end` (`..=` when set) holds, as a `usize`
+    /// (`iterators/chain.rs`; computed in the unsigned type of the range's width).
+    RangeLen(Box<Expr>, Box<Expr>, bool),
+    /// The `k`-th integer from `start` (`k` a `usize` within the range's length).
+    RangeNth(Box<Expr>, Box<Expr>),
+    /// `Ordering::Less` (-1), `Equal` (0) or `Greater` (1).
+    OrderingLit(i8),
+    /// A `Result` built from a flag (`Ok` when set), the `Ok` value and the `Err` value (only
+    /// the one the flag selects is read): what `binary_search` produces.
+    ResFrom(Box<Expr>, Box<Expr>, Box<Expr>),
     /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
     SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
     Unit,

@@ -13,16 +13,20 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 mod methods;
+mod build;
 mod closures;
 mod context;
 mod enums;
 mod options;
+mod ordering;
 mod refutable;
 mod generics;
 mod iterators;
 mod panic;
 pub mod recursion;
 mod refs;
+mod results;
+mod slice_methods;
 mod slices;
 mod spawns;
 
@@ -76,6 +80,9 @@ struct Shared {
 struct LoopCx {
     label: Option<String>,
     id: LoopId,
+    /// The loop `continue` goes on with: `id`, or for a `for` over a `flat_map` the loop
+    /// inside it that yields the elements (`iterators.rs`).
+    cont: LoopId,
     /// `loop` (which may `break` with a value), not `while`/`for`.
     is_loop: bool,
     broke: bool,
@@ -574,8 +581,8 @@ impl<'a> Cx<'a> {
             E::Field(f) => self.field(f, false),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
-                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local)");
-                    return err_expr();
+                    // `a[i..j].len()`, `a[..k].iter()`: the method borrows the elements.
+                    return self.slicing(i, r, None);
                 }
                 let base = self.expr(&i.expr);
                 let base = self.auto_deref(base);
@@ -697,7 +704,7 @@ impl<'a> Cx<'a> {
                 ex(Ty::Never, ExprKind::Break(self.loops[idx].id, value.map(Box::new)))
             }
             E::Continue(c) => match self.find_loop(c.label.as_ref(), e, "continue") {
-                Some(idx) => ex(Ty::Never, ExprKind::Continue(self.loops[idx].id)),
+                Some(idx) => ex(Ty::Never, ExprKind::Continue(self.loops[idx].cont)),
                 None => err_expr(),
             },
             E::Return(r) => {
@@ -792,6 +799,9 @@ impl<'a> Cx<'a> {
         }
         if let Some(c) = self.assoc_const(&segs, span) {
             return c;
+        }
+        if let Some(d) = self.ordering_variant(&segs) {
+            return Self::ordering_lit(d);
         }
         if segs.len() == 2 {
             if let Some(en) = self.m.enum_def(&segs[0]) {
@@ -1022,10 +1032,10 @@ impl<'a> Cx<'a> {
                 // An enum with data is compared by `match`/`if let` (`==` would need a deep
                 // comparison of the union).
                 Ty::Enum(e) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
-                _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err),
+                _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Ordering | Ty::Var(_) | Ty::Err),
             },
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err)
+                matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Ordering | Ty::Var(_) | Ty::Err)
             }
             _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err),
         }
@@ -1147,7 +1157,7 @@ impl<'a> Cx<'a> {
         let src = self.resolve(&inner.ty);
         let ok = match (&src, &target) {
             (Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err, _) => true,
-            (Ty::Bool, Ty::Int(_)) => true,
+            (Ty::Bool | Ty::Ordering, Ty::Int(_)) => true,
             (Ty::Enum(e), Ty::Int(_)) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
             _ => false,
         };
@@ -1278,7 +1288,17 @@ impl<'a> Cx<'a> {
         if rt.is_context() {
             return self.context_method(mc, recv, &rt);
         }
+        if let Some(e) = self.compare_method(mc, &recv, &rt) {
+            return e;
+        }
+        if let Ty::Array(..) | Ty::Slice(..) = rt {
+            if slice_methods::SLICE_METHODS.contains(&method.as_str()) {
+                return self.slice_method(mc, recv).unwrap_or_else(err_expr);
+            }
+        }
         let table = match &rt {
+            Ty::Ordering => return self.ordering_method(mc, recv),
+            Ty::Result(v, e) => return self.result_method(mc, recv, (**v).clone(), (**e).clone()),
             Ty::Struct(owner) | Ty::Enum(owner) => return self.user_method(mc, recv, &owner.clone()),
             Ty::Int(_) => INT_METHODS,
             Ty::Float(_) => FLOAT_METHODS,
@@ -1461,7 +1481,7 @@ impl<'a> Cx<'a> {
         let id = self.loop_labels.len();
         self.loop_labels.push(label.is_some());
         let label = label.as_ref().map(|l| l.name.ident.to_string());
-        self.loops.push(LoopCx { label, id, is_loop, broke: false, value: None });
+        self.loops.push(LoopCx { label, id, cont: id, is_loop, broke: false, value: None });
         id
     }
 
@@ -1584,6 +1604,11 @@ impl<'a> Cx<'a> {
         if let Some(pat) = self.enum_pattern(p, ty) {
             return pat;
         }
+        if let syn::Pat::TupleStruct(ts) = p {
+            if let Some(pat) = self.result_pattern(ts, ty) {
+                return pat;
+            }
+        }
         let rt = self.resolve(ty);
         match p {
             P::Wild(_) => Pat::Wild,
@@ -1673,9 +1698,12 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// `Enum::Variant` or `None` as a pattern.
+    /// `Enum::Variant`, `Ordering::Less` or `None` as a pattern.
     fn pat_enum_or_none(&mut self, p: &syn::Pat, ty: &Ty) -> Option<Pat> {
         let syn::Pat::Path(pp) = p else { return None };
+        if let Some(pat) = self.ordering_pattern(pp, ty) {
+            return Some(pat);
+        }
         let segs: Vec<String> = pp.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() == 1 && segs[0] == "None" {
             return Some(match self.resolve(ty) {

@@ -326,7 +326,54 @@ impl FnLower<'_> {
                 let mut refs: Vec<&Expr> = vec![recv];
                 refs.extend(args.iter());
                 let v = self.operands(&refs, out);
-                method_c(*m, &rt, &v)
+                match m {
+                    Method::Cmp | Method::PartialCmp | Method::TotalCmp => {
+                        let ordering = match (m, &rt) {
+                            (Method::TotalCmp, Ty::Float(f)) => format!("ws_total_cmp_{}({}, {})", f.name(), v[0], v[1]),
+                            _ => format!("((ws_i8)((({0}) > ({1})) - (({0}) < ({1}))))", v[0], v[1]),
+                        };
+                        if *m != Method::PartialCmp {
+                            return Some(ordering);
+                        }
+                        // `None` when either operand is a NaN (never for integers and bools).
+                        let some = match rt {
+                            Ty::Float(_) => format!("!(({0}) != ({0}) || ({1}) != ({1}))", v[0], v[1]),
+                            _ => "true".into(),
+                        };
+                        format!("{}{{{some}, {ordering}}}", self.cty(&ty))
+                    }
+                    _ => method_c(*m, &rt, &v),
+                }
+            }
+            ExprKind::OrderingLit(d) => format!("((ws_i8){d})"),
+            ExprKind::RangeLen(start, end, inclusive) => {
+                let Ty::Int(t) = self.ty(&start.ty) else { return Some("0".into()) };
+                let v = self.operands(&[start, end], out);
+                let (s, e, u) = (&v[0], &v[1], format!("ws_{}", t.unsigned_name()));
+                let (cmp, extra) = if *inclusive { ("<=", " + 1u") } else { ("<", "") };
+                format!("((({s}) {cmp} ({e})) ? (ws_usize)(({u})(({u})({e}) - ({u})({s}))){extra} : (ws_usize)0)")
+            }
+            ExprKind::RangeNth(start, k) => {
+                let Ty::Int(t) = self.ty(&start.ty) else { return Some("0".into()) };
+                let v = self.operands(&[start, k], out);
+                let w = t.c_wide_unsigned();
+                format!("(({})(({w})({}) + ({w})({})))", t.c(), v[0], v[1])
+            }
+            ExprKind::ResFrom(ok, v, e) => {
+                // Only the value the flag selects is computed and read.
+                let flag = self.expr(ok, out).unwrap_or_else(|| "false".into());
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t}; {t}.f0 = {flag};"));
+                for (set, part, field) in [(true, v, "f1"), (false, e, "f2")] {
+                    let mut vs = Vec::new();
+                    if let Some(x) = self.expr(part, &mut vs) {
+                        vs.push(format!("{t}.{field} = {x};"));
+                    }
+                    out.push(format!("if ({}{t}.f0) {{", if set { "" } else { "!" }));
+                    out.extend(super::indent(vs));
+                    out.push("}".into());
+                }
+                t
             }
             ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) => {
                 if ty.is_value() {

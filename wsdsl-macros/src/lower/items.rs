@@ -285,7 +285,8 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
         Ty::Result(v, e) => {
             emit_type(v, m, done, out);
             emit_type(e, m, done, out);
-            writeln!(out, "struct {} {{ bool ok; {} v; {} e; }};", c_name(t), c_name(v), c_name(e)).unwrap();
+            // The fields of a (flag, value, error) tuple: `Ok(p)` and `Err(p)` are tuple patterns.
+            writeln!(out, "struct {} {{ bool f0; {} f1; {} f2; }};", c_name(t), c_name(v), c_name(e)).unwrap();
         }
         Ty::Option(e) if !matches!(**e, Ty::Int(_)) => {
             emit_type(e, m, done, out);

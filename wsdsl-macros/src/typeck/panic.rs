@@ -134,7 +134,7 @@ impl Cx<'_> {
         ex(inner, ExprKind::Unwrap(Box::new(recv), site))
     }
 
-    fn panic_expr(&mut self, at: Span, message: Vec<Piece>, values: Vec<(Expr, Option<usize>)>) -> Expr {
+    pub(super) fn panic_expr(&mut self, at: Span, message: Vec<Piece>, values: Vec<(Expr, Option<usize>)>) -> Expr {
         self.panics = true;
         let site = self.site(at, message);
         ex(Ty::Never, ExprKind::Panic(site, values))

@@ -15,7 +15,7 @@ impl Cx<'_> {
         let mutable = r.mutability.is_some();
         if let syn::Expr::Index(ix) = super::peel(&r.expr) {
             if let syn::Expr::Range(range) = super::peel(&ix.index) {
-                return self.slicing(ix, range, mutable);
+                return self.slicing(ix, range, Some(mutable));
             }
         }
         // `&mut ctx.counters.found`: a counter is named only to be updated or borrowed.
