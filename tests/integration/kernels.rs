@@ -3,6 +3,8 @@
 
 #[path = "../../examples/bfs/kernel.rs"]
 pub mod bfs;
+#[path = "../../examples/branch_bound/kernel.rs"]
+pub mod branch_bound;
 #[path = "../../examples/chain/kernel.rs"]
 pub mod chain;
 #[path = "../../examples/connect4/kernel.rs"]

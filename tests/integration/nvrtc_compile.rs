@@ -14,6 +14,7 @@ use crate::kernels::uts;
 use crate::kernels::chain;
 use crate::kernels::sudoku;
 use crate::kernels::knapsack;
+use crate::kernels::branch_bound;
 use crate::kernels::fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
@@ -71,6 +72,11 @@ fn sudoku_knapsack_and_fifteen_kernels_compile() {
     compiles::<sudoku::sudoku::Kernel>();
     compiles::<knapsack::knapsack::Kernel>();
     compiles::<fifteen::fifteen::Kernel>();
+}
+
+#[test]
+fn branch_bound_kernel_compiles() {
+    compiles::<branch_bound::bnb::Kernel>();
 }
 
 #[test]

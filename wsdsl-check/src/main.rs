@@ -9,6 +9,9 @@
 //!     gpu-check nvshmem-smoke   # only the NVSHMEM smoke check (one PE by default; nvshmem_smoke.rs)
 
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/branch_bound/kernel.rs"]
+mod branch_bound;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
 mod chain;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -301,6 +304,19 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
         Box::new(move |rt: &Runtime| {
             let (best, out) = knapsack::solve(rt, &items, capacity)?;
             Ok((best.to_string(), optimum.to_string(), out.stats))
+        }),
+    ));
+    // Branch and bound over a trait: a knapsack and a tour in one run, against dynamic programming.
+    let (items, cities) = if quick { (30, 9) } else { (40, 12) };
+    let (knap, capacity) = branch_bound::knapsack_instance(items, 1);
+    let dist = branch_bound::cities(cities, 1);
+    let want = branch_bound::reference(&knap, capacity, &dist);
+    list.push((
+        format!("branch_bound {items} items, {cities} cities"),
+        Box::new(move |rt: &Runtime| {
+            let (got, out) = branch_bound::solve(rt, &knap, capacity, &dist)?;
+            let show = |s: branch_bound::Solution| format!("value {}, tour {}", s.knapsack, s.tour);
+            Ok((show(got), show(want), out.stats))
         }),
     ));
     // The 15-puzzle: solutions within the optimal moves + 2, against a sequential search.

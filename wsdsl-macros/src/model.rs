@@ -10,10 +10,12 @@ use syn::spanned::Spanned;
 mod context;
 mod enums;
 mod impls;
+mod traits;
 
 pub use context::{context_param, ContextNames};
 use context::{parse_buffer, parse_counter};
 pub use enums::{EnumDef, Variant};
+pub use traits::TraitDef;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StructKind {
@@ -119,6 +121,10 @@ pub struct FnDef {
     /// The type parameters of a generic helper. Such a helper has no parameters or result
     /// here: `typeck/generics.rs` checks a copy of it per instantiation.
     pub generics: Vec<Ident>,
+    /// The Rust function this one is a copy of when it is not its own (a trait's default
+    /// method or a blanket impl's method, `Trait::name`; `model/traits.rs`): where the CPU
+    /// backend's recursion guard goes, and the name its message shows.
+    pub shared: Option<String>,
 }
 
 impl FnDef {
@@ -137,8 +143,12 @@ pub struct Module {
     pub name: Ident,
     /// `use` items, re-emitted untouched.
     pub passthrough: Vec<syn::Item>,
-    /// Inherent `impl` blocks, re-emitted untouched; their items are also in `fns`.
+    /// `impl` blocks, re-emitted untouched; their items (and the trait defaults they use)
+    /// are also in `fns`.
     pub impls: Vec<syn::ItemImpl>,
+    /// The module's traits (`model/traits.rs`), and as written, re-emitted untouched.
+    pub traits: Vec<TraitDef>,
+    pub trait_items: Vec<syn::ItemTrait>,
     pub structs: Vec<StructDef>,
     pub enums: Vec<EnumDef>,
     pub fns: Vec<FnDef>,
@@ -203,6 +213,7 @@ impl Module {
         let mut raw_enums = Vec::new();
         let mut raw_consts = Vec::new();
         let mut raw_impls = Vec::new();
+        let mut trait_items = Vec::new();
         for item in items {
             match item {
                 syn::Item::Use(_) => passthrough.push(item),
@@ -258,10 +269,7 @@ impl Module {
                     "`static` items are not supported (no global mutable state on the device); use a `const`",
                 )),
                 syn::Item::Impl(i) => raw_impls.push(i),
-                syn::Item::Trait(t) => errors.push(syn::Error::new(
-                    t.trait_token.span,
-                    "traits are not supported in megakernel code; write free functions",
-                )),
+                syn::Item::Trait(t) => trait_items.push(t),
                 other => errors.push(syn::Error::new(
                     other.span(),
                     "a #[megakernel] module may contain only structs, field-less enums, consts, functions and `use` items",
@@ -293,6 +301,7 @@ impl Module {
         let mut names: Vec<(String, proc_macro2::Span)> = Vec::new();
         let idents = raw_structs.iter().map(|(_, s, _)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident));
         let idents = idents.chain(raw_enums.iter().map(|e| &e.ident)).chain(raw_consts.iter().map(|c| &c.ident));
+        let idents = idents.chain(trait_items.iter().map(|t| &t.ident));
         for id in idents {
             let n = id.to_string();
             if reserved.contains(&n.as_str()) {
@@ -324,7 +333,9 @@ impl Module {
                 }
             }
         }
-        let impls = impls::impl_blocks(raw_impls, &raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect::<Vec<_>>(), &enums, errors);
+        let traits: Vec<TraitDef> = trait_items.iter().filter_map(|t| traits::parse_trait(t, errors)).collect();
+        let kinds: Vec<(StructKind, String)> = raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect();
+        let (impls, impl_items) = impls::impl_blocks(raw_impls, &kinds, &enums, &traits, errors);
         names.extend(impls.iter().flat_map(|b| b.int_consts()));
         // Fields cross between host and device: types that exist only in code are refused.
         let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names).and_then(|ty| data_type(t, ty));
@@ -406,9 +417,9 @@ impl Module {
         }
         for b in &impls {
             for f in &b.fns {
-                match parse_fn(FnRole::Helper, f.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
-                    Some(def) => fns.push(def),
-                    None => rejected.push(format!("{}::{}", b.ty, f.sig.ident)),
+                match parse_fn(FnRole::Helper, f.item.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
+                    Some(def) => fns.push(FnDef { shared: f.shared.clone(), ..def }),
+                    None => rejected.push(format!("{}::{}", b.ty, f.item.sig.ident)),
                 }
             }
         }
@@ -426,7 +437,7 @@ impl Module {
             let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
             // An associated const is re-emitted with its `impl` block.
             let konst = owner.is_none().then_some(c);
-            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst, generics: Vec::new() });
+            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst, generics: Vec::new(), shared: None });
         }
 
         let module = Module {
@@ -434,7 +445,9 @@ impl Module {
             vis: m.vis,
             name: m.ident,
             passthrough,
-            impls: impls.into_iter().map(|b| b.item).collect(),
+            impls: impl_items,
+            traits,
+            trait_items,
             structs,
             enums,
             fns,
@@ -738,7 +751,7 @@ pub(crate) fn parse_fn(
     }
     if !generics.is_empty() {
         let name = sig.ident.clone();
-        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, owner: None, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics });
+        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, owner: None, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics, shared: None });
     }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new(t.span(), "`async` functions are not supported in megakernel code"));
@@ -841,7 +854,7 @@ pub(crate) fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None, generics: Vec::new() })
+    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None, generics: Vec::new(), shared: None })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {

@@ -1255,6 +1255,9 @@ impl<'a> Cx<'a> {
                 }
             }
         }
+        if let Some(e) = self.trait_call(c) {
+            return e;
+        }
         let Some(key) = self.callee_key(&c.func) else { return err_expr() };
         if let Some(Bind::Closure(def)) = self.lookup(&key) {
             let args = c.args.iter().map(|a| closures::Elem::Val(self.expr(a), false)).collect();

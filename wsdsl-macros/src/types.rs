@@ -403,7 +403,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
         syn::Type::Ptr(_) => err("raw pointers are not supported in megakernel code"),
         syn::Type::Slice(_) => err("a slice is borrowed: write `&[T]` or `&mut [T]` (a function parameter or a local), or use a fixed-size array `[T; N]`"),
         syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => err(
-            "trait objects and `impl Trait` are not supported; use a concrete scalar, array or struct type",
+            "trait objects and `impl Trait` are not supported (the device has no dynamic dispatch); make the function generic over the trait, `fn f<P: Problem>(p: &P)` (one copy per type it is called with), or use an enum of the types",
         ),
         syn::Type::Never(_) => err("the never type `!` is not supported here"),
         syn::Type::Path(p) if p.qself.is_none() => {

@@ -85,6 +85,12 @@ impl Cx<'_> {
                     self.infer_tparams(&a.elem, &e, tps, subst);
                 }
             }
+            // `&P` takes a reference, or the handler's task (a `&Task` in Rust).
+            syn::Type::Reference(r) => match (&*r.elem, self.resolve(found)) {
+                (syn::Type::Slice(s), Ty::Slice(e, _)) => self.infer_tparams(&s.elem, &e, tps, subst),
+                (elem, Ty::Ref(e, _)) => self.infer_tparams(elem, &e, tps, subst),
+                (elem, t) => self.infer_tparams(elem, &t, tps, subst),
+            },
             syn::Type::Tuple(t) => {
                 if let Ty::Tuple(es) = self.resolve(found) {
                     for (w, e) in t.elems.iter().zip(&es) {
@@ -211,9 +217,7 @@ impl Cx<'_> {
         }
         // Known before its body is checked, so a recursive call inside it has its types.
         let Some((_, params, ret)) = self.sh.instantiating.iter().find(|(n, _, _)| *n == mangled).cloned() else { return err_expr() };
-        for ((p, a), s) in params.iter().zip(&args).zip(&c.args) {
-            self.expect_at(s, p, &a.ty);
-        }
+        let args = params.iter().zip(args).zip(&c.args).map(|((p, a), s)| self.coerce_arg(s.span(), p, a)).collect();
         self.calls.push((mangled.clone(), c.func.span()));
         ex(ret, ExprKind::Call(mangled, args))
     }

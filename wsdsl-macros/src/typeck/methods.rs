@@ -17,6 +17,14 @@ impl Cx<'_> {
     pub(super) fn callee_key(&mut self, func: &syn::Expr) -> Option<String> {
         if let syn::Expr::Path(p) = peel(func) {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            // `<Type as Trait>::name`: the type's method.
+            if let (Some(q), Some(name)) = (&p.qself, segs.last()) {
+                if let syn::Type::Path(tp) = &*q.ty {
+                    if let Some(t) = tp.path.get_ident().filter(|t| self.m.is_named_type(&t.to_string())) {
+                        return Some(format!("{t}::{name}"));
+                    }
+                }
+            }
             let plain = p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none());
             match segs.as_slice() {
                 [f] if plain => return Some(f.clone()),
@@ -72,6 +80,31 @@ impl Cx<'_> {
             return err_expr();
         }
         self.finish_call(f, args, spans, false, (span, func.span()))
+    }
+
+    /// `Trait::name(x, ..)`: the method `name` of the type of `x` (its first argument, as
+    /// the receiver of a method call), if `c` calls a trait of the module so.
+    pub(super) fn trait_call(&mut self, c: &syn::ExprCall) -> Option<Expr> {
+        let syn::Expr::Path(p) = peel(&c.func) else { return None };
+        let [tr, name] = &p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>()[..] else { return None };
+        if p.qself.is_some() || !self.m.traits.iter().any(|t| t.name == tr) {
+            return None;
+        }
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let owner = match args.first().map(|a| self.resolve(&a.ty)) {
+            Some(Ty::Ref(t, _)) => *t,
+            Some(t) => t,
+            None => Ty::Unit,
+        };
+        let (Ty::Struct(owner) | Ty::Enum(owner)) = owner else {
+            if owner != Ty::Err {
+                let msg = format!("`{tr}::{name}(..)` calls the method of its first argument's type, a struct or enum of this module implementing `{tr}`; this one is `{}`", self.show(&owner));
+                self.err_at(&c.func, msg);
+            }
+            return Some(err_expr());
+        };
+        let spans: Vec<Span> = c.args.iter().map(|a| a.span()).collect();
+        Some(self.call_checked(&format!("{owner}::{name}"), args, &spans, &c.func, c.span()))
     }
 
     /// `recv.method(args)` for a receiver (already auto-dereferenced) of struct or enum type
