@@ -37,3 +37,5 @@ pub mod relax;
 pub mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 pub mod uts;
+#[path = "subset_kernel.rs"]
+pub mod subset;

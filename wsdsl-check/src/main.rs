@@ -48,6 +48,11 @@ mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
+/// The Rust subset's newer constructs, each output checked against native Rust.
+#[allow(dead_code)]
+#[path = "../../tests/integration/subset_kernel.rs"]
+mod subset;
+
 mod nvshmem_smoke;
 
 use clap::{Parser, Subcommand};
@@ -306,6 +311,8 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Ok((best.to_string(), optimum.to_string(), out.stats))
         }),
     ));
+    // Helpers taking the context, traits, iterator adaptors and slice methods, against native Rust.
+    list.push(("rust subset differential".to_string(), Box::new(subset::run)));
     // Branch and bound over a trait: a knapsack and a tour in one run, against dynamic programming.
     let (items, cities) = if quick { (30, 9) } else { (40, 12) };
     let (knap, capacity) = branch_bound::knapsack_instance(items, 1);
@@ -365,9 +372,10 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
 }
 
 /// Whether a workload has work for more than one worker, so that the deque scheduler must
-/// steal to run it (a single chain has one task at a time: nothing to steal).
+/// steal to run it (a single chain has one task at a time: nothing to steal; the
+/// differential check's roots are dealt to every worker and need no stealing).
 fn spreads(workload: &str) -> bool {
-    !workload.starts_with("chain 1 x")
+    !workload.starts_with("chain 1 x") && !workload.starts_with("rust subset")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

@@ -245,6 +245,7 @@ diff! {
     fn ord_float(a: f64, b: f64) -> i32 { a.total_cmp(&b) as i32 * 10 + a.partial_cmp(&b).map_or(5, |o| o as i32) + (a as f32).total_cmp(&(b as f32)) as i32 * 100 } for [(0.0, -0.0), (f64::NAN, 1.0), (1.0, f64::NAN), (-f64::NAN, f64::NAN), (-1.0, 2.0), (f64::INFINITY, f64::NAN)]
     fn res_methods(x: u32) -> u32 { let v = [2u32, 4, 6]; let r = v.binary_search(&x); r.is_ok() as u32 + r.is_err() as u32 * 2 + r.ok().unwrap_or(7) as u32 * 10 + r.err().unwrap_or(8) as u32 * 100 + r.unwrap_or(5) as u32 * 1000 + if let Ok(i) = r { i as u32 * 10000 } else { 0 } + matches!(r, Err(1)) as u32 * 100000 } for [(1), (2), (3), (4), (7)]
     fn res_unwrap(x: u32) -> usize { [1u32, 3].binary_search(&x).unwrap() + [1u32, 3].binary_search(&x).expect("present") } for [(1), (3), (2)]
+    fn tr_static(a: u32, b: u32) -> u32 { let s = Sq { s: a % 1000 }; let r = Rt { w: a, h: b }; s.scaled(b).wrapping_add(r.scaled(a)) ^ total(&[s, s.grow(2)]) ^ bigger(r, r.grow(b % 7)).w.wrapping_mul(3) ^ coded(&s) ^ coded(&r) << 1 ^ Area::area(&r) ^ <Sq as Describe>::code(&s) ^ (Sq::SIDES + Rt::SCALE + Sq::SCALE) << 24 ^ total(&[r; 3][1..]) } for [(0, 0), (3, 4), (u32::MAX, 7), (999, 1000)]
     fn g_apply(x: u32, k: u32) -> u32 { let add = |v: u32| v.wrapping_add(k); apply(add, x).wrapping_add(apply(|v| v.wrapping_mul(3), x)).wrapping_add(apply_t(move |v: u64| v ^ k as u64, x as u64) as u32).wrapping_add(first_over(|i| i * i > x, 100)) } for [(0, 0), (50, 7), (u32::MAX, u32::MAX)]
 }
 
@@ -377,6 +378,39 @@ shared! {
             _ => Shape::Duo(k as u8, half(k + 1).map(|v| v as u16)),
         }
     }
+
+    // Traits: methods with and without defaults, associated consts with and without
+    // defaults, a blanket impl, generic helpers bounded by them.
+    trait Area {
+        const SIDES: u32;
+        const SCALE: u32 = 1;
+        fn area(&self) -> u32;
+        fn scaled(&self, k: u32) -> u32 { self.area().wrapping_mul(k).wrapping_mul(Self::SCALE) + Self::SIDES }
+        fn grow(self, by: u32) -> Self;
+    }
+    #[derive(Clone, Copy)]
+    struct Sq { s: u32 }
+    #[derive(Clone, Copy)]
+    struct Rt { w: u32, h: u32 }
+    impl Area for Sq {
+        const SIDES: u32 = 4;
+        fn area(&self) -> u32 { self.s.wrapping_mul(self.s) }
+        fn grow(self, by: u32) -> Sq { Sq { s: self.s.wrapping_add(by) } }
+    }
+    impl Area for Rt {
+        const SIDES: u32 = 4;
+        const SCALE: u32 = 3;
+        fn area(&self) -> u32 { self.w.wrapping_mul(self.h) }
+        fn scaled(&self, k: u32) -> u32 { self.w.wrapping_add(k) }
+        fn grow(self, by: u32) -> Self { Rt { w: self.w.wrapping_add(by), h: self.h } }
+    }
+    trait Describe { fn code(&self) -> u32; }
+    impl<T: Area + Copy> Describe for T {
+        fn code(&self) -> u32 { self.area() ^ T::SIDES << 8 ^ self.grow(1).area() << 16 }
+    }
+    fn total<A: Area>(xs: &[A]) -> u32 { xs.iter().map(|x| x.area()).fold(0u32, |s, a| s.wrapping_add(a)) }
+    fn bigger<A: Area + Copy>(a: A, b: A) -> A { if a.area() >= b.area() { a } else { b } }
+    fn coded<D: Describe>(d: &D) -> u32 { d.code() }
 
     // Recursion: direct, mutual, generic, a method, and a panic leaving every level; all
     // within the default limit (256 active calls), which `down` below goes past.

@@ -85,12 +85,17 @@ impl Cx<'_> {
                     self.infer_tparams(&a.elem, &e, tps, subst);
                 }
             }
-            // `&P` takes a reference, or the handler's task (a `&Task` in Rust).
-            syn::Type::Reference(r) => match (&*r.elem, self.resolve(found)) {
-                (syn::Type::Slice(s), Ty::Slice(e, _)) => self.infer_tparams(&s.elem, &e, tps, subst),
-                (elem, Ty::Ref(e, _)) => self.infer_tparams(elem, &e, tps, subst),
-                (elem, t) => self.infer_tparams(elem, &t, tps, subst),
+            // `&P` takes a reference, or the handler's task (a `&Task` in Rust); `&[P]` a
+            // slice, or a reference to an array.
+            syn::Type::Reference(r) => match self.resolve(found) {
+                Ty::Ref(e, _) => self.infer_tparams(&r.elem, &e, tps, subst),
+                t => self.infer_tparams(&r.elem, &t, tps, subst),
             },
+            syn::Type::Slice(s) => {
+                if let Ty::Slice(e, _) | Ty::Array(e, _) = self.resolve(found) {
+                    self.infer_tparams(&s.elem, &e, tps, subst);
+                }
+            }
             syn::Type::Tuple(t) => {
                 if let Ty::Tuple(es) = self.resolve(found) {
                     for (w, e) in t.elems.iter().zip(&es) {
