@@ -581,8 +581,8 @@ impl<'a> Cx<'a> {
             E::Field(f) => self.field(f, false),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
-                    // `a[i..j].len()`, `a[..k].iter()`: the method borrows the elements.
-                    return self.slicing(i, r, None);
+                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local), or the receiver of a method (`a[i..j].len()`, `a[..k].iter()`, `a[k..].sort_unstable()`)");
+                    return err_expr();
                 }
                 let base = self.expr(&i.expr);
                 let base = self.auto_deref(base);
@@ -919,6 +919,20 @@ impl<'a> Cx<'a> {
                 self.err_at(&f.member, msg);
                 err_expr()
             }
+        }
+    }
+
+    /// The receiver of a method call: also a counter (`ctx.counters.found.add(1)`) or a range
+    /// of elements (`a[i..j].len()`, `a[..k].sort_unstable()`: a slice of them, as mutable as
+    /// `a` is, which the method borrows).
+    pub(super) fn receiver(&mut self, e: &syn::Expr) -> Expr {
+        match peel(e) {
+            syn::Expr::Field(f) => self.field(f, true),
+            syn::Expr::Index(ix) => match peel(&ix.index) {
+                syn::Expr::Range(r) => self.slicing(ix, r, None),
+                _ => self.expr(e),
+            },
+            r => self.expr(r),
         }
     }
 
@@ -1281,11 +1295,7 @@ impl<'a> Cx<'a> {
         if self.is_ctx(&mc.receiver) {
             return self.ctx_method(mc);
         }
-        // `ctx.counters.found.add(1)`: a counter may be named as the receiver of its update.
-        let recv = match peel(&mc.receiver) {
-            syn::Expr::Field(f) => self.field(f, true),
-            r => self.expr(r),
-        };
+        let recv = self.receiver(&mc.receiver);
         let recv = self.auto_deref(recv);
         let rt = self.resolve(&recv.ty);
         if rt.is_context() {
@@ -1317,8 +1327,8 @@ impl<'a> Cx<'a> {
             Ty::Slice(..) if method == "len" && mc.args.is_empty() => {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
-            Ty::Slice(..) => {
-                let msg = format!("method `{method}` is not supported on slices; use `len()`, indexing `s[i]`, `iter()` with its adaptors, or `chunks(k)`");
+            Ty::Slice(..) if method != "windows" && method != "split_at" => {
+                let msg = format!("method `{method}` is not supported on slices; use `len()`, indexing `s[i]`, `iter()` with its adaptors, `chunks(k)` or the slice methods {}", slice_methods::SLICE_METHODS.join(", "));
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }
@@ -1333,8 +1343,10 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (Ty::Array(..), "chunks_exact" | "chunks_mut" | "windows" | "split_at") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
-                (Ty::Array(..), _) => "iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), or index it in a range loop".to_string(),
+                (Ty::Array(..) | Ty::Slice(..), "windows") => "of the methods yielding slices only `chunks(k)` is supported; take the windows as slices: `for i in 0..=a.len() - k { let w = &a[i..i + k]; .. }`".to_string(),
+                (Ty::Array(..) | Ty::Slice(..), "split_at") => "slice it instead: `let (l, r) = (&a[..k], &a[k..]);`".to_string(),
+                (Ty::Array(..), "chunks_exact" | "chunks_mut") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
+                (Ty::Array(..), _) => format!("iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), index it in a range loop, or use the slice methods {}", slice_methods::SLICE_METHODS.join(", ")),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));

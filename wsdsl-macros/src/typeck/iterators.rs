@@ -205,7 +205,7 @@ impl Cx<'_> {
     /// The array (or slice) of an array source: the place itself, or a copy (a temporary,
     /// or `for x in a` by value, which iterates over the value `a` had), and its length.
     fn array_source(&mut self, e: &syn::Expr, mode: Mode, pre: &mut Vec<Stmt>) -> Option<(Expr, Expr)> {
-        let x = self.expr(e);
+        let x = self.receiver(e);
         match self.resolve(&x.ty) {
             Ty::Array(..) if mode == Mode::Mut && !super::options::is_place(&x) => {
                 self.err_at(e, "can only assign to local variables, their fields and array elements, and through references (`*r = v`, `r.f = v`)");
