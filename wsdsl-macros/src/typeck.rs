@@ -493,8 +493,7 @@ impl<'a> Cx<'a> {
 
     /// A local no Rust name can refer to (the value a tuple pattern takes apart).
     fn new_local_hidden(&mut self, ty: Ty) -> LocalId {
-        self.locals.push(Local { name: "tup".into(), ty });
-        self.locals.len() - 1
+        self.hidden("tup", ty)
     }
 
     /// `let (a, (b, _)) = local;` as one `let` per name, reading the tuple's fields.

@@ -21,6 +21,7 @@ pub(super) fn not(a: Expr) -> Expr {
 }
 
 impl Cx<'_> {
+    /// A local that no Rust name refers to (`name` shows in its C name).
     pub(super) fn hidden(&mut self, name: &str, ty: Ty) -> LocalId {
         self.locals.push(Local { name: name.into(), ty });
         self.locals.len() - 1

@@ -47,11 +47,13 @@ impl Cx<'_> {
                 let stmt = self.expr_stmt(sp, v);
                 p.body().push(stmt);
             }
-            "filter" => {
+            "filter" | "take_while" => {
+                // An element that fails: `filter` skips it, `take_while` ends the iteration
+                // (Rust's `TakeWhile` is done then).
                 let c = self.apply_fn(&mc.args[0], vec![p.elem.clone()]);
                 self.expect_at(&mc.args[0], &Ty::Bool, &c.ty);
-                let skip = self.jump(sp, cont, false);
-                let stmt = self.when(sp, not(c), vec![skip]);
+                let out = if name == "filter" { self.jump(sp, cont, false) } else { self.jump(sp, brk, true) };
+                let stmt = self.when(sp, not(c), vec![out]);
                 p.body().push(stmt);
             }
             "filter_map" => {
@@ -82,14 +84,6 @@ impl Cx<'_> {
                 let stop = self.jump(sp, brk, true);
                 p.at_every_top(self.when(sp, bin(BinOp::Ge, self.local_expr(cnt), self.local_expr(lim)), vec![stop]));
                 let stmt = self.incr(sp, cnt);
-                p.body().push(stmt);
-            }
-            "take_while" => {
-                // The first element that fails ends the iteration (Rust's `TakeWhile` is done then).
-                let c = self.apply_fn(&mc.args[0], vec![p.elem.clone()]);
-                self.expect_at(&mc.args[0], &Ty::Bool, &c.ty);
-                let stop = self.jump(sp, brk, true);
-                let stmt = self.when(sp, not(c), vec![stop]);
                 p.body().push(stmt);
             }
             "skip" => {
