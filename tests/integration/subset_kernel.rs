@@ -158,7 +158,12 @@ pub mod subsetk {
 
     /// The inputs of case `i`, from the buffers.
     fn inputs_of(bufs: &Bufs, i: usize) -> (u64, u64) {
-        (bufs.inputs.get(2 * i), bufs.inputs.get(2 * i + 1))
+        pair(&bufs.inputs, i)
+    }
+
+    /// Words `2i` and `2i + 1` of a read-only array taken on its own.
+    fn pair(words: &ReadOnly<u64>, i: usize) -> (u64, u64) {
+        (words.get(2 * i), words.get(2 * i + 1))
     }
 
     /// Writes `r` at `at` of a buffer taken on its own.

@@ -69,11 +69,10 @@ impl Cx<'_> {
         left.append(&mut p.outer.body);
         let mut right_stmts = vec![self.side_var(right.outer.var, &right_pos, right_k, sp)];
         right_stmts.extend(right.outer.body);
-        let blk = |stmts, tail: Elem, ty: &Ty| ex(ty.clone(), ExprKind::Block(Block { stmts, tail: Some(Box::new(tail.into_expr())), ty: ty.clone() }));
-        let (left_val, right_val) = (blk(left, p.elem.clone(), &lt), blk(right_stmts, right.elem, &lt));
+        let then = Block { stmts: left, tail: Some(Box::new(p.elem.clone().into_expr())), ty: lt.clone() };
+        let other = Block { stmts: right_stmts, tail: Some(Box::new(right.elem.into_expr())), ty: lt.clone() };
         let in_left = bin(BinOp::Lt, self.local_expr(u), self.local_expr(nl));
-        let Expr { kind: ExprKind::Block(then), .. } = left_val else { return };
-        let pick = ex(lt.clone(), ExprKind::If(Box::new(in_left), then, Some(Box::new(right_val))));
+        let pick = ex(lt.clone(), ExprKind::If(Box::new(in_left), then, Some(Box::new(ex(lt.clone(), ExprKind::Block(other))))));
         let e = self.hidden("chained", lt);
         p.outer.body = vec![self.let_at(sp, e, pick)];
         p.outer.var = u;
