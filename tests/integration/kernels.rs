@@ -5,6 +5,8 @@
 pub mod bfs;
 #[path = "../../examples/cc/kernel.rs"]
 pub mod cc;
+#[path = "../../examples/branch_bound/kernel.rs"]
+pub mod branch_bound;
 #[path = "../../examples/chain/kernel.rs"]
 pub mod chain;
 #[path = "../../examples/connect4/kernel.rs"]
@@ -37,3 +39,5 @@ pub mod relax;
 pub mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 pub mod uts;
+#[path = "subset_kernel.rs"]
+pub mod subset;

@@ -21,5 +21,6 @@ mod nvrtc_compile;
 mod octree_cpu;
 mod panics;
 mod reliability;
+mod rust_subset;
 mod schedule_attr;
 mod values;

@@ -16,6 +16,7 @@ use crate::kernels::uts;
 use crate::kernels::chain;
 use crate::kernels::sudoku;
 use crate::kernels::knapsack;
+use crate::kernels::branch_bound;
 use crate::kernels::fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
@@ -81,6 +82,11 @@ fn graph_kernels_compile() {
     compiles::<bfs::relax::relax::Kernel>();
     compiles::<bfs::relax::relax_driven::Kernel>();
     compiles::<cc::afforest::Kernel>();
+}
+
+#[test]
+fn branch_bound_kernel_compiles() {
+    compiles::<branch_bound::bnb::Kernel>();
 }
 
 #[test]

@@ -18,6 +18,9 @@ mod bfs;
 #[path = "../../examples/cc/kernel.rs"]
 mod cc;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/branch_bound/kernel.rs"]
+mod branch_bound;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
 mod chain;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -56,6 +59,11 @@ mod sudoku;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
+
+/// The Rust subset's newer constructs, each output checked against native Rust.
+#[allow(dead_code)]
+#[path = "../../tests/integration/subset_kernel.rs"]
+mod subset;
 
 mod chaos;
 mod endless_loop;
@@ -331,6 +339,21 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Ok((best.to_string(), optimum.to_string(), out.stats))
         }),
     ));
+    // Helpers taking the context, traits, iterator adaptors and slice methods, against native Rust.
+    list.push(("rust subset differential".to_string(), Box::new(subset::run)));
+    // Branch and bound over a trait: a knapsack and a tour in one run, against dynamic programming.
+    let (items, cities) = if quick { (30, 9) } else { (40, 12) };
+    let (knap, capacity) = branch_bound::knapsack_instance(items, 1);
+    let dist = branch_bound::cities(cities, 1);
+    let want = branch_bound::reference(&knap, capacity, &dist);
+    list.push((
+        format!("branch_bound {items} items, {cities} cities"),
+        Box::new(move |rt: &Runtime| {
+            let (got, out) = branch_bound::solve(rt, &knap, capacity, &dist)?;
+            let show = |s: branch_bound::Solution| format!("value {}, tour {}", s.knapsack, s.tour);
+            Ok((show(got), show(want), out.stats))
+        }),
+    ));
     // The 15-puzzle: solutions within the optimal moves + 2, against a sequential search.
     let (scramble, seed) = if quick { (100, 1) } else { (120, 1) };
     let grid = fifteen::scramble(scramble, seed);
@@ -414,9 +437,10 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
 }
 
 /// Whether a workload has work for more than one worker, so that the deque scheduler must
-/// steal to run it (a single chain has one task at a time: nothing to steal).
+/// steal to run it (a single chain has one task at a time: nothing to steal; the
+/// differential check's roots are dealt to every worker and need no stealing).
 fn spreads(workload: &str) -> bool {
-    !workload.starts_with("chain 1 x")
+    !workload.starts_with("chain 1 x") && !workload.starts_with("rust subset")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

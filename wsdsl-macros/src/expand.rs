@@ -55,6 +55,13 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
     for e in &m.enums {
         items.push(if e.has_data() { device_image::tagged_union(e, m, &p) } else { device_image::field_less_enum(e, &p) });
     }
+    for t in &m.trait_items {
+        let t = guards.trait_item(t);
+        items.push(quote! {
+            #[allow(dead_code)]
+            #t
+        });
+    }
     for imp in &m.impls {
         let imp = guards.impl_block(imp);
         items.push(quote! {

@@ -88,6 +88,10 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                     .iter()
                     .map(|&id| {
                         let t = fl.cty(&body.locals[id].ty);
+                        // The context is `ctx` wherever it is passed (`typeck/context.rs`).
+                        if t == "wsdsl_ctx*" {
+                            return format!("{t} ctx");
+                        }
                         format!("{t} {}", local_name(&body.locals[id].name, id))
                     })
                     .collect();
@@ -276,6 +280,13 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             let c = if *mutable { "" } else { "const " };
             writeln!(out, "struct {} {{ {c}{}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
+        }
+        Ty::Buffer(e, _) => writeln!(out, "struct {} {{ {}* p; ws_u64 n; }};", c_name(t), c_name(e)).unwrap(),
+        Ty::Result(v, e) => {
+            emit_type(v, m, done, out);
+            emit_type(e, m, done, out);
+            // The fields of a (flag, value, error) tuple: `Ok(p)` and `Err(p)` are tuple patterns.
+            writeln!(out, "struct {} {{ bool f0; {} f1; {} f2; }};", c_name(t), c_name(v), c_name(e)).unwrap();
         }
         Ty::Option(e) if !matches!(**e, Ty::Int(_)) => {
             emit_type(e, m, done, out);
