@@ -18,5 +18,6 @@ mod multi_gpu_emulated;
 mod nvrtc_compile;
 mod octree_cpu;
 mod panics;
+mod parallel;
 mod schedule_attr;
 mod values;

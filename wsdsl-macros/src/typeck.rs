@@ -23,6 +23,8 @@ mod panic;
 pub mod recursion;
 mod refs;
 mod slices;
+mod jobs;
+pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 
 use closures::{ClosureDef, Frame};
 use panic::Piece;
@@ -43,6 +45,9 @@ pub struct Checked {
     pub instances: Vec<(crate::model::FnDef, FnBody)>,
     /// The functions that recurse, and their depth checks (`recursion.rs`).
     pub recursion: recursion::Recursion,
+    /// The data-parallel jobs the module starts, by kind and element type (`jobs.rs`);
+    /// empty: the program has none (and no job support in its kernel).
+    pub jobs: Vec<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LitCheck {
@@ -69,6 +74,8 @@ struct Shared {
     /// result) of every instance met, recorded before its body is checked.
     instances: Vec<(crate::model::FnDef, FnBody)>,
     instantiating: Vec<(String, Vec<Ty>, Ty)>,
+    /// The jobs the module starts, by kind and element type (`jobs.rs`).
+    jobs: std::collections::BTreeSet<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LoopCx {
@@ -105,6 +112,8 @@ struct Cx<'a> {
     task_local: Option<LocalId>,
     /// Task types this body spawns, where (for the join checks in `join.rs`).
     spawns: Vec<(String, Span)>,
+    /// Where this body starts jobs (`jobs.rs`).
+    jobs: Vec<Span>,
     /// Whether this body panics explicitly.
     panics: bool,
     /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
@@ -120,7 +129,7 @@ struct Cx<'a> {
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new(), jobs: Default::default() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -132,7 +141,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         if !f.generics.is_empty() {
             // Checked per instantiation (`generics.rs`); this placeholder keeps `bodies`
             // parallel to `m.fns`.
-            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), panics: false });
+            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), jobs: Vec::new(), panics: false });
             continue;
         }
         bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
@@ -184,7 +193,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             true
         }
     });
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion }
+    let jobs = sh.jobs.into_iter().collect();
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion, jobs }
 }
 
 /// The typed body of `f` (a function of the module, or an instance of a generic helper).
@@ -202,6 +212,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         calls: Vec::new(),
         task_local: None,
         spawns: Vec::new(),
+        jobs: Vec::new(),
         panics: false,
         frames: Vec::new(),
         inline_overflow: false,
@@ -234,8 +245,8 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         );
         cx.err(span, msg);
     }
-    let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics }
+    let (locals, calls, loops, spawns, jobs, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.jobs, cx.panics);
+    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, jobs, panics }
 }
 
 fn peel(e: &syn::Expr) -> &syn::Expr {
@@ -1255,6 +1266,7 @@ impl<'a> Cx<'a> {
                 ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
                 ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
                 ("spawn", 1) => {}
+                (name, _) if jobs::is_job_method(name) => return self.job_call(mc),
                 _ => {
                     self.err_at(&mc.method, CTX_USAGE);
                     return err_expr();
@@ -1838,7 +1850,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, the data-parallel jobs `ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum`/`_min`/`_max` and `ctx.result(k)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

@@ -233,6 +233,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+    // Each worker's list of jobs to run after its batch, tile and scan words (parallel.cuh).
+    WS_SHARED(ws_u64, s_jobs, WS_GROUPS_PER_BLOCK * WS_JOB_MEM_WORDS);
+#endif
 #if WS_AGE_TRACE && WSDSL_PROFILE
     WS_SHARED(unsigned, s_stolen, WS_GROUPS_PER_BLOCK);   // whether this batch was just stolen
     unsigned long long wait_ns[2] = {0ull, 0ull}, waits[2] = {0ull, 0ull};   // [own, stolen]
@@ -252,6 +256,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     if (leader) resumes[0] = 0u;
 #if WSDSL_JOIN
     ctx.resumes = resumes;
+#endif
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+    ws_u64* jobs = &s_jobs[group * WS_JOB_MEM_WORDS];
+    if (leader) *(unsigned*)jobs = 0u;
+    ctx.jobs = jobs;
 #endif
 
     ws_victim_state vs;
@@ -386,6 +395,17 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         ws_atom_u64 head_seen = 0;
         if (leader) head_seen = ws_load_relaxed_u64(&dq->head);
         if (have) ws_run_task(&task, &ctx);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+        // The jobs the batch queued run now, by all the worker's threads (parallel.cuh); a
+        // split one takes a frame, so the stash is topped up first. Their children join the
+        // batch's in the deque.
+        ws_group_sync();
+        if (ws_jobs_queued(jobs)) {
+            if (leader) ws_join_prepare(&ctx);
+            ws_group_sync();
+            ws_jobs_after_batch(&ctx, jobs, rank);
+        }
+#endif
         // Slots about to be exposed were written by this worker's threads, in this batch or
         // earlier: each orders its writes before the leader's release of `split`.
         if (expose > 0) ws_fence_acq_rel();

@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod graph;
+pub mod parallel;
 pub mod program;
 pub mod progress;
 pub mod recursion;
