@@ -260,7 +260,8 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64, jobs: &[(JobKi
         .unwrap_or(1);
     let task_off = align_up(24, task_align);
     let (results, scratch) = super::jobs::frame_words(jobs);
-    let results_off = align_up(task_off + task_bytes, 8);
+    // Result words are 8-byte aligned; a program without them keeps the frame it had.
+    let results_off = align_up(task_off + task_bytes, if results > 0 { 8 } else { 1 });
     let values_off = align_up(results_off + 8 * results, valign.max(if scratch > 0 { 8 } else { 1 }));
     let align = 4u64.max(task_align).max(valign).max(if results + scratch > 0 { 8 } else { 4 });
     let size = align_up(values_off + (max_children * vsize).max(8 * scratch), align);
