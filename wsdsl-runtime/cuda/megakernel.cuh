@@ -175,6 +175,34 @@ static __device__ __forceinline__ unsigned ws_take_sent_home(unsigned self, unsi
 #endif
 }
 
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+// Leader, after popping the `*n` tasks at [*first, *first + *n) off the top of its private
+// part: keeps at most WS_JOB_POP job records (parallel.cuh), counting from the top, and leaves
+// the tasks below the last one it keeps on top of the private part, where this batch's
+// exposure offers them to thieves. A split job's pieces then spread over the GPU instead of
+// bouncing on the worker that split it (a worker runs its queued jobs one after the other).
+static __device__ void ws_jobs_limit_pop(const wsdsl_task* slots, ws_deque_owner* own, unsigned* first, unsigned* n) {
+    unsigned keep = 0, jobs = 0;
+    while (keep < *n) {
+        // Tags of up to 32 tasks from the top down, loaded together.
+        ws_u32 tag[32];
+        const unsigned m = *n - keep < 32u ? *n - keep : 32u;
+        WS_UNROLL for (unsigned i = 0; i < 32u; i++)
+            if (i < m) tag[i] = slots[*first + *n - 1u - keep - i].tag;
+        for (unsigned i = 0; i < m; i++) {
+            if (tag[i] == WS_TAG_JOB && ++jobs > WS_JOB_POP) {
+                const unsigned back = *n - keep;
+                own->top += back;
+                *first += back;
+                *n = keep;
+                return;
+            }
+            keep++;
+        }
+    }
+}
+#endif
+
 // Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
 // several into its own slots [0, got), which become its private part, or (across GPUs)
 // takes continuations sent home onto `resumes`, or learns that the run is over.
@@ -318,6 +346,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #endif
             if (outcome == WS_FOUND && n == 0) {
                 n = ws_deque_pop_private(&own, WS_BATCH, &first);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+                ws_jobs_limit_pop(my_slots, &own, &first, &n);
+#endif
                 if (n == 0) n = ws_deque_reclaim(dq, my_slots, &own, WS_BATCH, &first);
 #if WSDSL_JOIN
                 if (n == 0 && waiting > 0) {
@@ -332,6 +363,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 WS_PROF(t0 = ws_clock());
                 outcome = ws_find_work(&L, self, &vs, &idle, &own, &st, resumes, &home_head);
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+                if (outcome == WS_FOUND) ws_jobs_limit_pop(my_slots, &own, &first, &n);
+#endif
                 WS_AGE(stolen = n > 0);
 #if WSDSL_JOIN && WSDSL_PES
                 if (outcome == WS_FOUND && n == 0 && resumes[0] > 0) {

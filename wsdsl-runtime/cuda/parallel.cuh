@@ -82,6 +82,11 @@
 #ifndef WS_JOB_BUDGET
 #define WS_JOB_BUDGET 4u
 #endif
+// Job records a cooperative worker pops for one batch (megakernel.cuh): the others stay in its
+// deque and are offered to thieves, so that the pieces of a split job spread.
+#ifndef WS_JOB_POP
+#define WS_JOB_POP 2u
+#endif
 // Workers of a warp or more run jobs together, after the batch (`ws_jobs_after_batch`).
 #define WS_JOB_COOPERATIVE (WSDSL_WORKER_THREADS >= 32 && !WSDSL_COOPERATIVE)
 // Bytes of keys a cooperative worker holds in shared memory at a time: 2 KiB a warp (so that
@@ -199,8 +204,28 @@ static __device__ __forceinline__ void ws_job_part(ws_u64 lo, ws_u64 hi, ws_u32 
 
 // ---- leaves: a range of at most a piece, run by a group ----
 
+// Keys a thread loads before it uses any: a global load takes hundreds of cycles, and the
+// compiler cannot move a load above an earlier store that might alias it, so loops read
+// WS_JOB_BATCH keys into registers first (each thread keys rank, rank + size, ...).
+#define WS_JOB_BATCH 16u
+
+// Calls `use(k, v)` for this thread's keys `v = src[k]`, k in [0, n).
+template <class T, class Use> static __device__ __forceinline__ void ws_job_each(const ws_job_group* g, const T* src, ws_u64 n, Use use) {
+    for (ws_u64 k0 = g->rank; k0 < n; k0 += WS_JOB_BATCH * g->size) {
+        T v[WS_JOB_BATCH];
+        WS_UNROLL for (unsigned u = 0; u < WS_JOB_BATCH; u++) {
+            const ws_u64 k = k0 + u * g->size;
+            if (k < n) v[u] = src[k];
+        }
+        WS_UNROLL for (unsigned u = 0; u < WS_JOB_BATCH; u++) {
+            const ws_u64 k = k0 + u * g->size;
+            if (k < n) use(k, v[u]);
+        }
+    }
+}
+
 template <class T> static __device__ void ws_job_copy(const ws_job_group* g, const T* src, ws_u64 lo, ws_u64 hi, T* dst, ws_u64 at) {
-    for (ws_u64 i = lo + g->rank; i < hi; i += g->size) dst[at + (i - lo)] = src[i];
+    ws_job_each(g, src + lo, hi - lo, [&](ws_u64 k, T v) { dst[at + k] = v; });
 }
 
 // How many of the first `d` keys of the stable merge of `a[0, na)` and `b[0, nb)` come from `a`.
@@ -226,8 +251,19 @@ template <class T> static __device__ void ws_job_merge(const ws_job_group* g, co
         const ws_u64 step = n - done < half ? n - done : half;
         const ws_u64 na = a1 - i < step ? a1 - i : step;
         const ws_u64 nb = b1 - j < step ? b1 - j : step;
-        for (ws_u64 k = g->rank; k < na; k += g->size) wa[k] = src[i + k];
-        for (ws_u64 k = g->rank; k < nb; k += g->size) wb[k] = src[j + k];
+        // Both windows with one batch of loads in flight: key k of their concatenation.
+        for (ws_u64 k0 = g->rank; k0 < na + nb; k0 += WS_JOB_BATCH * g->size) {
+            T v[WS_JOB_BATCH];
+            WS_UNROLL for (unsigned u = 0; u < WS_JOB_BATCH; u++) {
+                const ws_u64 k = k0 + u * g->size;
+                if (k < na + nb) v[u] = k < na ? src[i + k] : src[j + (k - na)];
+            }
+            WS_UNROLL for (unsigned u = 0; u < WS_JOB_BATCH; u++) {
+                const ws_u64 k = k0 + u * g->size;
+                if (k < na) wa[k] = v[u];
+                else if (k < na + nb) wb[k - na] = v[u];
+            }
+        }
         ws_job_sync(g);
         ws_u64 d0, d1;
         ws_job_share(g, step, &d0, &d1);
@@ -253,7 +289,8 @@ template <class T> static __device__ void ws_job_sort(const ws_job_group* g, con
     while (p < n) p <<= 1;
     if (p <= (ws_u64)g->tile_words * 8u / sizeof(T)) {
         T* t = (T*)g->tile;
-        for (ws_u64 k = g->rank; k < p; k += g->size) t[k] = k < n ? src[lo + k] : ws_job_elem<T>::highest();
+        ws_job_each(g, src + lo, n, [&](ws_u64 k, T v) { t[k] = v; });
+        for (ws_u64 k = n + g->rank; k < p; k += g->size) t[k] = ws_job_elem<T>::highest();
         ws_job_sync(g);
         for (ws_u64 size = 2u; size <= p; size <<= 1) {
             for (ws_u64 stride = size / 2u; stride > 0u; stride >>= 1) {
@@ -289,11 +326,10 @@ template <class T> static __device__ void ws_job_sort(const ws_job_group* g, con
 // The keys of `src[lo, hi)` below and equal to `pivot`, seen by all threads.
 template <class T> static __device__ void ws_job_count(const ws_job_group* g, const T* src, ws_u64 lo, ws_u64 hi, T pivot, ws_u64* below, ws_u64* equal) {
     ws_u64 b = 0, e = 0;
-    for (ws_u64 i = lo + g->rank; i < hi; i += g->size) {
-        const T v = src[i];
+    ws_job_each(g, src + lo, hi - lo, [&](ws_u64, T v) {
         b += v < pivot;
         e += v == pivot;
-    }
+    });
     // Both counts in one word: a piece has fewer than 2^32 keys.
     ws_u64 total;
     ws_job_scan(g, (b << 32) | e, &total);
@@ -309,7 +345,7 @@ template <class T> static __device__ void ws_job_scatter(const ws_job_group* g, 
     T* t = (T*)g->tile;
     for (ws_u64 t0 = lo; t0 < hi; t0 += cap) {
         const ws_u64 m = hi - t0 < cap ? hi - t0 : cap;
-        for (ws_u64 k = g->rank; k < m; k += g->size) t[k] = src[t0 + k];
+        ws_job_each(g, src + t0, m, [&](ws_u64 k, T v) { t[k] = v; });
         ws_job_sync(g);
         ws_u64 s, e;
         ws_job_share(g, m, &s, &e);
@@ -340,7 +376,7 @@ template <class T> static __device__ void ws_job_scatter(const ws_job_group* g, 
 // low bits are the type's wrapping sum).
 template <class T> static __device__ ws_u64 ws_job_sum(const ws_job_group* g, const T* src, ws_u64 lo, ws_u64 hi) {
     ws_u64 s = 0;
-    for (ws_u64 i = lo + g->rank; i < hi; i += g->size) s += ws_job_elem<T>::word(src[i]);
+    ws_job_each(g, src + lo, hi - lo, [&](ws_u64, T v) { s += ws_job_elem<T>::word(v); });
     ws_u64 total;
     ws_job_scan(g, s, &total);
     return total;
@@ -354,7 +390,7 @@ template <class T> static __device__ ws_u64 ws_job_prefix(const ws_job_group* g,
     T* t = (T*)g->tile;
     for (ws_u64 t0 = lo; t0 < hi; t0 += cap) {
         const ws_u64 m = hi - t0 < cap ? hi - t0 : cap;
-        for (ws_u64 k = g->rank; k < m; k += g->size) t[k] = src[t0 + k];
+        ws_job_each(g, src + t0, m, [&](ws_u64 k, T v) { t[k] = v; });
         ws_job_sync(g);
         ws_u64 s, e;
         ws_job_share(g, m, &s, &e);
@@ -377,10 +413,7 @@ template <class T> static __device__ ws_u64 ws_job_prefix(const ws_job_group* g,
 template <class T> static __device__ ws_u64 ws_job_extreme(const ws_job_group* g, const T* src, ws_u64 lo, ws_u64 hi, ws_u32 kind) {
     const bool least = kind == WS_JOB_MIN;
     T x = least ? ws_job_elem<T>::highest() : ws_job_elem<T>::lowest();
-    for (ws_u64 i = lo + g->rank; i < hi; i += g->size) {
-        const T v = src[i];
-        x = least ? (v < x ? v : x) : (v > x ? v : x);
-    }
+    ws_job_each(g, src + lo, hi - lo, [&](ws_u64, T v) { x = least ? (v < x ? v : x) : (v > x ? v : x); });
     if (least) x = ws_job_fold(g, x, [](T a, T b) { return a < b ? a : b; });
     else x = ws_job_fold(g, x, [](T a, T b) { return a > b ? a : b; });
     return ws_job_elem<T>::word(x);
