@@ -1,7 +1,7 @@
 //! Runs every data-parallel building block (`ctx.copy`, `ctx.merge`, `ctx.sort`,
-//! `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum/min/max`) on random inputs of many
-//! lengths, one root task per case (GPU if present, else CPU), and checks each output and
-//! result word against plain Rust.
+//! `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum/min/max`, and several jobs mixed
+//! with children in one task) on random inputs of many lengths, one root task per case (GPU if
+//! present, else CPU), and checks each output and result word against plain Rust.
 //!
 //!     cargo run --release --example parallel
 //!     cargo run --release --example parallel -- --kind merge --seed 3
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 #[command(about = "Every data-parallel building block against its definition in plain Rust")]
 struct Args {
     /// Only this building block (copy, merge, sort, partition, exclusive_scan, reduce_sum,
-    /// reduce_min, reduce_max).
+    /// reduce_min, reduce_max), or `mixed`: jobs and children of one task together.
     #[arg(long)]
     kind: Option<String>,
     /// Seed of the pseudo-random inputs.
@@ -44,7 +44,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let buffers = suite.buffers();
     let out = rt.run_with::<kernel::blocks::Kernel>((), &buffers, suite.roots())?;
     cli::note_fallback(&out.note);
-    println!("{} cases of {} on {}", suite.cases.len(), kinds.iter().map(|&k| kernel::KINDS[k as usize]).collect::<Vec<_>>().join(", "), out.backend);
+    println!("{} cases of {} on {}", suite.case_count(), kinds.iter().map(|&k| kernel::KINDS[k as usize]).collect::<Vec<_>>().join(", "), out.backend);
     println!("{}", out.stats);
     args.common.chart(&out.stats, format!("data-parallel building blocks on {}", out.backend))?;
     Ok(cli::report(suite.check(&buffers).map(|()| "every output and result word as plain Rust computes it".to_string())))

@@ -12,7 +12,7 @@ use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;
 use wsdsl::{Error, KernelConfig};
 
-const ALL: [u32; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+const ALL: [u32; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 
 #[test]
 fn every_building_block_matches_its_definition_on_the_cpu_backend() {
@@ -59,7 +59,8 @@ fn block_workers_run_jobs_together_on_the_host_build() {
 
 /// A case that misuses a job, and the panic every backend reports for it.
 fn misuses(suite: &Suite) -> Vec<(Case, String)> {
-    let line = |text: &str| format!("examples/parallel/kernel.rs:{}: {text}", start_line());
+    // The file as Rust's panics name it: `kernels.rs` includes the kernel by its `#[path]`.
+    let line = |text: &str| format!("tests/integration/../../examples/parallel/kernel.rs:{}: {text}", start_line());
     let base = Case { kind: 0, wide: false, lo: 0, mid: 0, hi: 10, at: 0, arg: 0, slot: 0 };
     let keys = suite.keys.len();
     vec![

@@ -214,7 +214,7 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
                 let buffers = suite.buffers();
                 let out = rt.run_with::<parallel::blocks::Kernel>((), &buffers, suite.roots())?;
                 let verdict = suite.check(&buffers).map_or_else(|e| e, |()| "as plain Rust".to_string());
-                Ok((format!("{verdict}, {} cases", suite.cases.len()), format!("as plain Rust, {} cases", suite.cases.len()), out.stats))
+                Ok((format!("{verdict}, {} cases", suite.case_count()), format!("as plain Rust, {} cases", suite.case_count()), out.stats))
             }),
         ));
     }

@@ -96,8 +96,14 @@ impl Cx<'_> {
             return err_expr();
         }
         let Some(src) = self.job_buffer(args[0], &method, false) else {
-            // The other arguments are still checked, for their own errors.
-            args[1..].iter().for_each(|a| drop(self.expr(a)));
+            // The other arguments are still checked, for their own errors; a range's ends
+            // alone (as an expression a range would be refused outside a `for` loop).
+            for a in &args[1..] {
+                match peel(a) {
+                    syn::Expr::Range(r) => r.start.iter().chain(&r.end).for_each(|e| drop(self.expr(e))),
+                    other => drop(self.expr(other)),
+                }
+            }
             return err_expr();
         };
         let elem = src.2;
