@@ -117,10 +117,17 @@ impl Measured {
     }
 }
 
+/// Most chains side by side: as many as the CPU backend holds tasks at once by default (one
+/// task spawns them all, or each is a root).
+pub const MAX_CHAINS: u32 = 1 << 24;
+
 /// Runs `chains` chains of `length` links; `joined` makes each link wait for its child.
 pub fn run(rt: &Runtime, chains: u32, length: u32, joined: bool) -> Result<Measured, wsdsl::Error> {
     if length == 0 || chains == 0 {
         return Err(wsdsl::Error::InvalidConfig("a chain run needs at least one chain of at least one link".into()));
+    }
+    if chains > MAX_CHAINS {
+        return Err(wsdsl::Error::InvalidConfig(format!("at most {MAX_CHAINS} chains side by side, not {chains}")));
     }
     if joined {
         // One root per chain: their values come back in `Output::values`.

@@ -5,6 +5,7 @@
 use std::fmt::Display;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use wsdsl::prelude::*;
 
 /// The options every example takes (`#[command(flatten)]`).
@@ -33,13 +34,19 @@ impl Common {
         runtime(self.backend.as_deref())
     }
 
-    /// Draws `stats` to the `--chart` file, if one was given, titled `title`.
-    pub fn chart(&self, stats: &Stats, title: impl Display) -> Result<(), wsdsl::Error> {
+    /// Draws `stats` to the `--chart` file, if one was given, titled `title`. A chart that
+    /// cannot be drawn is said at once, and the run goes on to print its verdict (`exit` then
+    /// fails the process).
+    pub fn chart(&self, stats: &Stats, title: impl Display) {
         if let Some(path) = &self.chart {
-            stats.write_chart(path, &title.to_string())?;
-            println!("chart: {}", path.display());
+            match stats.write_chart(path, &title.to_string()) {
+                Ok(()) => println!("chart: {}", path.display()),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    CHART_FAILED.store(true, Ordering::Relaxed);
+                }
+            }
         }
-        Ok(())
     }
 }
 
@@ -74,14 +81,24 @@ pub fn report(verdict: Result<String, String>) -> bool {
     }
 }
 
-/// 0 when the answer checked out, 1 when it did not, 2 (after printing it) on an error.
+/// Whether a `--chart` could not be drawn (`Common::chart`).
+static CHART_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// 0 when the answer checked out, 1 when it did not, 2 (after printing it) on an error, or
+/// when the answer checked out but its chart could not be drawn.
 pub fn exit(outcome: Result<bool, impl Display>) -> ExitCode {
+    ExitCode::from(status(outcome))
+}
+
+/// The exit status `exit` gives.
+pub fn status(outcome: Result<bool, impl Display>) -> u8 {
     match outcome {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
+        Ok(true) if CHART_FAILED.load(Ordering::Relaxed) => 2,
+        Ok(true) => 0,
+        Ok(false) => 1,
         Err(e) => {
             eprintln!("error: {e}");
-            ExitCode::from(2)
+            2
         }
     }
 }

@@ -10,6 +10,23 @@ pub fn keys(n: usize, seed: u64, distinct: u32) -> Vec<u32> {
     (0..n).map(|_| rng.below(distinct.max(1) as u64) as u32).collect()
 }
 
+/// [`keys`], refused before anything is allocated when there are more than a sort takes
+/// (2^31 - 1), or when the memory for them cannot be had.
+pub fn checked_keys(n: usize, seed: u64, distinct: u32) -> Result<Vec<u32>, wsdsl::Error> {
+    check_key_count(n)?;
+    let mut room: Vec<u32> = Vec::new();
+    room.try_reserve_exact(n).map_err(|_| wsdsl::Error::InvalidConfig(format!("{n} keys: not enough memory for them ({} bytes)", n * 4)))?;
+    drop(room);
+    Ok(keys(n, seed, distinct))
+}
+
+fn check_key_count(keys: usize) -> Result<(), wsdsl::Error> {
+    if keys > u32::MAX as usize / 2 {
+        return Err(wsdsl::Error::InvalidConfig(format!("{keys} keys: at most 2^31 - 1 can be sorted")));
+    }
+    Ok(())
+}
+
 /// Checks `sorted` against `input`: ascending, and the same multiset of keys (compared with
 /// the standard library's sort of the input). Names the first difference.
 pub fn check(input: &[u32], sorted: &[u32]) -> Result<(), String> {
@@ -31,8 +48,5 @@ pub fn check_options(keys: usize, cutoff: u32, leaf: usize) -> Result<(), wsdsl:
     if cutoff == 0 || cutoff as usize > leaf {
         return Err(wsdsl::Error::InvalidConfig(format!("the cutoff must be between 1 and {leaf}, not {cutoff}")));
     }
-    if keys > u32::MAX as usize / 2 {
-        return Err(wsdsl::Error::InvalidConfig(format!("{keys} keys: at most 2^31 - 1 can be sorted")));
-    }
-    Ok(())
+    check_key_count(keys)
 }

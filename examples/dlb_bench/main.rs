@@ -136,7 +136,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("DLB_Bench: {} on {}", describe(&bench), out.backend);
     println!("{}", out.stats);
     args.common
-        .chart(&out.stats, format!("DLB_Bench, {} tasks on {} holders, on {}", bench.tasks, bench.holders, out.backend))?;
+        .chart(&out.stats, format!("DLB_Bench, {} tasks on {} holders, on {}", bench.tasks, bench.holders, out.backend));
     let secs = out.stats.phases.run.as_secs_f64();
     if runs.len() > 1 {
         let listed: Vec<String> = times.iter().map(|t| format!("{:.3}", t.as_secs_f64() * 1e3)).collect();

@@ -152,6 +152,9 @@ pub fn generate(n: usize, range: u32, correlation: Correlation, seed: u64) -> Ve
 /// The best value of `items` within `capacity`, by dynamic programming: `best[c]` is the most
 /// value of the items seen so far within weight `c`.
 pub fn reference(items: &[Item], capacity: u32) -> u64 {
+    // Room beyond the items' total weight changes nothing: the table stops there.
+    let total: u64 = items.iter().map(|&(w, _)| w as u64).sum();
+    let capacity = capacity.min(total.min(u32::MAX as u64) as u32);
     let mut best = vec![0u64; capacity as usize + 1];
     for &(w, v) in items {
         for c in (w as usize..=capacity as usize).rev() {

@@ -14,7 +14,10 @@
 mod keys;
 #[path = "merge_path.rs"]
 pub mod merge_path;
-pub use keys::{check, keys};
+pub use keys::{check, checked_keys};
+// Unchecked: for the tests and benchmarks, which choose their own sizes.
+#[allow(unused_imports)]
+pub use keys::keys;
 use wsdsl::prelude::*;
 
 #[megakernel]

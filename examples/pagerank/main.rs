@@ -76,7 +76,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         show.join(", ")
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("PageRank on {} ({backend})", what.split(':').next().unwrap_or("graph")))?;
+    args.common.chart(&stats, format!("PageRank on {} ({backend})", what.split(':').next().unwrap_or("graph")));
     let (rel, total) = kernel::error(&rank, &want);
     let verdict = if args.tolerance.is_none() {
         if rel <= allowed {

@@ -10,7 +10,10 @@
 
 #[path = "../common/keys.rs"]
 mod keys;
-pub use keys::{check, keys};
+pub use keys::{check, checked_keys};
+// Unchecked: for the tests and benchmarks, which choose their own sizes.
+#[allow(unused_imports)]
+pub use keys::keys;
 use wsdsl::prelude::*;
 
 #[megakernel]

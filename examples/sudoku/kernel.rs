@@ -332,6 +332,18 @@ fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     out.into_iter().map(|x| x.expect("every slot is filled")).collect()
 }
 
+/// Most puzzles one run generates and solves (each is generated and checked on the host
+/// first, which takes far longer than the GPU's solving).
+pub const MAX_PUZZLES: usize = 1_000_000;
+
+/// Whether `puzzles` puzzles of `clues` clues can be generated, before anything is.
+pub fn check_request(puzzles: usize, clues: usize) -> Result<(), wsdsl::Error> {
+    if !(17..=81).contains(&clues) || !(1..=MAX_PUZZLES).contains(&puzzles) {
+        return Err(wsdsl::Error::InvalidConfig(format!("--clues must be 17..=81 and --puzzles 1..={MAX_PUZZLES}")));
+    }
+    Ok(())
+}
+
 /// `n` puzzles (and their solutions) from `seed`: puzzle `i` comes from its own generator
 /// seeded by `seed` and `i`, so the set does not depend on how many threads make it.
 pub fn generate_set(n: usize, clues: usize, seed: u64) -> Vec<(Grid, Grid)> {

@@ -140,7 +140,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     cli::note_fallback(&out.note);
     println!("UTS {name} ({}): {} nodes, {} leaves, depth {} on {}", uts_flags(&tree), got.0, got.1, got.2, out.backend);
     println!("{}", out.stats);
-    args.common.chart(&out.stats, format!("UTS {name} on {}", out.backend))?;
+    args.common.chart(&out.stats, format!("UTS {name} on {}", out.backend));
     let (want, source) = match tree.known {
         Some(k) => (k, "the published sample"),
         None => (kernel::reference(&tree), "a sequential reference walk"),

@@ -3,6 +3,8 @@
 
 #[path = "../../examples/bfs/kernel.rs"]
 pub mod bfs;
+#[path = "../../examples/cc/kernel.rs"]
+pub mod cc;
 #[path = "../../examples/chain/kernel.rs"]
 pub mod chain;
 #[path = "../../examples/connect4/kernel.rs"]

@@ -2,6 +2,8 @@
 //! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
 
 // The examples' kernels, for their generated CUDA only (their host helpers go unused here).
+use crate::kernels::bfs;
+use crate::kernels::cc;
 use crate::kernels::dlb_bench;
 use crate::kernels::fib;
 #[allow(dead_code, unused_imports)]
@@ -82,6 +84,14 @@ fn sudoku_knapsack_and_fifteen_kernels_compile() {
     compiles::<sudoku::sudoku::Kernel>();
     compiles::<knapsack::knapsack::Kernel>();
     compiles::<fifteen::fifteen::Kernel>();
+}
+
+#[test]
+fn graph_kernels_compile() {
+    compiles::<bfs::direction::direction::Kernel>();
+    compiles::<bfs::relax::relax::Kernel>();
+    compiles::<bfs::relax::relax_driven::Kernel>();
+    compiles::<cc::afforest::Kernel>();
 }
 
 #[test]

@@ -7,7 +7,16 @@
 //!     gpu-check --quick         # small sizes only
 //!     gpu-check --repeat 7      # timed GPU runs per workload (median reported)
 //!     gpu-check nvshmem-smoke   # only the NVSHMEM smoke check (one PE by default; nvshmem_smoke.rs)
+//!
+//! The error paths end with the chaos rows (`chaos.rs`): damaged kernel-cache entries, and a
+//! helper looping for ever on the GPU, the CPU backend and the host-compiled templates.
 
+#[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/bfs/kernel.rs"]
+mod bfs;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/cc/kernel.rs"]
+mod cc;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
 mod chain;
@@ -24,9 +33,12 @@ mod fib;
 #[path = "../../examples/fifteen/kernel.rs"]
 mod fifteen;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/common/graph_reference.rs"]
+mod graph_reference;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/knapsack/kernel.rs"]
 mod knapsack;
-#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/mergesort/kernel.rs"]
 mod mergesort;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
@@ -48,7 +60,10 @@ mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
+mod chaos;
+mod endless_loop;
 mod nvshmem_smoke;
+use endless_loop::spinning;
 
 use clap::{Parser, Subcommand};
 use mergesort::merge_path;
@@ -116,6 +131,14 @@ enum Command {
         #[arg(long)]
         uid_file: Option<std::path::PathBuf>,
     },
+    /// Runs a helper that loops for ever under a 2 s watchdog and prints the outcome (the
+    /// child process of a chaos row, `chaos.rs`).
+    #[command(hide = true)]
+    Spin {
+        /// gpu, cpu or emulated.
+        #[arg(long)]
+        on: String,
+    },
 }
 
 /// One row of the report.
@@ -147,6 +170,9 @@ fn main() -> ExitCode {
         let job = wsdsl::gpu::nvshmem::smoke::Job { rank, nranks: pes, uid_file };
         return nvshmem_smoke::run(device.unwrap_or(rank as usize), threads, &job);
     }
+    if let Some(Command::Spin { on }) = &args.command {
+        return chaos::spin(on);
+    }
     let limit = Duration::from_secs(args.watchdog);
     let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
     match gpu.gpu() {
@@ -168,6 +194,8 @@ fn main() -> ExitCode {
     if !args.no_error_paths {
         rows.extend(error_path_checks(&gpu));
         rows.extend(progress_checks(args.watchdog));
+        rows.extend(chaos::cache_rows(limit));
+        rows.extend(chaos::endless_loop_rows());
     }
     let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows, args.matrix_repeat.max(1), limit) };
 
@@ -362,6 +390,43 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
                 let (tree, out) = octree::build(rt, &particles, 32)?;
                 let verdict = octree::check(&particles, 32, &tree).map_or_else(|e| format!("FAILED: {e}"), |_| "checked".to_string());
                 Ok((format!("{verdict}, {} leaves", tree.leaves.len()), format!("checked, {} leaves", tree.leaves.len()), out.stats))
+            }),
+        ));
+    }
+    // Graphs: direction-optimizing BFS (a step's last task starts the next level: counts,
+    // fences and compare-and-swap across the whole GPU) and union-find connected components
+    // (compare-and-swap hooking), on a long-diameter grid and a skewed R-MAT graph, against
+    // sequential references.
+    let (side, scale) = if quick { (128, 14) } else { (1024, 20) };
+    let undirected = wsdsl::graph::GraphOptions { symmetrize: true, remove_self_loops: true, remove_duplicates: true, quiet: true };
+    let graphs = [
+        (format!("grid {side}x{side}"), wsdsl::graph::Grid { rows: side, columns: side, delete: 0.0, seed: 1, weighted: false }.generate()),
+        (format!("R-MAT {scale}"), wsdsl::graph::Rmat { scale, edge_factor: 16, seed: 1, weighted: false }.generate(&undirected)),
+    ];
+    for (name, g) in graphs {
+        let g = g.expect("the generator's parameters are valid");
+        let source = g.first_vertex_with_edges().unwrap_or(0);
+        let want = bfs::reference(&g, source);
+        let (reached, deepest) = bfs::reach(&want);
+        let dg = bfs::device_graph(&g);
+        let expected = format!("{reached} reached, depth {deepest}");
+        list.push((
+            format!("bfs direction-optimizing {name}"),
+            Box::new(move |rt: &Runtime| {
+                let (found, out) = bfs::search_direction(rt, &dg, source, bfs::Direction::default())?;
+                let got = bfs::check_against(&found.depth, &want).map_or_else(|e| e, |()| expected.clone());
+                Ok((got, expected.clone(), out.stats))
+            }),
+        ));
+        let labels = graph_reference::components(&g);
+        let (count, _) = graph_reference::component_summary(&labels);
+        let dg = cc::DeviceGraph::new(&g).expect("generated undirected");
+        list.push((
+            format!("cc union-find {name}"),
+            Box::new(move |rt: &Runtime| {
+                let (found, out) = cc::afforest(rt, &dg, cc::Afforest::default())?;
+                let got = if found.labels == labels { format!("{count} components") } else { "labels differ from the sequential BFS's".to_string() };
+                Ok((got, format!("{count} components"), out.stats))
             }),
         ));
     }

@@ -8,6 +8,7 @@
 extern crate proc_macro;
 
 mod attr;
+mod depth;
 mod expand;
 mod infer;
 mod ir;
@@ -29,19 +30,27 @@ use quote::quote;
 /// See the `wsdsl` crate documentation for the supported Rust subset.
 #[proc_macro_attribute]
 pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
-    let module = match syn::parse::<syn::ItemMod>(input) {
-        Ok(m) => m,
-        Err(e) => return e.to_compile_error().into(),
-    };
-    let (vis, name) = (module.vis.clone(), module.ident.clone());
-    match expand_module(args.into(), module) {
-        Ok(tokens) => tokens.into(),
-        Err(e) => {
-            // An empty module keeps rustc from adding errors about the items we rejected.
-            let errs = e.to_compile_error();
-            quote!(#errs #vis mod #name {}).into()
+    expand_deep(args.into(), input.into()).into()
+}
+
+/// The attribute's whole expansion, the parsing and the dropping of the input included, on a
+/// stack that nesting rustc accepts cannot exhaust (`depth.rs`).
+fn expand_deep(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    depth::on_large_stack(move || {
+        let module = match syn::parse2::<syn::ItemMod>(input) {
+            Ok(m) => m,
+            Err(e) => return e.to_compile_error(),
+        };
+        let (vis, name) = (module.vis.clone(), module.ident.clone());
+        match expand_module(args, module) {
+            Ok(tokens) => tokens,
+            Err(e) => {
+                // An empty module keeps rustc from adding errors about the items we rejected.
+                let errs = e.to_compile_error();
+                quote!(#errs #vis mod #name {})
+            }
         }
-    }
+    })
 }
 
 /// The attribute on `proc_macro2` tokens (callable outside a macro, as the fuzz test does):

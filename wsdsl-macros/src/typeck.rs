@@ -537,7 +537,12 @@ impl<'a> Cx<'a> {
         ex(ty, ExprKind::Int(value))
     }
 
+    /// `e` typed, with stack room for its sub-expressions however deep they nest (`depth.rs`).
     fn expr(&mut self, e: &syn::Expr) -> Expr {
+        crate::depth::with_room(|| self.typed_expr(e))
+    }
+
+    fn typed_expr(&mut self, e: &syn::Expr) -> Expr {
         use syn::Expr as E;
         match e {
             E::Lit(l) => match &l.lit {
@@ -1025,7 +1030,8 @@ impl<'a> Cx<'a> {
     }
 
     fn binary(&mut self, b: &syn::ExprBinary) -> Expr {
-        let span = b.span();
+        // `b.span()` walks the whole operand tree: taken only where needed, so that a sum of
+        // thousands of terms is checked in linear time.
         if let syn::BinOp::And(_) | syn::BinOp::Or(_) = b.op {
             let l = self.expr(&b.left);
             let r = self.expr(&b.right);
@@ -1039,7 +1045,7 @@ impl<'a> Cx<'a> {
             return ex(Ty::Bool, k);
         }
         let Some((op, assign)) = Self::binop(&b.op) else {
-            self.err(span, "unsupported operator");
+            self.err(b.span(), "unsupported operator");
             return err_expr();
         };
         let (l, r) = if assign {
@@ -1097,6 +1103,7 @@ impl<'a> Cx<'a> {
                 } else {
                     ("attempt to calculate the remainder with a divisor of zero", "attempt to calculate the remainder with overflow")
                 };
+                let span = b.span();
                 site = self.text_site(span, zero);
                 self.text_site(span, overflow);
             }
@@ -1674,6 +1681,10 @@ impl<'a> Cx<'a> {
     }
 
     fn pattern(&mut self, p: &syn::Pat, ty: &Ty) -> Pat {
+        crate::depth::with_room(|| self.typed_pattern(p, ty))
+    }
+
+    fn typed_pattern(&mut self, p: &syn::Pat, ty: &Ty) -> Pat {
         use syn::Pat as P;
         if let Some(pat) = self.enum_pattern(p, ty) {
             return pat;

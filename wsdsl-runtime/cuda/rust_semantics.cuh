@@ -24,6 +24,20 @@
 #define WS_UNROLL
 #endif
 
+/* Called where every `loop` and `while` of a handler goes round again (the loop's increment).
+ * C++ lets a compiler assume that a loop without side effects ends (the forward-progress
+ * rule: NVRTC, and GCC's -ffinite-loops at -O2) and delete it, so `loop { if i == 0 { return
+ * 7; } i += 2; }` with an odd `i` would return 7; Rust promises no such thing. A volatile asm
+ * statement is a side effect the compiler must keep, and it is empty: no instruction (on the
+ * GPU a PTX comment, which names the loop in the compiled code; the SASS of the N-Queens,
+ * UTS, Sudoku, knapsack and 15-puzzle kernels is the same with and without it). A loop whose
+ * body always leaves never reaches its increment, so this costs nothing there. */
+#if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
+static __device__ __forceinline__ void ws_loop_progress() { asm volatile("// wsdsl: a Rust loop, which may not end"); }
+#else
+static inline void ws_loop_progress() { __asm__ __volatile__(""); }
+#endif
+
 typedef unsigned char ws_u8;
 typedef unsigned short ws_u16;
 typedef unsigned int ws_u32;

@@ -256,6 +256,16 @@ pub trait DeviceBuffer: Sync {
     }
 }
 
+impl<T: BufferElem> ReadOnly<T> {
+    /// The elements' memory, which on a little-endian host is their little-endian image.
+    #[cfg(target_endian = "little")]
+    fn image(&self) -> &[u8] {
+        // SAFETY: the element types are plain numbers without padding (u32 .. f64), and the
+        // elements are immutable for the life of the borrow.
+        unsafe { std::slice::from_raw_parts(self.values.as_ptr() as *const u8, std::mem::size_of_val(&*self.values)) }
+    }
+}
+
 impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
     fn len(&self) -> usize {
         self.values.len()
@@ -264,18 +274,31 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
         std::mem::size_of::<T>()
     }
     fn write_le(&self, first: usize, out: &mut [u8]) {
+        // The image is the elements' memory (every platform the GPU backend supports, x86-64
+        // and aarch64, is little-endian): a copy, not a conversion.
+        #[cfg(target_endian = "little")]
+        {
+            let image = &self.image()[first * std::mem::size_of::<T>()..];
+            let n = out.len().min(image.len());
+            copy_on_every_core(&mut out[..n], &image[..n]);
+        }
+        #[cfg(not(target_endian = "little"))]
         write_image(&self.values, first, out, |&v| v);
     }
     fn read_le(&self, _first: usize, _bytes: &[u8]) {}
     fn is_zero(&self, first: usize, count: usize) -> bool {
+        #[cfg(target_endian = "little")]
+        {
+            let w = std::mem::size_of::<T>();
+            let image = &self.image()[first * w..(first + count) * w];
+            image.first().is_none_or(|&b| b == 0) && image.par_chunks(CHUNK).all(|chunk| chunk.iter().all(|&b| b == 0))
+        }
+        #[cfg(not(target_endian = "little"))]
         all_zero(&self.values[first..first + count], |&v| v)
     }
     fn to_bytes(&self) -> Cow<'_, [u8]> {
-        // SAFETY: the element types are plain numbers without padding (u32 .. f64), stored
-        // little-endian on every platform the GPU backend supports (x86-64, aarch64), and
-        // immutable for the life of the borrow.
         #[cfg(target_endian = "little")]
-        return Cow::Borrowed(unsafe { std::slice::from_raw_parts(self.values.as_ptr() as *const u8, std::mem::size_of_val(&*self.values)) });
+        return Cow::Borrowed(self.image());
         #[cfg(not(target_endian = "little"))]
         {
             let mut out = vec![0u8; self.len() * std::mem::size_of::<T>()];
@@ -302,33 +325,46 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         all_zero(&self.cells[first..first + count], T::load)
     }
     fn read_le(&self, first: usize, bytes: &[u8]) {
+        // Element by element with atomic stores, never a plain copy into the cells: another
+        // thread may hold the buffer meanwhile (its accessors are atomic), and a plain write
+        // beside an atomic access is a data race. Relaxed stores are plain moves, so this
+        // runs at about a copy's speed on every core (`image_timing.rs`).
         let w = std::mem::size_of::<T>();
         let cells = &self.cells[first..(first + bytes.len() / w).min(self.cells.len())];
         bytes.par_chunks(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
-            for (i, c) in cells.iter().enumerate() {
-                T::store(c, T::from_le(&bytes[i * w..]));
+            for (c, image) in cells.iter().zip(bytes.chunks_exact(w)) {
+                T::store(c, T::from_le(image));
             }
         });
     }
 }
 
 /// Writes the little-endian image of `items[first..]` (as many as `out` holds) into `out`,
-/// element by element (`value` reads one: buffer cells are atomics), on every core: a buffer
-/// of hundreds of megabytes is converted in milliseconds, not a second.
+/// element by element (`value` reads one: buffer cells are atomics, read atomically for the
+/// reason `read_le` gives), on every core: a buffer of hundreds of megabytes is converted in
+/// milliseconds, not a second.
 fn write_image<E: Sync, T: BufferElem>(items: &[E], first: usize, out: &mut [u8], value: impl Fn(&E) -> T + Sync) {
     let w = std::mem::size_of::<T>();
     let items = &items[first..(first + out.len() / w).min(items.len())];
     out.par_chunks_mut(CHUNK * w).zip(items.par_chunks(CHUNK)).for_each(|(bytes, items)| {
-        for (i, item) in items.iter().enumerate() {
-            value(item).to_le(&mut bytes[i * w..]);
+        for (image, item) in bytes.chunks_exact_mut(w).zip(items) {
+            value(item).to_le(image);
         }
     });
 }
 
+/// Copies `src` into `dst` (as long) on every core.
+#[cfg(target_endian = "little")]
+fn copy_on_every_core(dst: &mut [u8], src: &[u8]) {
+    dst.par_chunks_mut(CHUNK * 8).zip(src.par_chunks(CHUNK * 8)).for_each(|(d, s)| d.copy_from_slice(s));
+}
+
 /// Whether every element of `items` is zero bits. The first is looked at alone, so that the
-/// usual answer for an input (no) costs no parallel scan.
+/// usual answer for an input (no) costs no parallel scan; the rest in chunks, each a plain
+/// loop (a parallel job per element cost ten times as much).
 fn all_zero<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync) -> bool {
-    items.first().is_none_or(|first| value(first).is_zero_bits()) && items.par_iter().all(|item| value(item).is_zero_bits())
+    items.first().is_none_or(|first| value(first).is_zero_bits())
+        && items.par_chunks(CHUNK).all(|chunk| chunk.iter().fold(true, |zero, item| zero & value(item).is_zero_bits()))
 }
 
 /// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.
@@ -399,5 +435,14 @@ mod tests {
         assert_eq!(r.to_bytes().len(), 16);
         assert!(c.is_zero(0, 7) && !c.is_zero(5, 3));
         assert!(!Buffer::from_vec(vec![0.0f64, -0.0]).is_zero(0, 2), "-0.0 has a bit set");
+        let r = ReadOnly::from_vec(vec![0u32, 0, 0x100, 0]);
+        assert!(r.is_zero(0, 2) && r.is_zero(3, 1) && !r.is_zero(1, 2), "a read-only array's zero elements");
+        assert!(!ReadOnly::from_vec(vec![-0.0f32]).is_zero(0, 1), "-0.0 has a bit set");
+        let mut image = vec![0u8; 8];
+        r.write_le(2, &mut image);
+        assert_eq!(image, [0, 1, 0, 0, 0, 0, 0, 0], "the last elements of a read-only array");
+        let mut longer = vec![7u8; 12];
+        r.write_le(2, &mut longer);
+        assert_eq!(longer[8..], [7; 4], "a piece longer than what is left keeps its tail");
     }
 }

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::stats::Stats;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -159,7 +160,7 @@ const FOLDERS: [&str; 5] = ["/usr/share/fonts", "/usr/local/share/fonts", "/Syst
 fn find_font() -> Result<(PathBuf, Vec<u8>), String> {
     if let Some(p) = std::env::var_os("WSDSL_CHART_FONT") {
         let p = PathBuf::from(p);
-        return std::fs::read(&p).map(|b| (p.clone(), b)).map_err(|e| format!("WSDSL_CHART_FONT={}: {e}", p.display()));
+        return read_font(&p).map(|b| (p.clone(), b)).map_err(|e| format!("WSDSL_CHART_FONT={}: {e}", p.display()));
     }
     let mut found = Vec::new();
     for folder in FOLDERS {
@@ -171,7 +172,7 @@ fn find_font() -> Result<(PathBuf, Vec<u8>), String> {
     };
     found.sort_by_key(|p| (rank(p), p.clone()));
     for p in found {
-        if let Ok(bytes) = std::fs::read(&p) {
+        if let Ok(bytes) = read_font(&p) {
             return Ok((p, bytes));
         }
     }
@@ -179,6 +180,24 @@ fn find_font() -> Result<(PathBuf, Vec<u8>), String> {
         "no TrueType font for the chart's text (looked for .ttf files under {}); install one (e.g. the DejaVu fonts) or set WSDSL_CHART_FONT to a .ttf file",
         FOLDERS.join(", ")
     ))
+}
+
+/// Larger than any font file (DejaVuSans.ttf is 0.7 MB, a CJK font some 20 MB).
+const MAX_FONT_BYTES: u64 = 64 << 20;
+
+/// The bytes of the font file `path`: a regular file of a font's size (a device such as
+/// `/dev/zero` would be read until memory runs out).
+fn read_font(path: &Path) -> Result<Vec<u8>, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > MAX_FONT_BYTES {
+        return Err(format!("{} bytes, more than a font file holds ({MAX_FONT_BYTES} at most)", meta.len()));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path).and_then(|f| f.take(MAX_FONT_BYTES).read_to_end(&mut bytes)).map_err(|e| e.to_string())?;
+    Ok(bytes)
 }
 
 /// The `.ttf` files under `dir`, `depth` folders deep at most.

@@ -33,8 +33,12 @@ pub enum Error {
     /// A handler panicked on the CPU backend: `message` is `file:line: message` as for
     /// [`Error::DeviceFault`] (the message alone if the program replaced the panic hook).
     TaskPanicked { message: String },
-    /// The run exceeded the watchdog limit.
-    Watchdog { limit: Duration, stopped: bool },
+    /// The run of `program` exceeded the watchdog limit; `stopped` says whether it stopped
+    /// when asked (if not, a handler is probably looping forever).
+    Watchdog { program: &'static str, on: RanOn, limit: Duration, stopped: bool },
+    /// The CPU backend could not get memory for the run's own bookkeeping (`what`, `bytes`
+    /// more): a stack segment for tasks waiting for their children, or room for spawned tasks.
+    OutOfMemory { what: &'static str, bytes: u64 },
     /// The run configuration is not usable.
     InvalidConfig(String),
     /// A chart of a run's statistics could not be written.
@@ -78,11 +82,24 @@ impl fmt::Display for Error {
                 f,
                 "NVSHMEM failed while {during} (status {status}); NVSHMEM_DEBUG=WARN (or INFO) makes it say why"
             ),
+            Error::QueueOverflow { queue, capacity, needed } if queue == CPU_TASKS_HELD => write!(
+                f,
+                "{queue} passed the bound of {capacity} (at least {needed}): the task tree is probably endless, \
+                 or a handler spawns in a loop that does not end. If the work is genuinely this wide, raise the \
+                 bound (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT) to {} or more.",
+                needed.saturating_mul(2).next_power_of_two()
+            ),
             Error::QueueOverflow { queue, capacity, needed } => write!(
                 f,
                 "{queue} overflowed: it holds {capacity} tasks but needed at least {needed}. \
                  Raise the capacity (Runtime::deque_capacity or WSDSL_DEQUE_CAPACITY) to {} or more.",
                 needed.next_power_of_two()
+            ),
+            Error::OutOfMemory { what, bytes } => write!(
+                f,
+                "the CPU backend could not allocate {bytes} more bytes for {what}: the task tree is probably \
+                 endless, or the machine is short of memory. Lower the bound on tasks held at once \
+                 (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT) to get a clear error sooner."
             ),
             Error::FramePoolExhausted { capacity } => write!(
                 f,
@@ -99,13 +116,12 @@ impl fmt::Display for Error {
             ),
             Error::DeviceFault { site } => write!(f, "a handler panicked on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
-            Error::Watchdog { limit, stopped } => {
-                write!(f, "the run exceeded the watchdog limit of {limit:?}")?;
+            Error::Watchdog { program, on, limit, stopped } => {
+                write!(f, "the run of `{program}` on {on} exceeded the watchdog limit of {limit:?}")?;
                 if *stopped {
                     write!(f, " and was stopped. Raise the limit (Runtime::watchdog or WSDSL_WATCHDOG_SECS) if the work is genuinely this large.")
                 } else {
-                    write!(f, " and did not stop when asked: a handler is probably looping forever. \
-                               The GPU context is abandoned; restart the process before using the GPU again.")
+                    write!(f, " and did not stop when asked: a handler is probably looping forever. {}", on.when_stuck())
                 }
             }
             Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),
@@ -118,6 +134,40 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The queue of [`Error::QueueOverflow`] when the CPU backend's bound on tasks held at once
+/// is passed (`cpu/limits.rs`); its advice names that bound's settings.
+pub const CPU_TASKS_HELD: &str = "the CPU backend's tasks held at once (spawned and not yet run, or waiting for their children)";
+
+/// Where a run that a watchdog stopped ran, and what a handler that would not stop costs there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RanOn {
+    Gpu,
+    /// The host-compiled templates (`gpu::emulate`).
+    EmulatedGpu,
+    Cpu,
+}
+
+impl RanOn {
+    fn when_stuck(self) -> &'static str {
+        match self {
+            RanOn::Gpu => "The GPU context is abandoned; restart the process before using the GPU again.",
+            RanOn::EmulatedGpu => "Its host thread keeps running and its memory is leaked; restart the process.",
+            RanOn::Cpu => "The CPU threads running such handlers are parked for good (later runs start new ones); \
+                           restart the process to get their cores back.",
+        }
+    }
+}
+
+impl fmt::Display for RanOn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            RanOn::Gpu => "the GPU",
+            RanOn::EmulatedGpu => "the emulated GPU",
+            RanOn::Cpu => "the CPU backend",
+        })
+    }
+}
+
 impl From<crate::graph::GraphError> for Error {
     fn from(e: crate::graph::GraphError) -> Error {
         Error::Graph(e)
@@ -125,6 +175,15 @@ impl From<crate::graph::GraphError> for Error {
 }
 
 impl Error {
+    /// The same error as text in an `InvalidConfig` (errors hold no `Clone` parts), without
+    /// saying "invalid configuration" twice when it was one.
+    pub(crate) fn copied(&self) -> Error {
+        match self {
+            Error::InvalidConfig(message) => Error::InvalidConfig(message.clone()),
+            other => Error::InvalidConfig(other.to_string()),
+        }
+    }
+
     pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
         move |e| Error::Driver { during, message: e.to_string() }
     }

@@ -2,10 +2,12 @@
 //! detect termination, and return results and statistics; or run the same program on the
 //! CPU work-stealing backend.
 //!
-//! Pipeline, by module: [`program`] (what `#[megakernel]` generates) -> [`gpu::assemble`]
+//! Pipeline, by module: [`program`] (what `#[megakernel]` generates; with [`schedule`] and
+//! [`spawned`], the contract, which imports neither backend) -> [`gpu::assemble`]
 //! -> [`gpu::compile`] -> [`gpu::launch`] (or [`cpu`]) -> [`Output`].
 
 pub mod buffer;
+mod cache;
 pub mod chart;
 pub mod cpu;
 pub mod error;
@@ -16,14 +18,17 @@ pub mod program;
 pub mod progress;
 pub mod recursion;
 pub mod runtime;
+pub mod schedule;
+mod settings;
+pub mod spawned;
 pub mod stats;
 pub mod value;
 
 pub use buffer::{Buffer, ReadOnly};
-pub use error::Error;
-pub use gpu::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use error::{Error, RanOn};
+pub use schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use progress::Progress;
 pub use runtime::{Backend, Output, Runtime};
-pub use stats::{BackendKind, Phases, Profile, Stats};
+pub use stats::{BackendKind, Phases, Profile, Stats, Transfers};
 pub use value::{JoinLayout, TaskValue};

@@ -35,10 +35,11 @@
 //! Every fragment is deterministic: the same program always yields byte-identical text.
 
 use crate::buffer::BufferSet;
-use crate::cpu::Spawned;
-use crate::gpu::Schedule;
 use crate::value::{JoinLayout, TaskValue};
 use std::fmt::Debug;
+
+pub use crate::schedule::Schedule;
+pub use crate::spawned::Spawned;
 
 /// A megakernel program, implemented by `#[megakernel]` on a marker type `Kernel`.
 pub trait Program: Sized + 'static {

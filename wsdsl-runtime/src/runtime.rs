@@ -2,11 +2,13 @@
 
 use crate::cpu::{self, CpuPool};
 use crate::error::Error;
-use crate::gpu::{GpuDevice, GpuOptions, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+use crate::gpu::{GpuDevice, GpuOptions};
+use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
 use crate::progress::{Progress, ProgressOptions};
 use crate::stats::{BackendKind, Stats};
-use std::sync::{Arc, OnceLock};
+use crate::settings::GpuCount;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Where a program runs.
@@ -71,12 +73,15 @@ pub struct Runtime {
     progress: ProgressOptions,
     ordinal: usize,
     /// GPUs a run spans (one process each: `gpu::multi`); 1 by default.
-    gpus: u32,
+    gpus: GpuCount,
+    /// The CPU backend's bound on tasks held at once (`cpu/limits.rs`).
+    cpu_task_limit: u64,
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
     job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
-    /// The CPU backend's thread pool, started on first use and kept for later runs.
-    cpu_pool: OnceLock<Result<CpuPool, String>>,
+    /// The CPU backend's thread pool, started on first use and kept for later runs (a new
+    /// one replaces it after a run whose handler would not stop parked some of its threads).
+    cpu_pool: Mutex<Option<Arc<CpuPool>>>,
 }
 
 impl Runtime {
@@ -93,76 +98,105 @@ impl Runtime {
             progress: ProgressOptions::default(),
             // A process started for GPU k of a multi-GPU run opens GPU k, however the program
             // builds its runtime (`gpu/multi/process.rs` sets both variables).
+            // (The coordinator sets it to a valid ordinal; `from_env` checks it again.)
             ordinal: match crate::gpu::multi::process::peer_rank() {
-                Some(_) => std::env::var("WSDSL_DEVICE").ok().and_then(|d| d.trim().parse().ok()).unwrap_or(0),
+                Some(_) => crate::settings::DEVICE.from_env().ok().flatten().unwrap_or(0) as usize,
                 None => 0,
             },
-            gpus: 1,
+            gpus: GpuCount::Some(1),
+            cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
             device: OnceLock::new(),
             job: std::sync::Mutex::new(None),
-            cpu_pool: OnceLock::new(),
+            cpu_pool: Mutex::new(None),
         }
     }
 
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
+    /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]),
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
     /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line),
     /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]), `WSDSL_VICTIM`
     /// (random|round-robin|pws|hws|small-world: [`Runtime::victim`]),
     /// `WSDSL_BLOCK_THREADS` and `WSDSL_BLOCKS_PER_SM` (the GPU grid: [`Runtime::block_threads`],
-    /// [`Runtime::blocks_per_sm`]).
+    /// [`Runtime::blocks_per_sm`]). A value that is not one these accept is an error naming
+    /// the variable, the value and what it accepts (`settings.rs`).
     pub fn from_env() -> Result<Runtime, Error> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
-        let number = |name: &str| -> Result<Option<u64>, Error> {
-            var(name)
-                .map(|v| v.trim().parse::<u64>().map_err(|_| Error::InvalidConfig(format!("{name}=`{v}` is not a whole number"))))
-                .transpose()
-        };
-        let mut rt = Runtime::new(var("WSDSL_BACKEND").map_or(Ok(Backend::Auto), |v| Backend::parse(&v))?);
-        if let Some(t) = number("WSDSL_THREADS")? {
+        use crate::settings::{self as s, var};
+        let mut rt = Runtime::new(var("WSDSL_BACKEND")?.map_or(Ok(Backend::Auto), |v| Backend::parse(&v))?);
+        if let Some(t) = s::THREADS.from_env()? {
             rt = rt.cpu_threads(t as usize);
         }
-        if let Some(c) = number("WSDSL_DEQUE_CAPACITY")? {
+        if let Some(c) = s::DEQUE_CAPACITY.from_env()? {
             rt = rt.deque_capacity(c as u32);
         }
-        if let Some(f) = number("WSDSL_FRAMES")? {
-            rt = rt.frames(f.min(u32::MAX as u64) as u32);
+        if let Some(f) = s::FRAMES.from_env()? {
+            rt = rt.frames(f as u32);
         }
-        if let Some(s) = number("WSDSL_WATCHDOG_SECS")? {
-            rt = rt.watchdog(Duration::from_secs(s));
+        if let Some(secs) = s::WATCHDOG_SECS.from_env()? {
+            rt = rt.watchdog(Duration::from_secs(secs));
         }
-        if let Some(g) = var("WSDSL_GPUS") {
-            rt.gpus = match g.trim() {
-                "all" => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
-                n => n.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| Error::InvalidConfig(format!("WSDSL_GPUS=`{g}` is neither a number of GPUs (1 or more) nor `all`")))?,
-            };
+        if let Some(limit) = s::CPU_TASK_LIMIT.from_env()? {
+            rt = rt.cpu_task_limit(limit);
         }
-        if let Some(d) = number("WSDSL_DEVICE")? {
+        if let Some(g) = s::gpus_from_env()? {
+            // `all` is counted at the first run on the GPU: a CPU run never asks the driver.
+            rt.gpus = g;
+        }
+        if let Some(d) = s::DEVICE.from_env()? {
             rt.ordinal = d as usize;
         }
-        if let Some(p) = number("WSDSL_PROFILE")? {
+        if let Some(p) = s::PROFILE.from_env()? {
             rt = rt.profile(p != 0);
         }
-        if let Some(b) = number("WSDSL_MIN_BLOCKS")? {
-            rt = rt.min_blocks_per_sm(b.min(32) as u32);
+        if let Some(b) = s::MIN_BLOCKS.from_env()? {
+            rt = rt.min_blocks_per_sm(b as u32);
         }
-        if let Some(p) = number("WSDSL_PROGRESS")? {
+        if let Some(p) = s::PROGRESS.from_env()? {
             rt = rt.progress_line(p != 0);
         }
-        if let Some(t) = number("WSDSL_BLOCK_THREADS")? {
-            rt = rt.block_threads(t.min(1024) as u32);
+        if let Some(t) = s::BLOCK_THREADS.from_env()? {
+            rt = rt.block_threads(t as u32);
         }
-        if let Some(b) = number("WSDSL_BLOCKS_PER_SM")? {
-            rt = rt.blocks_per_sm(b.min(32) as u32);
+        if let Some(b) = s::BLOCKS_PER_SM.from_env()? {
+            rt = rt.blocks_per_sm(b as u32);
         }
-        if let Some(v) = var("WSDSL_VICTIM") {
+        if let Some(v) = var("WSDSL_VICTIM")? {
             rt = rt.victim(Victim::parse(&v).map_err(|e| Error::InvalidConfig(format!("WSDSL_VICTIM: {e}")))?);
         }
-        if let Some(s) = var("WSDSL_SCHEDULER") {
+        if let Some(s) = var("WSDSL_SCHEDULER")? {
             rt = rt.scheduler(Scheduler::parse(&s).map_err(|e| Error::InvalidConfig(format!("WSDSL_SCHEDULER: {e}")))?);
         }
         Ok(rt)
+    }
+
+    /// Checks every value set on this runtime against what it accepts (`settings.rs`); runs
+    /// do this before anything else, so a bad value is refused up front, never clamped.
+    pub fn check(&self) -> Result<(), Error> {
+        use crate::settings as s;
+        s::THREADS.check(self.cpu_threads as u64)?;
+        s::CPU_TASK_LIMIT.check(self.cpu_task_limit)?;
+        if self.watchdog.is_zero() {
+            return Err(Error::InvalidConfig(
+                "Runtime::watchdog(0s): the watchdog limit must be longer than zero (WSDSL_WATCHDOG_SECS sets the same, in whole seconds)".into(),
+            ));
+        }
+        if let GpuCount::Some(n) = self.gpus {
+            s::GPUS.check(n.into())?;
+        }
+        let checks = [
+            (&s::DEQUE_CAPACITY, self.schedule.capacity),
+            (&s::FRAMES, self.frames),
+            (&s::MIN_BLOCKS, self.schedule.min_blocks),
+            (&s::BLOCK_THREADS, self.schedule.block_threads),
+            (&s::BLOCKS_PER_SM, self.blocks_per_sm),
+        ];
+        for (setting, value) in checks {
+            if let Some(v) = value {
+                setting.check(v.into())?;
+            }
+        }
+        Ok(())
     }
 
     /// Runs on `n` GPUs of this host (deque scheduler; programs without writable buffers;
@@ -172,7 +206,7 @@ impl Runtime {
     /// the same order in every process (each then returns the same merged `Output`). See
     /// `docs/multi-gpu.md`.
     pub fn gpus(mut self, n: u32) -> Self {
-        self.gpus = n.max(1);
+        self.gpus = GpuCount::Some(n);
         self
     }
 
@@ -185,6 +219,15 @@ impl Runtime {
     /// Number of CPU backend threads (default: all cores).
     pub fn cpu_threads(mut self, n: usize) -> Self {
         self.cpu_threads = n;
+        self
+    }
+
+    /// The CPU backend's bound on tasks held at once: spawned and not yet run, or waiting for
+    /// their children (default 16 M, `cpu::limits`). A run that passes it stops with
+    /// `Error::QueueOverflow`, as a GPU run whose deques fill does, instead of taking every
+    /// byte of memory: an endless task tree, or a handler spawning in a loop that never ends.
+    pub fn cpu_task_limit(mut self, tasks: u64) -> Self {
+        self.cpu_task_limit = tasks;
         self
     }
 
@@ -237,7 +280,8 @@ impl Runtime {
         self.schedule.min_blocks.unwrap_or(0)
     }
 
-    /// Longest a GPU run may take before it is stopped and reported (default 300 s).
+    /// Longest a run may take before it is stopped and reported as `Error::Watchdog` (default
+    /// 300 s), on every backend.
     pub fn watchdog(mut self, limit: Duration) -> Self {
         self.watchdog = limit;
         self
@@ -310,6 +354,18 @@ impl Runtime {
         self.backend
     }
 
+    /// The CPU backend's pool: the one kept from earlier runs, or a new one if there is none
+    /// or a handler that would not stop parked some of its threads.
+    fn cpu_pool(&self) -> Result<Arc<CpuPool>, Error> {
+        let mut kept = self.cpu_pool.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(pool) = kept.as_ref().filter(|p| !p.lost_threads()) {
+            return Ok(pool.clone());
+        }
+        let pool = Arc::new(CpuPool::new(self.cpu_threads)?);
+        *kept = Some(pool.clone());
+        Ok(pool)
+    }
+
     /// The GPU, opened on first use.
     pub fn gpu(&self) -> Result<&GpuDevice, Error> {
         self.device
@@ -342,6 +398,7 @@ impl Runtime {
         roots: impl IntoIterator<Item = impl Into<P::Task>>,
     ) -> Result<Output<P>, Error> {
         let since_process_start = crate::stats::process_age();
+        self.check()?;
         let opening = Instant::now();
         let was_open = self.device.get().is_some();
         let roots: Vec<P::Task> = roots.into_iter().map(Into::into).collect();
@@ -367,10 +424,14 @@ impl Runtime {
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
             let context = if was_open { Duration::ZERO } else { opening.elapsed() };
-            let (counters, values, mut stats) = if self.gpus > 1 {
+            let gpus = match self.gpus {
+                GpuCount::Some(n) => n,
+                GpuCount::All => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
+            };
+            let (counters, values, mut stats) = if gpus > 1 {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
-                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, self.gpus)?);
+                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus)?);
                 }
                 crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts)?
             } else {
@@ -381,12 +442,9 @@ impl Runtime {
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
             Ok(Output { counters, values, stats, backend, note })
         } else {
-            let pool = self
-                .cpu_pool
-                .get_or_init(|| CpuPool::new(self.cpu_threads).map_err(|e| e.to_string()))
-                .as_ref()
-                .map_err(|why| Error::InvalidConfig(why.clone()))?;
-            let (counters, values, mut stats) = cpu::run::<P>(&params, buffers, &roots, pool, &self.progress)?;
+            let pool = self.cpu_pool()?;
+            let limits = cpu::Limits { watchdog: self.watchdog, tasks: self.cpu_task_limit };
+            let (counters, values, mut stats) = cpu::run::<P>(&params, buffers, &roots, &pool, &self.progress, &limits)?;
             stats.phases.since_process_start = since_process_start;
             Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }

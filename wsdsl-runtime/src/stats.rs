@@ -38,6 +38,20 @@ pub struct Phases {
     pub run: Duration,
     /// Copying results back.
     pub copy_back: Duration,
+    /// What the launch and copy-back phases moved between host and GPU (zero on the CPU
+    /// backend and the emulated GPUs).
+    pub transfers: Transfers,
+}
+
+/// Bytes a GPU run moved: the sizes behind its launch and copy-back phases.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Transfers {
+    /// Copied to the device: parameters, roots, buffers (read-only arrays the first time).
+    pub uploaded: u64,
+    /// Buffer pieces of zeros cleared on the device instead of copied.
+    pub cleared: u64,
+    /// Copied back: counters, buffers, statistics, the roots' values.
+    pub downloaded: u64,
 }
 
 /// Scheduler statistics of one run.
@@ -287,9 +301,16 @@ impl fmt::Display for Stats {
         if !p.context.is_zero() {
             write!(f, "context {:.1} ms, ", ms(p.context))?;
         }
+        let t = &p.transfers;
+        let moved_in = match (t.uploaded, t.cleared) {
+            (0, 0) => String::new(),
+            (up, 0) => format!(" ({} in)", megabytes(up)),
+            (up, cleared) => format!(" ({} in, {} cleared)", megabytes(up), megabytes(cleared)),
+        };
+        let moved_out = if t.downloaded > 0 { format!(" ({} out)", megabytes(t.downloaded)) } else { String::new() };
         write!(
             f,
-            "compile {:.1} ms{}, launch {:.1} ms, run {:.3} ms, copy-back {:.1} ms",
+            "compile {:.1} ms{}, launch {:.1} ms{moved_in}, run {:.3} ms, copy-back {:.1} ms{moved_out}",
             ms(p.compile),
             if p.cache_hit { " (cached)" } else { "" },
             ms(p.launch),
@@ -320,6 +341,11 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
+/// `bytes` in MB (10^6 bytes), one decimal.
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1e6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +368,17 @@ mod tests {
         stats.phases.since_process_start = Some(Duration::from_millis(2500));
         let text = stats.to_string();
         assert!(text.contains("began 2500 ms after process start, context 180.0 ms, compile"), "{text}");
+    }
+
+    #[test]
+    fn phases_show_what_a_gpu_run_moved() {
+        let mut stats = Stats::default();
+        assert!(!stats.to_string().contains("MB"), "nothing moved, nothing shown");
+        stats.phases.transfers = Transfers { uploaded: 420_000_000, cleared: 0, downloaded: 0 };
+        assert!(stats.to_string().contains("launch 0.0 ms (420.0 MB in), run"), "{stats}");
+        stats.phases.transfers = Transfers { uploaded: 70_000_000, cleared: 403_000_000, downloaded: 436_000_000 };
+        let text = stats.to_string();
+        assert!(text.contains("launch 0.0 ms (70.0 MB in, 403.0 MB cleared), run"), "{text}");
+        assert!(text.ends_with("copy-back 0.0 ms (436.0 MB out)"), "{text}");
     }
 }

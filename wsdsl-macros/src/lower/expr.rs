@@ -135,7 +135,17 @@ impl FnLower<'_> {
         vals
     }
 
+    /// `e` as statements pushed to `out` and a C expression, with stack room for its
+    /// sub-expressions however deep they nest (`depth.rs`), the C kept as shallow as the CUDA
+    /// compiler needs (`shallow.rs`).
     pub fn expr(&mut self, e: &Expr, out: &mut Vec<String>) -> Option<String> {
+        crate::depth::with_room(|| {
+            let v = self.expr_c(e, out)?;
+            Some(self.shallow(e, v, out))
+        })
+    }
+
+    fn expr_c(&mut self, e: &Expr, out: &mut Vec<String>) -> Option<String> {
         let ty = self.ty(&e.ty);
         Some(match &e.kind {
             ExprKind::Int(v) => match ty {

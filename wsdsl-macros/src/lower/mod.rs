@@ -13,10 +13,13 @@ mod expr;
 mod items;
 mod jobs;
 mod refs;
+mod shallow;
 mod stmt;
 mod values;
 
 pub use items::{lower, Cuda};
+#[cfg(test)]
+pub use shallow::paren_depth;
 #[cfg(test)]
 pub use expr::{float_lit as float_lit_for_tests, int_lit as int_lit_for_tests};
 
@@ -141,9 +144,14 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
     }
 }
 
+/// The deepest indentation, in spaces (16 levels): deeper blocks are written at this one, so
+/// that C nested as deep as Rust allows stays linear in size (1,000 nested blocks were 8 MB).
+const MAX_INDENT: usize = 16 * 4;
+
 pub fn indent(lines: Vec<String>) -> Vec<String> {
+    let deepest = |l: &str| l.bytes().take_while(|&b| b == b' ').count() >= MAX_INDENT;
     lines
         .into_iter()
-        .map(|l| if l.starts_with("#line") { l } else { format!("    {l}") })
+        .map(|l| if l.starts_with("#line") || deepest(&l) { l } else { format!("    {l}") })
         .collect()
 }

@@ -6,6 +6,13 @@ use super::{indent, FnLower};
 use crate::ir::*;
 use crate::types::Ty;
 
+/// The increment of every C loop that Rust does not bound (`loop`, `while`): a side effect, so
+/// that the CUDA and host C++ compilers may not assume the loop ends and delete it, as C++'s
+/// forward-progress rule allows (`ws_loop_progress` in `rust_semantics.cuh`). In the
+/// increment, it runs on each way round (`continue` included) and never in a body that
+/// always leaves, such as the one-pass loop of an inlined body with `return`.
+const PROGRESS: &str = "ws_loop_progress()";
+
 fn c_file(f: &str) -> String {
     f.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -68,8 +75,13 @@ impl FnLower<'_> {
         out.extend(indent(inner));
     }
 
-    /// A block or `if` expression whose value (if any) goes to `dest`.
+    /// A block or `if` expression whose value (if any) goes to `dest`; with stack room for an
+    /// `else if` chain or `match` arms however deep they nest (`depth.rs`).
     pub fn expr_into(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
+        crate::depth::with_room(|| self.branches_into(e, dest, out))
+    }
+
+    fn branches_into(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
         match &e.kind {
             ExprKind::Block(b) => {
                 out.push("{".into());
@@ -135,19 +147,20 @@ impl FnLower<'_> {
         }
     }
 
-    /// A loop; `dest` receives the value of a `loop` that breaks with one.
+    /// A loop; `dest` receives the value of a `loop` that breaks with one. `loop` and `while`
+    /// (and `while let`, a `loop` here) go round through `PROGRESS`.
     pub fn loop_stmt(&mut self, e: &Expr, dest: Option<&str>, out: &mut Vec<String>) {
         match &e.kind {
             ExprKind::While(c, body, id) => {
                 let mut cs = Vec::new();
                 let cv = self.expr(c, &mut cs).unwrap_or_else(|| "false".into());
                 if cs.is_empty() {
-                    out.push(format!("while ({cv}) {{"));
+                    out.push(format!("for (; {cv}; {PROGRESS}) {{"));
                     let b = self.loop_body(Vec::new(), body, *id, None);
                     out.extend(indent(b));
                 } else {
                     // The condition's statements rerun on every iteration (and after `continue`).
-                    out.push("for (;;) {".into());
+                    out.push(format!("for (;; {PROGRESS}) {{"));
                     cs.push(format!("if (!({cv})) break;"));
                     let b = self.loop_body(cs, body, *id, None);
                     out.extend(indent(b));
@@ -156,12 +169,14 @@ impl FnLower<'_> {
                 self.break_label(*id, out);
             }
             ExprKind::Loop(body, id) => {
-                out.push("for (;;) {".into());
+                out.push(format!("for (;; {PROGRESS}) {{"));
                 let b = self.loop_body(Vec::new(), body, *id, dest);
                 out.extend(indent(b));
                 out.push("}".into());
                 self.break_label(*id, out);
             }
+            // A range's counter is bounded by its end, so a C++ compiler may assume this loop
+            // ends, rightly: it needs no `PROGRESS`. Iterator chains are lowered to it too.
             ExprKind::For { var, start, end, inclusive, rev, step, body, id } => {
                 /// The longest literal range a loop is unrolled over.
                 const MAX_UNROLLED_TRIPS: u128 = 128;

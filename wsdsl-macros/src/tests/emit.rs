@@ -397,3 +397,20 @@ fn a_frame_without_jobs_keeps_its_values_right_after_the_task() {
     assert_eq!((c.task_bytes, c.frame_bytes), (36, 24 + 36 + 4));
     assert!(c.types.contains("static_assert(sizeof(ws_frame) == 64,"), "{}", c.types);
 }
+
+/// C++ compilers may assume that a loop without side effects ends and delete it; Rust's
+/// `loop`, `while` and `while let` go round through one (`ws_loop_progress`), ranges and the
+/// iterator chains lowered to them need none.
+#[test]
+fn loops_rust_does_not_bound_go_round_through_a_side_effect() {
+    let c = cuda(program(quote! {
+        fn forever(i: u32) -> u32 { let mut i = i; loop { if i == 0 { return 7; } i = i.wrapping_add(2); } }
+        fn spin(i: u32) -> u32 { let mut i = i; while i != 1 { i = i.wrapping_add(0); } i }
+        fn drain(o: Option<u32>) -> u32 { let mut o = o; let mut n = 0; while let Some(x) = o { n += x; o = None; } n }
+        fn ranges(n: u32, a: [u32; 4]) -> u32 { let mut s = 0; for k in 0..n { s += k; } for k in (0..n).rev().step_by(2) { s += k; } s + a.iter().sum::<u32>() }
+    }));
+    assert!(helper_c(&c, "forever").contains("for (;; ws_loop_progress()) {"), "{}", c.handlers);
+    assert!(helper_c(&c, "spin").contains("for (; ((l_i_1) != (((ws_u32)1))); ws_loop_progress()) {"), "{}", c.handlers);
+    assert!(helper_c(&c, "drain").contains("for (;; ws_loop_progress()) {"), "{}", c.handlers);
+    assert!(!helper_c(&c, "ranges").contains("ws_loop_progress"), "{}", c.handlers);
+}

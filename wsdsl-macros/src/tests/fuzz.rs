@@ -5,8 +5,8 @@
 //! Deterministic: case `i` mutates with a PRNG seeded by `i`. `WSDSL_FUZZ_CASES=n` runs more
 //! cases, `WSDSL_FUZZ_FIRST=i` starts at case `i` (with `WSDSL_FUZZ_CASES=1`, reruns one),
 //! `WSDSL_FUZZ_TRACE=1` prints each mutant before running it.
-//! The regressions below are the minimal reproducers of what the fuzzer found, and a check that
-//! deep nesting stays within syn's own limits.
+//! One case in 80 also nests a spot deep (to 2,047 levels), as `tests/depth.rs` does by hand.
+//! The regressions below are the minimal reproducers of what the fuzzer found.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use std::cell::RefCell;
@@ -291,26 +291,81 @@ thread_local! {
     static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs the macro on one mutant's text, as rustc would hand it over.
+/// Runs the macro on one mutant's text, as rustc would hand it over: parsed and expanded on
+/// the stack `expand_deep` gives the expansion in rustc.
 fn run_case(args: &str, module: &str) -> Outcome {
     let (Ok(args), Ok(module)) = (TokenStream::from_str(args), TokenStream::from_str(module)) else { return Outcome::Unparsed };
-    let Ok(module) = syn::parse2::<syn::ItemMod>(module) else { return Outcome::Unparsed };
-    // An error at `Span::call_site()` (the only span without source text here) points at the
-    // attribute: right for malformed arguments (syn's "unexpected end of input"), wrong else.
-    let attr_ok = crate::schedule::parse(args.clone()).is_ok();
-    let result = std::panic::catch_unwind(move || {
-        crate::expand_module(args, module).map(|tokens| syn::parse2::<syn::File>(tokens).map(drop)).map_err(|e| {
-            let lost: Vec<String> = e.into_iter().filter(|e| attr_ok && e.span().source_text().is_none()).map(|e| e.to_string()).collect();
-            (!lost.is_empty()).then(|| format!("errors without a source position: {lost:?}"))
-        })
-    });
-    match result {
-        Ok(Ok(Ok(()))) => Outcome::Compiled,
-        Ok(Ok(Err(e))) => Outcome::Failed(format!("the generated code does not parse: {e}")),
-        Ok(Err(None)) => Outcome::Rejected,
-        Ok(Err(Some(why))) => Outcome::Failed(why),
-        Err(_) => Outcome::Failed(PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panic".into())),
+    crate::depth::on_large_stack(move || {
+        let Ok(module) = syn::parse2::<syn::ItemMod>(module) else { return Outcome::Unparsed };
+        // An error at `Span::call_site()` (the only span without source text here) points at
+        // the attribute: right for malformed arguments (syn's "unexpected end of input"), wrong else.
+        let attr_ok = crate::schedule::parse(args.clone()).is_ok();
+        let result = std::panic::catch_unwind(move || {
+            crate::expand_module(args, module).map(|tokens| syn::parse2::<syn::File>(tokens).map(drop)).map_err(|e| {
+                let lost: Vec<String> = e.into_iter().filter(|e| attr_ok && e.span().source_text().is_none()).map(|e| e.to_string()).collect();
+                (!lost.is_empty()).then(|| format!("errors without a source position: {lost:?}"))
+            })
+        });
+        match result {
+            Ok(Ok(Ok(()))) => Outcome::Compiled,
+            Ok(Ok(Err(e))) => Outcome::Failed(format!("the generated code does not parse: {e}")),
+            Ok(Err(None)) => Outcome::Rejected,
+            Ok(Err(Some(why))) => Outcome::Failed(why),
+            Err(_) => Outcome::Failed(PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "panic".into())),
+        }
+    })
+}
+
+/// One case in `DEEPEN_ONE_IN` also nests a spot of its module deep (`deepen`).
+const DEEPEN_ONE_IN: usize = 80;
+
+/// Nests the tree at a random spot (a literal if a few tries find one, so that the result
+/// is often still an expression) up to 2,047 levels deep, in one of the shapes that recurse
+/// in the macro's passes: parentheses, blocks, prefix operators, a long sum, a method chain,
+/// `if`s, closures and iterator chains (those two at most 40 deep: closures are inlined, and
+/// 24 levels is the limit that reports an error).
+fn deepen(v: &mut Vec<Tree>, rng: &mut Rng) {
+    let total = count(v);
+    let mut spot = None;
+    for _ in 0..8 {
+        let mut path = Vec::new();
+        if let Ok(i) = locate(v, rng.below(total), &mut path) {
+            let literal = matches!(list_at(v, &path)[i], Tree::Leaf(TokenTree::Literal(_)));
+            spot = Some((path, i));
+            if literal {
+                break;
+            }
+        }
     }
+    let Some((path, i)) = spot else { return };
+    let list = list_at(v, &path);
+    let levels = 1usize << rng.below(11);
+    let n = levels + rng.below(levels);
+    let t = list[i].clone();
+    // What the shapes repeat: the tree itself if it is one token, else a literal.
+    let small = if matches!(t, Tree::Leaf(_)) { t.clone() } else { leaf("0").remove(0) };
+    let group = |d, inner: Vec<Tree>| Tree::Group(d, inner);
+    let mut deep = vec![t.clone()];
+    match rng.below(8) {
+        0 => (0..n).for_each(|_| deep = vec![group(Delimiter::Parenthesis, std::mem::take(&mut deep))]),
+        1 => (0..n).for_each(|_| deep = vec![group(Delimiter::Brace, std::mem::take(&mut deep))]),
+        2 => deep = leaf(&*rng.pick(&["- ", "! ", "& ", "* "]).repeat(n)).into_iter().chain(deep).collect(),
+        3 => (0..n).for_each(|_| deep.extend(leaf("+").into_iter().chain([small.clone()]))),
+        4 => (0..n).for_each(|_| deep.extend(leaf(".wrapping_add(1)"))),
+        5 => (0..n).for_each(|_| {
+            let then = group(Delimiter::Brace, std::mem::take(&mut deep));
+            deep = leaf("if true").into_iter().chain([then]).chain(leaf("else")).chain([group(Delimiter::Brace, vec![small.clone()])]).collect();
+        }),
+        6 => (0..n.min(40)).for_each(|_| {
+            let body = leaf("let g = |v: u32|").into_iter().chain(std::mem::take(&mut deep)).chain(leaf("; g(0)")).collect();
+            deep = vec![group(Delimiter::Brace, body)];
+        }),
+        _ => (0..n.min(40)).for_each(|_| {
+            let closure = leaf("|k: u32| k +").into_iter().chain(std::mem::take(&mut deep)).collect();
+            deep = leaf("(0..2u32).map").into_iter().chain([group(Delimiter::Parenthesis, closure)]).chain(leaf(".sum::<u32>()")).collect();
+        }),
+    }
+    list.splice(i..=i, deep);
 }
 
 /// Mutant `case`: a seed, its (possibly swapped and mutated) arguments and module, as text.
@@ -324,6 +379,11 @@ fn mutant(case: usize, seeds: &[Seed], pools: &Pools) -> (String, String, String
     }
     if rng.below(4) == 0 {
         mutate(&mut args, &mut rng, pools);
+    }
+    // A stream of its own, so that the other mutations of every case stay as they were.
+    let mut deep_rng = Rng(!(case as u64));
+    if deep_rng.below(DEEPEN_ONE_IN) == 0 {
+        deepen(&mut module, &mut deep_rng);
     }
     (seed.origin.clone(), stream(&args).to_string(), stream(&module).to_string())
 }
@@ -473,21 +533,3 @@ fn closure_helper_recursing_twice() {
     assert_eq!(e.len(), 1, "{e:#?}");
     assert!(e[0].contains("cannot call themselves (recursion)"), "{e:#?}");
 }
-
-/// Deep nesting: syn's own parser overflows an 8 MiB stack (rustc's) before the later stages
-/// do, at about 1,500 nested blocks or `if`s and 2,000 parentheses in a debug build; this keeps
-/// the stages' recursion within that with some margin, so no depth limit of our own is needed.
-#[test]
-fn deep_nesting_within_syns_limits() {
-    let shapes = [("{ ", " }", 1000), ("if x > 1 { ", " } else { 0 }", 1000), ("(", " + 1)", 1500), ("[", "][0]", 1000)];
-    for (open, close, depth) in shapes {
-        let body = format!("{}x{}", open.repeat(depth), close.repeat(depth));
-        let worker = std::thread::Builder::new().stack_size(8 << 20).spawn(move || {
-            let body: TokenStream = body.parse().unwrap();
-            let m = program(quote::quote! { fn f(x: i32) -> i32 { #body } });
-            let _ = crate::expand_module(TokenStream::new(), m);
-        });
-        worker.unwrap().join().unwrap();
-    }
-}
-

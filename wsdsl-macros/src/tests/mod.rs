@@ -1,5 +1,6 @@
 //! Unit tests of the pipeline stages, on modules built with `parse_quote!`.
 
+mod depth;
 mod emit;
 mod errors;
 mod fuzz;

@@ -10,6 +10,7 @@
 //! errors, with the message alone. Built with `panic = "abort"`, nothing can be caught: the
 //! previous hook prints the panic and the process aborts.
 
+use super::limits::Stop;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -51,10 +52,20 @@ pub(crate) fn mark_pool_thread() {
     IN_HANDLER.with(|h| h.set(true));
 }
 
-/// Runs a handler; a panic comes back as `Err("file:line: message")` (the message alone if
-/// the hook is not ours).
-pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, String> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| caught().unwrap_or_else(|| payload_text(&*payload).to_string()))
+/// How a handler that did not return ended.
+pub(crate) enum Caught {
+    /// It panicked: `file:line: message` (the message alone if the hook is not ours).
+    Panic(String),
+    /// The backend stopped it (`limits.rs`).
+    Stop(Stop),
+}
+
+/// Runs a handler; a panic comes back as `Err`.
+pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| match payload.downcast_ref::<Stop>() {
+        Some(stop) => Caught::Stop(*stop),
+        None => Caught::Panic(caught().unwrap_or_else(|| payload_text(&*payload).to_string())),
+    })
 }
 
 /// What the hook recorded of this thread's last panic (`file:line: message`), taken.

@@ -8,10 +8,15 @@
 //! ends when everything has run), from a stack of tasks rather than as nested calls, so
 //! chains and trees of them of any depth use no thread stack. Nested calls (a task waiting
 //! for its children) use the thread's stack; past a red zone it grows on the heap
-//! (`stacker`), so a deep tree never overflows it.
+//! (`stacker`), so a deep tree never overflows it (and memory that runs out for it is an
+//! error, `Error::OutOfMemory`). Tasks held at once are counted against the run's bound
+//! (`limits.rs`).
 
 use crate::value::TaskValue;
-use super::spawned::{Children, Spawned, FEW};
+use super::children::{Children, FEW};
+use super::limits::{Held, Stop};
+use super::panics::Caught;
+use crate::spawned::Spawned;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::parallel::{self, Job, NO_RESULT, RESULT_WORDS};
@@ -39,8 +44,11 @@ const STACK_SEGMENT: usize = 16 << 20;
 
 /// One run of program `P`.
 pub(crate) struct Run<'a, P: Program> {
-    params: &'a P::Params,
+    params: P::Params,
     buffers: &'a P::Buffers,
+    /// This run's id (`park.rs`).
+    id: u64,
+    held: Held,
     workers: Slots<P::Counters, P::Task>,
     /// Set by the first failure: every task still to run returns at once.
     abort: AtomicBool,
@@ -56,8 +64,28 @@ pub(crate) struct Outcome<C, T> {
 }
 
 impl<'a, P: Program> Run<'a, P> {
-    pub fn new(params: &'a P::Params, buffers: &'a P::Buffers, threads: usize) -> Self {
-        Run { params, buffers, workers: Slots::new(threads), abort: AtomicBool::new(false), failure: Mutex::new(None), eager_depth: eager_depth() }
+    /// A run of `roots` roots on `threads` threads, holding at most `limit` tasks at once.
+    pub fn new(params: P::Params, buffers: &'a P::Buffers, roots: usize, threads: usize, limit: u64) -> Self {
+        let id = super::park::new_run_id();
+        Run {
+            params,
+            buffers,
+            id,
+            held: Held::new(roots, threads, limit),
+            workers: Slots::new(threads, id, usize::try_from(limit).unwrap_or(usize::MAX)),
+            abort: AtomicBool::new(false),
+            failure: Mutex::new(None),
+            eager_depth: eager_depth(),
+        }
+    }
+
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Stops the run with `error` unless it failed already (the watchdog's request).
+    pub fn stop_with(&self, error: Error) {
+        self.fail(error);
     }
 
     /// Runs the roots side by side; their values in root order. Call on the pool.
@@ -68,9 +96,13 @@ impl<'a, P: Program> Run<'a, P> {
     }
 
     /// Records a panic that unwound out of the roots (`call`), unless its handler's guard
-    /// did already (it has the location; this has only the payload).
+    /// did already (it has the location; this has only the payload): a handler's, or the
+    /// backend's own stop (`limits.rs`).
     pub fn unwound(&self, payload: &(dyn std::any::Any + Send)) {
-        self.fail(Error::TaskPanicked { message: super::panics::payload_text(payload).to_string() });
+        match payload.downcast_ref::<Stop>() {
+            Some(stop) => self.fail(stop.into_error()),
+            None => self.fail(Error::TaskPanicked { message: super::panics::payload_text(payload).to_string() }),
+        }
     }
 
     /// Tasks run so far (from any thread, while the run goes on).
@@ -119,25 +151,29 @@ impl<'a, P: Program> Run<'a, P> {
 
     /// Runs `task` and everything it spawns; its value.
     fn task(&self, me: usize, task: P::Task, depth: u32) -> P::Value {
-        nested(depth, || {
-            if self.abort.load(Ordering::Relaxed) {
-                return P::Value::placeholder();
-            }
+        self.nested(depth, || {
             let waits = P::complete_of(&task);
             let (mut waited, mut detached, mut jobs) = (None, None, Vec::new());
             let value = self.call(me, |w| {
-                w.tasks += 1;
-                let value = P::execute(&task, self.params, self.buffers, &mut w.counters, &mut w.spawned);
+                // Checked inside the slot (after the thread marks itself inside the run): see
+                // `park.rs`.
+                if self.abort.load(Ordering::Relaxed) {
+                    return P::Value::placeholder();
+                }
+                w.start();
+                let value = P::execute(&task, &self.params, self.buffers, &mut w.counters, &mut w.spawned);
                 if w.spawned.has_jobs() {
                     jobs = w.spawned.take_jobs();
                 }
                 if !w.spawned.is_empty() || !jobs.is_empty() {
+                    w.held += w.spawned.len() as i64;
                     if waits.is_none() {
                         detached = (!w.spawned.is_empty()).then(|| w.take_spawned());
                     } else {
                         w.wait();
                         waited = Some(if w.spawned.len() <= FEW { Children::few_from(&mut w.spawned) } else { Children::List(w.take_spawned()) });
                     }
+                    self.count_held(w);
                 }
                 value
             });
@@ -160,7 +196,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// oldest tasks' siblings, the largest pieces of work) goes to a `join` where others can
     /// take it.
     fn detached(&self, me: usize, mut stack: Spawned<P::Task>, depth: u32) {
-        nested(depth, || loop {
+        self.nested(depth, || loop {
             match self.handler(me, |w| self.batch(w, &mut stack)) {
                 None | Some(Batch::Done) => return,
                 Some(Batch::Full) => {}
@@ -200,10 +236,14 @@ impl<'a, P: Program> Run<'a, P> {
                 return Batch::Done;
             }
             let above = stack.len();
-            w.tasks += 1;
-            P::execute(&task, self.params, self.buffers, &mut w.counters, stack);
+            w.start();
+            P::execute(&task, &self.params, self.buffers, &mut w.counters, stack);
             if stack.len() > above || stack.has_jobs() {
                 let jobs = stack.take_jobs();
+                w.held += (stack.len() - above) as i64;
+                if !self.count_held(w) {
+                    return Batch::Done;
+                }
                 if let Some(max) = P::complete_of(&task) {
                     w.wait();
                     let mut children = w.spare_list();
@@ -239,21 +279,24 @@ impl<'a, P: Program> Run<'a, P> {
                 &mut many
             };
             self.all(me, children.tasks(), values, depth + 1);
-            if self.abort.load(Ordering::Relaxed) {
-                return P::Value::placeholder();
-            }
             let received: &[P::Value] = if max == u32::MAX { &[] } else { values };
             let (value, next) = self.call(me, |w| {
-                w.waiting -= 1;
+                // Checked inside the slot, as in `task`.
+                if self.abort.load(Ordering::Relaxed) {
+                    return (P::Value::placeholder(), None);
+                }
+                w.done_waiting();
                 w.completions += 1;
                 w.spawned.set_results(results);
-                let value = P::complete(&task, received, round, self.params, self.buffers, &mut w.counters, &mut w.spawned);
+                let value = P::complete(&task, received, round, &self.params, self.buffers, &mut w.counters, &mut w.spawned);
                 w.spawned.set_results([0; RESULT_WORDS]);
                 jobs = w.spawned.take_jobs();
                 let next = if w.spawned.is_empty() && jobs.is_empty() {
                     None
                 } else {
+                    w.held += w.spawned.len() as i64;
                     w.wait();
+                    self.count_held(w);
                     Some(Children::List(w.take_spawned()))
                 };
                 if let Children::List(done) = &mut children {
@@ -312,8 +355,13 @@ impl<'a, P: Program> Run<'a, P> {
     fn handler<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> Option<R> {
         match self.workers.with(me, |w| super::panics::catch(|| f(w))) {
             Ok(r) => Some(r),
-            Err(message) => {
+            Err(Caught::Panic(message)) => {
                 self.panicked(me, message);
+                None
+            }
+            Err(Caught::Stop(stop)) => {
+                self.stop(me);
+                self.fail(stop.into_error());
                 None
             }
         }
@@ -332,6 +380,55 @@ impl<'a, P: Program> Run<'a, P> {
         // What the handler spawned before it panicked never runs.
         self.workers.with(me, |w| w.spawned.clear());
         self.abort.store(true, Ordering::Relaxed);
+    }
+
+    /// Adds thread slot `w`'s share of the tasks held to the run's total when it is due;
+    /// false (the run failed) when the total passed the bound.
+    #[inline]
+    fn count_held(&self, w: &mut Worker<P::Counters, P::Task>) -> bool {
+        match self.held.add(&mut w.held) {
+            Ok(()) => true,
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    /// Runs `f`, a call `depth` levels down, making sure every `CHECK_STACK_EVERY` levels
+    /// that the stack has room for that many more; memory that runs out for more stack
+    /// stops the run with its own error, not as a handler's panic.
+    #[inline]
+    fn nested<R>(&self, depth: u32, f: impl FnOnce() -> R) -> R {
+        if depth % CHECK_STACK_EVERY == 0 && !stacker::remaining_stack().is_some_and(|room| room >= STACK_RED_ZONE) {
+            return self.on_a_new_stack(f);
+        }
+        f()
+    }
+
+    /// Runs `f` on a stack segment of its own; rare, so out of the way.
+    #[cold]
+    #[inline(never)]
+    fn on_a_new_stack<R>(&self, f: impl FnOnce() -> R) -> R {
+        let entered = std::cell::Cell::new(false);
+        let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            stacker::grow(STACK_SEGMENT, || {
+                entered.set(true);
+                f()
+            })
+        }));
+        match grown {
+            Ok(r) => r,
+            Err(payload) if entered.get() => std::panic::resume_unwind(payload),
+            Err(_) => {
+                // `stacker` could not map the segment (its panic, which the hook recorded as
+                // if a handler's, is dropped here).
+                let _ = super::panics::caught();
+                let stop = Stop::NoMemory { what: "a stack segment for tasks waiting for their children", bytes: STACK_SEGMENT as u64 };
+                self.fail(stop.into_error());
+                stop.raise()
+            }
+        }
     }
 
     /// Keeps the first failure and stops the run.
@@ -382,10 +479,17 @@ enum Batch<T> {
 /// on 2).
 const EAGER_DEPTH: u32 = 12;
 
-/// `EAGER_DEPTH`, or `WSDSL_CPU_EAGER_DEPTH` where set (read once per process; for measuring).
+/// `EAGER_DEPTH`, or `WSDSL_CPU_EAGER_DEPTH` where set (read once per process; for
+/// measuring). A value it does not accept is reported once and not used.
 fn eager_depth() -> u32 {
     static DEPTH: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *DEPTH.get_or_init(|| std::env::var("WSDSL_CPU_EAGER_DEPTH").ok().and_then(|v| v.parse().ok()).unwrap_or(EAGER_DEPTH))
+    *DEPTH.get_or_init(|| match crate::settings::CPU_EAGER_DEPTH.from_env() {
+        Ok(depth) => depth.map_or(EAGER_DEPTH, |d| d as u32),
+        Err(e) => {
+            eprintln!("wsdsl: {e}; using {EAGER_DEPTH}");
+            EAGER_DEPTH
+        }
+    })
 }
 
 /// Whether this thread has a job in its deque that idle threads can take (then splitting
@@ -393,23 +497,6 @@ fn eager_depth() -> u32 {
 #[inline]
 fn others_can_steal() -> bool {
     rayon_core::current_thread_has_pending_tasks() == Some(true)
-}
-
-/// Runs `f`, a call `depth` levels down, making sure every `CHECK_STACK_EVERY` levels that
-/// the stack has room for that many more.
-#[inline]
-fn nested<R>(depth: u32, f: impl FnOnce() -> R) -> R {
-    if depth % CHECK_STACK_EVERY == 0 && !stacker::remaining_stack().is_some_and(|room| room >= STACK_RED_ZONE) {
-        return on_a_new_stack(f);
-    }
-    f()
-}
-
-/// Runs `f` on a stack segment of its own; rare, so out of the way.
-#[cold]
-#[inline(never)]
-fn on_a_new_stack<R>(f: impl FnOnce() -> R) -> R {
-    stacker::grow(STACK_SEGMENT, f)
 }
 
 /// The tag of `task` (its index in `Program::TASK_NAMES`), from its device encoding.

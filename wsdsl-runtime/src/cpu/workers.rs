@@ -1,10 +1,12 @@
 //! The CPU backend's threads and what each keeps: a rayon pool of a fixed size, and one slot
 //! of counters and statistics per pool thread, which only that thread touches.
 
-use super::spawned::Spawned;
+use super::park;
+use crate::spawned::Spawned;
 use crate::error::Error;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// Stack of each pool thread. Tasks run as nested calls (a task waits for its children on
 /// its thread's stack), so deep trees need room; the stack also grows on demand beyond it
@@ -13,8 +15,13 @@ const THREAD_STACK: usize = 64 << 20;
 
 /// A rayon thread pool for the CPU backend, kept by the `Runtime` and reused by every run.
 pub struct CpuPool {
-    pool: rayon::ThreadPool,
+    pool: std::mem::ManuallyDrop<rayon::ThreadPool>,
     threads: usize,
+    /// Each pool thread's system id, as it starts: the watchdog parks threads by it (`park.rs`).
+    ids: Arc<Mutex<Vec<Option<park::ThreadId>>>>,
+    /// Whether a run parked some of the pool's threads for good (the runtime then starts a
+    /// new pool).
+    lost: AtomicBool,
 }
 
 impl CpuPool {
@@ -23,23 +30,52 @@ impl CpuPool {
         if threads == 0 {
             return Err(Error::InvalidConfig("the CPU backend needs at least one thread".into()));
         }
+        let ids = Arc::new(Mutex::new(vec![None; threads]));
+        let started = ids.clone();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("wsdsl-cpu-{i}"))
-            .start_handler(|_| super::panics::mark_pool_thread())
+            .start_handler(move |i| {
+                super::panics::mark_pool_thread();
+                started.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(park::ThreadId::current());
+            })
             .stack_size(THREAD_STACK)
             .build()
             .map_err(|e| Error::InvalidConfig(format!("could not start {threads} CPU worker threads: {e}")))?;
-        Ok(CpuPool { pool, threads })
+        Ok(CpuPool { pool: std::mem::ManuallyDrop::new(pool), threads, ids, lost: AtomicBool::new(false) })
+    }
+
+    /// Parks for good every thread of this pool that runs a handler of run `run`; how many.
+    /// The pool is lost then: the runtime starts a new one for later runs.
+    pub(crate) fn park_handlers_of(&self, run: u64) -> usize {
+        self.lost.store(true, Ordering::Relaxed);
+        let ids: Vec<park::ThreadId> = self.ids.lock().unwrap_or_else(|e| e.into_inner()).iter().flatten().copied().collect();
+        park::park(run, &ids)
+    }
+
+    /// Whether a run parked some of this pool's threads.
+    pub fn lost_threads(&self) -> bool {
+        self.lost.load(Ordering::Relaxed)
     }
 
     pub fn threads(&self) -> usize {
         self.threads
     }
 
-    /// Runs `f` on the pool and waits for it.
-    pub(crate) fn install<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
-        self.pool.install(f)
+    /// Starts `f` on the pool and returns at once.
+    pub(crate) fn spawn(&self, f: impl FnOnce() + Send + 'static) {
+        self.pool.spawn(f)
+    }
+}
+
+impl Drop for CpuPool {
+    fn drop(&mut self) {
+        if !self.lost_threads() {
+            // SAFETY: dropped once, here.
+            unsafe { std::mem::ManuallyDrop::drop(&mut self.pool) };
+        }
+        // A pool with parked threads is left as it is: its other threads may wait for the
+        // parked ones for good, and nothing must touch what those hold.
     }
 }
 
@@ -60,19 +96,26 @@ pub(crate) struct Worker<C, T> {
     /// Tasks waiting for their children on this thread's stack, now and at most.
     pub waiting: u64,
     pub peak_waiting: u64,
+    /// This thread's share of the tasks the run holds, not yet added to its total
+    /// (`limits.rs`): spawned, minus started, plus waiting.
+    pub held: i64,
+    /// The run's bound on tasks held, which every list of spawned tasks keeps.
+    limit: usize,
 }
 
-impl<C: Default, T> Default for Worker<C, T> {
-    fn default() -> Self {
+impl<C: Default, T> Worker<C, T> {
+    fn new(limit: usize) -> Self {
         Worker {
             counters: C::default(),
-            spawned: Spawned::new(),
+            spawned: Spawned::with_limit(limit),
             spare: Vec::new(),
             tasks: 0,
             completions: 0,
             steals: 0,
             waiting: 0,
             peak_waiting: 0,
+            held: 0,
+            limit,
         }
     }
 }
@@ -88,7 +131,7 @@ impl<C, T> Worker<C, T> {
     /// An empty list, with the memory of one given back if there is one.
     #[inline]
     pub fn spare_list(&mut self) -> Spawned<T> {
-        self.spare.pop().unwrap_or_else(Spawned::new)
+        self.spare.pop().unwrap_or_else(|| Spawned::with_limit(self.limit))
     }
 
     /// Keeps the memory of `list`, now empty, for later.
@@ -102,7 +145,22 @@ impl<C, T> Worker<C, T> {
     #[inline]
     pub fn wait(&mut self) {
         self.waiting += 1;
+        self.held += 1;
         self.peak_waiting = self.peak_waiting.max(self.waiting);
+    }
+
+    /// A task that waited for its children goes on (its complete handler runs).
+    #[inline]
+    pub fn done_waiting(&mut self) {
+        self.waiting -= 1;
+        self.held -= 1;
+    }
+
+    /// A task's spawn handler starts (it was held since its spawn).
+    #[inline]
+    pub fn start(&mut self) {
+        self.tasks += 1;
+        self.held -= 1;
     }
 }
 
@@ -114,9 +172,10 @@ struct Padded<T> {
     published: AtomicU64,
 }
 
-/// One `Worker` per pool thread.
+/// One `Worker` per pool thread, for run `run` (its id, `park.rs`).
 pub(crate) struct Slots<C, T> {
     slots: Vec<Padded<Worker<C, T>>>,
+    run: u64,
 }
 
 // SAFETY: a slot is only reached through `with`, by the pool thread whose index it has (see
@@ -124,8 +183,10 @@ pub(crate) struct Slots<C, T> {
 unsafe impl<C: Send, T: Send> Sync for Slots<C, T> {}
 
 impl<C: Default, T> Slots<C, T> {
-    pub fn new(threads: usize) -> Slots<C, T> {
-        Slots { slots: (0..threads).map(|_| Padded { worker: UnsafeCell::new(Worker::default()), published: AtomicU64::new(0) }).collect() }
+    /// Slots for run `run`, whose lists of spawned tasks hold at most `limit` tasks.
+    pub fn new(threads: usize, run: u64, limit: usize) -> Slots<C, T> {
+        let slots = (0..threads).map(|_| Padded { worker: UnsafeCell::new(Worker::new(limit)), published: AtomicU64::new(0) }).collect();
+        Slots { slots, run }
     }
 }
 
@@ -140,14 +201,18 @@ impl<C, T> Slots<C, T> {
     /// thread's deque is fine): then no other use of the slot can overlap it, since a pool
     /// thread runs one closure at a time and only that thread uses the slot with its index.
     /// Afterwards the slot's task count is published (a relaxed store to a line only this
-    /// thread writes: a plain store on x86 and ARM).
+    /// thread writes: a plain store on x86 and ARM). While `f` runs, the thread counts as
+    /// running a handler of this run, which the watchdog may park (`park.rs`): callers check
+    /// whether the run was stopped inside `f`, before a handler starts.
     #[inline]
     pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C, T>) -> R) -> R {
         debug_assert_eq!(Some(me), rayon::current_thread_index());
         let slot = &self.slots[me];
         // SAFETY: see above; `f` runs handlers or bookkeeping, never a rayon job.
         let worker = unsafe { &mut *slot.worker.get() };
+        let inside = park::Inside::run(self.run);
         let result = f(worker);
+        drop(inside);
         slot.published.store(worker.tasks, Ordering::Relaxed);
         result
     }

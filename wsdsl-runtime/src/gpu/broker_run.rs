@@ -1,19 +1,16 @@
-//! A run of the persistent megakernel over the Broker Queue family (`cuda/broker_megakernel.cuh`):
-//! BQ and BWD (one queue for the grid) and BSQ (one queue per block). Size the queues, bake
-//! their slot count into the kernel (the queue's N is a template constant), launch once
-//! cooperatively, watch, read back.
+//! The Broker Queue family's part of a run (`runner.rs` does the rest), over
+//! `cuda/broker_megakernel.cuh`: BQ and BWD (one queue for the grid) and BSQ (one queue per
+//! block). The queues' slot count is baked into the kernel (the queue's N is a template
+//! constant); one cooperative launch.
 
-use super::assemble::{kernel_source, KernelConfig, Scheduler};
-use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, encode_tasks, Inputs};
-use super::join::{JoinPool, PoolShape};
-use super::module::load_source;
-use super::launch::{launch_with_record, worker_stats, Launch, STATS_PER_WORKER, WORKER_STATS};
-use super::GpuOptions;
+use super::assemble::kernel_source;
+use super::launch::{read_worker_stats, zeroed_worker_stats};
+use super::runner::{Run, Scheme};
+use super::target::{Sizes, Target};
 use crate::error::Error;
-use crate::program::{Program, RunResult};
-use crate::stats::Phases;
-use std::time::Instant;
+use crate::program::Program;
+use crate::schedule::{KernelConfig, Scheduler};
+use crate::stats::{Phases, Stats};
 
 /// Children one thread's task may spawn in one batch (staging area per worker: this many per
 /// thread of the worker).
@@ -70,164 +67,92 @@ pub(crate) fn name(config: &KernelConfig) -> &'static str {
     }
 }
 
-pub(crate) fn run<P: Program>(
-    dev: &GpuDevice,
-    params: &P::Params,
-    buffers: &P::Buffers,
-    roots: &[P::Task],
-    opts: &GpuOptions,
-) -> Result<RunResult<P>, Error> {
-    let mut phases = Phases::default();
-    let config = &opts.kernel;
-    let per_queue = config.scheduler == Scheduler::Bsq;
-    let block = config.block_threads;
-    let group = config.worker_threads();
-    // The BSQ has a queue per block, and the grid is known only once the kernel is compiled;
-    // size the queues for the most blocks an SM can hold (2048 threads, 32 blocks).
-    let resident = (2048 / block).clamp(1, 32);
-    let per_sm_bound = opts.blocks_per_sm.map_or(resident, |b| b.clamp(1, resident));
-    let queues_bound = if per_queue { (per_sm_bound * dev.sm_count) as u64 } else { 1 };
-    let staging_cap = group * STAGING_PER_THREAD;
-    let staging_bytes_bound = (per_sm_bound * dev.sm_count * block) as u64 * STAGING_PER_THREAD as u64 * P::TASK_BYTES as u64;
-    let slots = choose_slots::<P>(dev, queues_bound, staging_bytes_bound, opts.capacity)?;
-    let source = broker_kernel_source::<P>(config, slots);
-    let (module, func) = load_source::<P>(dev, &source, config.entry_point(), &mut phases)?;
+/// A broker scheduler: BQ and BWD (one queue for the grid) or BSQ (a queue per block); its
+/// queues' slot count once chosen (before the kernel is compiled: it is a template constant).
+pub(crate) struct Broker {
+    config: KernelConfig,
+    slots: u64,
+}
 
-    let t1 = Instant::now();
-    let stream = &dev.stream;
-    let fit = func
-        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
-        .map_err(Error::driver("querying occupancy"))?;
-    if fit == 0 {
-        return Err(Error::InvalidConfig(format!(
-            "the broker megakernel of `{}` does not fit one block of {block} threads on an SM (too many registers); try a smaller block",
-            P::NAME
-        )));
+impl Broker {
+    pub fn new(config: &KernelConfig) -> Self {
+        Broker { config: *config, slots: 0 }
     }
-    let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit)).min(per_sm_bound);
-    let grid = per_sm * dev.sm_count;
-    let workers = grid * (block / group);
-    let queue_count = if per_queue { grid } else { 1 };
-    let queue_bytes = {
-        let view = module
-            .get_global("wsdsl_broker_queue_bytes", stream)
-            .map_err(Error::driver("finding the queue size"))?;
-        let bytes = stream.clone_dtoh(&view).map_err(Error::driver("reading the queue size"))?;
-        u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"))
-    };
-    // Roots: worker w enqueues [w*R/W, (w+1)*R/W) into its queue; a queue receives those of
-    // the workers it serves.
-    let r = roots.len() as u64;
-    let served = (workers / queue_count) as u64;
-    let needed_for_roots = (0..queue_count as u64)
-        .map(|q| ((q + 1) * served * r / workers as u64) - (q * served * r / workers as u64))
-        .max()
-        .unwrap_or(0);
-    if needed_for_roots > slots {
-        return Err(Error::QueueOverflow {
-            queue: format!("the {} queue of {slots} slots (holding the initial tasks)", name(config)),
-            capacity: slots,
-            needed: needed_for_roots,
-        });
+}
+
+impl Scheme for Broker {
+    type Record = BrokerRecord;
+    const PERSISTENT: Option<&'static str> = Some("broker megakernel");
+    const LAUNCHING: &'static str = "launching the broker megakernel";
+
+    fn prelude<P: Program, T: Target>(&mut self, target: &T, config: &KernelConfig, sizes: &Sizes) -> Result<String, Error> {
+        // The BSQ has a queue per block, and the grid is known only once the kernel is
+        // compiled: size the queues for the most blocks a launch may have.
+        let most_blocks = target.max_blocks(config.block_threads) as u64;
+        let queues = if config.scheduler == Scheduler::Bsq { most_blocks } else { 1 };
+        let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * P::TASK_BYTES as u64;
+        self.slots = choose_slots::<P>(target.free_memory()?, queues, staging_bytes, sizes.broker_queue)?;
+        Ok(slots_define(self.slots))
     }
 
-    // Device memory from the device's workspace (kept between runs). A worker reads only
-    // the staging entries its own batch wrote; the rest is initialised here.
-    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
-    let queues = ws.zeroed(stream, "broker queues", (queue_count as u64 * queue_bytes) as usize)?;
-    let staging = ws.buffer(stream, "broker staging areas", workers as usize * staging_cap as usize * P::TASK_BYTES)?;
-    let roots_dev = ws.upload(stream, "initial tasks", &encode_tasks::<P>(roots))?;
-    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
-    let stat_count = workers as usize * STATS_PER_WORKER;
-    let stats_dev = ws.zeroed(stream, WORKER_STATS, stat_count * 8)?;
-    let pending_dev = ws.upload(stream, "broker pending tasks", &[roots.len() as u32])?;
-    let stop = ws.stop_flag(&dev.ctx)?.device;
-    // Progress words only when someone watches: otherwise the kernel writes none.
-    let progress = if opts.progress.watched() { ws.progress_words(&dev.ctx, workers as usize)? } else { 0 };
-    clear_status(&module, stream)?;
-    let shape = PoolShape::of(&opts.kernel, grid as usize * block as usize);
-    let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
+    fn prepare<P: Program, T: Target>(&mut self, target: &mut T, run: &Run, _sizes: &Sizes) -> Result<BrokerRecord, Error> {
+        let (slots, workers) = (self.slots, run.workers);
+        let queue_count = if run.config.scheduler == Scheduler::Bsq { run.blocks } else { 1 };
+        // Roots: worker w enqueues [w*R/W, (w+1)*R/W) into its queue; a queue receives those
+        // of the workers it serves.
+        let (r, w) = (run.root_count as u64, workers as u64);
+        let served = w / queue_count as u64;
+        let needed_for_roots = (0..queue_count as u64).map(|q| ((q + 1) * served * r / w) - (q * served * r / w)).max().unwrap_or(0);
+        if needed_for_roots > slots {
+            return Err(Error::QueueOverflow {
+                queue: format!("the {} queue of {slots} slots (holding the initial tasks)", name(&run.config)),
+                capacity: slots,
+                needed: needed_for_roots,
+            });
+        }
+        let queue_bytes = target.broker_queue_bytes()?;
+        let staging_cap = run.config.worker_threads() * STAGING_PER_THREAD;
+        let queues = target.zeroed("broker queues", (queue_count as u64 * queue_bytes) as usize)?;
+        // A worker reads only the staging entries its own batch wrote.
+        let staging = target.scratch("broker staging areas", workers as usize * staging_cap as usize * P::TASK_BYTES)?;
+        let stats = zeroed_worker_stats(target, workers)?;
+        let pending = target.upload("broker pending tasks", &run.root_count.to_le_bytes())?;
+        Ok(BrokerRecord {
+            queues,
+            staging,
+            roots: run.roots,
+            params: run.inputs.params,
+            buffers: run.inputs.buffers,
+            counter_slots: run.inputs.counters,
+            stats,
+            pending,
+            stop: run.stop,
+            progress: run.progress,
+            workers,
+            queue_count,
+            staging_cap,
+            root_count: run.root_count,
+        })
+    }
 
-    let record = BrokerRecord {
-        queues,
-        staging,
-        roots: roots_dev,
-        params: inputs.params_ptr(stream),
-        buffers: inputs.buffers_ptr(stream),
-        counter_slots: inputs.counters_ptr(stream),
-        stats: stats_dev,
-        pending: pending_dev,
-        stop,
-        progress,
-        workers,
-        queue_count,
-        staging_cap,
-        root_count: roots.len() as u32,
-    };
-    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
-    phases.launch = t1.elapsed();
-
-    let launch = Launch {
-        func: &func,
-        grid,
-        block,
-        cooperative: true,
-        limit: opts.watchdog,
-        since: Instant::now(),
-        what: "launching the broker megakernel",
-    };
-    // While the kernel runs, whoever watches reads the workers' progress words.
-    let launched = {
-        let ws = &*ws;
-        let done = || ws.progress_published(workers as usize);
-        // SAFETY: the record points to workspace memory that outlives the kernel (abandoned,
-        // not freed, if the kernel ignores a stop request); the grid is at most the occupancy
-        // limit and the launch cooperative, so every block is resident at once, which the
-        // persistent workers (and the queues' ticket waits) rely on.
-        opts.progress.report_while(P::NAME, &done, || unsafe { launch_with_record(dev, &launch, &record, ws.stop()) })
-    };
-    match launched {
-        Ok(run) => phases.run = run,
-        Err(e) => {
-            if let Error::Watchdog { stopped: false, .. } = e {
-                // The kernel still runs: its memory must stay valid.
-                ws.abandon();
-                std::mem::forget((inputs, module));
-            }
-            return Err(e);
+    fn queue(&self, arg: u64, noun: &str, program: &str) -> String {
+        // `arg`: a queue (tagged) or the worker whose staging area overflowed.
+        match arg.checked_sub(QUEUE_TAG) {
+            Some(q) if self.config.scheduler == Scheduler::Bsq => format!("the BSQ queue of block {q} (program `{program}`)"),
+            Some(_) => format!("the {} queue (program `{program}`)", name(&self.config)),
+            None => format!("the child staging area of {noun} {arg} ({STAGING_PER_THREAD} children per task of a batch; program `{program}`)"),
         }
     }
 
-    let t2 = Instant::now();
-    let kind = name(config);
-    check_status::<P>(&module, stream, |arg| {
-        if arg >= QUEUE_TAG {
-            let q = arg - QUEUE_TAG;
-            if per_queue {
-                format!("the BSQ queue of block {q} (program `{}`)", P::NAME)
-            } else {
-                format!("the {kind} queue (program `{}`)", P::NAME)
-            }
-        } else {
-            format!(
-                "the child staging area of GPU worker {arg} ({STAGING_PER_THREAD} children per task of a batch; program `{}`)",
-                P::NAME
-            )
-        }
-    })?;
-    let counters = inputs.read_back::<P>(stream, &mut ws, buffers)?;
-    let stat_words = ws.read_u64(stream, WORKER_STATS, stat_count)?;
-    let mut stats = worker_stats(&stat_words, slots, phases);
-    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots, &mut stats)?;
-    stats.phases.copy_back = t2.elapsed();
-    Ok((counters, values, stats))
+    fn stats<T: Target>(&self, target: &mut T, run: &Run, phases: Phases) -> Result<Stats, Error> {
+        read_worker_stats(target, run.workers, self.slots, phases)
+    }
 }
 
 /// Slots per queue: the requested capacity rounded up to a power of two, or the largest power
 /// of two with all queues together within 2^26 slots and a third of free device memory (less
 /// the staging areas).
-fn choose_slots<P: Program>(dev: &GpuDevice, queues: u64, staging_bytes: u64, requested: Option<u32>) -> Result<u64, Error> {
-    let (free, _) = dev.ctx.mem_get_info().map_err(Error::driver("reading free memory"))?;
+fn choose_slots<P: Program>(free: usize, queues: u64, staging_bytes: u64, requested: Option<u32>) -> Result<u64, Error> {
     let free = free as u64;
     // A slot holds a task padded to 32-bit words plus its ticket.
     let per_slot = queues * (P::TASK_BYTES as u64).div_ceil(4) * 4 + queues * 4;

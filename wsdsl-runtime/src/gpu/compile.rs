@@ -1,16 +1,18 @@
 //! NVRTC: megakernel source -> CUBIN for one exact architecture, with an on-disk cache.
 //!
-//! The cache lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else
-//! `~/.cache/wsdsl`. An entry is `<program>-<hash>-<arch>.cubin` plus the `.cu` it was built
-//! from; a hit requires the stored source to equal the new one, so a hash collision can
-//! never load the wrong kernel. A cache that cannot be written only costs a recompile.
+//! The cache (`cache/`) lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else
+//! `~/.cache/wsdsl`, a private directory. An entry is `<program>-<hash>-<arch>.cubin`,
+//! checked against its length and digest and the source it was built from before it is used
+//! (a hash collision can never load the wrong kernel, a damaged file is compiled again). A
+//! cache that cannot be used or written only costs a recompile.
 
 use super::assemble::{dump_if_requested, stable_hash};
 use super::libs;
+use crate::cache::{self, Checked};
 use crate::error::Error;
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 use std::ffi::CString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Compiler options. `--fmad=false` keeps float arithmetic exactly as Rust computes it
 /// (no fused multiply-add contraction); the others are NVRTC's defaults, stated. `arch` is a
@@ -61,39 +63,60 @@ pub(crate) fn cached(
     build: impl FnOnce() -> Result<Vec<u8>, Error>,
 ) -> Result<Cubin, Error> {
     dump_if_requested(program, key, source);
-    let entry = cache_dir().map(|d| d.join(format!("{program}-{key:016x}-{arch}")));
+    cached_in(kernel_dir().as_deref(), program, source, arch, key, build)
+}
+
+/// [`cached`] in the cache directory `dir` (none: no cache).
+pub(crate) fn cached_in(
+    dir: Option<&Path>,
+    program: &'static str,
+    source: &str,
+    arch: &str,
+    key: u64,
+    build: impl FnOnce() -> Result<Vec<u8>, Error>,
+) -> Result<Cubin, Error> {
+    let entry = dir.map(|d| d.join(format!("{program}-{key:016x}-{arch}.cubin")));
     if let Some(entry) = &entry {
-        if let (Ok(stored), Ok(image)) =
-            (std::fs::read_to_string(entry.with_extension("cu")), std::fs::read(entry.with_extension("cubin")))
-        {
-            if stored == source && !image.is_empty() {
-                return Ok(Cubin { image, from_cache: true });
-            }
+        match cache::read_checked(entry, source.as_bytes()) {
+            Checked::Hit(image) => return Ok(Cubin { image, from_cache: true }),
+            Checked::Absent => {}
+            Checked::Bad(why) => eprintln!("wsdsl: the cached kernel {} is not used ({why}); compiling it again", entry.display()),
         }
     }
     let image = build()?;
     if let Some(entry) = &entry {
-        // Each file is written beside its name and renamed into place, so processes compiling
-        // the same kernel at once (one per GPU) never read a half-written entry.
-        let put = |ext: &str, bytes: &[u8]| {
-            let partial = entry.with_extension(format!("{ext}.{}", std::process::id()));
-            std::fs::write(&partial, bytes).and_then(|_| std::fs::rename(&partial, entry.with_extension(ext)))
-        };
-        let written = entry
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| put("cubin", &image))
-            .and_then(|_| put("cu", source.as_bytes()));
-        if let Err(e) = written {
+        if let Err(e) = cache::write_checked(entry, source.as_bytes(), &image) {
             eprintln!("wsdsl: kernel cache not written ({}): {e}", entry.display());
         }
     }
     Ok(Cubin { image, from_cache: false })
 }
 
+/// The private cache directory, or none (said once) when there is no usable one.
+pub(crate) fn kernel_dir() -> Option<PathBuf> {
+    let Some(root) = cache::root() else {
+        cache::warn_once("compiled kernels are not cached: set WSDSL_CACHE_DIR (or HOME) to say where".into());
+        return None;
+    };
+    match cache::private_dir(&root) {
+        Ok(dir) => Some(dir),
+        Err(why) => {
+            cache::warn_once(format!("compiled kernels are not cached: {why}"));
+            None
+        }
+    }
+}
+
 /// Compiles `source` with NVRTC without touching the cache.
 pub fn compile_uncached(program: &'static str, source: &str, arch: &str) -> Result<Vec<u8>, Error> {
     compile(program, source, &options(arch), Output::Cubin)
+}
+
+/// The PTX NVRTC makes of `source` for the virtual architecture `arch` (`compute_90`), with
+/// the options of a CUBIN build: for tests that look at what the CUDA compiler kept.
+pub fn ptx_uncached(program: &'static str, source: &str, arch: &str) -> Result<String, Error> {
+    let ptx = compile(program, source, &options(arch), Output::Ptx)?;
+    Ok(String::from_utf8_lossy(&ptx).trim_end_matches('\0').to_string())
 }
 
 /// Runs NVRTC on `source` with `opts`; returns the CUBIN or the PTX (with its trailing NUL).
@@ -139,8 +162,10 @@ pub(crate) fn compile(program: &'static str, source: &str, opts: &[String], outp
 /// the `#line` directives), the generated source around the first error, and a saved copy.
 fn compile_error(program: &'static str, source: &str, log: String) -> Error {
     let key = stable_hash(&[source]);
+    // Kept in the private cache directory (a predictable name in a shared one could be a
+    // link planted to make this write elsewhere).
     let saved = dump_if_requested(program, key, source).or_else(|| {
-        let path = std::env::temp_dir().join(format!("wsdsl-{program}-{key:016x}.cu"));
+        let path = kernel_dir()?.join(format!("{program}-{key:016x}.failed.cu"));
         std::fs::write(&path, source).ok().map(|_| path)
     });
     Error::Compile { program, compiler: "NVRTC", excerpt: excerpt_for(source, &log), log, source: saved }
@@ -168,16 +193,6 @@ fn parse_location(line: &str) -> Option<(&str, u32)> {
     Some((&line[..open], number))
 }
 
-fn cache_dir() -> Option<PathBuf> {
-    if let Some(d) = std::env::var_os("WSDSL_CACHE_DIR") {
-        return Some(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
-        return Some(PathBuf::from(d).join("wsdsl"));
-    }
-    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("wsdsl"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +201,41 @@ mod tests {
     fn nvrtc_locations_are_parsed() {
         assert_eq!(parse_location("examples/fib.rs(12): error: identifier x"), Some(("examples/fib.rs", 12)));
         assert_eq!(parse_location("no location here"), None);
+    }
+
+    /// A CUBIN entry of the cache damaged in each way the review found is compiled again, with
+    /// the same image, and the entry is whole afterwards.
+    #[test]
+    fn damaged_cache_entries_are_compiled_again() {
+        let dir = std::env::temp_dir().join(format!("wsdsl-nvrtc-cache-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let dir = cache::private_dir(&dir).unwrap();
+        let image: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 251) as u8).collect();
+        let builds = std::cell::Cell::new(0);
+        let build = || {
+            builds.set(builds.get() + 1);
+            Ok(image.clone())
+        };
+        let get = || cached_in(Some(&dir), "k", "source", "sm_90", 1, build).unwrap();
+        assert!(!get().from_cache);
+        assert!(get().from_cache && get().image == image);
+        let entry = dir.join("k-0000000000000001-sm_90.cubin");
+        let foreign = dir.join("other.cubin");
+        cache::write_checked(&foreign, b"source", b"another kernel's image").unwrap();
+        let damage: [(&str, Box<dyn Fn()>); 4] = [
+            ("truncated to 1000 bytes", Box::new(|| std::fs::write(&entry, &image[..1000]).unwrap())),
+            ("random bytes", Box::new(|| std::fs::write(&entry, image.iter().map(|b| b.wrapping_mul(31) ^ 0x5a).collect::<Vec<u8>>()).unwrap())),
+            ("emptied", Box::new(|| std::fs::write(&entry, b"").unwrap())),
+            ("foreign", Box::new(|| std::fs::copy(&foreign, &entry).map(|_| ()).unwrap())),
+        ];
+        for (how, damage) in damage {
+            let before = builds.get();
+            damage();
+            let again = get();
+            assert!(!again.from_cache && again.image == image && builds.get() == before + 1, "{how}: not compiled again");
+            assert!(get().from_cache, "{how}: the entry is whole again");
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]

@@ -4,21 +4,22 @@
 //! GPU thread a fiber (see `cuda/host/emulation.h`). This is a test instrument — it checks
 //! that every scheduler configuration computes exact answers — not a fast backend.
 //!
-//! Memory that is "device memory" on the GPU is host memory here, laid out exactly as the
-//! GPU launch records describe it (`persistent.rs`, `static_run.rs`).
+//! The host is a run's target ([`OnHost`]) as a GPU is: the same set-up path (`runner.rs`)
+//! and the same scheduler code lay out "device memory" in host memory exactly as the launch
+//! records describe it, and only loading, memory and launching are the host's own.
 
-use super::assemble::{host_kernel_source, stable_hash, KernelConfig, Scheduler};
-use super::broker_run::{name as broker_name, slots_define, slots_for, BrokerRecord, QUEUE_TAG, STAGING_PER_THREAD};
-use super::inputs::{encode_tasks, status_result, STATUS_WORDS};
-use super::join::{decode_root_values, root_value_bytes, JoinMemory, JoinRecord, PoolShape, JOIN_RECORD_BYTES};
-use super::launch::{worker_stats, STATS_PER_WORKER};
-use super::persistent::{LaunchRecord, DEQUE_BYTES, MAX_SM_IDS};
-use super::static_run::StaticRecord;
+use super::assemble::{host_kernel_source, stable_hash};
+use super::inputs::STATUS_WORDS;
+use super::join::{JoinRecord, JOIN_RECORD_BYTES};
+use super::runner::run_scheduled;
+use super::staging::{item_pieces, PIECE};
+use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
-use crate::error::Error;
+use crate::cache::{self, Checked};
+use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
-use crate::value::TaskValue;
-use crate::stats::{Phases, Stats};
+use crate::schedule::KernelConfig;
+use crate::stats::{Phases, Transfers};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -60,6 +61,29 @@ impl Default for Emulation {
     }
 }
 
+/// Bytes of each emulated GPU thread's fiber stack (`cuda/host/emulation.h`).
+const FIBER_STACK: usize = 256 * 1024;
+
+/// The largest task the emulation runs: a fiber's stack holds several copies of the task it
+/// runs (the one popped, the handler's, the children it spawns), and a task that does not
+/// fit would overflow it and kill the process.
+pub const MAX_TASK_BYTES: usize = FIBER_STACK / 16;
+
+/// Refuses a program whose task record is larger than [`MAX_TASK_BYTES`].
+pub(crate) fn check_task_size<P: Program>() -> Result<(), Error> {
+    if P::TASK_BYTES > MAX_TASK_BYTES {
+        return Err(Error::InvalidConfig(format!(
+            "a task of `{}` takes {} bytes, but the host emulation runs tasks of at most {MAX_TASK_BYTES} bytes \
+             (each emulated GPU thread runs on a fiber stack of {} KiB); keep large data in a #[buffers] array \
+             and the index in the task",
+            P::NAME,
+            P::TASK_BYTES,
+            FIBER_STACK >> 10
+        )));
+    }
+    Ok(())
+}
+
 type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
@@ -67,6 +91,8 @@ type JoinAddress = unsafe extern "C" fn() -> *mut u8;
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 pub(crate) struct HostKernel {
+    /// The program, as a watchdog error names it.
+    program: &'static str,
     pub(crate) launch: Launch,
     pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
@@ -93,12 +119,6 @@ impl HostKernel {
     }
 }
 
-/// Compiles (or finds in this process or the disk cache) the host build of `P` for `config`
-/// (`prefix` goes first: the broker schedulers' queue size).
-fn host_kernel<P: Program>(config: &KernelConfig, prefix: &str) -> Result<Arc<HostKernel>, Error> {
-    host_kernel_copy::<P>(&format!("{prefix}{}", host_kernel_source::<P>(config)), 0)
-}
-
 /// The host build of `source`; `copy` > 0 loads a separate copy of the library, whose
 /// statics (the status record, the emulated grid) are its own: one per emulated GPU of a
 /// multi-GPU run, which run at the same time in this process.
@@ -109,18 +129,27 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     if let Some(k) = loaded.get(&(key, copy)) {
         return Ok(k.clone());
     }
-    let dir = std::env::var_os("WSDSL_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join("wsdsl-emulation"));
-    std::fs::create_dir_all(&dir).map_err(|e| Error::InvalidConfig(format!("cannot create {}: {e}", dir.display())))?;
+    let (dir, kept) = emulation_dir()?;
     let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
-    if !lib.exists() {
-        compile(source, &lib, P::NAME)?;
-    }
+    // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
+    // process as it is mapped, a foreign one would run its initialisers here.
+    let image = match cache::read_checked(&lib, source.as_bytes()) {
+        Checked::Hit(image) => image,
+        found => {
+            if let Checked::Bad(why) = found {
+                eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
+            }
+            let image = compile(source, &dir, P::NAME)?;
+            cache::write_checked(&lib, source.as_bytes(), &image)
+                .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
+            image
+        }
+    };
     if copy > 0 {
-        // The loader keeps one instance per path: a copy under another name is another instance.
+        // The loader keeps one instance per path: a copy under another name is another
+        // instance. Written from the checked bytes.
         let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
-        std::fs::copy(&lib, &copied).map_err(|e| Error::InvalidConfig(format!("cannot copy {} for emulated GPU {copy}: {e}", lib.display())))?;
+        std::fs::write(&copied, &image).map_err(|e| Error::InvalidConfig(format!("cannot write {} for emulated GPU {copy}: {e}", copied.display())))?;
         lib = copied;
     }
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
@@ -133,20 +162,41 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { launch, status, queue_bytes, join }
+        HostKernel { program: P::NAME, launch, status, queue_bytes, join }
     };
     std::mem::forget(library);
-    if copy > 0 {
-        // Loaded: the mapping outlives the file, which only this process used.
+    if copy > 0 || !kept {
+        // Loaded: the mapping outlives the file, which only this process used (or which a
+        // directory of this process only holds).
         let _ = std::fs::remove_file(&lib);
+    }
+    if !kept {
+        let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.so.check", P::NAME)));
+        let _ = std::fs::remove_dir(&dir);
     }
     let kernel = Arc::new(kernel);
     loaded.insert((key, copy), kernel.clone());
     Ok(kernel)
 }
 
-fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result<(), Error> {
-    let tmp = out.with_extension(format!("{}.tmp", std::process::id()));
+/// Where the host kernels are kept: `emulation/` in the private cache directory (`cache/`);
+/// where there is none, a fresh private directory of this process, emptied as each kernel is
+/// loaded (false).
+fn emulation_dir() -> Result<(PathBuf, bool), Error> {
+    if let Some(dir) = super::compile::kernel_dir().map(|root| cache::private_dir(&root.join("emulation"))) {
+        match dir {
+            Ok(dir) => return Ok((dir, true)),
+            Err(why) => cache::warn_once(format!("host kernels are not cached: {why}")),
+        }
+    }
+    cache::process_dir("emulation").map(|dir| (dir, false)).map_err(Error::InvalidConfig)
+}
+
+/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes.
+fn compile(source: &str, dir: &std::path::Path, program: &'static str) -> Result<Vec<u8>, Error> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!("{program}-{}-{n}.building.so", std::process::id()));
     let mut child = Command::new("c++")
         .args(["-std=c++17", "-O2", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
         .arg(&tmp)
@@ -157,10 +207,13 @@ fn compile(source: &str, out: &std::path::Path, program: &'static str) -> Result
     child.stdin.take().expect("piped").write_all(source.as_bytes()).map_err(|e| Error::InvalidConfig(e.to_string()))?;
     let output = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
     if !output.status.success() {
+        let _ = std::fs::remove_file(&tmp);
         let log = String::from_utf8_lossy(&output.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    std::fs::rename(&tmp, out).map_err(|e| Error::InvalidConfig(e.to_string()))
+    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
+    let _ = std::fs::remove_file(&tmp);
+    image
 }
 
 /// Host memory standing in for a device allocation (8-byte aligned, zeroed).
@@ -186,15 +239,15 @@ impl HostBuf {
 
 /// Parameters, buffers and counters in host memory, as `inputs.rs` lays them out on the GPU.
 pub(crate) struct HostInputs {
-    pub(crate) params: HostBuf,
+    params: HostBuf,
     buffers: Vec<HostBuf>,
-    pub(crate) table: HostBuf,
-    pub(crate) counters: HostBuf,
+    table: HostBuf,
+    counters: HostBuf,
     counter_count: usize,
 }
 
 impl HostInputs {
-    pub(crate) fn new<P: Program>(params: &P::Params, buffers: &P::Buffers) -> Self {
+    fn new<P: Program>(params: &P::Params, buffers: &P::Buffers) -> Self {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
         let mut copies: Vec<HostBuf> = buffers.buffers().iter().map(|b| HostBuf::from_bytes(&b.to_bytes())).collect();
@@ -214,18 +267,18 @@ impl HostInputs {
         }
     }
 
-    /// The counters' raw slots, as a GPU of a multi-GPU run sends them (`gpu/multi/record.rs`).
-    pub(crate) fn counter_slots(&self) -> Vec<u64> {
-        self.counters.0[..self.counter_count].to_vec()
+    fn addresses(&mut self) -> InputAddresses {
+        InputAddresses { params: self.params.addr(), buffers: self.table.addr(), counters: self.counters.addr() }
     }
 
-    pub(crate) fn read_back<P: Program>(mut self, buffers: &P::Buffers) -> P::Counters {
+    /// The counters' raw slots, with the host's writable buffers refreshed from their copies.
+    fn read_back<P: Program>(&mut self, buffers: &P::Buffers) -> Vec<u64> {
         for (copy, b) in self.buffers.iter_mut().zip(buffers.buffers()) {
             if b.residency().is_none() {
                 b.load_bytes(copy.bytes_mut());
             }
         }
-        <P::Counters as CounterSet>::from_slots(&self.counters.0[..self.counter_count])
+        self.counters.0[..self.counter_count].to_vec()
     }
 }
 
@@ -239,261 +292,227 @@ pub fn run_emulated<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
-    let started = Instant::now();
-    let broker_slots = slots_for(emu.queue_capacity);
-    let prefix = match config.scheduler {
-        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => slots_define(broker_slots),
-        _ => String::new(),
+    check_task_size::<P>()?;
+    let sizes = Sizes {
+        deque: Some(emu.capacity),
+        // The static scheduler's arrays hold a whole generation: room for them all.
+        task_array: Some((emu.capacity as usize * 64).max(roots.len()).min(u32::MAX as usize) as u32),
+        broker_queue: Some(emu.queue_capacity),
+        frames: Some(emu.frames),
     };
-    let kernel = host_kernel::<P>(&config, &prefix)?;
-    let phases = Phases { compile: started.elapsed(), ..Phases::default() };
-    let root_bytes = encode_tasks::<P>(roots);
-    let mut inputs = HostInputs::new::<P>(params, buffers);
-    let shape = PoolShape::of(&config, (emu.grid * emu.block_threads) as usize);
-    let mut join = HostJoin::prepare::<P>(&kernel, roots.len(), shape, emu.frames);
-    let ran = (|| match config.scheduler {
-        Scheduler::Static => run_static::<P>(&kernel, &config, emu, roots.len(), &root_bytes, inputs, phases),
-        Scheduler::Deque => {
-            let stats = run_persistent::<P>(&kernel, &config, emu, roots.len(), &root_bytes, &mut inputs, phases)?;
-            Ok((stats, inputs))
-        }
-        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
-            let stats = run_broker::<P>(&kernel, &config, emu, broker_slots, roots.len(), &root_bytes, &mut inputs, phases)?;
-            Ok((stats, inputs))
-        }
-    })();
-    let (mut stats, inputs) = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            if matches!(e, Error::Watchdog { stopped: false, .. }) {
-                // The kernel thread still runs and may touch the frames.
-                std::mem::forget(join);
-            }
-            return Err(e);
-        }
-    };
-    let values = match &mut join {
-        Some(j) => j.results::<P>(&kernel, roots, &mut stats),
-        None => vec![P::Value::placeholder(); roots.len()],
-    };
-    Ok((inputs.read_back::<P>(buffers), values, stats))
+    run_scheduled::<P, _>(&mut OnHost::new(emu), &config, &sizes, params, buffers, roots)
 }
 
-/// The frame pool and the roots' values in host memory, and the kernel's `wsdsl_join`
-/// pointing at them (`gpu/join.rs` on the GPU).
-struct HostJoin {
-    _frames: HostBuf,
-    _parked: HostBuf,
-    _stacks: HostBuf,
-    root_values: HostBuf,
+/// The host as a run's target: host memory by role standing in for device memory, the host
+/// build of the kernel, and a launch on host threads under the watchdog.
+pub(crate) struct OnHost<'a> {
+    emu: &'a Emulation,
+    kernel: Option<Arc<HostKernel>>,
+    memory: HashMap<&'static str, HostBuf>,
+    inputs: Option<HostInputs>,
+    /// The address of the stop flag the watchdog raises.
+    stop: u64,
 }
 
-impl HostJoin {
-    fn prepare<P: Program>(kernel: &HostKernel, roots: usize, shape: PoolShape, frames: u32) -> Option<HostJoin> {
-        let layout = P::JOIN?;
-        kernel.join?;
-        let mut pool = HostBuf::zeroed(frames as usize * layout.frame_bytes);
-        let memory = JoinMemory::new(layout.frame_bytes, shape);
-        let parked_bytes: Vec<u8> = memory.parked.iter().flat_map(|w| w.to_le_bytes()).collect();
-        let mut parked = HostBuf::from_bytes(&parked_bytes);
-        let mut stacks = HostBuf(memory.stacks);
-        let mut root_values = HostBuf::zeroed(roots.max(1) * root_value_bytes::<P>());
-        kernel.write_join(JoinRecord::new(pool.addr(), root_values.addr(), frames, parked.addr(), shape, stacks.addr()));
-        Some(HostJoin { _frames: pool, _parked: parked, _stacks: stacks, root_values })
+impl<'a> OnHost<'a> {
+    pub fn new(emu: &'a Emulation) -> Self {
+        OnHost { emu, kernel: None, memory: HashMap::new(), inputs: None, stop: 0 }
     }
 
-    fn results<P: Program>(&mut self, kernel: &HostKernel, roots: &[P::Task], stats: &mut Stats) -> Vec<P::Value> {
-        kernel.read_join().expect("prepared with the join record").apply_to(stats);
-        decode_root_values::<P>(self.root_values.bytes_mut(), roots)
+    /// A target whose kernel is `kernel` (each emulated GPU of a multi-GPU run loads its own
+    /// copy of the library).
+    pub fn with_kernel(emu: &'a Emulation, kernel: Arc<HostKernel>) -> Self {
+        OnHost { kernel: Some(kernel), ..OnHost::new(emu) }
+    }
+
+    fn kernel(&self) -> &HostKernel {
+        self.kernel.as_ref().expect("the kernel is loaded first")
+    }
+
+    /// Keeps `buf` as the memory for `role` for the rest of the run; its address.
+    fn take(&mut self, role: &'static str, mut buf: HostBuf) -> u64 {
+        let address = buf.addr();
+        // The vector's heap block does not move with it.
+        self.memory.insert(role, buf);
+        address
     }
 }
 
-fn run_persistent<P: Program>(
-    kernel: &HostKernel,
-    config: &KernelConfig,
-    emu: &Emulation,
-    root_count: usize,
-    root_bytes: &[u8],
-    inputs: &mut HostInputs,
-    mut phases: Phases,
-) -> Result<Stats, Error> {
-    let workers = emu.grid * (emu.block_threads / config.worker_threads());
-    let capacity = emu.capacity;
-    if (root_count as u64).div_ceil(workers as u64) > capacity as u64 {
-        return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed: (root_count as u64).div_ceil(workers as u64) });
-    }
-    let mut slots = HostBuf::zeroed(workers as usize * capacity as usize * P::TASK_BYTES);
-    let mut deques = HostBuf::zeroed(workers as usize * DEQUE_BYTES);
-    let mut roots = HostBuf::from_bytes(root_bytes);
-    let mut stats = HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8);
-    let mut idle = HostBuf::zeroed(128);
-    let mut stop = HostBuf::zeroed(8);
-    // The workers' progress words are written here too, so the host build exercises them.
-    let mut progress = HostBuf::zeroed(workers as usize * 8);
-    let mut sm_of = HostBuf(vec![u64::MAX; (workers as usize).div_ceil(2)]);
-    let mut sm_leader = HostBuf(vec![u64::MAX; MAX_SM_IDS / 2]);
-    let record = LaunchRecord {
-        slots: slots.addr(),
-        deques: deques.addr(),
-        roots: roots.addr(),
-        params: inputs.params.addr(),
-        buffers: inputs.table.addr(),
-        counter_slots: inputs.counters.addr(),
-        stats: stats.addr(),
-        state: idle.addr(),
-        stop: stop.addr(),
-        progress: progress.addr(),
-        sm_of: sm_of.addr(),
-        sm_leader: sm_leader.addr(),
-        workers,
-        capacity,
-        root_count: root_count as u32,
-        seed: 0x5EED_1234,
-        pe_heaps: 0,
-        pe: 0,
-        n_pes: 1,
-    };
-    let ran = Instant::now();
-    if let Err(e) = launch(kernel, &record as *const LaunchRecord as *const u8, record.stop, emu) {
-        if matches!(e, Error::Watchdog { stopped: false, .. }) {
-            // The kernel thread still runs: its memory must stay valid.
-            std::mem::forget((slots, deques, roots, stats, idle, stop, progress, sm_of, sm_leader));
-        }
-        return Err(e);
-    }
-    phases.run = ran.elapsed();
-    status_result::<P>(&status(kernel), |w| format!("the deque of emulated worker {w} (program `{}`)", P::NAME))?;
-    Ok(worker_stats(&stats.0, capacity as u64, phases))
-}
+impl Target for OnHost<'_> {
+    const WORKER: &'static str = "emulated worker";
 
-#[allow(clippy::too_many_arguments)]
-fn run_broker<P: Program>(
-    kernel: &HostKernel,
-    config: &KernelConfig,
-    emu: &Emulation,
-    slots: u64,
-    root_count: usize,
-    root_bytes: &[u8],
-    inputs: &mut HostInputs,
-    mut phases: Phases,
-) -> Result<Stats, Error> {
-    let per_queue = config.scheduler == Scheduler::Bsq;
-    let group = config.worker_threads();
-    let workers = emu.grid * (emu.block_threads / group);
-    let queue_count = if per_queue { emu.grid } else { 1 };
-    let staging_cap = group * STAGING_PER_THREAD;
-    if root_count as u64 > slots * queue_count as u64 {
-        return Err(Error::QueueOverflow { queue: format!("the {} queues (holding the initial tasks)", broker_name(config)), capacity: slots, needed: root_count as u64 });
+    fn load<P: Program>(&mut self, prelude: &str, config: &KernelConfig, phases: &mut Phases) -> Result<(), Error> {
+        let started = Instant::now();
+        self.kernel = Some(host_kernel_copy::<P>(&format!("{prelude}{}", host_kernel_source::<P>(config)), 0)?);
+        phases.compile = started.elapsed();
+        Ok(())
     }
-    // SAFETY: a function defined by the host build of every broker scheduler.
-    let queue_bytes = unsafe { (kernel.queue_bytes.expect("broker host kernels export their queue size"))() };
-    let mut queues = HostBuf::zeroed((queue_count as u64 * queue_bytes) as usize);
-    let mut staging = HostBuf::zeroed(workers as usize * staging_cap as usize * P::TASK_BYTES);
-    let mut roots = HostBuf::from_bytes(root_bytes);
-    let mut stats = HostBuf::zeroed(workers as usize * STATS_PER_WORKER * 8);
-    let mut pending = HostBuf(vec![root_count as u64]); // the u32 count, little-endian
-    let mut stop = HostBuf::zeroed(8);
-    let mut progress = HostBuf::zeroed(workers as usize * 8);
-    let record = BrokerRecord {
-        queues: queues.addr(),
-        staging: staging.addr(),
-        roots: roots.addr(),
-        params: inputs.params.addr(),
-        buffers: inputs.table.addr(),
-        counter_slots: inputs.counters.addr(),
-        stats: stats.addr(),
-        pending: pending.addr(),
-        stop: stop.addr(),
-        progress: progress.addr(),
-        workers,
-        queue_count,
-        staging_cap,
-        root_count: root_count as u32,
-    };
-    let ran = Instant::now();
-    if let Err(e) = launch(kernel, &record as *const BrokerRecord as *const u8, record.stop, emu) {
-        if matches!(e, Error::Watchdog { stopped: false, .. }) {
-            std::mem::forget((queues, staging, roots, stats, pending, stop, progress));
+
+    fn max_blocks(&self, _: u32) -> u32 {
+        self.emu.grid
+    }
+
+    fn blocks<P: Program>(&self, _: u32, _: Option<&str>) -> Result<u32, Error> {
+        Ok(self.emu.grid)
+    }
+
+    fn free_memory(&self) -> Result<usize, Error> {
+        // The emulation's sizes are fixed (`Emulation`), never chosen from free memory.
+        Ok(usize::MAX >> 2)
+    }
+
+    fn free_for(&mut self, _: &[&str]) -> Result<usize, Error> {
+        self.free_memory()
+    }
+
+    fn scratch(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
+        self.zeroed(role, bytes)
+    }
+
+    fn zeroed(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
+        Ok(self.take(role, HostBuf::zeroed(bytes)))
+    }
+
+    fn upload(&mut self, role: &'static str, data: &[u8]) -> Result<u64, Error> {
+        Ok(self.take(role, HostBuf::from_bytes(data)))
+    }
+
+    fn upload_encoded(&mut self, role: &'static str, items: usize, width: usize, encode: &(dyn Fn(usize, &mut [u8]) + Sync)) -> Result<u64, Error> {
+        let mut buf = HostBuf::zeroed(items * width);
+        // Piece by piece, as the GPU's staging copies encode them.
+        for bytes in item_pieces(items, width, PIECE)? {
+            encode(bytes.start / width, &mut buf.bytes_mut()[bytes]);
         }
-        return Err(e);
+        Ok(self.take(role, buf))
     }
-    phases.run = ran.elapsed();
-    status_result::<P>(&status(kernel), |arg| {
-        if arg >= QUEUE_TAG {
-            format!("the emulated {} queue {} (program `{}`)", broker_name(config), arg - QUEUE_TAG, P::NAME)
+
+    fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error> {
+        let buf = self.memory.get_mut(role).expect("memory the run took");
+        Ok(buf.bytes_mut()[..bytes].to_vec())
+    }
+
+    fn clear(&self, address: u64, bytes: usize) -> Result<(), Error> {
+        // SAFETY: the caller names host memory this target holds; no kernel runs now.
+        unsafe { std::ptr::write_bytes(address as *mut u8, 0, bytes) };
+        Ok(())
+    }
+
+    fn read_at(&self, address: u64, bytes: usize) -> Result<Vec<u8>, Error> {
+        // SAFETY: as in `clear`; the kernel has returned.
+        Ok(unsafe { std::slice::from_raw_parts(address as *const u8, bytes) }.to_vec())
+    }
+
+    fn inputs<P: Program>(&mut self, params: &P::Params, buffers: &P::Buffers) -> Result<InputAddresses, Error> {
+        let inputs = self.inputs.insert(HostInputs::new::<P>(params, buffers));
+        Ok(inputs.addresses())
+    }
+
+    fn read_back<P: Program>(&mut self, buffers: &P::Buffers) -> Result<Vec<u64>, Error> {
+        Ok(self.inputs.as_mut().expect("inputs are put in place before the launch").read_back::<P>(buffers))
+    }
+
+    fn transfers(&self) -> Transfers {
+        // Host memory stands in for the device's: nothing crosses a bus.
+        Transfers::default()
+    }
+
+    fn stop_flag(&mut self) -> Result<u64, Error> {
+        self.stop = self.zeroed("stop flag", 8)?;
+        Ok(self.stop)
+    }
+
+    fn progress_words(&mut self, workers: usize) -> Result<u64, Error> {
+        // Written whether watched or not, so the host build exercises them.
+        self.zeroed("progress words", workers * 8)
+    }
+
+    fn report_while<R>(&self, _: &str, _: Published<'_>, run: impl FnOnce() -> R) -> R {
+        // Nobody watches an emulated run.
+        run()
+    }
+
+    fn clear_status(&mut self) -> Result<(), Error> {
+        // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel runs.
+        unsafe { std::ptr::write_bytes((self.kernel().status)(), 0, STATUS_WORDS) };
+        Ok(())
+    }
+
+    fn status(&self) -> Result<Vec<u64>, Error> {
+        Ok(status(self.kernel()))
+    }
+
+    fn write_join(&mut self, record: JoinRecord) -> Result<(), Error> {
+        if self.kernel().write_join(record) {
+            Ok(())
         } else {
-            format!("the child staging area of emulated worker {arg} (program `{}`)", P::NAME)
+            Err(Error::InvalidConfig("the host build of a program with joins has no join state".into()))
         }
-    })?;
-    Ok(worker_stats(&stats.0, slots, phases))
-}
-
-fn run_static<P: Program>(
-    kernel: &HostKernel,
-    _config: &KernelConfig,
-    emu: &Emulation,
-    root_count: usize,
-    root_bytes: &[u8],
-    mut inputs: HostInputs,
-    mut phases: Phases,
-) -> Result<(Stats, HostInputs), Error> {
-    let capacity = (emu.capacity as usize * 64).max(root_count);
-    let mut current = HostBuf::zeroed(capacity * P::TASK_BYTES);
-    current.bytes_mut()[..root_bytes.len().min(root_count * P::TASK_BYTES)].copy_from_slice(&root_bytes[..root_count * P::TASK_BYTES]);
-    let mut next = HostBuf::zeroed(capacity * P::TASK_BYTES);
-    let mut count = HostBuf::zeroed(8);
-    let mut stop = HostBuf::zeroed(8);
-    let ran = Instant::now();
-    let (mut n, mut tasks, mut widest, mut generations) = (root_count as u64, 0u64, root_count as u64, 0u64);
-    while n > 0 {
-        count.0[0] = 0;
-        let record = StaticRecord {
-            input: current.addr(),
-            output: next.addr(),
-            out_count: count.addr(),
-            params: inputs.params.addr(),
-            buffers: inputs.table.addr(),
-            counter_slots: inputs.counters.addr(),
-            stop: stop.addr(),
-            n_in: n as u32,
-            capacity: capacity as u32,
-        };
-        if let Err(e) = launch(kernel, &record as *const StaticRecord as *const u8, record.stop, emu) {
-            if matches!(e, Error::Watchdog { stopped: false, .. }) {
-                std::mem::forget((current, next, count, stop, inputs));
-            }
-            return Err(e);
-        }
-        status_result::<P>(&status(kernel), |_| "the static scheduler's task array".into())?;
-        let created = count.0[0] & 0xffff_ffff;
-        if created > capacity as u64 {
-            return Err(Error::QueueOverflow { queue: "the static scheduler's task array".into(), capacity: capacity as u64, needed: created });
-        }
-        tasks += n;
-        generations += 1;
-        widest = widest.max(created);
-        std::mem::swap(&mut current, &mut next);
-        n = created;
     }
-    phases.run = ran.elapsed();
-    let stats = Stats { tasks, generations, peak_queue: widest, queue_capacity: capacity as u64, phases, ..Stats::default() };
-    Ok((stats, inputs))
+
+    fn read_join(&self) -> Result<JoinRecord, Error> {
+        self.kernel().read_join().ok_or_else(|| Error::InvalidConfig("the host build of a program with joins has no join state".into()))
+    }
+
+    fn broker_queue_bytes(&self) -> Result<u64, Error> {
+        let bytes = self.kernel().queue_bytes.ok_or_else(|| Error::InvalidConfig("the host build of a broker scheduler exports no queue size".into()))?;
+        // SAFETY: a function defined by the host build of every broker scheduler.
+        Ok(unsafe { bytes() })
+    }
+
+    fn ready(&mut self) -> Result<(), Error> {
+        Ok(())
+    }
+
+    unsafe fn launch(&self, record: &[u8], blocks: u32, block_threads: u32, _: bool, since: Instant, _: &'static str) -> Result<Duration, Error> {
+        // The kernel reads the record while it runs: an aligned copy that outlives it.
+        let copy = HostBuf::from_bytes(record);
+        let grid = Grid { blocks, block_threads, os_threads: self.emu.os_threads };
+        let ran = Instant::now();
+        let watchdog = Watchdog { limit: self.emu.watchdog, left: self.emu.watchdog.saturating_sub(since.elapsed()) };
+        let result = launch(self.kernel(), copy.0.as_ptr() as *const u8, self.stop, grid, watchdog);
+        if let Err(Error::Watchdog { stopped: false, .. }) = result {
+            std::mem::forget(copy);
+        }
+        result.map(|()| ran.elapsed())
+    }
+
+    fn abandon(&mut self) {
+        std::mem::forget(std::mem::take(&mut self.memory));
+        std::mem::forget(self.inputs.take());
+    }
 }
 
-/// Clears the status record, runs the kernel on its own thread, and applies the watchdog.
-/// `stop_flag` is the address of the record's stop flag, which the watchdog raises.
-pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu: &Emulation) -> Result<(), Error> {
+/// The shape of an emulated launch.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Grid {
+    pub blocks: u32,
+    pub block_threads: u32,
+    /// OS threads the blocks are dealt to.
+    pub os_threads: u32,
+}
+
+/// How long a launch may take: `left` of the run's `limit` (a run of generations shares one).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Watchdog {
+    pub limit: Duration,
+    pub left: Duration,
+}
+
+/// Clears the status record, runs the kernel on `grid` on its own thread, and applies the
+/// watchdog. `stop_flag` is the address of the record's stop flag, which the watchdog raises.
+pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, grid: Grid, watchdog: Watchdog) -> Result<(), Error> {
+    let limit = watchdog.limit;
     // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel is running.
     unsafe { std::ptr::write_bytes((kernel.status)(), 0, STATUS_WORDS) };
     let (done_tx, done_rx) = mpsc::channel();
-    let (launch_fn, record_addr, grid, block, os) = (kernel.launch, record as usize, emu.grid, emu.block_threads, emu.os_threads);
+    let (launch_fn, record_addr) = (kernel.launch, record as usize);
     let handle = std::thread::spawn(move || {
         // SAFETY: the record and everything it points to outlive this call: the caller waits
         // for the thread below (or leaks the memory if the kernel never returns).
-        unsafe { launch_fn(record_addr as *const u8, grid, block, os) };
+        unsafe { launch_fn(record_addr as *const u8, grid.blocks, grid.block_threads, grid.os_threads) };
         let _ = done_tx.send(());
     });
-    if done_rx.recv_timeout(emu.watchdog).is_ok() {
+    if done_rx.recv_timeout(watchdog.left).is_ok() {
         let _ = handle.join();
         return Ok(());
     }
@@ -501,13 +520,12 @@ pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, emu
     unsafe { (*(stop_flag as *const std::sync::atomic::AtomicU32)).store(1, std::sync::atomic::Ordering::SeqCst) };
     if done_rx.recv_timeout(Duration::from_secs(10)).is_ok() {
         let _ = handle.join();
-        return Err(Error::Watchdog { limit: emu.watchdog, stopped: true });
+        return Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit, stopped: true });
     }
     // The emulated kernel ignores the stop request; the caller leaks its memory.
     std::mem::forget(handle);
-    Err(Error::Watchdog { limit: emu.watchdog, stopped: false })
+    Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit, stopped: false })
 }
-
 
 pub(crate) fn status(kernel: &HostKernel) -> Vec<u64> {
     // SAFETY: STATUS_WORDS u64 in the loaded library, written by the kernel that has returned.

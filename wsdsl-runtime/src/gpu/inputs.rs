@@ -5,7 +5,8 @@ use super::workspace::Workspace;
 use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::program::{CounterSet, Program};
-use cudarc::driver::{CudaModule, CudaSlice, CudaStream, DevicePtr};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// The program's inputs and outputs in device memory.
@@ -30,11 +31,14 @@ impl Inputs {
         let mut writable = Vec::new();
         let mut table = Vec::new();
         for (position, b) in buffers.buffers().into_iter().enumerate() {
+            let bytes = b.len() * b.elem_bytes();
             if let Some(array) = b.residency() {
-                table.push(ws.resident(stream, &array, b)?);
+                let uploaded = ws.holds(&array);
+                let what = || format!("buffer {position} of `{}` (read-only){}", P::NAME, if uploaded { ", already on the device" } else { " uploaded" });
+                table.push(ws.traced(what, bytes, |ws| ws.resident(stream, &array, b))?);
                 writable.push(false);
             } else {
-                table.push(ws.copy_in(stream, position, b)?);
+                table.push(ws.traced(|| format!("buffer {position} of `{}` uploaded", P::NAME), bytes, |ws| ws.copy_in(stream, position, b))?);
                 writable.push(true);
             }
             table.push(b.len() as u64);
@@ -48,6 +52,7 @@ impl Inputs {
         let counters = stream
             .clone_htod(if init.is_empty() { &[0u64][..] } else { &init[..] })
             .map_err(Error::driver("copying the counters"))?;
+        ws.moved.uploaded += (param_bytes.len() + 8 * (table.len() + init.len())) as u64;
         Ok(Inputs { params, writable, buffer_table, counters, counter_count })
     }
 
@@ -63,22 +68,19 @@ impl Inputs {
         ptr(&self.counters, stream)
     }
 
-    /// Reads the counters back and refreshes the host buffers from the device (read-only
-    /// arrays cannot have changed).
-    pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, ws: &mut Workspace, buffers: &P::Buffers) -> Result<P::Counters, Error> {
-        let bits = self.read_back_slots(stream)?;
-        for (position, (b, &writable)) in buffers.buffers().into_iter().zip(&self.writable).enumerate() {
-            if writable && b.len() > 0 {
-                ws.copy_out(stream, position, b)?;
-            }
-        }
-        Ok(<P::Counters as CounterSet>::from_slots(&bits))
-    }
-
-    /// The counters' raw slots (multi-GPU runs merge them wherever they are decoded).
-    pub fn read_back_slots(&self, stream: &Arc<CudaStream>) -> Result<Vec<u64>, Error> {
+    /// The counters' raw slots, with the host buffers refreshed from the device (read-only
+    /// arrays cannot have changed). Decoding the slots is the caller's: a multi-GPU run
+    /// merges every GPU's first.
+    pub fn read_back<P: Program>(&self, stream: &Arc<CudaStream>, ws: &mut Workspace, buffers: &P::Buffers) -> Result<Vec<u64>, Error> {
         let mut bits = stream.clone_dtoh(&self.counters).map_err(Error::driver("reading the counters"))?;
         bits.truncate(self.counter_count);
+        ws.moved.downloaded += 8 * bits.len() as u64;
+        for (position, (b, &writable)) in buffers.buffers().into_iter().zip(&self.writable).enumerate() {
+            if writable && b.len() > 0 {
+                let bytes = b.len() * b.elem_bytes();
+                ws.traced(|| format!("buffer {position} of `{}` copied back", P::NAME), bytes, |ws| ws.copy_out(stream, position, b))?;
+            }
+        }
         Ok(bits)
     }
 }
@@ -88,14 +90,27 @@ impl Inputs {
 /// slot `i`.
 pub(crate) fn encode_tasks<P: Program>(tasks: &[P::Task]) -> Vec<u8> {
     let mut bytes = vec![0u8; tasks.len().max(1) * P::TASK_BYTES];
-    for (i, (task, out)) in tasks.iter().zip(bytes.chunks_exact_mut(P::TASK_BYTES)).enumerate() {
-        P::encode_task(task, out);
-        if P::JOIN.is_some() {
-            out[4..8].copy_from_slice(&crate::value::JOIN_ROOT.to_le_bytes());
-            out[8..12].copy_from_slice(&(i as u32).to_le_bytes());
-        }
-    }
+    encode_tasks_into::<P>(tasks, 0, &mut bytes);
     bytes
+}
+
+/// Writes the device images of `tasks` into `out` (zeroed; as many as it holds), on every
+/// core: a graph's roots, one per vertex, are hundreds of megabytes. Task `i` is root
+/// `first + i`: in programs with joins, its value goes to the host's slot of that index.
+pub(crate) fn encode_tasks_into<P: Program>(tasks: &[P::Task], first: usize, out: &mut [u8]) {
+    /// Tasks encoded by one job: enough to dwarf the cost of handing it out.
+    const TASKS_PER_JOB: usize = 4096;
+    out.par_chunks_mut(P::TASK_BYTES * TASKS_PER_JOB).enumerate().for_each(|(job, images)| {
+        let at = job * TASKS_PER_JOB;
+        let tasks = tasks.get(at..).unwrap_or_default();
+        for (i, (task, image)) in tasks.iter().zip(images.chunks_exact_mut(P::TASK_BYTES)).enumerate() {
+            P::encode_task(task, image);
+            if P::JOIN.is_some() {
+                image[4..8].copy_from_slice(&crate::value::JOIN_ROOT.to_le_bytes());
+                image[8..12].copy_from_slice(&((first + at + i) as u32).to_le_bytes());
+            }
+        }
+    });
 }
 
 /// Status codes of `struct ws_status_record` (`cuda/status.cuh`).
@@ -107,25 +122,6 @@ const STATUS_PEER: u64 = 6;
 
 /// Words of `struct ws_status_record`: the code and five arguments.
 pub(crate) const STATUS_WORDS: usize = 6;
-
-/// Zeroes the module's status record before a launch.
-pub(crate) fn clear_status(module: &Arc<CudaModule>, stream: &Arc<CudaStream>) -> Result<(), Error> {
-    let mut status = module.get_global("wsdsl_status", stream).map_err(Error::driver("finding the status record"))?;
-    stream.memset_zeros(&mut status).map_err(Error::driver("clearing the status record"))
-}
-
-/// Turns the status record the kernel left into an error, if it holds one. `queue` names
-/// the queue an overflow happened in, given the worker id the device reported.
-pub(crate) fn check_status<P: Program>(
-    module: &Arc<CudaModule>,
-    stream: &Arc<CudaStream>,
-    queue: impl Fn(u64) -> String,
-) -> Result<(), Error> {
-    let view = module.get_global("wsdsl_status", stream).map_err(Error::driver("reading the status record"))?;
-    let bytes = stream.clone_dtoh(&view).map_err(Error::driver("reading the status record"))?;
-    let w: Vec<u64> = bytes.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-    status_result::<P>(&w, queue)
-}
 
 /// The error a status record `[code, arg0, .., arg4]` describes, if any.
 pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String) -> Result<(), Error> {
@@ -221,7 +217,53 @@ pub(crate) fn ptr<T>(slice: &CudaSlice<T>, stream: &Arc<CudaStream>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::fault_message;
+    use super::{encode_tasks, encode_tasks_into, fault_message};
+    use crate::gpu::staging::item_pieces;
+    use crate::program::{Program, Spawned};
+    use crate::value::{JoinLayout, JOIN_ROOT};
+
+    /// A program with joins whose task is one u32: records of a tag, the join frame and slot,
+    /// and the value.
+    struct Joined;
+
+    impl Program for Joined {
+        const NAME: &'static str = "joined";
+        const CUDA_TYPES: &'static str = "";
+        const CUDA_HANDLERS: &'static str = "";
+        const FAULT_SITES: &'static [&'static str] = &[];
+        const TASK_NAMES: &'static [&'static str] = &["T"];
+        const TASK_BYTES: usize = 16;
+        const PARAMS_BYTES: usize = 1;
+        const JOIN: Option<JoinLayout> = Some(JoinLayout { frame_bytes: 64, value_bytes: 0 });
+        type Params = ();
+        type Task = u32;
+        type Counters = ();
+        type Buffers = ();
+        type Value = ();
+        fn encode_task(task: &u32, out: &mut [u8]) {
+            out[12..16].copy_from_slice(&task.to_le_bytes());
+        }
+        fn encode_params(_: &(), _: &mut [u8]) {}
+        fn execute(_: &u32, _: &(), _: &(), _: &mut (), _: &mut Spawned<u32>) {}
+    }
+
+    #[test]
+    fn roots_encoded_piece_by_piece_are_the_roots_encoded_whole() {
+        // More roots than one encoding job holds, in pieces that do not divide evenly.
+        let roots: Vec<u32> = (0..10_000).map(|i| i * 7 + 1).collect();
+        let whole = encode_tasks::<Joined>(&roots);
+        let mut pieces = vec![0u8; whole.len()];
+        for bytes in item_pieces(roots.len(), 16, 1000).unwrap() {
+            let first = bytes.start / 16;
+            encode_tasks_into::<Joined>(&roots[first..], first, &mut pieces[bytes]);
+        }
+        assert!(pieces == whole, "the same images wherever the pieces begin");
+        let record = |i: usize| &whole[16 * i..16 * (i + 1)];
+        assert_eq!(record(9_999)[4..8], JOIN_ROOT.to_le_bytes(), "a root's value goes to the host");
+        assert_eq!(record(9_999)[8..12], 9_999u32.to_le_bytes(), "root i sends its value to slot i");
+        assert_eq!(record(9_999)[12..16], roots[9_999].to_le_bytes());
+        assert_eq!(encode_tasks::<Joined>(&[]), vec![0u8; 16], "no roots: one zeroed record");
+    }
 
     #[test]
     fn fault_messages_format_values_as_rust_does() {

@@ -1,9 +1,8 @@
 //! The device side of complete handlers, as the host sees it: the frame pool and the roots'
 //! values, reached by the kernel through the module global `wsdsl_join` (`cuda/join.cuh`).
 
-use super::device::GpuDevice;
-use super::workspace::Workspace;
-use super::assemble::{KernelConfig, Scheduler};
+use super::target::Target;
+use crate::schedule::{KernelConfig, Scheduler};
 use crate::error::Error;
 use crate::program::Program;
 use crate::stats::Stats;
@@ -220,55 +219,40 @@ pub(crate) fn choose_frames(frame_bytes: usize, free: usize, shape: PoolShape, r
     Ok(n as u32)
 }
 
-/// Workspace roles of the pool's memory.
+/// Memory roles of the pool.
 const FRAMES: &str = "join frames";
 const ROOT_VALUES: &str = "join root values";
 const PARKED: &str = "join parking slots";
 const STACKS: &str = "join frame stacks";
 
-/// A run's frame pool and roots' values, in the device's workspace.
+/// A run's frame pool and roots' values, in its target's memory.
 pub(crate) struct JoinPool {
     roots: usize,
 }
 
 impl JoinPool {
     /// For a program with joins: takes the pool, the roots' values and the parking slots of
-    /// `shape` (the largest launch of the run) from the workspace, initialised, and points the
-    /// module's `wsdsl_join` at them. `None` for programs without.
-    pub fn prepare<P: Program>(
-        dev: &GpuDevice,
-        module: &Arc<CudaModule>,
-        ws: &mut Workspace,
-        roots: usize,
-        shape: PoolShape,
-        requested: Option<u32>,
-    ) -> Result<Option<JoinPool>, Error> {
+    /// `shape` (the largest launch of the run) from the target, initialised, and points the
+    /// kernel's `wsdsl_join` at them. `None` for programs without.
+    pub fn prepare<P: Program, T: Target>(target: &mut T, roots: usize, shape: PoolShape, requested: Option<u32>) -> Result<Option<JoinPool>, Error> {
         let Some(layout) = P::JOIN else { return Ok(None) };
-        let stream = &dev.stream;
-        let capacity = choose_frames(layout.frame_bytes, ws.free_for(&dev.ctx, &[FRAMES])?, shape, requested)?;
+        let capacity = choose_frames(layout.frame_bytes, target.free_for(&[FRAMES])?, shape, requested)?;
         // Frames are initialised by the kernel before use (free lists, then the task).
-        let frames = ws.buffer(stream, FRAMES, capacity as usize * layout.frame_bytes)?;
-        let root_values = ws.zeroed(stream, ROOT_VALUES, roots.max(1) * root_value_bytes::<P>())?;
+        let frames = target.scratch(FRAMES, capacity as usize * layout.frame_bytes)?;
+        let root_values = target.zeroed(ROOT_VALUES, roots.max(1) * root_value_bytes::<P>())?;
         let memory = JoinMemory::new(layout.frame_bytes, shape);
-        let parked = ws.upload(stream, PARKED, &memory.parked)?;
-        let stacks = ws.upload(stream, STACKS, &memory.stacks)?;
-        JoinRecord::new(frames, root_values, capacity, parked, shape, stacks).write(module, stream)?;
+        let parked = target.upload(PARKED, &memory.parked.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())?;
+        let stacks = target.upload(STACKS, &memory.stacks.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>())?;
+        target.write_join(JoinRecord::new(frames, root_values, capacity, parked, shape, stacks))?;
         Ok(Some(JoinPool { roots }))
     }
 
     /// After the run: the roots' values, with the pool's figures put into `stats`
     /// ([`JoinRecord::apply_to`]).
-    pub fn results<P: Program>(
-        pool: &Option<JoinPool>,
-        module: &Arc<CudaModule>,
-        stream: &Arc<CudaStream>,
-        ws: &Workspace,
-        roots: &[P::Task],
-        stats: &mut Stats,
-    ) -> Result<Vec<P::Value>, Error> {
+    pub fn results<P: Program, T: Target>(pool: &Option<JoinPool>, target: &mut T, roots: &[P::Task], stats: &mut Stats) -> Result<Vec<P::Value>, Error> {
         let Some(pool) = pool else { return Ok(vec![P::Value::placeholder(); roots.len()]) };
-        let record = JoinRecord::read(module, stream)?;
-        let bytes = ws.read_bytes(stream, ROOT_VALUES, pool.roots.max(1) * root_value_bytes::<P>())?;
+        let record = target.read_join()?;
+        let bytes = target.read(ROOT_VALUES, pool.roots.max(1) * root_value_bytes::<P>())?;
         record.apply_to(stats);
         Ok(decode_root_values::<P>(&bytes, &roots[..pool.roots.min(roots.len())]))
     }

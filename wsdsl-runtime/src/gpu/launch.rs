@@ -1,9 +1,10 @@
 //! Launching a kernel whose one argument is a launch record: copy the record to the device,
-//! launch between two events, wait under the watchdog, and time it. Every scheduler's run
-//! (persistent.rs, static_run.rs, broker_run.rs) goes through here.
+//! launch between two events, wait under the watchdog, and time it (every run on a GPU goes
+//! through here, `on_gpu.rs`); and the per-worker statistics every persistent kernel writes.
 
 use super::device::GpuDevice;
 use super::inputs::ptr;
+use super::target::Target;
 use super::watchdog::{watch, StopFlag};
 use crate::error::Error;
 use crate::stats::{Phases, Profile, Stats, PROFILE_WORDS};
@@ -29,6 +30,8 @@ pub(crate) struct Launch<'a> {
     pub limit: Duration,
     pub since: Instant,
     pub what: &'static str,
+    /// The program, as a watchdog error names it.
+    pub program: &'static str,
 }
 
 /// Launches with a device copy of `record` and waits. Returns the kernel time from events.
@@ -38,14 +41,14 @@ pub(crate) struct Launch<'a> {
 /// # Safety
 /// `record` must describe device memory that outlives the kernel, and `launch.func` must take
 /// one pointer to a record of this layout.
-pub(crate) unsafe fn launch_with_record<R: Copy>(
+pub(crate) unsafe fn launch_with_record(
     dev: &GpuDevice,
     launch: &Launch<'_>,
-    record: &R,
+    record: &[u8],
     stop: &StopFlag,
 ) -> Result<Duration, Error> {
     let stream = &dev.stream;
-    let record_dev = stream.clone_htod(record_bytes(record)).map_err(Error::driver("copying the launch record"))?;
+    let record_dev = stream.clone_htod(record).map_err(Error::driver("copying the launch record"))?;
     let record_ptr = ptr(&record_dev, stream);
     let start = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
     let end = dev.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(Error::driver("creating events"))?;
@@ -60,7 +63,7 @@ pub(crate) unsafe fn launch_with_record<R: Copy>(
     };
     launched.map_err(Error::driver(launch.what))?;
     end.record(stream).map_err(Error::driver("recording an event"))?;
-    if let Err(e) = watch(&end, launch.since, launch.limit, stop) {
+    if let Err(e) = watch(&end, launch.since, launch.limit, stop, launch.program) {
         if let Error::Watchdog { stopped: false, .. } = e {
             // The kernel ignores the stop request: freeing its memory would block forever.
             std::mem::forget((record_dev, start, end));
@@ -94,10 +97,23 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
     stats
 }
 
+/// Zeroed per-worker statistics for `workers` workers of a persistent kernel; their address.
+pub(crate) fn zeroed_worker_stats<T: Target>(target: &mut T, workers: u32) -> Result<u64, Error> {
+    target.zeroed(WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)
+}
+
+/// The statistics that `workers` workers of a persistent kernel left, with queues of
+/// `queue_capacity` slots.
+pub(crate) fn read_worker_stats<T: Target>(target: &mut T, workers: u32, queue_capacity: u64, phases: Phases) -> Result<Stats, Error> {
+    let bytes = target.read(WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
+    let words: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect();
+    Ok(worker_stats(&words, queue_capacity, phases))
+}
+
 /// Counters per worker before the profile words (`WS_STAT_COUNT`).
 const COUNTER_WORDS: usize = 5;
 /// u64 statistics per worker (`WS_STAT_WORDS` in `cuda/stats.cuh`).
 pub(crate) const STATS_PER_WORKER: usize = COUNTER_WORDS + PROFILE_WORDS;
 
-/// Workspace role of the per-worker statistics of the persistent kernels.
+/// Memory role of the per-worker statistics of the persistent kernels.
 pub(crate) const WORKER_STATS: &str = "worker statistics";

@@ -1,4 +1,7 @@
-//! The GPU backend: assemble -> NVRTC (cached) -> launch -> terminate -> results.
+//! The GPU backend: assemble -> NVRTC (cached) -> launch -> terminate -> results. A run goes
+//! through one set-up path (`runner.rs`) for every scheduler (`persistent.rs`, `broker_run.rs`,
+//! `static_run.rs`), on a GPU (`on_gpu.rs`) or on the host build of the same templates
+//! (`emulate.rs`), both targets of a run (`target.rs`).
 
 pub mod assemble;
 mod broker_run;
@@ -6,6 +9,8 @@ pub mod compile;
 pub mod device;
 pub mod elf;
 pub mod emulate;
+#[cfg(test)]
+mod image_timing;
 mod inputs;
 mod join;
 mod launch;
@@ -14,14 +19,18 @@ pub mod libs;
 pub mod multi;
 pub mod nvshmem;
 pub(crate) mod module;
+mod on_gpu;
 mod persistent;
+mod runner;
 mod stack;
 mod staging;
 mod static_run;
+mod target;
 mod watchdog;
 mod workspace;
 
-pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source, KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source};
+pub use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
@@ -45,7 +54,7 @@ pub struct GpuOptions {
     pub progress: crate::progress::ProgressOptions,
 }
 
-/// Runs `roots` with the scheduler `opts` selects.
+/// Runs `roots` on `dev` with the scheduler `opts` selects.
 pub(crate) fn run<P: Program>(
     dev: &GpuDevice,
     params: &P::Params,
@@ -53,18 +62,20 @@ pub(crate) fn run<P: Program>(
     roots: &[P::Task],
     opts: &GpuOptions,
 ) -> Result<crate::program::RunResult<P>, Error> {
-    match opts.kernel.scheduler {
-        Scheduler::Deque => persistent::run::<P>(dev, params, buffers, roots, opts),
-        Scheduler::Static => static_run::run::<P>(dev, params, buffers, roots, opts),
-        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => broker_run::run::<P>(dev, params, buffers, roots, opts),
-    }
+    // A capacity set on the runtime sizes whichever queues the scheduler has.
+    let sizes = Sizes { deque: opts.capacity, task_array: opts.capacity, broker_queue: opts.capacity, frames: opts.frames };
+    runner::run_scheduled::<P, _>(&mut OnGpu::new(dev, opts), &opts.kernel, &sizes, params, buffers, roots)
 }
 
 use crate::error::Error;
 use crate::program::Program;
+use on_gpu::OnGpu;
+use target::Sizes;
 
 /// The number of GPUs the driver sees.
 pub fn device_count() -> Result<u32, Error> {
+    // Without the driver library cudarc would panic: say what is missing instead.
+    libs::ensure_driver()?;
     cudarc::driver::result::init().map_err(Error::driver("initialising the driver"))?;
     cudarc::driver::result::device::get_count().map(|n| n as u32).map_err(Error::driver("counting GPUs"))
 }

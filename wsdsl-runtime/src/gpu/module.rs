@@ -1,7 +1,7 @@
 //! A program's compiled kernel on a device: from this process's modules, the disk cache, or
 //! NVRTC, in that order; for a program with recursive helpers, with the stack it needs.
 
-use super::assemble::{kernel_source, stable_hash, KernelConfig};
+use super::assemble::stable_hash;
 use super::compile::compile_cached;
 use super::device::GpuDevice;
 use crate::error::Error;
@@ -11,17 +11,8 @@ use cudarc::driver::{CudaFunction, CudaModule};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Loads the kernel of `P` for `config`; records compile time and cache use in `phases`.
-pub(crate) fn load<P: Program>(
-    dev: &GpuDevice,
-    config: &KernelConfig,
-    phases: &mut Phases,
-) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
-    load_source::<P>(dev, &kernel_source::<P>(config), config.entry_point(), phases)
-}
-
-/// [`load`] for an assembled `source` whose kernel is `entry` (the broker schedulers bake
-/// their queue size into the source).
+/// Loads the kernel `entry` of `P`'s assembled `source`; records compile time and cache use
+/// in `phases`.
 pub(crate) fn load_source<P: Program>(
     dev: &GpuDevice,
     source: &str,

@@ -9,17 +9,29 @@
 
 use crate::buffer::DeviceBuffer;
 use crate::error::Error;
+use crate::stats::Transfers;
 use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// Bytes per piece: a multiple of every element width; large enough that a piece's copy
 /// (a third of a millisecond at 50 GB/s) dwarfs the cost of starting it.
-const PIECE: usize = 16 << 20;
+pub(crate) const PIECE: usize = 16 << 20;
 
 pub(crate) struct Staging {
     halves: [Half; 2],
     /// The half the next upload piece goes through.
     next: usize,
+    /// Where the copies' time went since it was last taken.
+    pace: Pace,
+}
+
+/// The host's time in copies: waiting for the copy engine to free a half (or to bring a
+/// piece back), and making or reading images.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Pace {
+    pub waited: Duration,
+    pub host: Duration,
 }
 
 /// One pinned piece and the event recorded after the last copy that used it.
@@ -46,35 +58,74 @@ impl Half {
 
 impl Staging {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Staging, Error> {
-        Ok(Staging { halves: [Half::new(ctx)?, Half::new(ctx)?], next: 0 })
+        Ok(Staging { halves: [Half::new(ctx)?, Half::new(ctx)?], next: 0, pace: Pace::default() })
     }
 
     /// Copies `buffer`'s image to device address `dst` (asynchronously on `stream`: the
-    /// copies are in order before anything enqueued on it afterwards).
-    pub fn upload(&mut self, stream: &Arc<CudaStream>, buffer: &dyn DeviceBuffer, dst: u64) -> Result<(), Error> {
+    /// copies are in order before anything enqueued on it afterwards); what it moved.
+    pub fn upload(&mut self, stream: &Arc<CudaStream>, buffer: &dyn DeviceBuffer, dst: u64) -> Result<Transfers, Error> {
         let width = buffer.elem_bytes();
         let total = buffer.len() * width;
+        let mut moved = Transfers::default();
         for offset in (0..total).step_by(PIECE) {
             let len = PIECE.min(total - offset);
-            if buffer.is_zero(offset / width, len / width) {
+            let checking = Instant::now();
+            let zero = buffer.is_zero(offset / width, len / width);
+            self.pace.host += checking.elapsed();
+            if zero {
                 // Outputs start as zeros: clearing them on the device costs no conversion
                 // and no transfer (the octree's leaf arrays, 240 MB at 15 M particles).
                 // SAFETY: `dst + offset .. + len` lies in the buffer's device copy.
                 unsafe { result::memset_d8_async(dst + offset as u64, 0, len, stream.cu_stream()) }
                     .map_err(Error::driver("clearing a buffer on the device"))?;
+                moved.cleared += len as u64;
                 continue;
             }
-            let half = &mut self.halves[self.next];
-            self.next ^= 1;
-            let piece = &mut half.ready()?[..len];
-            buffer.write_le(offset / width, piece);
-            // SAFETY: the piece is pinned and stays untouched until `copied` has passed (the
-            // next use waits for it); `dst + offset` lies in the buffer's device copy.
-            unsafe { result::memcpy_htod_async(dst + offset as u64, piece, stream.cu_stream()) }
-                .map_err(Error::driver("copying a buffer to the device"))?;
-            half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
+            self.send(stream, dst + offset as u64, len, |piece| buffer.write_le(offset / width, piece))?;
+            moved.uploaded += len as u64;
+        }
+        Ok(moved)
+    }
+
+    /// Copies the images of `items` items of `width` bytes to device address `dst`,
+    /// `encode(first, piece)` writing those of items `first..` into each zeroed piece.
+    pub fn upload_encoded(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        items: usize,
+        width: usize,
+        encode: &(dyn Fn(usize, &mut [u8]) + Sync),
+        dst: u64,
+    ) -> Result<(), Error> {
+        for bytes in item_pieces(items, width, PIECE)? {
+            self.send(stream, dst + bytes.start as u64, bytes.len(), |piece| {
+                zero(piece);
+                encode(bytes.start / width, piece)
+            })?;
         }
         Ok(())
+    }
+
+    /// Where the copies' time went since the last call.
+    pub fn take_pace(&mut self) -> Pace {
+        std::mem::take(&mut self.pace)
+    }
+
+    /// Copies `len` bytes that `fill` writes into the next pinned half to device address
+    /// `dst`, once the half's last copy has finished.
+    fn send(&mut self, stream: &Arc<CudaStream>, dst: u64, len: usize, fill: impl FnOnce(&mut [u8])) -> Result<(), Error> {
+        let half = &mut self.halves[self.next];
+        self.next ^= 1;
+        let waiting = Instant::now();
+        let piece = &mut half.ready()?[..len];
+        let filling = Instant::now();
+        self.pace.waited += filling - waiting;
+        fill(piece);
+        self.pace.host += filling.elapsed();
+        // SAFETY: the piece is pinned and stays untouched until `copied` has passed (the
+        // next use waits for it); `dst .. dst + len` lies in device memory of the run.
+        unsafe { result::memcpy_htod_async(dst, piece, stream.cu_stream()) }.map_err(Error::driver("copying a buffer to the device"))?;
+        half.copied.record(stream).map_err(Error::driver("recording a copy event"))
     }
 
     /// Overwrites `buffer` with the image at device address `src` (waits for the copies,
@@ -98,9 +149,46 @@ impl Staging {
             if let Some(&following) = pieces.get(k + 1) {
                 enqueue(&mut self.halves[(k + 1) % 2], following)?;
             }
+            let waiting = Instant::now();
             let piece = &self.halves[k % 2].ready()?[..PIECE.min(total - offset)];
+            let reading = Instant::now();
+            self.pace.waited += reading - waiting;
             buffer.read_le(offset / width, piece);
+            self.pace.host += reading.elapsed();
         }
         Ok(())
+    }
+}
+
+/// The byte ranges `items` items of `width` bytes are copied in: whole items, at most
+/// `piece` bytes each, in order.
+pub(crate) fn item_pieces(items: usize, width: usize, piece: usize) -> Result<impl Iterator<Item = std::ops::Range<usize>>, Error> {
+    if width == 0 || width > piece {
+        return Err(Error::InvalidConfig(format!("an item of {width} bytes cannot be copied in pieces of {piece} bytes")));
+    }
+    let step = piece / width * width;
+    let total = items * width;
+    Ok((0..total).step_by(step).map(move |at| at..(at + step).min(total)))
+}
+
+/// Zeroes `piece` on every core (a piece is 16 MB).
+fn zero(piece: &mut [u8]) {
+    use rayon::prelude::*;
+    piece.par_chunks_mut(1 << 20).for_each(|chunk| chunk.fill(0));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::item_pieces;
+
+    #[test]
+    fn items_are_copied_whole_in_pieces_that_cover_them_in_order() {
+        let pieces: Vec<_> = item_pieces(100, 24, 1000).unwrap().collect();
+        // 41 items (984 bytes) fit a piece of 1000: two full pieces and the 18 items left.
+        assert_eq!(pieces, vec![0..984, 984..1968, 1968..2400]);
+        assert_eq!(item_pieces(0, 24, 1000).unwrap().count(), 0);
+        assert_eq!(item_pieces(41, 24, 984).unwrap().collect::<Vec<_>>(), vec![0..984]);
+        assert!(item_pieces(1, 2000, 1000).is_err(), "an item larger than a piece is refused, not split");
+        assert!(item_pieces(1, 0, 1000).is_err());
     }
 }

@@ -1,20 +1,19 @@
-//! A run of the static baseline: two task arrays, one kernel launch per generation, until a
-//! generation spawns nothing (Cederman & Tsigas, section 35.3.1).
+//! The static baseline's part of a run (`runner.rs` does the rest): two task arrays, one
+//! kernel launch per generation, until a generation spawns nothing (Cederman & Tsigas,
+//! section 35.3.1; `cuda/static_baseline.cuh`).
 
-use super::device::GpuDevice;
-use super::inputs::{check_status, clear_status, encode_tasks, Inputs};
-use super::join::{JoinPool, PoolShape};
-use super::module::load;
-use super::launch::{launch_with_record, Launch};
-use super::GpuOptions;
+use super::inputs::status_result;
+use super::launch::record_bytes;
+use super::runner::{Run, Scheme};
+use super::target::{Published, Sizes, Target};
 use crate::error::Error;
-use crate::program::{Program, RunResult};
+use crate::program::Program;
 use crate::stats::{Phases, Stats};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Workspace roles: the two task arrays (a generation reads one, writes the other) and the
-/// count of tasks a generation wrote.
+/// Memory roles: the two task arrays (a generation reads one, writes the other; the first
+/// reads the roots) and the count of tasks a generation wrote.
 const ARRAY_A: &str = "static task array A";
 const ARRAY_B: &str = "static task array B";
 const TASK_COUNT: &str = "static task count";
@@ -37,114 +36,94 @@ pub(crate) struct StaticRecord {
     pub capacity: u32,
 }
 
-pub(crate) fn run<P: Program>(
-    dev: &GpuDevice,
-    params: &P::Params,
-    buffers: &P::Buffers,
-    roots: &[P::Task],
-    opts: &GpuOptions,
-) -> Result<RunResult<P>, Error> {
-    let mut phases = Phases::default();
-    let (module, func) = load::<P>(dev, &opts.kernel, &mut phases)?;
+/// The static scheduler; what it chose and what its generations did.
+#[derive(Default)]
+pub(crate) struct Static {
+    capacity: u64,
+    /// The arrays a generation alternates between.
+    arrays: [u64; 2],
+    tasks: u64,
+    widest: u64,
+    generations: u64,
+}
 
-    let t1 = Instant::now();
-    let stream = &dev.stream;
-    let block = opts.kernel.block_threads;
-    let fit = func
-        .occupancy_max_active_blocks_per_multiprocessor(block, 0, None)
-        .map_err(Error::driver("querying occupancy"))?
-        .max(1);
-    // At most this many blocks per SM, like the persistent kernels (a generation may need fewer).
-    let per_sm = opts.blocks_per_sm.map_or(fit, |b| b.clamp(1, fit));
-    // Device memory from the device's workspace (kept between runs). A generation reads
-    // only the slots the previous one wrote (below its count); the rest is initialised here.
-    let mut ws = dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
-    // The program's own data first: the task arrays are sized by the memory left after it.
-    let inputs = Inputs::upload::<P>(stream, &mut ws, params, buffers)?;
-    let free = ws.free_for(&dev.ctx, &[ARRAY_A, ARRAY_B])?;
-    let capacity = choose_capacity::<P>(free, opts.capacity, roots.len() as u64)?;
-    let bytes = capacity as usize * P::TASK_BYTES;
-    let mut current = ws.buffer(stream, ARRAY_A, bytes)?;
-    let mut next = ws.buffer(stream, ARRAY_B, bytes)?;
-    ws.upload(stream, ARRAY_A, &encode_tasks::<P>(roots))?;
-    let stop = ws.stop_flag(&dev.ctx)?.device;
-    clear_status(&module, stream)?;
-    // The frames outlive generations: a task waits for children of later ones.
-    let shape = PoolShape::of(&opts.kernel, (per_sm * dev.sm_count) as usize * block as usize);
-    let join = JoinPool::prepare::<P>(dev, &module, &mut ws, roots.len(), shape, opts.frames)?;
-    stream.synchronize().map_err(Error::driver("preparing the launch"))?;
-    phases.launch = t1.elapsed();
+impl Scheme for Static {
+    /// The first generation's record; the others differ in arrays and counts.
+    type Record = StaticRecord;
+    const PERSISTENT: Option<&'static str> = None;
+    const LAUNCHING: &'static str = "launching a generation";
 
-    // A thread takes a task at a time, or a whole worker in a cooperative schedule.
-    let tasks_per_block = (if opts.kernel.cooperative { block / opts.kernel.worker_threads() } else { block }) as u64;
-    let launched = Instant::now();
-    // Progress is the host's own count of the generations' tasks.
-    let done = AtomicU64::new(0);
-    let generations = opts.progress.report_while(P::NAME, &|| done.load(Ordering::Relaxed), || -> Result<_, Error> {
-        let (mut n, mut tasks, mut widest, mut generations) = (roots.len() as u64, 0u64, roots.len() as u64, 0u64);
-        while n > 0 {
-            let out_count = ws.zeroed(stream, TASK_COUNT, 4)?;
-            let record = StaticRecord {
-                input: current,
-                output: next,
-                out_count,
-                params: inputs.params_ptr(stream),
-                buffers: inputs.buffers_ptr(stream),
-                counter_slots: inputs.counters_ptr(stream),
-                stop,
-                n_in: n as u32,
-                capacity: capacity as u32,
-            };
-            let launch = Launch {
-                func: &func,
-                grid: (n.div_ceil(tasks_per_block) as u32).clamp(1, per_sm * dev.sm_count),
-                block,
-                cooperative: false,
-                limit: opts.watchdog,
-                since: launched,
-                what: "launching a generation",
-            };
-            // SAFETY: the record points to workspace memory that outlives the launch
-            // (abandoned, not freed, if the kernel ignores a stop request).
-            if let Err(e) = unsafe { launch_with_record(dev, &launch, &record, ws.stop()) } {
-                if let Error::Watchdog { stopped: false, .. } = e {
-                    ws.abandon();
-                }
-                return Err(e);
-            }
-            check_status::<P>(&module, stream, |_| "the static scheduler's task array".into())?;
-            let count = ws.read_bytes(stream, TASK_COUNT, 4)?;
-            let created = u32::from_le_bytes(count[..4].try_into().expect("4 bytes")) as u64;
-            if created > capacity {
-                return Err(Error::QueueOverflow {
-                    queue: format!("the static scheduler's task array (generation {})", generations + 1),
-                    capacity,
-                    needed: created,
-                });
-            }
-            tasks += n;
-            done.store(tasks, Ordering::Relaxed);
-            generations += 1;
-            widest = widest.max(created);
-            std::mem::swap(&mut current, &mut next);
-            n = created;
-        }
-        Ok((tasks, widest, generations))
-    });
-    if let Err(Error::Watchdog { stopped: false, .. }) = generations {
-        // The kernel still runs: its memory must stay valid.
-        std::mem::forget((inputs, module));
-        return Err(generations.unwrap_err());
+    fn prepare<P: Program, T: Target>(&mut self, target: &mut T, run: &Run, sizes: &Sizes) -> Result<StaticRecord, Error> {
+        let free = target.free_for(&[ARRAY_A, ARRAY_B])?;
+        self.capacity = choose_capacity::<P>(free, sizes.task_array, run.root_count as u64)?;
+        // A generation reads only the slots the previous one wrote (below its count).
+        let bytes = self.capacity as usize * P::TASK_BYTES;
+        self.arrays = [target.scratch(ARRAY_A, bytes)?, target.scratch(ARRAY_B, bytes)?];
+        Ok(StaticRecord {
+            input: run.roots,
+            output: self.arrays[0],
+            out_count: target.scratch(TASK_COUNT, 4)?,
+            params: run.inputs.params,
+            buffers: run.inputs.buffers,
+            counter_slots: run.inputs.counters,
+            stop: run.stop,
+            n_in: run.root_count,
+            capacity: self.capacity as u32,
+        })
     }
-    let (tasks, widest, generations) = generations?;
-    phases.run = launched.elapsed();
 
-    let t2 = Instant::now();
-    let counters = inputs.read_back::<P>(stream, &mut ws, buffers)?;
-    let mut stats = Stats { tasks, generations, peak_queue: widest, queue_capacity: capacity, phases, ..Stats::default() };
-    let values = JoinPool::results::<P>(&join, &module, stream, &ws, roots, &mut stats)?;
-    stats.phases.copy_back = t2.elapsed();
-    Ok((counters, values, stats))
+    fn execute<P: Program, T: Target>(&mut self, target: &T, run: &Run, first: &StaticRecord) -> Result<Duration, Error> {
+        // A thread takes a task at a time, or a whole worker in a cooperative schedule.
+        let tasks_per_block = (if run.config.cooperative { run.block_threads / run.config.worker_threads() } else { run.block_threads }) as u64;
+        let launched = Instant::now();
+        // Progress is the host's own count of the generations' tasks.
+        let done = AtomicU64::new(0);
+        let count = || done.load(Ordering::Relaxed);
+        target.report_while(P::NAME, Published::Counted(&count), || -> Result<(), Error> {
+            let mut record = *first;
+            self.widest = record.n_in as u64;
+            while record.n_in > 0 {
+                target.clear(record.out_count, 4)?;
+                let blocks = (record.n_in as u64).div_ceil(tasks_per_block).clamp(1, run.blocks as u64) as u32;
+                // SAFETY: the record points only into memory `target` holds for the run.
+                unsafe { target.launch(record_bytes(&record), blocks, run.block_threads, false, launched, Self::LAUNCHING) }?;
+                status_result::<P>(&target.status()?, |_| "the static scheduler's task array".into())?;
+                let count = target.read_at(record.out_count, 4)?;
+                let created = u32::from_le_bytes(count[..4].try_into().expect("4 bytes")) as u64;
+                if created > self.capacity {
+                    return Err(Error::QueueOverflow {
+                        queue: format!("the static scheduler's task array (generation {})", self.generations + 1),
+                        capacity: self.capacity,
+                        needed: created,
+                    });
+                }
+                self.tasks += record.n_in as u64;
+                done.store(self.tasks, Ordering::Relaxed);
+                self.generations += 1;
+                self.widest = self.widest.max(created);
+                // The next generation reads what this one wrote, into the other array.
+                let next = self.arrays[self.generations as usize % 2];
+                record = StaticRecord { input: record.output, output: next, n_in: created as u32, ..record };
+            }
+            Ok(())
+        })?;
+        Ok(launched.elapsed())
+    }
+
+    fn queue(&self, _: u64, _: &str, _: &str) -> String {
+        "the static scheduler's task array".into()
+    }
+
+    fn stats<T: Target>(&self, _: &mut T, _: &Run, phases: Phases) -> Result<Stats, Error> {
+        Ok(Stats {
+            tasks: self.tasks,
+            generations: self.generations,
+            peak_queue: self.widest,
+            queue_capacity: self.capacity,
+            phases,
+            ..Stats::default()
+        })
+    }
 }
 
 /// Slots per task array: the requested number, or the largest power of two up to 2^26 with

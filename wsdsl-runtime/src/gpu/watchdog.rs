@@ -5,7 +5,7 @@
 //! of the request is stuck in a handler; the caller then abandons the context instead of
 //! freeing memory under it, which would block forever.
 
-use crate::error::Error;
+use crate::error::{Error, RanOn};
 use super::mapped::HostMapped;
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaContext, CudaEvent};
@@ -35,8 +35,9 @@ impl StopFlag {
 }
 
 /// Waits until `end` completes. Past `limit` (counted from `started`), raises the stop flag
-/// and reports a watchdog error: `stopped` says whether the kernel obeyed within 5 s.
-pub(crate) fn watch(end: &CudaEvent, started: Instant, limit: Duration, stop: &StopFlag) -> Result<(), Error> {
+/// and reports a watchdog error naming `program`: `stopped` says whether the kernel obeyed
+/// within 5 s.
+pub(crate) fn watch(end: &CudaEvent, started: Instant, limit: Duration, stop: &StopFlag, program: &'static str) -> Result<(), Error> {
     let mut nap = Duration::from_micros(10);
     loop {
         match end.try_is_complete() {
@@ -49,11 +50,11 @@ pub(crate) fn watch(end: &CudaEvent, started: Instant, limit: Duration, stop: &S
             let asked = Instant::now();
             while asked.elapsed() < Duration::from_secs(5) {
                 if end.try_is_complete().unwrap_or(false) {
-                    return Err(Error::Watchdog { limit, stopped: true });
+                    return Err(Error::Watchdog { program, on: RanOn::Gpu, limit, stopped: true });
                 }
                 std::thread::sleep(Duration::from_millis(1));
             }
-            return Err(Error::Watchdog { limit, stopped: false });
+            return Err(Error::Watchdog { program, on: RanOn::Gpu, limit, stopped: false });
         }
         std::thread::sleep(nap);
         // Naps grow to 100 us: the host notices the end of a run that soon, at the cost of

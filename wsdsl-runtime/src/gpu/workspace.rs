@@ -14,10 +14,11 @@
 //! and the pinned memory their images travel through (`staging.rs`).
 
 use super::mapped::HostMapped;
-use super::staging::Staging;
+use super::staging::{Pace, Staging, PIECE};
 use super::watchdog::StopFlag;
 use crate::buffer::{DeviceBuffer, Residency};
 use crate::error::Error;
+use crate::stats::Transfers;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr};
 use std::collections::HashMap;
 use std::sync::{Arc, Weak};
@@ -33,6 +34,8 @@ pub(crate) struct Workspace {
     staging: Option<Staging>,
     stop: Option<StopFlag>,
     progress: Option<HostMapped<u64>>,
+    /// What the run holding the workspace has moved so far (reset when a run takes it).
+    pub moved: Transfers,
 }
 
 impl Workspace {
@@ -72,7 +75,37 @@ impl Workspace {
         if bytes > 0 {
             stream.memcpy_htod(raw, &mut head).map_err(Error::driver("copying a run's inputs to the device"))?;
         }
+        self.moved.uploaded += bytes as u64;
         Ok(address)
+    }
+
+    /// The buffer for `role`, holding the images of `items` items of `width` bytes that
+    /// `encode(first, piece)` writes into zeroed pieces (copied before the launch). Images of
+    /// a piece or more are encoded straight into the pinned pieces on every core while the
+    /// previous piece is copied; smaller ones take one plain copy (no pinned memory needed).
+    pub fn upload_encoded(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        role: &'static str,
+        items: usize,
+        width: usize,
+        encode: &(dyn Fn(usize, &mut [u8]) + Sync),
+    ) -> Result<u64, Error> {
+        let bytes = items * width;
+        if bytes < PIECE {
+            let mut image = vec![0u8; bytes];
+            encode(0, &mut image);
+            return self.upload(stream, role, &image);
+        }
+        let address = self.buffer(stream, role, bytes)?;
+        self.traced(|| format!("{role} encoded and uploaded"), bytes, |ws| ws.staging(stream)?.upload_encoded(stream, items, width, encode, address))?;
+        self.moved.uploaded += bytes as u64;
+        Ok(address)
+    }
+
+    /// Whether the device copy of a read-only array is here already.
+    pub fn holds(&self, array: &Residency) -> bool {
+        self.resident.get(&array.id).is_some_and(|(alive, _)| alive.strong_count() > 0)
     }
 
     /// The device copy of a read-only array, uploaded on first use; its address. Copies of
@@ -83,7 +116,8 @@ impl Workspace {
             let bytes = (buffer.len() * buffer.elem_bytes()).max(1);
             // SAFETY: the upload below writes every byte the kernel may read (its length).
             let copy = unsafe { stream.alloc::<u8>(bytes) }.map_err(Error::driver("allocating device memory for a read-only array"))?;
-            self.staging(stream)?.upload(stream, buffer, super::inputs::ptr(&copy, stream))?;
+            let moved = self.staging(stream)?.upload(stream, buffer, super::inputs::ptr(&copy, stream))?;
+            self.count(moved);
             self.resident.insert(array.id, (array.alive.clone(), copy));
         }
         Ok(super::inputs::ptr(&self.resident[&array.id].1, stream))
@@ -98,14 +132,23 @@ impl Workspace {
         // The upload below writes every byte the kernel may read (the buffer's length).
         let bytes = buffer.len() * buffer.elem_bytes();
         let address = at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")?;
-        self.staging(stream)?.upload(stream, buffer, address)?;
+        let moved = self.staging(stream)?.upload(stream, buffer, address)?;
+        self.count(moved);
         Ok(address)
     }
 
     /// Refreshes `buffer` from its device copy at `position` (after the run).
     pub fn copy_out(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<(), Error> {
         let address = super::inputs::ptr(self.copies.get(position).and_then(Option::as_ref).expect("a buffer the run uploaded"), stream);
-        self.staging(stream)?.download(stream, address, buffer)
+        self.staging(stream)?.download(stream, address, buffer)?;
+        self.moved.downloaded += (buffer.len() * buffer.elem_bytes()) as u64;
+        Ok(())
+    }
+
+    /// Adds a buffer's upload to what the run has moved.
+    fn count(&mut self, moved: Transfers) {
+        self.moved.uploaded += moved.uploaded;
+        self.moved.cleared += moved.cleared;
     }
 
     fn staging(&mut self, stream: &Arc<CudaStream>) -> Result<&mut Staging, Error> {
@@ -113,12 +156,6 @@ impl Workspace {
             self.staging = Some(Staging::new(stream.context())?);
         }
         Ok(self.staging.as_mut().expect("created above"))
-    }
-
-    /// The first `count` u64 of the buffer for `role` (after the run).
-    pub fn read_u64(&self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u64>, Error> {
-        let bytes = self.read_bytes(stream, role, count * 8)?;
-        Ok(bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect())
     }
 
     /// The stop flag, lowered.
@@ -152,10 +189,41 @@ impl Workspace {
         self.stop.as_ref().expect("stop_flag() was called for this run")
     }
 
+    /// Runs `copy` on the workspace, and with `WSDSL_TRACE_COPIES=1` reports on standard
+    /// error what it moved and where the host's time went: waiting for the copy engine, or
+    /// making and reading images (an upload returns once its last piece is on its way). Where
+    /// a run's launch and copy-back phases went, buffer by buffer.
+    pub fn traced<R>(&mut self, what: impl FnOnce() -> String, bytes: usize, copy: impl FnOnce(&mut Self) -> Result<R, Error>) -> Result<R, Error> {
+        static TRACE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        if !*TRACE.get_or_init(|| std::env::var("WSDSL_TRACE_COPIES").is_ok_and(|v| v.trim() == "1")) {
+            return copy(self);
+        }
+        // What earlier copies left is not this one's.
+        if let Some(staging) = self.staging.as_mut() {
+            staging.take_pace();
+        }
+        let started = std::time::Instant::now();
+        let result = copy(self);
+        let took = started.elapsed();
+        let Pace { waited, host } = self.staging.as_mut().map(Staging::take_pace).unwrap_or_default();
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        eprintln!(
+            "wsdsl: {} ({:.1} MB) in {:.2} ms ({:.2} ms waiting for the copy engine, {:.2} ms making or reading images)",
+            what(),
+            bytes as f64 / 1e6,
+            ms(took),
+            ms(waited),
+            ms(host)
+        );
+        result
+    }
+
     /// The first `count` bytes of the buffer for `role` (after the run).
-    pub fn read_bytes(&self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
+    pub fn read_bytes(&mut self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
         let b = self.buffers.get(role).expect("a buffer the run used");
-        stream.clone_dtoh(&b.slice(..count)).map_err(Error::driver("reading a run's results"))
+        let bytes = stream.clone_dtoh(&b.slice(..count)).map_err(Error::driver("reading a run's results"))?;
+        self.moved.downloaded += count as u64;
+        Ok(bytes)
     }
 
     /// The kernel still runs and may touch every buffer: keep them allocated forever.

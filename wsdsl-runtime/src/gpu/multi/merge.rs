@@ -21,13 +21,15 @@ pub(crate) struct PeResult<C> {
     pub stats: Stats,
 }
 
-/// How one GPU failed: because another did; by its watchdog (which may only mean that it
-/// waited for a GPU that failed otherwise); or on its own. Errors travel as text: they may
-/// come from another process.
+/// How one GPU failed: because another did; by its watchdog, its kernel stopping when asked
+/// (which may only mean that it waited for a GPU that failed otherwise); by its watchdog, its
+/// kernel not stopping (a handler looping forever there); or on its own. Errors travel as
+/// text: they may come from another process.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum PeError {
     StoppedByPeer,
     TimedOut(String),
+    Stuck(String),
     Failed(String),
 }
 
@@ -35,6 +37,7 @@ impl From<Error> for PeError {
     fn from(e: Error) -> PeError {
         match e {
             Error::StoppedByPeer => PeError::StoppedByPeer,
+            e @ Error::Watchdog { stopped: false, .. } => PeError::Stuck(e.to_string()),
             e @ Error::Watchdog { .. } => PeError::TimedOut(e.to_string()),
             e => PeError::Failed(e.to_string()),
         }
@@ -44,16 +47,15 @@ impl From<Error> for PeError {
 /// Merges the GPUs' results, in GPU order. Counters are reduced as they are declared
 /// (`Sum`, `Min`, `Max`); statistics are added, their per-worker lists put side by side
 /// (GPU 0's workers first), the phases are the slowest GPU's. If any GPU failed, the run's
-/// error names the first GPU that failed on its own, else the first whose watchdog fired,
-/// else the first that stopped because another did. Root `r`'s value comes from GPU
+/// error names the first GPU that failed on its own, else the first whose kernel would not
+/// stop (the others' watchdogs fired only because they waited for it), else the first whose
+/// watchdog fired, else the first that stopped because another did. Root `r`'s value comes from GPU
 /// `r % gpus`, to which it was dealt (`roots_of`).
 pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeError>>, roots: &[P::Task]) -> Result<RunResult<P>, Error> {
     let gpus = results.len() as u32;
-    let own_failure = results.iter().position(|r| matches!(r, Err(PeError::Failed(_))));
-    let timed_out = results.iter().position(|r| matches!(r, Err(PeError::TimedOut(_))));
-    if let Some(gpu) = own_failure.or(timed_out).or_else(|| results.iter().position(|r| r.is_err())) {
+    if let Some(gpu) = culprit(&results) {
         let message = match &results[gpu] {
-            Err(PeError::Failed(m) | PeError::TimedOut(m)) => m.clone(),
+            Err(PeError::Failed(m) | PeError::Stuck(m) | PeError::TimedOut(m)) => m.clone(),
             Err(PeError::StoppedByPeer) => Error::StoppedByPeer.to_string(),
             Ok(_) => unreachable!("the position of an error"),
         };
@@ -68,6 +70,15 @@ pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeErr
         add_stats(&mut stats, r.stats);
     }
     Ok((counters, values, stats))
+}
+
+/// The GPU whose failure is the run's (see `merge`), if any failed.
+fn culprit<T>(results: &[Result<T, PeError>]) -> Option<usize> {
+    let first = |kind: fn(&PeError) -> bool| results.iter().position(|r| r.as_ref().err().is_some_and(kind));
+    let own_failure = first(|e| matches!(e, PeError::Failed(_)));
+    let stuck = first(|e| matches!(e, PeError::Stuck(_)));
+    let timed_out = first(|e| matches!(e, PeError::TimedOut(_)));
+    own_failure.or(stuck).or(timed_out).or_else(|| results.iter().position(|r| r.is_err()))
 }
 
 /// Every root's value, from the GPU it was dealt to: the GPUs' images put back in the roots'
@@ -111,8 +122,35 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     p.launch = p.launch.max(g.launch);
     p.run = p.run.max(g.run);
     p.copy_back = p.copy_back.max(g.copy_back);
+    // Every GPU moves its own bytes.
+    p.transfers.uploaded += g.transfers.uploaded;
+    p.transfers.cleared += g.transfers.cleared;
+    p.transfers.downloaded += g.transfers.downloaded;
     // Cycles per phase, summed over every worker of every GPU (each GPU counts its own).
     if let Some(g) = gpu.profile {
         run.profile.get_or_insert_with(Default::default).add_worker(&g.words());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::RanOn;
+    use std::time::Duration;
+
+    /// GPU 1's handler loops for ever; GPU 0's watchdog fired only because it waited for GPU 1.
+    /// The run's error names GPU 1 and says a handler is probably looping forever.
+    #[test]
+    fn a_gpu_that_hangs_is_named_before_one_that_waited_for_it() {
+        let watchdog = |stopped| PeError::from(Error::Watchdog { program: "spinning", on: RanOn::Gpu, limit: Duration::from_secs(2), stopped });
+        let results: Vec<Result<(), PeError>> = vec![Err(watchdog(true)), Err(watchdog(false))];
+        assert_eq!(culprit(&results), Some(1));
+        let Err(PeError::Stuck(message)) = &results[1] else { panic!("{:?}", results[1]) };
+        let error = Error::OnGpu { gpu: 1, gpus: 2, message: message.clone() };
+        assert!(error.to_string().starts_with("GPU 1 of the 2 in the run failed"), "{error}");
+        assert!(error.to_string().contains("`spinning`") && error.to_string().contains("looping forever"), "{error}");
+        let failed: Vec<Result<(), PeError>> = vec![Err(PeError::StoppedByPeer), Err(watchdog(false)), Err(PeError::Failed("a fault".into()))];
+        assert_eq!(culprit(&failed), Some(2), "a GPU that failed on its own comes first");
+        assert_eq!(culprit(&[Ok::<(), PeError>(()), Err(PeError::StoppedByPeer)]), Some(1));
     }
 }

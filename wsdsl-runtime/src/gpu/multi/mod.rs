@@ -22,15 +22,16 @@ use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::gpu::inputs::encode_tasks;
 use crate::gpu::join::{choose_frames, root_value_bytes, JoinMemory, JoinRecord, PoolShape, INBOX_HEADER_BYTES};
-use crate::gpu::persistent::DEQUE_BYTES;
+use crate::gpu::persistent::{DequePlacement, LaunchRecord, WorkerTables, DEQUE_BYTES, STATE_BYTES};
+use crate::gpu::runner::{Run, ROOTS};
+use crate::gpu::target::Target;
 use crate::gpu::{KernelConfig, Scheduler};
 use crate::program::Program;
 
 /// The most GPUs a run may span (`WS_MAX_PES` in `cuda/pe.cuh`).
 pub const MAX_GPUS: u32 = 64;
 
-/// Bytes of `struct ws_pe_state` (`cuda/termination.cuh`), and where its `stop` word is.
-const STATE_BYTES: usize = 128;
+/// Where the `stop` word of `struct ws_pe_state` (`cuda/termination.cuh`) is.
 pub(crate) const STOP_OFFSET: u64 = 12;
 
 /// Where a GPU's symmetric objects lie in its heap, alike on every GPU (`cuda/pe.cuh`): its
@@ -158,14 +159,38 @@ pub(crate) fn seed_of(gpu: u32) -> u32 {
     0x5EED_1234 ^ gpu.wrapping_mul(0x9E37_79B9)
 }
 
-/// Whether every GPU's share of `roots` fits its deques (GPU 0's is the largest); the same
-/// answer on every GPU.
-pub(crate) fn check_root_room(roots: usize, gpus: u32, workers: u32, capacity: u32) -> Result<(), Error> {
-    let needed = (roots as u64).div_ceil(gpus as u64).div_ceil(workers as u64);
-    if needed > capacity as u64 {
-        return Err(Error::QueueOverflow { queue: "a worker deque (holding the initial tasks)".into(), capacity: capacity as u64, needed });
-    }
-    Ok(())
+/// GPU `gpu`'s own (not symmetric) part of a run of `gpus` GPUs, put in place on `target`
+/// as a one-GPU run's is (`runner.rs`): the program's inputs, its share of `roots`, the stop
+/// flag, progress words when `progress` (the emulation writes them so that they are
+/// exercised), the worker tables and a cleared status record.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn prepare_share<P: Program, T: Target>(
+    target: &mut T,
+    config: &KernelConfig,
+    blocks: u32,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    (gpu, gpus): (u32, u32),
+    progress: bool,
+) -> Result<(Run, WorkerTables), Error> {
+    let workers = blocks * (config.block_threads / config.worker_threads());
+    let inputs = target.inputs::<P>(params, buffers)?;
+    let (dealt, root_count) = encode_dealt_roots::<P>(roots, gpu, gpus);
+    let roots = target.upload(ROOTS, &dealt)?;
+    let tables = WorkerTables::prepare(target, workers)?;
+    target.clear_status()?;
+    let stop = target.stop_flag()?;
+    let progress = if progress { target.progress_words(workers as usize)? } else { 0 };
+    let run = Run { config: *config, blocks, block_threads: config.block_threads, workers, inputs, roots, root_count, stop, progress };
+    Ok((run, tables))
+}
+
+/// The launch record of GPU `pe` of `n_pes`, whose symmetric heap is at `heap` (laid out as
+/// `layout`) and the table of every GPU's heap, as mapped there, at `pe_heaps`.
+pub(crate) fn share_record(run: &Run, tables: &WorkerTables, layout: &HeapLayout, capacity: u32, heap: u64, pe_heaps: u64, (pe, n_pes): (u32, u32)) -> LaunchRecord {
+    let at = DequePlacement { slots: heap + layout.slots_at, deques: heap + layout.deques_at, state: heap };
+    LaunchRecord { seed: seed_of(pe), pe_heaps, pe, n_pes, ..LaunchRecord::new(run, tables, at, capacity) }
 }
 
 /// Whether `P` can run on `gpus` GPUs under `config`, or why not.

@@ -4,7 +4,7 @@
 
 use super::merge::{PeError, PeResult, PeShare};
 use crate::program::{CounterSet, Program};
-use crate::stats::{Phases, Stats};
+use crate::stats::{Phases, Stats, Transfers};
 use std::time::Duration;
 
 /// Builds a message word by word.
@@ -78,6 +78,7 @@ const OK: u64 = 0;
 const PEER: u64 = 1;
 const FAILED: u64 = 2;
 const TIMED_OUT: u64 = 3;
+const STUCK: u64 = 4;
 const NONE: u64 = u64::MAX;
 
 fn nanos(d: Duration) -> u64 {
@@ -92,11 +93,13 @@ pub(crate) fn encode_result(result: &Result<PeShare, PeError>) -> Vec<u8> {
         Err(PeError::StoppedByPeer) => w.word(PEER),
         Err(PeError::Failed(m)) => w.word(FAILED).text(m),
         Err(PeError::TimedOut(m)) => w.word(TIMED_OUT).text(m),
+        Err(PeError::Stuck(m)) => w.word(STUCK).text(m),
         Ok(PeShare { counter_slots, root_values, stats: s }) => {
             let p = &s.phases;
             w.word(OK).words(counter_slots).bytes(root_values);
             w.words(&[s.tasks, s.completions, s.steal_attempts, s.steals, s.remote_steals, s.peak_queue, s.queue_capacity, s.peak_frames, s.sent_home]);
             w.words(&[nanos(p.context), nanos(p.compile), p.cache_hit as u64, nanos(p.launch), nanos(p.run), nanos(p.copy_back), p.since_process_start.map_or(NONE, nanos)]);
+            w.words(&[p.transfers.uploaded, p.transfers.cleared, p.transfers.downloaded]);
             w.words(&s.per_worker_tasks).words(&s.per_worker_steals).words(&s.per_worker_peak);
             w.words(&s.profile.as_ref().map_or(Vec::new(), |p| p.words().to_vec()))
         }
@@ -111,6 +114,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
         PEER => Ok(Err(PeError::StoppedByPeer)),
         FAILED => Ok(Err(PeError::Failed(r.text()?))),
         TIMED_OUT => Ok(Err(PeError::TimedOut(r.text()?))),
+        STUCK => Ok(Err(PeError::Stuck(r.text()?))),
         OK => {
             let slots = r.words()?;
             if slots.len() != P::Counters::SLOTS.len() {
@@ -119,7 +123,8 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
             let root_values = r.bytes()?.to_vec();
             let c = r.words()?;
             let p = r.words()?;
-            if c.len() != 9 || p.len() != 7 {
+            let moved = r.words()?;
+            if c.len() != 9 || p.len() != 7 || moved.len() != 3 {
                 return Err("another GPU's statistics are malformed".into());
             }
             let d = Duration::from_nanos;
@@ -131,6 +136,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 run: d(p[4]),
                 copy_back: d(p[5]),
                 since_process_start: (p[6] != NONE).then(|| d(p[6])),
+                transfers: Transfers { uploaded: moved[0], cleared: moved[1], downloaded: moved[2] },
             };
             let stats = Stats {
                 tasks: c[0],

@@ -1,0 +1,45 @@
+//! The on-disk cache of compiled kernels: NVRTC's CUBINs (`gpu/compile.rs`, the NVSHMEM path
+//! too) and the host emulation's shared libraries (`gpu/emulate.rs`, in `emulation/`).
+//!
+//! It lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else `~/.cache/wsdsl`, a
+//! directory created private (0700) and used only while it belongs to this user and nobody
+//! else may write to it (`dir.rs`): nothing there can have been planted by someone else. Where
+//! it is not such a directory, one warning says why, and the kernels are not cached (CUBINs)
+//! or go to a fresh private directory of this process (the emulation's libraries, which must
+//! be files to be loaded).
+//!
+//! Every entry carries its length and a digest of its bytes, checked before it is used
+//! (`entry.rs`): a truncated, damaged or foreign file is a miss that rebuilds the kernel with a
+//! one-line warning, never a hit, and a library is loaded only once its bytes are checked.
+//! Entries are written beside their name and renamed into place, so processes building the
+//! same kernel at once never see half of one.
+
+mod dir;
+mod entry;
+
+pub(crate) use dir::{private_dir, process_dir};
+pub(crate) use entry::{read_checked, write_checked, Checked};
+
+use std::path::PathBuf;
+
+/// Where the cache should live, by the variables above; `None` when none of them is set.
+pub(crate) fn root() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("WSDSL_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("wsdsl"));
+    }
+    std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".cache").join("wsdsl"))
+}
+
+/// Says `message` on standard error once per process (the cache's warnings repeat for every
+/// kernel otherwise).
+pub(crate) fn warn_once(message: String) {
+    static SAID: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if !said.contains(&message) {
+        eprintln!("wsdsl: {message}");
+        said.push(message);
+    }
+}

@@ -1,0 +1,229 @@
+//! The scheduler a program runs under: its dimensions (queue, worker, victim, steal amount,
+//! ...), a partial choice of them ([`Schedule`]: what a `#[megakernel(...)]` attribute or a
+//! `Runtime` setting says) and the resolved one ([`KernelConfig`]). Part of the contract
+//! between the macro and the runtime (the generated `Program::SCHEDULE` is a `Schedule`), so
+//! it imports no backend; what the GPU build makes of a configuration (entry points, defines)
+//! is `gpu/assemble.rs`'s.
+//!
+//! A new dimension is a field of [`Schedule`] and [`KernelConfig`], its attribute
+//! (`wsdsl-macros/src/schedule.rs`), its defines (`gpu/assemble.rs`) and its host side.
+
+use crate::program::Program;
+
+/// Which scheduler runs the tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scheduler {
+    /// The persistent megakernel with one work-stealing deque per worker (the default).
+    Deque,
+    /// The static baseline: two task arrays, one kernel launch per generation.
+    Static,
+    /// The persistent megakernel over one Broker Queue for the whole grid (linearizable FIFO).
+    Bq,
+    /// The same over one Broker Work Distributor (the broker's word taken at face value).
+    Bwd,
+    /// The same over a Broker Stealing Queue: one BQ per block, empty blocks rob the others.
+    Bsq,
+}
+
+impl Scheduler {
+    /// `deque`, `static`, `bq`, `bwd` or `bsq` (any case).
+    pub fn parse(name: &str) -> Result<Scheduler, String> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "deque" => Ok(Scheduler::Deque),
+            "static" => Ok(Scheduler::Static),
+            "bq" => Ok(Scheduler::Bq),
+            "bwd" => Ok(Scheduler::Bwd),
+            "bsq" => Ok(Scheduler::Bsq),
+            other => Err(format!("unknown scheduler `{other}`; choose deque, static, bq, bwd or bsq")),
+        }
+    }
+}
+
+/// How many threads form one worker (one deque, one batch of tasks at a time).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Worker {
+    /// Every thread is a worker with its own deque.
+    Thread,
+    /// A warp is a worker: up to 32 tasks at a time, one per lane (the default).
+    Warp,
+    /// A block is a worker: up to one task per thread; thread 0 manages the deque.
+    Block,
+}
+
+/// Whom an idle worker robs (see `cuda/victims.cuh`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Victim {
+    /// Uniformly random (the default).
+    Random,
+    /// The next worker after the last one tried.
+    RoundRobin,
+    /// Random, accepted with a probability falling with distance (same block, SM, other SM).
+    Pws,
+    /// One leader per SM robs other SMs, taking half; the others rob their own SM.
+    Hws,
+    /// Only the neighbours in a sparse small-world graph (ring plus log n shortcuts).
+    SmallWorld,
+}
+
+impl Victim {
+    /// `random`, `round_robin`, `pws`, `hws` or `small_world` (any case; `-` for `_`), as the
+    /// `#[megakernel(victim = ...)]` attribute spells them.
+    pub fn parse(name: &str) -> Result<Victim, String> {
+        match name.trim().to_ascii_lowercase().replace('-', "_").as_str() {
+            "random" => Ok(Victim::Random),
+            "round_robin" => Ok(Victim::RoundRobin),
+            "pws" => Ok(Victim::Pws),
+            "hws" => Ok(Victim::Hws),
+            "small_world" => Ok(Victim::SmallWorld),
+            other => Err(format!("unknown victim policy `{other}`; choose random, round-robin, pws, hws or small-world")),
+        }
+    }
+}
+
+/// How much a thief takes from the public part of a victim's deque.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Steal {
+    /// One task.
+    One,
+    /// Half of what the victim offers (the default: it spreads a burst of work across idle
+    /// workers in a few steps; see BENCHMARKS.md).
+    Half,
+}
+
+/// Scheduler settings baked into the kernel source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelConfig {
+    pub scheduler: Scheduler,
+    /// Threads per block (a multiple of 32).
+    pub block_threads: u32,
+    pub worker: Worker,
+    pub victim: Victim,
+    pub steal: Steal,
+    /// Every thread of a worker runs the same task (`ctx.thread()`, `ctx.threads()`,
+    /// `ctx.sync()`); deque and static schedulers.
+    pub cooperative: bool,
+    /// Time the phases of the worker loop on the device (`cuda/stats.cuh`) and report them
+    /// in [`crate::Stats::profile`]. Costs a few percent; not a scheduling choice.
+    pub profile: bool,
+    /// Blocks per SM the compiler must fit by its register use (`__launch_bounds__`); 0 lets
+    /// it choose. More resident workers hide more latency, at the price of spills.
+    pub min_blocks: u32,
+}
+
+impl Default for KernelConfig {
+    fn default() -> Self {
+        KernelConfig {
+            scheduler: Scheduler::Deque,
+            block_threads: 256,
+            worker: Worker::Warp,
+            victim: Victim::Random,
+            steal: Steal::Half,
+            cooperative: false,
+            profile: false,
+            min_blocks: 0,
+        }
+    }
+}
+
+/// A partial scheduler choice: what a `#[megakernel(...)]` attribute or a `Runtime` builder
+/// says, with the rest left to whoever comes next (runtime settings, then the program's
+/// attribute, then the defaults).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Schedule {
+    pub scheduler: Option<Scheduler>,
+    pub block_threads: Option<u32>,
+    pub worker: Option<Worker>,
+    pub victim: Option<Victim>,
+    pub steal: Option<Steal>,
+    /// Deque slots per worker (static scheduler: per task array).
+    pub capacity: Option<u32>,
+    pub cooperative: Option<bool>,
+    /// Blocks per SM the compiler must fit by register use (`Runtime::min_blocks_per_sm`).
+    pub min_blocks: Option<u32>,
+}
+
+impl Schedule {
+    /// Nothing chosen.
+    pub const DEFAULT: Schedule =
+        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None, min_blocks: None };
+
+    /// These choices, completed by `fallback`'s.
+    pub fn or(self, fallback: Schedule) -> Schedule {
+        Schedule {
+            scheduler: self.scheduler.or(fallback.scheduler),
+            block_threads: self.block_threads.or(fallback.block_threads),
+            worker: self.worker.or(fallback.worker),
+            victim: self.victim.or(fallback.victim),
+            steal: self.steal.or(fallback.steal),
+            capacity: self.capacity.or(fallback.capacity),
+            cooperative: self.cooperative.or(fallback.cooperative),
+            min_blocks: self.min_blocks.or(fallback.min_blocks),
+        }
+    }
+
+    /// The kernel configuration, defaults filling what nobody chose.
+    pub fn resolve(self) -> KernelConfig {
+        let d = KernelConfig::default();
+        KernelConfig {
+            scheduler: self.scheduler.unwrap_or(d.scheduler),
+            block_threads: self.block_threads.unwrap_or(d.block_threads),
+            worker: self.worker.unwrap_or(d.worker),
+            victim: self.victim.unwrap_or(d.victim),
+            steal: self.steal.unwrap_or(d.steal),
+            cooperative: self.cooperative.unwrap_or(d.cooperative),
+            profile: false,
+            min_blocks: self.min_blocks.unwrap_or(d.min_blocks),
+        }
+    }
+}
+
+impl From<KernelConfig> for Schedule {
+    fn from(c: KernelConfig) -> Schedule {
+        Schedule {
+            scheduler: Some(c.scheduler),
+            block_threads: Some(c.block_threads),
+            worker: Some(c.worker),
+            victim: Some(c.victim),
+            steal: Some(c.steal),
+            capacity: None,
+            cooperative: Some(c.cooperative),
+            min_blocks: (c.min_blocks > 0).then_some(c.min_blocks),
+        }
+    }
+}
+
+impl KernelConfig {
+    /// Whether the configuration can run, or why not.
+    pub fn validate(&self) -> Result<(), String> {
+        let bt = self.block_threads;
+        if bt == 0 || bt % 32 != 0 || bt > 1024 {
+            return Err(format!("block_threads must be a multiple of 32 up to 1024, not {bt}"));
+        }
+        if self.cooperative && !matches!(self.scheduler, Scheduler::Deque | Scheduler::Static) {
+            return Err(format!("cooperative tasks need the deque or the static scheduler, not {:?}", self.scheduler));
+        }
+        Ok(())
+    }
+
+    /// [`KernelConfig::validate`], and whether `P` can run under it: complete handlers run
+    /// one task per thread, so not in a cooperative schedule (yet).
+    pub fn validate_for<P: Program>(&self) -> Result<(), String> {
+        self.validate()?;
+        if self.cooperative && P::JOIN.is_some() {
+            return Err(format!(
+                "`{}` has complete handlers or task values, which cooperative schedules do not support yet; drop `cooperative`",
+                P::NAME
+            ));
+        }
+        Ok(())
+    }
+
+    /// Threads per worker.
+    pub fn worker_threads(&self) -> u32 {
+        match self.worker {
+            Worker::Thread => 1,
+            Worker::Warp => 32,
+            Worker::Block => self.block_threads,
+        }
+    }
+}
