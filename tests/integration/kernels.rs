@@ -31,6 +31,8 @@ pub mod nqueens_cutoff;
 pub mod octree;
 #[path = "../../examples/pagerank/kernel.rs"]
 pub mod pagerank;
+#[path = "../../examples/parallel/kernel.rs"]
+pub mod parallel;
 #[path = "../../examples/quicksort/kernel.rs"]
 pub mod quicksort;
 #[path = "../../examples/common/relax.rs"]

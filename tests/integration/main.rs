@@ -20,6 +20,7 @@ mod multi_gpu_emulated;
 mod nvrtc_compile;
 mod octree_cpu;
 mod panics;
+mod parallel;
 mod reliability;
 mod rust_subset;
 mod schedule_attr;

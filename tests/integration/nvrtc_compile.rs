@@ -54,8 +54,19 @@ fn fib_kernel_compiles() {
 }
 
 #[test]
-fn mergesort_kernel_compiles() {
+fn mergesort_kernels_compile() {
     compiles::<mergesort::mergesort::Kernel>();
+    compiles::<mergesort::merge_path::merge_path::Kernel>();
+}
+
+/// The kernel of every data-parallel building block, under the default schedule and with
+/// block workers (a tile of 16 KiB and a scan word per thread).
+#[test]
+fn parallel_jobs_kernel_compiles() {
+    compiles::<crate::kernels::parallel::blocks::Kernel>();
+    let config = KernelConfig { worker: wsdsl::Worker::Block, ..KernelConfig::default() };
+    let bytes = wsdsl::gpu::compile_check_with::<crate::kernels::parallel::blocks::Kernel>("sm_90", &config).unwrap_or_else(|e| panic!("block workers: {e}"));
+    assert!(bytes > 1000);
 }
 
 #[test]
@@ -129,6 +140,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
             ("nqueens", compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &config)),
             ("fib", compile_check_with::<fib::fib::Kernel>("sm_90", &config)),
             ("mergesort", compile_check_with::<mergesort::mergesort::Kernel>("sm_90", &config)),
+            ("quicksort", compile_check_with::<quicksort::quicksort::Kernel>("sm_90", &config)),
             ("uts", compile_check_with::<uts::uts::Kernel>("sm_90", &config)),
             ("dlb_bench", compile_check_with::<dlb_bench::dlb::Kernel>("sm_90", &config)),
         ] {

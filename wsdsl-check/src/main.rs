@@ -48,6 +48,9 @@ mod mergesort;
 #[path = "../../examples/nqueens/kernel.rs"]
 mod nqueens;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/parallel/kernel.rs"]
+mod parallel;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/octree/kernel.rs"]
 mod octree;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
@@ -71,6 +74,7 @@ mod nvshmem_smoke;
 use endless_loop::spinning;
 
 use clap::{Parser, Subcommand};
+use mergesort::merge_path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
@@ -237,14 +241,43 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
+    // Each data-parallel building block against plain Rust, at every length of the suite.
+    for (kind, name) in parallel::KINDS.iter().enumerate() {
+        list.push((
+            format!("parallel {name}"),
+            Box::new(move |rt: &Runtime| {
+                let suite = parallel::Suite::new(7, &parallel::LENGTHS, &[kind as u32]);
+                let buffers = suite.buffers();
+                let out = rt.run_with::<parallel::blocks::Kernel>((), &buffers, suite.roots())?;
+                let verdict = suite.check(&buffers).map_or_else(|e| e, |()| "as plain Rust".to_string());
+                Ok((format!("{verdict}, {} cases", suite.case_count()), format!("as plain Rust, {} cases", suite.case_count()), out.stats))
+            }),
+        ));
+    }
     let sorts: &[usize] = if quick { &[100_000] } else { &[1 << 20, 1 << 22] };
     for &n in sorts {
         list.push((
             format!("mergesort {n}"),
             Box::new(move |rt: &Runtime| {
                 let input = mergesort::keys(n, 7, u32::MAX);
-                let (sorted, out) = mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN)?;
-                let shape = mergesort::tree_shape(n as u32, 32, mergesort::DEFAULT_GRAIN);
+                let cutoff = mergesort::mergesort::LEAF as u32;
+                let (sorted, out) = mergesort::sort(rt, &input, cutoff)?;
+                let shape = mergesort::tree_shape(n as u32, cutoff);
+                let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
+                Ok((
+                    format!("{verdict}, {} leaves / {} merges", sorted.leaves, sorted.merges),
+                    format!("sorted permutation, {} leaves / {} merges", shape.0, shape.1),
+                    out.stats,
+                ))
+            }),
+        ));
+        list.push((
+            format!("mergesort --merge-path {n}"),
+            Box::new(move |rt: &Runtime| {
+                let input = mergesort::keys(n, 7, u32::MAX);
+                let grain = merge_path::DEFAULT_GRAIN;
+                let (sorted, out) = merge_path::sort(rt, &input, 32, grain)?;
+                let shape = merge_path::tree_shape(n as u32, 32, grain);
                 let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
                 Ok((
                     format!("{verdict}, {} leaves / {} merges / {} pieces", sorted.leaves, sorted.merges, sorted.pieces),
@@ -259,7 +292,7 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             format!("quicksort {n}"),
             Box::new(move |rt: &Runtime| {
                 let input = quicksort::keys(n, 7, if n % 2 == 0 { u32::MAX } else { 1000 });
-                let (sorted, out) = quicksort::sort(rt, &input, 32, quicksort::DEFAULT_GRAIN)?;
+                let (sorted, out) = quicksort::sort(rt, &input, quicksort::quicksort::LEAF as u32)?;
                 let verdict = quicksort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
                 Ok((verdict, "sorted permutation".to_string(), out.stats))
             }),

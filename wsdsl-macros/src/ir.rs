@@ -24,6 +24,8 @@ pub struct FnBody {
     /// Task types spawned by this body, or by a function it calls, and where (for the join
     /// checks; `typeck/spawns.rs`).
     pub spawns: Vec<(String, proc_macro2::Span)>,
+    /// Where this body starts data-parallel jobs, which its task waits for like children.
+    pub jobs: Vec<proc_macro2::Span>,
     /// Whether the body panics explicitly (`panic!`, `assert!`, `unwrap()`, ...), so that a
     /// call of it must leave its caller when it did (see `Checked::may_panic`). A
     /// `debug_assert!` counts, so that a helper has one C signature in both kernel variants.
@@ -31,6 +33,34 @@ pub struct FnBody {
 }
 
 pub type LoopId = usize;
+
+/// The building blocks a handler can ask for (`cuda/parallel.cuh`; the numbers are its
+/// `WS_JOB_*` and the runtime's `parallel::JobKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum JobKind {
+    Copy = 1,
+    Merge = 2,
+    Sort = 3,
+    Partition = 4,
+    ExclusiveScan = 5,
+    ReduceSum = 6,
+    ReduceMin = 7,
+    ReduceMax = 8,
+}
+
+/// A job call: its buffers (index in the `#[buffers]` struct, name), element type, and its
+/// operands in Rust's evaluation order: each range's start and end, then the pivot or
+/// initial value, then the destination start, as the job has them.
+#[derive(Clone)]
+pub struct JobCall {
+    pub kind: JobKind,
+    pub elem: crate::types::IntTy,
+    pub src: (usize, String),
+    pub dst: Option<(usize, String)>,
+    pub operands: Vec<Expr>,
+    /// The first of the call's `JOB_SITES` fault sites (`typeck/jobs.rs`).
+    pub site: u32,
+}
 
 /// Patterns of `match` arms, `if let` and `let`, resolved against the scrutinee's type.
 #[derive(Clone)]
@@ -399,6 +429,11 @@ pub enum ExprKind {
     ResFrom(Box<Expr>, Box<Expr>, Box<Expr>),
     /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
     SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `ctx.merge(..)` and the other data-parallel building blocks (`typeck/jobs.rs`).
+    Job(Box<JobCall>),
+    /// `ctx.result(k)` (u64): a result word of the round before's jobs; the site of an index
+    /// past them.
+    JobResult(Box<Expr>, u32),
     Unit,
     Error,
 }

@@ -29,6 +29,8 @@ mod results;
 mod slice_methods;
 mod slices;
 mod spawns;
+mod jobs;
+pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 
 use closures::{ClosureDef, Frame};
 use panic::Piece;
@@ -49,6 +51,9 @@ pub struct Checked {
     pub instances: Vec<(crate::model::FnDef, FnBody)>,
     /// The functions that recurse, and their depth checks (`recursion.rs`).
     pub recursion: recursion::Recursion,
+    /// The data-parallel jobs the module starts, by kind and element type (`jobs.rs`);
+    /// empty: the program has none (and no job support in its kernel).
+    pub jobs: Vec<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LitCheck {
@@ -75,6 +80,8 @@ struct Shared {
     /// result) of every instance met, recorded before its body is checked.
     instances: Vec<(crate::model::FnDef, FnBody)>,
     instantiating: Vec<(String, Vec<Ty>, Ty)>,
+    /// The jobs the module starts, by kind and element type (`jobs.rs`).
+    jobs: std::collections::BTreeSet<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LoopCx {
@@ -114,6 +121,8 @@ struct Cx<'a> {
     task_local: Option<LocalId>,
     /// Task types this body spawns, where (for the join checks in `join.rs`).
     spawns: Vec<(String, Span)>,
+    /// Where this body starts jobs (`jobs.rs`).
+    jobs: Vec<Span>,
     /// Whether this body panics explicitly.
     panics: bool,
     /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
@@ -129,7 +138,7 @@ struct Cx<'a> {
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new(), jobs: Default::default() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -141,7 +150,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         if !f.generics.is_empty() {
             // Checked per instantiation (`generics.rs`); this placeholder keeps `bodies`
             // parallel to `m.fns`.
-            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), panics: false });
+            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), jobs: Vec::new(), panics: false });
             continue;
         }
         bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
@@ -194,7 +203,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             true
         }
     });
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion }
+    let jobs = sh.jobs.into_iter().collect();
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion, jobs }
 }
 
 /// The typed body of `f` (a function of the module, or an instance of a generic helper).
@@ -212,6 +222,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         calls: Vec::new(),
         task_local: None,
         spawns: Vec::new(),
+        jobs: Vec::new(),
         panics: false,
         frames: Vec::new(),
         inline_overflow: false,
@@ -248,8 +259,8 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         );
         cx.err(span, msg);
     }
-    let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics }
+    let (locals, calls, loops, spawns, jobs, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.jobs, cx.panics);
+    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, jobs, panics }
 }
 
 fn peel(e: &syn::Expr) -> &syn::Expr {

@@ -52,6 +52,7 @@ mod kernels;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../examples/mergesort/kernel.rs"]
 mod mergesort;
+use mergesort::merge_path;
 #[allow(dead_code)]
 #[path = "../../../examples/nqueens/kernel.rs"]
 mod nqueens;
@@ -75,10 +76,11 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort,
-    /// quicksort, quicksort-grains, graphs (BFS, SSSP, CC and PageRank on every graph class
-    /// beside GAPBS), graphs-rayon (BFS, SSSP and PageRank on R-MAT and p2p-Gnutella31 beside
-    /// rayon and a hand-written CUDA BFS).
+    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort
+    /// (merging with ctx.merge), mergesort-path (merge-path tasks), quicksort, sorts (those
+    /// three), sort-variants (block workers, 1 M keys), graphs (BFS, SSSP, CC and PageRank on
+    /// every graph class beside GAPBS), graphs-rayon (BFS, SSSP and PageRank on R-MAT and
+    /// p2p-Gnutella31 beside rayon and a hand-written CUDA BFS).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -273,18 +275,20 @@ fn main() -> ExitCode {
         rows.push(announce(b.connect4_call(&gpu(), &data_file(args.data_dir.as_deref(), "connect4/Test_L3_R1"))));
     }
     let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
-    if wanted("mergesort") {
+    if wanted("mergesort") || wanted("sorts") {
         rows.push(announce(b.sort(&gpu(), Sort::Merge, sort_keys)));
     }
-    if wanted("quicksort") {
+    if wanted("mergesort-path") || wanted("sorts") {
+        rows.push(announce(b.sort(&gpu(), Sort::MergePath, sort_keys)));
+    }
+    if wanted("quicksort") || wanted("sorts") {
         rows.push(announce(b.sort(&gpu(), Sort::Quick, sort_keys)));
     }
-    if wanted("quicksort-grains") {
-        for grain in [256, 4096] {
-            rows.push(announce(b.sort(&gpu(), Sort::QuickGrain(grain), sort_keys)));
+    if wanted("sort-variants") {
+        for which in [Sort::Merge, Sort::Quick] {
+            rows.push(announce(b.sort(&gpu().worker(Worker::Block), which, sort_keys)));
+            rows.push(announce(b.sort(&gpu(), which, 1 << 20)));
         }
-        rows.push(announce(b.sort(&gpu().worker(Worker::Block), Sort::Quick, sort_keys)));
-        rows.push(announce(b.sort(&gpu(), Sort::Quick, 1 << 20)));
     }
     let mut class_rows = Vec::new();
     let gapbs = gapbs::Gapbs {
@@ -563,22 +567,27 @@ impl Bench<'_> {
     /// same keys (the host time includes copying the input, as the GPU's excludes it).
     fn sort(&self, rt: &Runtime, which: Sort, keys: usize) -> Row {
         let input = mergesort::keys(keys, 7, u32::MAX);
+        let check = |sorted: &Vec<u32>| mergesort::check(&input, sorted).map(|()| "sorted permutation".into());
+        let leaf = mergesort::mergesort::LEAF as u32;
         let mut row = match which {
             Sort::Merge => self.gpu_row(
-                format!("mergesort {} M keys (cutoff 32, grain {})", keys >> 20, mergesort::DEFAULT_GRAIN),
+                format!("mergesort {} M keys (ctx.merge, cutoff {leaf})", keys >> 20),
                 rt,
-                |rt| mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
-                |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
+                |rt| mergesort::sort(rt, &input, leaf).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
             ),
-            Sort::Quick | Sort::QuickGrain(_) => {
-                let grain = if let Sort::QuickGrain(g) = which { g } else { quicksort::DEFAULT_GRAIN };
-                self.gpu_row(
-                    format!("quicksort {} M keys (cutoff 32, grain {grain})", keys >> 20),
-                    rt,
-                    |rt| quicksort::sort(rt, &input, 32, grain).map(|(sorted, out)| (sorted.data, out.stats)),
-                    |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
-                )
-            }
+            Sort::MergePath => self.gpu_row(
+                format!("mergesort {} M keys (merge-path tasks, cutoff 32, grain {})", keys >> 20, merge_path::DEFAULT_GRAIN),
+                rt,
+                |rt| merge_path::sort(rt, &input, 32, merge_path::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
+            ),
+            Sort::Quick => self.gpu_row(
+                format!("quicksort {} M keys (ctx.partition, cutoff {leaf})", keys >> 20),
+                rt,
+                |rt| quicksort::sort(rt, &input, leaf).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
+            ),
         };
         let (sorted, ms) = host_median(self.args.repeat, || {
             let mut k = input.clone();
@@ -594,12 +603,13 @@ impl Bench<'_> {
 
 }
 
-/// The two GPU sorts (quicksort with its default partition grain, or another).
+/// The GPU sorts: merge sort merging with `ctx.merge` or with hand-written merge-path tasks,
+/// and quicksort partitioning with `ctx.partition`.
 #[derive(Clone, Copy)]
 enum Sort {
     Merge,
+    MergePath,
     Quick,
-    QuickGrain(u32),
 }
 
 fn render(rows: &[Row], wsdsl: &str) -> String {

@@ -563,6 +563,14 @@ impl FnLower<'_> {
                 out.push("}".into());
                 t
             }
+            ExprKind::Job(call) => {
+                self.job(call, out);
+                return None;
+            }
+            ExprKind::JobResult(k, site) => {
+                let k = self.expr(k, out)?;
+                format!("wsdsl_ctx_result(ctx, {k}, {site}u)")
+            }
             ExprKind::Unit => return None,
             ExprKind::Error => "0".into(),
         })

@@ -11,6 +11,7 @@
 
 mod expr;
 mod items;
+mod jobs;
 mod refs;
 mod shallow;
 mod stmt;

@@ -10,7 +10,7 @@
 
 use super::*;
 
-pub(super) const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`; a helper takes it (or a part of it) as a parameter: `ctx: &mut Ctx`, `bufs: &Buffers`, `data: &Buffer<u32>`, `counters: &mut Counters`, `found: &mut Sum<u64>`";
+pub(super) const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, the data-parallel jobs `ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum`/`_min`/`_max` and `ctx.result(k)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`; a helper takes it (or a part of it) as a parameter: `ctx: &mut Ctx`, `bufs: &Buffers`, `data: &Buffer<u32>`, `counters: &mut Counters`, `found: &mut Sum<u64>`";
 
 const COUNTER_READ: &str = "counters are updated with `.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers; a helper takes one as `&mut Sum<T>` (pass `&mut ctx.counters.<field>`)";
 
@@ -91,6 +91,7 @@ impl Cx<'_> {
             ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
             ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
             ("spawn", 1) => {}
+            (name, _) if super::jobs::is_job_method(name) => return self.job_call(mc),
             _ => {
                 self.err_at(&mc.method, CTX_USAGE);
                 return err_expr();
