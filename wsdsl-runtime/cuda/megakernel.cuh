@@ -133,7 +133,8 @@ static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigne
 #endif
         got += n;
     }
-    st->steals += got;
+    // A steal is one call that took work, whatever it took: never more than the claims tried.
+    if (got > 0) st->steals++;
     if (v.pe != L->pe) st->remote_steals += got;
     WS_PROF(if (got > 0) { st->rob_cycles += ws_clock() - t0; st->robs++; });
     return got;

@@ -65,8 +65,8 @@ pub struct Stats {
     /// Steal attempts (CAS tries on a victim that looked non-empty; on the CPU backend, whose
     /// thieves are rayon's, the steals that took a task).
     pub steal_attempts: u64,
-    /// Tasks taken by thieves. On the GPU one attempt may take several (half of what the
-    /// victim offers, `Steal::Half`), so this may exceed `steal_attempts`.
+    /// Steals that took work: at most `steal_attempts`. On the GPU one may take several tasks
+    /// (half of what the victim offers, `Steal::Half`).
     pub steals: u64,
     /// Of those, tasks taken from another GPU (runs on several GPUs; zero otherwise).
     pub remote_steals: u64,
@@ -78,7 +78,7 @@ pub struct Stats {
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
-    /// Tasks each worker stole (same order).
+    /// Steals that took work, by each worker (same order).
     pub per_worker_steals: Vec<u64>,
     /// Most tasks each worker held at once: its deque's peak (GPU), the tasks waiting for
     /// their children on its stack (CPU).
@@ -281,7 +281,7 @@ impl fmt::Display for Stats {
         if self.completions > 0 {
             writeln!(f, "completes   {} complete handlers run", self.completions)?;
         }
-        writeln!(f, "steals      {} attempts took {} tasks", self.steal_attempts, self.steals)?;
+        writeln!(f, "steals      {} of {} attempts took work", self.steals, self.steal_attempts)?;
         if !self.per_gpu_tasks.is_empty() {
             let shares: Vec<String> = self.per_gpu_tasks.iter().map(|t| t.to_string()).collect();
             let home = if self.sent_home > 0 { format!("; {} continuations sent home", self.sent_home) } else { String::new() };
@@ -385,11 +385,10 @@ mod tests {
     }
 
     #[test]
-    fn one_thread_is_not_plural_and_steals_read_as_attempts_and_tasks() {
+    fn one_thread_is_not_plural_and_steals_read_against_attempts() {
         assert_eq!(BackendKind::Cpu { threads: 1 }.to_string(), "CPU (1 thread, work stealing)");
         assert_eq!(BackendKind::Cpu { threads: 16 }.to_string(), "CPU (16 threads, work stealing)");
-        // A GPU steal may take several tasks: more tasks than attempts is not a contradiction.
-        let stats = Stats { steal_attempts: 3, steals: 40, ..Stats::default() };
-        assert!(stats.to_string().contains("steals      3 attempts took 40 tasks"), "{stats}");
+        let stats = Stats { steal_attempts: 40, steals: 3, ..Stats::default() };
+        assert!(stats.to_string().contains("steals      3 of 40 attempts took work"), "{stats}");
     }
 }

@@ -153,6 +153,8 @@ fn every_configuration_is_exact_on_the_host_emulation() {
         assert_eq!(counters.leaves.get(), 1 << 12, "{config:?}");
         assert_eq!(counters.deepest.get(), 12, "{config:?}");
         assert_eq!(stats.tasks, (2 << 12) - 1, "{config:?}");
+        // A steal that took work (of however many tasks) follows an attempt.
+        assert!(stats.steals <= stats.steal_attempts, "{config:?}: {} steals of {} attempts", stats.steals, stats.steal_attempts);
         if config.scheduler == Scheduler::Deque {
             deque_configs += 1;
             stolen_in += (stats.steals > 0) as u32;
