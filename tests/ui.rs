@@ -1,6 +1,7 @@
 //! Compile-fail cases of `#[megakernel]`: each program under `tests/ui/` must be rejected
-//! with the diagnostics recorded next to it (`TRYBUILD=overwrite` regenerates them). And one
-//! pass case, generated here: nesting as deep as rustc compiles on its default stack.
+//! with the diagnostics recorded next to it (`TRYBUILD=overwrite` regenerates them). And pass
+//! cases generated here: nesting as deep as rustc compiles on its default stack, and README's
+//! first project.
 
 #[test]
 fn ui() {
@@ -12,7 +13,29 @@ fn ui() {
         let t = trybuild::TestCases::new();
         t.compile_fail("tests/ui/*.rs");
     }
-    trybuild::TestCases::new().pass(deep_nesting_program());
+    let passes = trybuild::TestCases::new();
+    passes.pass(deep_nesting_program());
+    for program in first_project_programs() {
+        passes.pass(program);
+    }
+}
+
+/// README's first project, its `src/main.rs` as written (a program outside the crate, built
+/// against wsdsl as a dependency: trybuild's project), and once more with its runtime put on
+/// `Backend::Emulate`, as `WSDSL_BACKEND=emulate` does. Each checks its count itself.
+fn first_project_programs() -> Vec<std::path::PathBuf> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README.md is read");
+    let section = readme.split("\n## Your first project\n").nth(1).expect("README has a section `## Your first project`");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let main_rs = section.split("```rust\n").nth(1).and_then(|rest| rest.split("\n```").next()).expect("the section shows a main.rs");
+    let from_env = "let rt = Runtime::from_env()?;";
+    assert!(main_rs.contains(from_env), "the first project takes its backend from the environment");
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let as_written = dir.join("first_project.rs");
+    let emulated = dir.join("first_project_emulated.rs");
+    std::fs::write(&as_written, main_rs).expect("the program is written");
+    std::fs::write(&emulated, main_rs.replace(from_env, "let rt = Runtime::from_env()?.on(Backend::Emulate);")).expect("the program is written");
+    vec![as_written, emulated]
 }
 
 /// A program whose helpers nest about as deep as rustc 1.95 compiles on its 8 MiB stack (it

@@ -11,7 +11,7 @@ use wsdsl::prelude::*;
 /// The options every example takes (`#[command(flatten)]`).
 #[derive(clap::Args)]
 pub struct Common {
-    /// auto, cpu or gpu (default: $WSDSL_BACKEND, else auto).
+    /// auto, cpu, gpu or emulate (the GPU's code on the host; slow) (default: $WSDSL_BACKEND, else auto).
     #[arg(long, global = true)]
     pub backend: Option<String>,
     /// Also draw the run's load balance (tasks, steals and most tasks held, per worker) to
@@ -50,7 +50,7 @@ impl Common {
     }
 }
 
-/// The runtime from the `WSDSL_*` environment, on `--backend auto|cpu|gpu` when given.
+/// The runtime from the `WSDSL_*` environment, on `--backend auto|cpu|gpu|emulate` when given.
 pub fn runtime(backend: Option<&str>) -> Result<Runtime, wsdsl::Error> {
     let rt = Runtime::from_env()?;
     match backend {

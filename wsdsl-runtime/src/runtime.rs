@@ -20,16 +20,22 @@ pub enum Backend {
     Cpu,
     /// The GPU; an error if there is none.
     Gpu,
+    /// The GPU's own scheduler code (the megakernel and its queues) compiled for the host
+    /// with the C++ compiler and run on a small emulated grid (`gpu::emulate`): for checking
+    /// a program against the GPU's code paths without a GPU. Slow: tens to hundreds of times
+    /// slower than the CPU backend, since every emulated GPU thread is a fiber.
+    Emulate,
 }
 
 impl Backend {
-    /// Parses `auto`, `cpu` or `gpu`.
+    /// Parses `auto`, `cpu`, `gpu` or `emulate`.
     pub fn parse(s: &str) -> Result<Backend, Error> {
         match s.trim().to_ascii_lowercase().as_str() {
             "auto" | "" => Ok(Backend::Auto),
             "cpu" => Ok(Backend::Cpu),
             "gpu" => Ok(Backend::Gpu),
-            other => Err(Error::InvalidConfig(format!("unknown backend `{other}`; use auto, cpu or gpu"))),
+            "emulate" => Ok(Backend::Emulate),
+            other => Err(Error::InvalidConfig(format!("unknown backend `{other}`; use auto, cpu, gpu or emulate"))),
         }
     }
 }
@@ -402,7 +408,11 @@ impl Runtime {
         let opening = Instant::now();
         let was_open = self.device.get().is_some();
         let roots: Vec<P::Task> = roots.into_iter().map(Into::into).collect();
+        if self.backend == Backend::Emulate {
+            return self.run_emulated::<P>(&params, buffers, &roots, since_process_start);
+        }
         let (use_gpu, note) = match self.backend {
+            Backend::Emulate => unreachable!("run above"),
             Backend::Cpu => (false, None),
             Backend::Gpu => (true, None),
             Backend::Auto => match self.gpu() {
@@ -448,5 +458,41 @@ impl Runtime {
             stats.phases.since_process_start = since_process_start;
             Ok(Output { counters, values, stats, backend: BackendKind::Cpu { threads: self.cpu_threads }, note })
         }
+    }
+}
+
+impl Runtime {
+    /// `Backend::Emulate`: the program's kernel for its schedule, built for the host, on the
+    /// default emulated grid (4 blocks of 64 threads on 2 OS threads), under this runtime's
+    /// watchdog; several GPUs (`WSDSL_GPUS`) as as many emulated GPUs.
+    fn run_emulated<P: Program>(
+        &self,
+        params: &P::Params,
+        buffers: &P::Buffers,
+        roots: &[P::Task],
+        since_process_start: Option<Duration>,
+    ) -> Result<Output<P>, Error> {
+        use crate::gpu::emulate::Emulation;
+        let schedule = self.schedule.or(P::SCHEDULE);
+        let config = KernelConfig { profile: self.profile, ..schedule.resolve() };
+        let mut emu = Emulation { watchdog: self.watchdog, ..Emulation::default() };
+        if let Some(c) = schedule.capacity {
+            emu.capacity = c;
+        }
+        if let Some(f) = self.frames {
+            emu.frames = f;
+        }
+        let gpus = match self.gpus {
+            GpuCount::Some(n) => n,
+            GpuCount::All => 1,
+        };
+        let (counters, values, mut stats) = if gpus > 1 {
+            crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, roots, &config, &emu, gpus)?
+        } else {
+            crate::gpu::emulate::run_emulated::<P>(params, buffers, roots, &config, &emu)?
+        };
+        stats.phases.since_process_start = since_process_start;
+        let backend = BackendKind::Emulated { gpus, blocks: emu.grid, block_threads: emu.block_threads };
+        Ok(Output { counters, values, stats, backend, note: None })
     }
 }

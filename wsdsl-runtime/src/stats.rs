@@ -8,6 +8,8 @@ use std::time::Duration;
 pub enum BackendKind {
     Cpu { threads: usize },
     Gpu { device: String, arch: String },
+    /// The GPU's scheduler code compiled for the host (`Backend::Emulate`).
+    Emulated { gpus: u32, blocks: u32, block_threads: u32 },
 }
 
 impl fmt::Display for BackendKind {
@@ -15,6 +17,10 @@ impl fmt::Display for BackendKind {
         match self {
             BackendKind::Cpu { threads } => write!(f, "CPU ({threads} thread{}, work stealing)", if *threads == 1 { "" } else { "s" }),
             BackendKind::Gpu { device, arch } => write!(f, "GPU {device} ({arch}, persistent megakernel)"),
+            BackendKind::Emulated { gpus, blocks, block_threads } => {
+                let on = if *gpus > 1 { format!("{gpus} emulated GPUs of") } else { "an emulated GPU of".into() };
+                write!(f, "the GPU megakernel on the host ({on} {blocks} blocks x {block_threads} threads)")
+            }
         }
     }
 }
