@@ -52,7 +52,7 @@ pub fn device_graph(g: &Graph) -> DeviceGraph {
 /// by level.
 pub fn search(rt: &Runtime, g: &DeviceGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
     let initial = start(g, source)?;
-    let (found, ran) = relax::solve(rt, g, initial, &[source], Relaxation { grain, step: 1 }, data_driven)?;
+    let (found, ran) = relax::solve(rt, g, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
     Ok((found.into(), ran))
 }
 

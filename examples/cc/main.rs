@@ -45,7 +45,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let device_graph = relax::DeviceGraph::new(&graph, None);
     let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
     let how = relax::Relaxation { grain: args.grain, step: 0 };
-    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, args.data_driven)?;
+    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
     cli::note_fallback(&note);
     let (count, largest) = component_summary(&found.value);
     println!(

@@ -125,6 +125,9 @@ pub struct Module {
     /// How deep recursive helpers may call (`#[megakernel(recursion_limit = N)]`,
     /// `typeck/recursion.rs`).
     pub recursion_limit: u32,
+    /// Whether tasks carry priorities (`#[megakernel(order = priority)]`): only then may
+    /// handlers call `ctx.spawn_with_priority`.
+    pub ordered: bool,
 }
 
 const RESERVED: [&str; 3] = ["Task", "Ctx", "Kernel"];
@@ -410,6 +413,7 @@ impl Module {
             type_names: names,
             layouts,
             recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
+            ordered: false,
         };
         module.check_handlers(errors);
         Some(module)

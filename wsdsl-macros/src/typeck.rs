@@ -1262,23 +1262,39 @@ impl<'a> Cx<'a> {
                 ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
                 ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
                 ("spawn", 1) => {}
+                ("spawn_with_priority", 2) => {
+                    if !self.m.ordered {
+                        self.err_at(
+                            &mc.method,
+                            "`ctx.spawn_with_priority` needs tasks that carry priorities: add `order = priority` to `#[megakernel(...)]` \
+                             (without it tasks run in no particular order, so the priority would be ignored), or use `ctx.spawn(task)`",
+                        );
+                        return err_expr();
+                    }
+                }
                 _ => {
                     self.err_at(&mc.method, CTX_USAGE);
                     return err_expr();
                 }
             }
-            let arg = self.expr(&mc.args[0]);
+            let priority = (mc.args.len() == 2).then(|| {
+                let p = self.expr(&mc.args[0]);
+                self.expect_at(&mc.args[0], &Ty::Int(IntTy::U32), &p.ty);
+                Box::new(p)
+            });
+            let task_arg = &mc.args[mc.args.len() - 1];
+            let arg = self.expr(task_arg);
             let r = self.resolve(&arg.ty);
             if let Ty::Struct(n) = &r {
                 if self.m.task_tag(n).is_some() {
-                    self.spawns.push((n.clone(), mc.args[0].span()));
-                    return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
+                    self.spawns.push((n.clone(), task_arg.span()));
+                    return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg), priority));
                 }
             }
             if r != Ty::Err {
                 let tasks = self.m.task_names().join(", ");
                 let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
-                self.err_at(&mc.args[0], msg);
+                self.err_at(task_arg, msg);
             }
             return err_expr();
         }
@@ -1849,7 +1865,7 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
+const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.spawn_with_priority(p, task)` (with `order = priority`), `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

@@ -16,6 +16,10 @@ use crate::cpu::limits::Stop;
 pub struct Spawned<T> {
     tasks: Vec<T>,
     limit: usize,
+    /// `(index, priority)` of the tasks pushed with a priority (`order = priority`); the
+    /// others keep their parent's. Empty in unordered programs, whose handlers cannot call
+    /// `spawn_with_priority`, so their pushes cost what they did.
+    priorities: Vec<(u32, u32)>,
 }
 
 impl<T> Spawned<T> {
@@ -26,6 +30,23 @@ impl<T> Spawned<T> {
             self.make_room();
         }
         self.tasks.push(task);
+    }
+
+    /// Adds a task in band `priority` (what `ctx.spawn_with_priority` does).
+    #[inline]
+    pub fn push_with_priority(&mut self, priority: u32, task: T) {
+        let at = self.tasks.len() as u32;
+        self.push(task);
+        self.priorities.push((at, priority));
+    }
+
+    /// The tasks with their bands, those without one of their own in `parent`'s.
+    pub(crate) fn with_priorities(&self, parent: u32) -> impl Iterator<Item = (u32, &T)> + '_ {
+        let mut given = self.priorities.iter().peekable();
+        self.tasks.iter().enumerate().map(move |(i, t)| match given.next_if(|(at, _)| *at as usize == i) {
+            Some(&(_, p)) => (p, t),
+            None => (parent, t),
+        })
     }
 
     /// Grows the list, or stops the handler: at the bound, or when memory runs out (a
@@ -49,7 +70,7 @@ impl<T> Spawned<T> {
 
     /// An empty list that holds at most `limit` tasks.
     pub(crate) fn with_limit(limit: usize) -> Self {
-        Spawned { tasks: Vec::new(), limit }
+        Spawned { tasks: Vec::new(), limit, priorities: Vec::new() }
     }
 
     pub(crate) fn tasks(&self) -> &[T] {
@@ -70,11 +91,13 @@ impl<T> Spawned<T> {
 
     pub(crate) fn clear(&mut self) {
         self.tasks.clear();
+        self.priorities.clear();
     }
 
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
-        Spawned { tasks: self.tasks.drain(..n).collect(), limit: self.limit }
+        debug_assert!(self.priorities.is_empty(), "lists of ordered programs are not split");
+        Spawned { tasks: self.tasks.drain(..n).collect(), limit: self.limit, priorities: Vec::new() }
     }
 }
 
