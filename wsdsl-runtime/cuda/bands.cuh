@@ -329,6 +329,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         }
     }
 
+    // Profile (WSDSL_PROFILE): `search` is the band logic of taking (probing the window,
+    // moving it, re-banding), `idle` the polls that found nothing, `publish` the grouping and
+    // enqueueing of children by band.
+    WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
+    WS_PROF(const unsigned long long prof_start = ws_clock());
     unsigned polls = 0;
     unsigned long long published_at = 0;
     ws_band_task item;
@@ -342,6 +347,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 ws_publish_progress(L.progress, self, st.tasks, &published_at);
             }
             if (outcome == WS_BANDS_FOUND && ws_failed()) outcome = WS_BANDS_ABORTED;
+            WS_PROF(const unsigned long long t0 = ws_clock());
             for (unsigned round = 1; outcome == WS_BANDS_FOUND; round++) {
                 n = ws_band_reserve(&L, &which, &pos, &st);
                 if (n > 0u) break;
@@ -351,6 +357,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 if (ws_load_relaxed_u32(L.pending) == 0u) { outcome = WS_BANDS_DONE; break; }
                 __nanosleep(round < 64u ? 100u : 800u);
             }
+            WS_PROF(prof[n > 0u ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
+            WS_PROF(if (outcome == WS_BANDS_FOUND && n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
             s_outcome[group] = outcome;
             s_count[group] = n;
             s_which[group] = which;
@@ -374,12 +382,15 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             ws_group_sync();
             continue;
         }
+        WS_PROF(const unsigned long long exec_start = ws_clock());
         if (have) {
             ctx.prio = item.prio;
             if (item.prio > st.highest) st.highest = item.prio;
             ws_run_task(&item.task, &ctx);
         }
         ws_group_sync();   // children in staging are written before anyone enqueues them
+        WS_PROF(const unsigned long long publish_start = ws_clock());
+        WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
         const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
         if (leader) s_low[group] = ws_load_relaxed_u32(&L.words[WS_BANDS_LOW]);
         ws_group_sync();   // everyone has read the count and the window before they change
@@ -391,6 +402,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             ws_group_sync();   // the count is updated before any child is visible
             if (!ws_band_group_enqueue(&L, staging, staging_prio, spawned, s_low[group], rank, &s_group[group], &st.peak)) break;
         }
+        WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
     }
 
     wsdsl_counters_flush(&ctx.counters, L.counter_slots);
@@ -398,6 +410,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_WORDS;
         s[WS_STAT_TASKS] = st.tasks;
         s[WS_STAT_PEAK] = st.peak;
+        WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
+        WS_PROF(for (unsigned k = 0; k < WS_PROF_WAIT_OWN; k++) s[WS_STAT_COUNT + k] = prof[k]);
         if (st.moves) atomicAdd(&L.totals[WS_BANDS_MOVES], st.moves);
         if (st.ahead) atomicAdd(&L.totals[WS_BANDS_AHEAD], st.ahead);
         if (st.rebanded) atomicAdd(&L.totals[WS_BANDS_REBANDED], st.rebanded);
