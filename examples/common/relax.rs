@@ -318,7 +318,7 @@ pub mod relax_ordered {
     }
 }
 
-/// A band width for delta-stepping from the weights: the mean weight times 32 over the mean
+/// A band width for delta-stepping from the weights: the mean weight times 8 over the mean
 /// degree (GAPBS's users pick delta near the mean weight on meshes and road graphs, where a
 /// band must hold a wavefront to give the workers enough to do, and smaller on power-law
 /// graphs, whose bands fill at once). At least 1.
@@ -328,7 +328,7 @@ pub fn default_delta(g: &Graph, weights: &[u32]) -> u32 {
     }
     let mean_weight = weights.iter().map(|&w| w as f64).sum::<f64>() / weights.len() as f64;
     let mean_degree = weights.len() as f64 / g.vertices() as f64;
-    ((mean_weight * 32.0 / mean_degree.max(1.0)).round() as u32).max(1)
+    ((mean_weight * 8.0 / mean_degree.max(1.0)).round() as u32).max(1)
 }
 
 /// Frontier vertices or edges per task by default.

@@ -274,3 +274,22 @@ impl KernelConfig {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ordered_schedule_resolves_to_the_band_queues_and_keeps_its_order() {
+        let ordered = Schedule { order: Some(Order::Priority), ..Schedule::DEFAULT };
+        let config = ordered.resolve();
+        assert_eq!((config.scheduler, config.order), (Scheduler::Bq, Order::Priority));
+        assert_eq!(config.validate(), Ok(()));
+        // A runtime's whole configuration (without order) does not take the program's away.
+        let chosen = Schedule::from(KernelConfig { scheduler: Scheduler::Bwd, ..KernelConfig::default() });
+        assert_eq!(chosen.or(ordered).resolve().order, Order::Priority);
+        assert_eq!(chosen.or(ordered).resolve().scheduler, Scheduler::Bwd);
+        let on_deques = KernelConfig { order: Order::Priority, ..KernelConfig::default() };
+        assert!(on_deques.validate().unwrap_err().contains("scheduler bq or bwd"));
+    }
+}
