@@ -14,6 +14,12 @@ use wsdsl::prelude::*;
 pub mod bands_log {
     use wsdsl::prelude::*;
 
+    #[params]
+    pub struct Params {
+        /// Nonzero: one more item, in this band.
+        pub top: u32,
+    }
+
     #[buffers]
     pub struct Log {
         pub bands: Buffer<u32>,
@@ -37,6 +43,9 @@ pub mod bands_log {
             let band = t.n - 1 - i;
             ctx.spawn_with_priority(band, Item { band, echo: 1 });
         }
+        if ctx.params.top > 0 {
+            ctx.spawn_with_priority(ctx.params.top, Item { band: ctx.params.top, echo: 0 });
+        }
     }
 
     #[spawn]
@@ -52,7 +61,7 @@ pub mod bands_log {
 /// The bands in the order their tasks ran (`n` bands, two tasks each).
 pub fn run_log(rt: &Runtime, n: u32) -> Result<(Vec<u32>, Stats), wsdsl::Error> {
     let log = bands_log::Log { bands: Buffer::zeroed(2 * n as usize), next: Buffer::zeroed(1) };
-    let out = rt.run_with::<bands_log::Kernel>((), &log, [bands_log::Start { n }])?;
+    let out = rt.run_with::<bands_log::Kernel>(bands_log::Params { top: 0 }, &log, [bands_log::Start { n }])?;
     Ok((log.bands.to_vec(), out.stats))
 }
 
@@ -146,9 +155,16 @@ mod emulated {
     }
 
     fn log(config: &KernelConfig, emu: &Emulation, n: u32) -> Result<(Vec<u32>, Stats), wsdsl::Error> {
-        let log = bands_log::Log { bands: Buffer::zeroed(2 * n as usize), next: Buffer::zeroed(1) };
-        let (_, _, stats) = run_emulated::<bands_log::Kernel>(&(), &log, &[bands_log::Start { n }.into()], config, emu)?;
-        Ok((log.bands.to_vec(), stats))
+        log_with_top(config, emu, n, 0)
+    }
+
+    /// `log` with one more item in band `top` (if nonzero).
+    fn log_with_top(config: &KernelConfig, emu: &Emulation, n: u32, top: u32) -> Result<(Vec<u32>, Stats), wsdsl::Error> {
+        let log = bands_log::Log { bands: Buffer::zeroed(2 * n as usize + 1), next: Buffer::zeroed(1) };
+        let params = bands_log::Params { top };
+        let (_, _, stats) = run_emulated::<bands_log::Kernel>(&params, &log, &[bands_log::Start { n }.into()], config, emu)?;
+        let logged = log.next.to_vec()[0] as usize;
+        Ok((log.bands.to_vec()[..logged].to_vec(), stats))
     }
 
     #[test]
@@ -184,6 +200,15 @@ mod emulated {
             eprintln!("{:?}/{:?} delta {d}: {} edges scanned for {} ({bands})", c.scheduler, c.worker, counters.edges.get(), mesh.edges());
             assert!(bands.highest >= want.iter().filter(|&&x| x != u32::MAX).max().unwrap() / d / 2, "{bands}");
         }
+    }
+
+    #[test]
+    fn the_highest_priority_runs_last_and_the_run_ends() {
+        // (A task lost to the bands would keep the run from ending: the watchdog says so.)
+        let emu = Emulation { os_threads: 1, watchdog: std::time::Duration::from_secs(20), ..emulation(1, 32) };
+        let (order, stats) = log_with_top(&config(Scheduler::Bq, Worker::Warp), &emu, 3, u32::MAX).unwrap();
+        assert_eq!(order, [0, 0, 1, 1, 2, 2, u32::MAX], "{stats}");
+        assert_eq!(stats.bands.unwrap().highest, u32::MAX - 1, "it shares the band below");
     }
 
     #[test]

@@ -179,8 +179,10 @@ static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
 
 #if WSDSL_ORDERED
 // `ctx.spawn_with_priority(p, task)` (`order = priority`): the child waits in band `p`.
+// The highest priority shares band u32::MAX - 1 (the bands mark placed children with the
+// all-ones word): the last of four billion bands, so nothing runs in a different order.
 static __device__ void wsdsl_ctx_spawn_priority(wsdsl_ctx* ctx, const wsdsl_task* task, ws_u32 p) {
-    ctx->spawn_prio = p;
+    ctx->spawn_prio = p < 0xffffffffu ? p : 0xfffffffeu;
     ws_spawn_record(ctx, task);
 }
 #endif

@@ -446,7 +446,7 @@ mod tests {
         let stats = Stats { bands: Some(bands), ..Stats::default() };
         let text = stats.to_string();
         assert!(text.contains("bands       4 visited up to band 7, lowest band moved 2 times"), "{text}");
-        assert!(text.contains("bands by tasks run 1: 1, 2-3: 1, 4-7: 1, 65536-131071: 1"), "{text}");
+        assert!(text.contains("bands by tasks run 1: 1, 2-3: 1, 4-7: 1, 32768+: 1"), "{text}");
     }
 
     #[test]
