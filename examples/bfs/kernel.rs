@@ -1,5 +1,11 @@
-//! Breadth-first search: the relaxation engine of `examples/common/relax.rs` with unit steps
-//! (a vertex's value is its hop count; an edge adds 1), two ways.
+//! Breadth-first search, three ways.
+//!
+//! Direction-optimizing (`search_direction`, the default; `direction.rs`): Beamer's top-down
+//! and bottom-up steps, a level's work proportional to its frontier (or, bottom-up, to the
+//! vertices), no continuation per level.
+//!
+//! The other two are the relaxation engine of `examples/common/relax.rs` with unit steps (a
+//! vertex's value is its hop count; an edge adds 1), through `search`.
 //!
 //! Data-driven (`search(.., true)`): a task offers its vertex's depth + 1 along part of the vertex's
 //! edge list; a neighbour whose depth that lowers (`atomic_min`) gets a task at once, and a
@@ -19,6 +25,9 @@
 #[path = "../common/relax.rs"]
 pub mod relax;
 
+#[path = "direction.rs"]
+pub mod direction;
+
 pub use relax::{traversed_edges, DeviceGraph, Ran, Relaxation, Relaxed};
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
@@ -35,25 +44,110 @@ pub struct Searched {
     pub depth: Vec<u32>,
     pub edges_scanned: u64,
     pub stale: u64,
+    /// Levels expanded (the level-synchronous and direction-optimizing searches), else 0.
+    pub levels: u32,
+    /// Bottom-up steps among them (direction-optimizing).
+    pub bottom_up: u32,
 }
 
 impl From<Relaxed> for Searched {
     fn from(r: Relaxed) -> Self {
-        Searched { depth: r.value, edges_scanned: r.edges, stale: r.stale }
+        Searched { depth: r.value, edges_scanned: r.edges, stale: r.stale, levels: r.rounds, bottom_up: 0 }
     }
 }
 
-/// The graph's CSR arrays as read-only device arrays (uploaded once, reused by every search).
-pub fn device_graph(g: &Graph) -> DeviceGraph {
-    DeviceGraph::new(g, None)
+/// A graph's out-edges and in-edges as read-only device arrays (uploaded once, reused by
+/// every search). An undirected graph's in-edges are its out-edges: the arrays are shared.
+pub struct BfsGraph {
+    pub out: DeviceGraph,
+    pub in_offsets: ReadOnly<u32>,
+    pub in_sources: ReadOnly<u32>,
+}
+
+/// The arrays every search of `g` reads.
+pub fn device_graph(g: &Graph) -> BfsGraph {
+    let out = DeviceGraph::new(g, None);
+    let reversed = g.transpose();
+    let (in_offsets, in_sources) = if reversed.offsets == g.offsets && reversed.targets == g.targets {
+        (out.offsets.clone(), out.targets.clone())
+    } else {
+        (ReadOnly::from_vec(reversed.offsets), ReadOnly::from_vec(reversed.targets))
+    };
+    BfsGraph { out, in_offsets, in_sources }
 }
 
 /// Hop distances from `source` (`UNREACHED` where there is no path): data-driven, or level
 /// by level.
-pub fn search(rt: &Runtime, g: &DeviceGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
-    let initial = start(g, source)?;
-    let (found, ran) = relax::solve(rt, g, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
+pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
+    let initial = start(&g.out, source)?;
+    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
     Ok((found.into(), ran))
+}
+
+/// The grains and thresholds of a direction-optimizing search.
+#[derive(Clone, Copy, Debug)]
+pub struct Direction {
+    /// Frontier vertices per top-down task: 1 keeps a long-diameter graph's small levels
+    /// spread over many threads (a level's latency is one vertex's, not a grain's).
+    pub frontier_grain: u32,
+    /// Vertices per bottom-up task (most are visited already and cost one read).
+    pub vertex_grain: u32,
+    /// Edges per task: a longer edge list (a hub's) is split across tasks.
+    pub edge_grain: u32,
+    /// Bottom-up when the frontier's edges exceed the unexplored edges / `alpha`; 0: never.
+    pub alpha: u32,
+    /// Top-down again once the frontier shrinks below vertices / `beta`.
+    pub beta: u32,
+}
+
+impl Default for Direction {
+    /// GAPBS's thresholds (alpha 15, beta 18).
+    fn default() -> Self {
+        Direction { frontier_grain: 1, vertex_grain: 64, edge_grain: DEFAULT_GRAIN, alpha: 15, beta: 18 }
+    }
+}
+
+/// Hop distances from `source` by the direction-optimizing search (`direction.rs`).
+pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction) -> Result<(Searched, Output<direction::direction::Kernel>), wsdsl::Error> {
+    let (params, buffers, root) = direction_inputs(g, source, how)?;
+    let out = rt.run_with::<direction::direction::Kernel>(params, &buffers, [root])?;
+    let c = &out.counters;
+    let found = Searched { depth: buffers.depth.to_vec(), edges_scanned: c.edges.get(), stale: 0, levels: c.levels.get(), bottom_up: c.bottom_up.get() };
+    Ok((found, out))
+}
+
+/// What [`search_direction`] hands the runtime: the parameters, the buffers (level 0 is
+/// the source, queued) and the root task.
+pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(direction::direction::Params, direction::direction::Graph, direction::direction::Level), wsdsl::Error> {
+    use direction::direction as k;
+    let depth = start(&g.out, source)?;
+    if how.frontier_grain == 0 || how.vertex_grain == 0 || how.edge_grain == 0 {
+        return Err(wsdsl::Error::InvalidConfig("every grain (frontier vertices, vertices, edges per task) must be at least 1".into()));
+    }
+    if how.beta == 0 {
+        return Err(wsdsl::Error::InvalidConfig("beta must be at least 1 (top-down again below vertices / beta)".into()));
+    }
+    let offsets = g.out.offsets.as_slice();
+    let mut tally = vec![0u32; 6];
+    tally[k::SIZE] = 1;
+    tally[k::TAIL] = 1;
+    let mut edge_tally = vec![0u64; 3];
+    edge_tally[k::SCOUT] = (offsets[source as usize + 1] - offsets[source as usize]) as u64;
+    edge_tally[k::UNEXPLORED] = *offsets.last().unwrap_or(&0) as u64;
+    let mut queue = vec![0u32; depth.len()];
+    queue[0] = source;
+    let buffers = k::Graph {
+        offsets: g.out.offsets.clone(),
+        targets: g.out.targets.clone(),
+        in_offsets: g.in_offsets.clone(),
+        in_sources: g.in_sources.clone(),
+        depth: Buffer::from_vec(depth),
+        queue: Buffer::from_vec(queue),
+        tally: Buffer::from_vec(tally),
+        edge_tally: Buffer::from_vec(edge_tally),
+    };
+    let params = k::Params { frontier_grain: how.frontier_grain, vertex_grain: how.vertex_grain, edge_grain: how.edge_grain, alpha: how.alpha, beta: how.beta };
+    Ok((params, buffers, k::Level { r: 0, last: k::TOP_DOWN, awake: 0 }))
 }
 
 /// Every depth unreached but the source's.
@@ -97,5 +191,10 @@ pub fn reach(depth: &[u32]) -> (usize, u32) {
 
 /// Compares with a sequential BFS: `Err` names the first vertices that differ.
 pub fn check(g: &Graph, source: u32, depth: &[u32]) -> Result<(), String> {
-    relax::compare(depth, &reference(g, source), "depths")
+    check_against(depth, &reference(g, source))
+}
+
+/// Compares with depths computed before (`reference`): `Err` names the first that differ.
+pub fn check_against(depth: &[u32], want: &[u32]) -> Result<(), String> {
+    relax::compare(depth, want, "depths")
 }

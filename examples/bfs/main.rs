@@ -1,10 +1,12 @@
 //! Breadth-first search from one vertex of a real or generated graph, checked against a
-//! sequential BFS (GPU if present, else CPU): data-driven on the GPU, level by level on the
-//! CPU backend (whose depth-first order would make a data-driven search rescan edges
-//! hundreds of times), or as `--data-driven` / `--level` say.
+//! sequential BFS (GPU if present, else CPU). By default direction-optimizing (Beamer's
+//! top-down and bottom-up steps, `direction.rs`); `--level` expands one depth at a time
+//! through a continuation, `--data-driven` passes every lowered depth on at once (on the
+//! Broker Queue).
 //!
 //!     cargo run --release --example bfs                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example bfs -- --rmat 18 --symmetrize
+//!     cargo run --release --example bfs -- --grid 2048x2048
 //!     cargo run --release --example bfs -- roads.gr.gz --source 1 --level
 
 #[path = "../common/cli.rs"]
@@ -15,10 +17,9 @@ mod kernel;
 
 use clap::Parser;
 use std::process::ExitCode;
-use wsdsl::prelude::*;
 
 #[derive(Parser)]
-#[command(about = "Breadth-first search as data-driven tasks, checked against a sequential BFS")]
+#[command(about = "Breadth-first search (direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -28,10 +29,23 @@ struct Args {
     /// Edges one task scans (longer edge lists are split across tasks).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
-    /// Level-synchronous: expand one depth's frontier at a time (a continuation per level).
+    /// Direction-optimizing: frontier vertices per top-down task.
+    #[arg(long, default_value_t = kernel::Direction::default().frontier_grain)]
+    frontier_grain: u32,
+    /// Direction-optimizing: vertices per bottom-up task.
+    #[arg(long, default_value_t = kernel::Direction::default().vertex_grain)]
+    vertex_grain: u32,
+    /// Direction-optimizing: go bottom-up when the frontier's edges exceed the unexplored
+    /// edges / ALPHA (0: never, top-down only).
+    #[arg(long, default_value_t = kernel::Direction::default().alpha)]
+    alpha: u32,
+    /// Direction-optimizing: top-down again once the frontier shrinks below vertices / BETA.
+    #[arg(long, default_value_t = kernel::Direction::default().beta)]
+    beta: u32,
+    /// Level-synchronous relaxation: expand one depth's frontier at a time (a continuation per level).
     #[arg(long, conflicts_with = "data_driven")]
     level: bool,
-    /// Data-driven: pass every lowered depth on at once (on the Broker Queue).
+    /// Data-driven relaxation: pass every lowered depth on at once (on the Broker Queue).
     #[arg(long)]
     data_driven: bool,
     #[command(flatten)]
@@ -48,14 +62,30 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
-    let level = args.level || (!args.data_driven && (rt.backend() == Backend::Cpu || rt.gpu().is_err()));
-    let (found, kernel::Ran { stats, backend, note }) = kernel::search(&rt, &device_graph, source, args.grain, !level)?;
+    let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
+        let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
+        (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
+    } else {
+        let how = kernel::Direction {
+            frontier_grain: args.frontier_grain,
+            vertex_grain: args.vertex_grain,
+            edge_grain: args.grain,
+            alpha: args.alpha,
+            beta: args.beta,
+        };
+        let (found, out) = kernel::search_direction(&rt, &device_graph, source, how)?;
+        ("direction-optimizing", found, out.into())
+    };
     cli::note_fallback(&note);
     let (reached, max_depth) = kernel::reach(&found.depth);
     let traversed = kernel::traversed_edges(&graph, &found.depth);
-    let style = if level { "level-synchronous" } else { "data-driven" };
+    let steps = match style {
+        "direction-optimizing" => format!("{} levels ({} bottom-up); ", found.levels, found.bottom_up),
+        "level-synchronous" => format!("{} levels; ", found.levels),
+        _ => String::new(),
+    };
     println!(
-        "{style} BFS from {source} on {backend}: {reached} vertices reached, largest depth {max_depth}; \
+        "{style} BFS from {source} on {backend}: {reached} vertices reached, largest depth {max_depth}; {steps}\
          {traversed} edges traversed, {} scanned, {} stale scans; {:.3} GTEPS",
         found.edges_scanned,
         found.stale,

@@ -1,10 +1,12 @@
-//! Connected components by label propagation: every vertex starts with its own id as its
-//! label and the smallest label of a component spreads through it, round by round from the
-//! vertices whose label changed (`examples/common/relax.rs`). The graph is made undirected.
-//! Checked against components found by a sequential BFS (GPU if present, else CPU).
+//! Connected components of the graph made undirected, checked against components found by
+//! a sequential BFS (GPU if present, else CPU). By default union-find with sampling
+//! (Afforest, `kernel.rs`); `--label-propagation` spreads the smallest label through each
+//! component round by round instead (`examples/common/relax.rs`; with `--data-driven`,
+//! without rounds).
 //!
 //!     cargo run --release --example cc                         # p2p-Gnutella31
 //!     cargo run --release --example cc -- --rmat 18
+//!     cargo run --release --example cc -- --grid 2048x2048 --delete 0.4
 
 #[path = "../common/cli.rs"]
 mod cli;
@@ -12,6 +14,7 @@ mod cli;
 mod graph_cli;
 #[path = "../common/graph_reference.rs"]
 mod graph_reference;
+mod kernel;
 #[path = "../common/relax.rs"]
 mod relax;
 
@@ -20,15 +23,24 @@ use graph_reference::{component_summary, components};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(about = "Connected components by label propagation, checked against a sequential BFS")]
+#[command(about = "Connected components by union-find (Afforest) or label propagation, checked against a sequential BFS")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
-    /// Frontier vertices, or edges of one vertex, per task.
-    #[arg(long, default_value_t = relax::DEFAULT_GRAIN)]
-    grain: u32,
-    /// Without rounds: every lowered value is passed on at once (on the Broker Queue).
+    /// Vertices, samples or edges per task (label propagation: frontier vertices or edges).
     #[arg(long)]
+    grain: Option<u32>,
+    /// Union-find: neighbour positions linked before sampling.
+    #[arg(long, default_value_t = kernel::Afforest::default().rounds)]
+    rounds: u32,
+    /// Union-find: vertices sampled to find the largest component.
+    #[arg(long, default_value_t = kernel::Afforest::default().samples)]
+    samples: u32,
+    /// Label propagation instead of union-find: the smallest label spreads round by round.
+    #[arg(long)]
+    label_propagation: bool,
+    /// Label propagation without rounds: every lowered label is passed on at once (on the Broker Queue).
+    #[arg(long, requires = "label_propagation")]
     data_driven: bool,
     #[command(flatten)]
     common: cli::Common,
@@ -42,23 +54,41 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(false, true)?;
     println!("{what}");
-    let device_graph = relax::DeviceGraph::new(&graph, None);
-    let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
-    let how = relax::Relaxation { grain: args.grain, step: 0 };
-    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
+    let (labels, style, stats, backend, note) = if args.label_propagation {
+        let device_graph = relax::DeviceGraph::new(&graph, None);
+        let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
+        let how = relax::Relaxation { grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN), step: 0 };
+        let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
+        let style = format!(
+            "label propagation{}: {} rounds, {} edges scanned, {} stale offers",
+            if args.data_driven { " (data-driven)" } else { "" },
+            found.rounds,
+            found.edges,
+            found.stale
+        );
+        (found.value, style, stats, backend, note)
+    } else {
+        let how = kernel::Afforest { grain: args.grain.unwrap_or(kernel::DEFAULT_GRAIN), rounds: args.rounds, samples: args.samples };
+        let (found, out) = kernel::afforest(&rt, &kernel::DeviceGraph::new(&graph)?, how)?;
+        let style = format!(
+            "union-find (Afforest): {} phases, {} edges linked ({:.2} per edge), {} vertices skipped with the sampled largest component (root {})",
+            2 * how.rounds + 3,
+            found.links,
+            found.links as f64 / graph.edges().max(1) as f64,
+            found.skipped,
+            found.largest_root
+        );
+        (found.labels, style, out.stats, out.backend, out.note)
+    };
     cli::note_fallback(&note);
-    let (count, largest) = component_summary(&found.value);
+    let (count, largest) = component_summary(&labels);
     println!(
-        "components on {}: {count}, the largest {largest} vertices; {} rounds, {} edges scanned, {} stale offers ({:.3} G edges/s)",
-        backend,
-        found.rounds,
-        found.edges,
-        found.stale,
-        found.edges as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
+        "components on {backend}: {count}, the largest {largest} vertices; {style}; {:.3} G edges/s",
+        graph.edges() as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
     args.common.chart(&stats, format!("connected components on {} ({backend})", what.split(':').next().unwrap_or("graph")));
-    let verdict = relax::compare(&found.value, &components(&graph), "labels")
+    let verdict = relax::compare(&labels, &components(&graph), "labels")
         .map(|()| "every label is the smallest vertex of its component (sequential BFS)".to_string());
     Ok(cli::report(verdict))
 }

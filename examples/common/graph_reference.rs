@@ -1,5 +1,6 @@
 //! Plain sequential algorithms the graph examples are checked against, and the weights a
-//! graph without any gets. Included by `examples/{sssp,cc}/main.rs` and the tests.
+//! graph without any gets. Included by `examples/{sssp,cc}/main.rs`, the tests, `bench` and
+//! `gpu-check`.
 
 // Each includer uses its own part.
 #![allow(dead_code)]

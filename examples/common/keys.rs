@@ -42,14 +42,11 @@ pub fn check(input: &[u32], sorted: &[u32]) -> Result<(), String> {
     }
 }
 
-/// A sort's options, checked before it runs: a cutoff between 1 and `leaf` (the local array
-/// a leaf sorts in), a `grain_name` grain of at least 1, and at most 2^31 - 1 keys.
-pub fn check_options(keys: usize, cutoff: u32, grain: u32, leaf: usize, grain_name: &str) -> Result<(), wsdsl::Error> {
+/// A sort's options, checked before it runs: a cutoff between 1 and `leaf` (the most keys a
+/// leaf sorts), and at most 2^31 - 1 keys.
+pub fn check_options(keys: usize, cutoff: u32, leaf: usize) -> Result<(), wsdsl::Error> {
     if cutoff == 0 || cutoff as usize > leaf {
         return Err(wsdsl::Error::InvalidConfig(format!("the cutoff must be between 1 and {leaf}, not {cutoff}")));
-    }
-    if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(format!("the {grain_name} grain must be at least 1")));
     }
     check_key_count(keys)
 }

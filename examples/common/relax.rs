@@ -1,4 +1,5 @@
-//! Frontier relaxation: the shared engine of the `bfs`, `sssp` and `cc` examples. Every vertex
+//! Frontier relaxation: the engine of the `sssp` example and of the `bfs` and `cc` examples'
+//! variants (`--level`, `--data-driven`, `--label-propagation`). Every vertex
 //! holds a value (a hop count, a distance, a component label). Round by round, each vertex of
 //! the frontier offers each neighbour its own value plus the edge's weight (or plus `step` on
 //! an unweighted graph: 1 for hop counts, 0 for labels); a neighbour

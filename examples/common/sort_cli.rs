@@ -9,9 +9,10 @@ pub struct KeyArgs {
     /// Number of keys.
     #[arg(long, default_value_t = 1 << 20)]
     pub keys: usize,
-    /// Ranges of at most this many keys (up to 32) are sorted by one task, in registers.
-    #[arg(long, default_value_t = 32)]
-    pub cutoff: u32,
+    /// Ranges of at most this many keys are sorted as a leaf (by default the most the sort's
+    /// leaves take: 256 keys with `ctx.sort`, 32 in a hand-written leaf's local array).
+    #[arg(long)]
+    pub cutoff: Option<u32>,
     /// Keys are drawn from 0..distinct (small values give many repeats).
     #[arg(long, default_value_t = u32::MAX)]
     pub distinct: u32,

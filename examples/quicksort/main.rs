@@ -1,6 +1,7 @@
-//! Sorts pseudo-random keys with fork-join quicksort tasks: a parallel three-way partition,
-//! then the two outer parts sorted by new tasks from the partition's complete handler (GPU if
-//! present, else CPU). Checks that the result is ascending and a permutation of the input.
+//! Sorts pseudo-random keys with fork-join quicksort tasks: a three-way partition by
+//! `ctx.partition`, then the two outer parts sorted by new tasks from the partition's complete
+//! handler (GPU if present, else CPU). Checks that the result is ascending and a permutation of
+//! the input.
 //!
 //!     cargo run --release --example quicksort -- --keys 1000000
 //!     cargo run --release --example quicksort -- --keys 100000 --distinct 3
@@ -15,13 +16,10 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(about = "Quicksort with a parallel partition, checked against the standard library's sort")]
+#[command(about = "Quicksort partitioning with ctx.partition, checked against the standard library's sort")]
 struct Args {
     #[command(flatten)]
     input: sort_cli::KeyArgs,
-    /// Keys per partition piece (a range is cut into at most 1024 pieces).
-    #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
-    grain: u32,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -33,11 +31,12 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let input = kernel::checked_keys(args.input.keys, args.input.seed, args.input.distinct)?;
-    let (sorted, out) = kernel::sort(&rt, &input, args.input.cutoff, args.grain)?;
+    let cutoff = args.input.cutoff.unwrap_or(kernel::quicksort::LEAF as u32);
+    let (sorted, out) = kernel::sort(&rt, &input, cutoff)?;
     cli::note_fallback(&out.note);
     println!(
-        "quicksort of {} keys (cutoff {}, grain {}): {} partitions, {} leaves, recursion depth {}, on {}",
-        args.input.keys, args.input.cutoff, args.grain, sorted.partitions, sorted.leaves, sorted.depth, out.backend
+        "quicksort of {} keys (cutoff {cutoff}): {} partitions, {} leaves, recursion depth {}, on {}",
+        args.input.keys, sorted.partitions, sorted.leaves, sorted.depth, out.backend
     );
     println!("{}", out.stats);
     args.common.chart(&out.stats, format!("quicksort of {} keys on {}", args.input.keys, out.backend));

@@ -4,12 +4,15 @@
 //! vertices whose distance changed (frontier rounds as a continuation), or with
 //! `--data-driven` without rounds on the Broker Queue (`examples/common/relax.rs`); checked
 //! against Dijkstra's algorithm. A graph without weights (a SNAP edge list, a pattern matrix)
-//! gets weights 1..=255 hashed from each edge's ends.
+//! gets weights 1..=255 hashed from each edge's ends; a file's weights are used as they are
+//! (integers, or whole real numbers; a negative or fractional one is refused, naming its
+//! edge). Generated graphs come weighted.
 //!
 //!     cargo run --release --example sssp                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example sssp -- --rmat 18 --symmetrize --delta 64
 //!     cargo run --release --example sssp -- --rmat 18 --symmetrize
 //!     cargo run --release --example sssp -- USA-road-d.NY.gr.gz --source 1
+//!     cargo run --release --example sssp -- --grid 512x512 --delete 0.1
 
 #[path = "../common/cli.rs"]
 mod cli;
@@ -57,8 +60,9 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(true, false)?;
     println!("{what}");
-    let weights = match graph.int_weights() {
-        Some(w) => w.to_vec(),
+    // A file's own weights, exactly (real ones only when whole; negative ones are refused).
+    let weights = match graph.integer_weights()? {
+        Some(w) => w,
         None => {
             println!("weights: 1..=255, hashed from each edge's ends (the graph has none)");
             hashed_weights(&graph)

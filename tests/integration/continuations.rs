@@ -130,10 +130,10 @@ fn complete_handlers_spawn_and_run_again_under_every_scheduler_on_the_host_build
 
 #[test]
 fn quicksort_sorts_on_the_cpu() {
-    // Distinct keys, many repeats, all equal, and sizes around the cutoff and the grain.
-    for (n, distinct, grain) in [(0usize, 10u32, 64u32), (1, 10, 64), (33, 1000, 8), (5_000, u32::MAX, 64), (20_000, 7, 256), (9_999, 1, 100)] {
+    // Distinct keys, many repeats, all equal, and sizes around the cutoff and a job's piece.
+    for (n, distinct, cutoff) in [(0usize, 10u32, 64u32), (1, 10, 64), (33, 1000, 8), (5_000, u32::MAX, 64), (20_000, 7, 256), (9_999, 1, 100), (100_000, u32::MAX, 256)] {
         let input = quicksort::keys(n, n as u64 + 3, distinct);
-        let (sorted, _) = quicksort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, 16, grain).unwrap();
+        let (sorted, _) = quicksort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff).unwrap();
         quicksort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys from {distinct} values: {e}"));
     }
 }
@@ -141,13 +141,13 @@ fn quicksort_sorts_on_the_cpu() {
 #[test]
 fn quicksort_sorts_under_every_scheduler_on_the_host_build() {
     let emu = Emulation::default();
-    let input = quicksort::keys(6_000, 11, 500);
-    let pivot = quicksort::quicksort::median3(input[0], input[3_000], input[5_999]);
+    let input = quicksort::keys(30_000, 11, 500);
+    let pivot = quicksort::quicksort::median3(input[0], input[15_000], input[29_999]);
     let mut failures = Vec::new();
     for config in join_configs() {
         let buffers = quicksort::quicksort::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
         let root = quicksort::quicksort::Sort { lo: 0, hi: input.len() as u32, src: 0, depth: 0, pivot }.into();
-        let params = quicksort::quicksort::Params { cutoff: 16, grain: 64 };
+        let params = quicksort::quicksort::Params { cutoff: 64 };
         match run_emulated::<quicksort::quicksort::Kernel>(&params, &buffers, &[root], &config, &emu) {
             Ok(_) => {
                 if let Err(e) = quicksort::check(&input, &buffers.data.to_vec()) {
@@ -179,7 +179,7 @@ fn complete_handlers_spawn_and_run_again_on_the_gpu_when_present() {
             Ok(out) => failures.push(format!("{}: rounds gave {:?}", label(&config), out.values)),
             Err(e) => failures.push(format!("{}: rounds: {e}", label(&config))),
         }
-        match quicksort::sort(&rt, &input, 32, 256) {
+        match quicksort::sort(&rt, &input, 256) {
             Ok((sorted, _)) => {
                 if let Err(e) = quicksort::check(&input, &sorted.data) {
                     failures.push(format!("{}: quicksort: {e}", label(&config)));

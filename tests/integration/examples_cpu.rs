@@ -4,6 +4,7 @@
 use crate::kernels::dlb_bench;
 use crate::kernels::fib;
 use crate::kernels::fifteen;
+use crate::kernels::branch_bound;
 use crate::kernels::knapsack;
 use crate::kernels::nqueens;
 use crate::kernels::sudoku;
@@ -121,6 +122,51 @@ fn knapsack_branch_and_bound_matches_dynamic_programming() {
     assert!(tasks > 10_000, "branch and bound had work: {tasks} tasks");
     let too_many = knapsack::generate(knapsack::knapsack::MAX_ITEMS + 1, 10, Correlation::None, 1);
     assert!(knapsack::solve(&cpu(), &too_many, 10).is_err());
+}
+
+#[test]
+fn branch_and_bound_over_a_trait_matches_dynamic_programming() {
+    let mut tasks = 0;
+    for (items, cities, seed) in [(0, 1, 1), (1, 2, 2), (12, 5, 3), (24, 8, 4), (30, 10, 1), (40, 11, 5)] {
+        let (knap, capacity) = branch_bound::knapsack_instance(items, seed);
+        let dist = branch_bound::cities(cities, seed);
+        let (got, out) = branch_bound::solve(&cpu(), &knap, capacity, &dist).unwrap();
+        assert_eq!(got, branch_bound::reference(&knap, capacity, &dist), "{items} items, {cities} cities, seed {seed}");
+        tasks += out.stats.tasks;
+    }
+    assert!(tasks > 10_000, "branch and bound had work: {tasks} tasks");
+    // The two references agree with brute force on small instances.
+    let (knap, capacity) = branch_bound::knapsack_instance(10, 7);
+    let brute = (0..1u32 << 10)
+        .filter_map(|set| {
+            let picked = knap.iter().enumerate().filter(|(i, _)| set & (1 << i) != 0);
+            let (w, v) = picked.fold((0, 0), |(w, v), (_, &(iw, iv))| (w + iw, v + iv as i64));
+            (w <= capacity).then_some(v)
+        })
+        .max();
+    assert_eq!(Some(branch_bound::knapsack_reference(&knap, capacity)), brute);
+    let dist = branch_bound::cities(6, 7);
+    let mut order = [1, 2, 3, 4, 5];
+    let mut shortest = u32::MAX;
+    permutations(&mut order, 0, &mut |p| {
+        let legs = std::iter::once(0).chain(p.iter().copied()).zip(p.iter().copied().chain(std::iter::once(0)));
+        shortest = shortest.min(legs.map(|(a, b)| dist[a][b]).sum());
+    });
+    assert_eq!(branch_bound::tour_reference(&dist), shortest);
+    let too_many = branch_bound::cities(13, 1);
+    assert!(branch_bound::solve(&cpu(), &knap, capacity, &too_many).is_err());
+}
+
+/// Calls `f` with every ordering of `a[k..]` (after `a[..k]`).
+fn permutations(a: &mut [usize], k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == a.len() {
+        return f(a);
+    }
+    for i in k..a.len() {
+        a.swap(k, i);
+        permutations(a, k + 1, f);
+        a.swap(k, i);
+    }
 }
 
 #[test]

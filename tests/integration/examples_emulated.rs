@@ -1,9 +1,10 @@
-//! The sudoku, knapsack, fifteen and dlb_bench examples' kernels through the host-compiled templates
+//! The sudoku, knapsack, branch_bound, fifteen and dlb_bench examples' kernels through the host-compiled templates
 //! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
 //! compiler, no GPU needed), against the examples' sequential references. This checks the
 //! generated C of their handlers (methods, iterator chains, `Option` results and fields,
 //! `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
+use crate::kernels::branch_bound;
 use crate::kernels::dlb_bench;
 use crate::kernels::fifteen;
 use crate::kernels::knapsack;
@@ -50,6 +51,21 @@ fn knapsack_kernel_emulated_matches_dynamic_programming() {
         run_emulated::<knapsack::knapsack::Kernel>(&inst, &best, &[root], &KernelConfig::default(), &Emulation::default())
             .expect("host-compiled run");
         assert_eq!(best.value.get(0), knapsack::reference(&items, capacity), "{n} items, seed {seed}");
+    }
+}
+
+#[test]
+fn branch_bound_kernel_emulated_matches_dynamic_programming() {
+    for (items, cities, seed) in [(20, 7, 2), (30, 9, 1)] {
+        let (knap, capacity) = branch_bound::knapsack_instance(items, seed);
+        let dist = branch_bound::cities(cities, seed);
+        let inst = branch_bound::instances(&knap, capacity, &dist).unwrap();
+        let best = branch_bound::bnb::Best { best: Buffer::from_vec(vec![0, i64::MIN]) };
+        let roots = [branch_bound::bnb::Packing { next: 0, weight: 0, value: 0 }.into(), branch_bound::bnb::Tour { visited: 1, last: 0, count: 1, cost: 0 }.into()];
+        run_emulated::<branch_bound::bnb::Kernel>(&inst, &best, &roots, &KernelConfig::default(), &Emulation::default())
+            .expect("host-compiled run");
+        let got = branch_bound::Solution { knapsack: best.best.get(0), tour: (-best.best.get(1)) as u32 };
+        assert_eq!(got, branch_bound::reference(&knap, capacity, &dist), "{items} items, {cities} cities, seed {seed}");
     }
 }
 

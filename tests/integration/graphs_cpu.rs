@@ -1,16 +1,18 @@
 //! The graph examples' megakernels on the CPU backend, each against its sequential reference:
-//! BFS (data-driven and level-synchronous), SSSP and connected components (frontier
-//! relaxation), PageRank (the Broker Queue paper's formulation, pulled sweeps, residual push), on
-//! SNAP's p2p-Gnutella31 and on small R-MAT graphs; and their bad inputs. (The GPU runs are
+//! BFS (direction-optimizing, data-driven and level-synchronous), connected components
+//! (union-find with sampling, and label propagation), SSSP (frontier relaxation), PageRank (the Broker Queue paper's formulation, pulled sweeps, residual push), on
+//! SNAP's p2p-Gnutella31, small R-MAT graphs and every generated class (grids with and without
+//! holes, random geometric, uniform random); and their bad inputs. (The GPU runs are
 //! in `bench --rows graphs` and the examples themselves.)
 
 #[allow(dead_code)] // the tests use part of what the examples share
 use crate::kernels::bfs;
+use crate::kernels::cc;
 use crate::kernels::graph_reference;
 use crate::kernels::pagerank;
 use crate::kernels::relax;
 
-use wsdsl::graph::{self, Graph, GraphOptions, Rmat};
+use wsdsl::graph::{self, Geometric, Graph, GraphOptions, Grid, Rmat, Uniform};
 use wsdsl::prelude::*;
 
 fn cpu() -> Runtime {
@@ -151,4 +153,134 @@ fn a_malformed_graph_file_is_an_error_naming_file_and_line() {
     let _ = std::fs::remove_file(&path);
     let msg = e.to_string();
     assert!(msg.contains(&path.display().to_string()) && msg.contains(":3:") && msg.contains("`x`"), "{msg}");
+}
+
+/// A graph of every class, small: (name, undirected graph).
+fn classes() -> Vec<(&'static str, Graph)> {
+    vec![
+        ("gnutella", gnutella(true)),
+        ("R-MAT 11", rmat(11, false, true)),
+        ("grid 60 x 50", Grid { rows: 60, columns: 50, delete: 0.0, seed: 1, weighted: false }.generate().unwrap()),
+        ("grid with holes", Grid { rows: 80, columns: 80, delete: 0.4, seed: 2, weighted: false }.generate().unwrap()),
+        ("geometric", Geometric { vertices: 6_000, degree: 6.0, seed: 3, weighted: false }.generate().unwrap()),
+        ("uniform", Uniform { vertices: 6_000, degree: 3, seed: 4, weighted: false }.generate().unwrap()),
+    ]
+}
+
+#[test]
+fn direction_optimizing_bfs_matches_the_reference_on_every_class() {
+    for (name, g) in classes() {
+        let source = g.first_vertex_with_edges().unwrap_or(0);
+        let (found, out) = bfs::search_direction(&cpu(), &bfs::device_graph(&g), source, bfs::Direction::default()).unwrap();
+        assert_eq!(bfs::check(&g, source, &found.depth), Ok(()), "{name}");
+        let (_, deepest) = bfs::reach(&found.depth);
+        assert_eq!(found.levels, deepest + 1, "{name}: a level per depth");
+        assert_eq!(out.stats.completions, 0, "{name}: no continuation waits for a level");
+        if name == "R-MAT 11" || name == "uniform" {
+            assert!(found.bottom_up > 0, "{name}: a short-diameter graph goes bottom-up");
+        }
+        if name == "R-MAT 11" {
+            let traversed = bfs::traversed_edges(&g, &found.depth);
+            assert!(found.edges_scanned * 2 < traversed, "{name}: bottom-up scans fewer edges ({} of {traversed})", found.edges_scanned);
+        }
+    }
+}
+
+#[test]
+fn direction_optimizing_bfs_on_a_directed_graph_looks_up_in_edges() {
+    // Gnutella as shipped is directed: bottom-up steps must scan in-edges, not out-edges.
+    let g = gnutella(false);
+    let dg = bfs::device_graph(&g);
+    for alpha in [15, 1_000_000] {
+        let how = bfs::Direction { alpha, ..bfs::Direction::default() };
+        let (found, _) = bfs::search_direction(&cpu(), &dg, 0, how).unwrap();
+        assert_eq!(bfs::reach(&found.depth), (60_826, 25), "alpha {alpha}");
+        assert_eq!(bfs::check(&g, 0, &found.depth), Ok(()), "alpha {alpha}");
+        assert!(found.bottom_up > 0, "alpha {alpha}: {} bottom-up steps", found.bottom_up);
+    }
+}
+
+#[test]
+fn direction_optimizing_bfs_agrees_for_every_grain_and_splits_hubs() {
+    let g = rmat(12, false, true);
+    let source = g.first_vertex_with_edges().unwrap_or(0);
+    let dg = bfs::device_graph(&g);
+    for (frontier_grain, vertex_grain, edge_grain) in [(1, 1, 1), (7, 100, 3), (64, 4096, 1 << 20)] {
+        for alpha in [0, 15, 1 << 30] {
+            let how = bfs::Direction { frontier_grain, vertex_grain, edge_grain, alpha, beta: 18 };
+            let (found, out) = bfs::search_direction(&cpu(), &dg, source, how).unwrap();
+            let label = format!("grains {frontier_grain}/{vertex_grain}/{edge_grain}, alpha {alpha}");
+            assert_eq!(bfs::check(&g, source, &found.depth), Ok(()), "{label}");
+            if alpha == 0 {
+                assert_eq!(found.bottom_up, 0, "{label}: alpha 0 never goes bottom-up");
+                assert_eq!(found.edges_scanned, bfs::traversed_edges(&g, &found.depth), "{label}: top-down scans every edge once");
+            }
+            if edge_grain == 3 {
+                assert!(out.stats.tasks > g.max_degree() as u64 / 3, "{label}: the hub's edges were split: {}", out.stats);
+            }
+        }
+    }
+}
+
+#[test]
+fn direction_optimizing_bfs_refuses_bad_settings() {
+    let g = gnutella(false);
+    let dg = bfs::device_graph(&g);
+    let e = bfs::search_direction(&cpu(), &dg, 62_586, bfs::Direction::default()).err().expect("no vertex 62586");
+    assert!(e.to_string().contains("62586"), "{e}");
+    let e = bfs::search_direction(&cpu(), &dg, 0, bfs::Direction { edge_grain: 0, ..bfs::Direction::default() }).err().expect("grain 0");
+    assert!(e.to_string().contains("grain"), "{e}");
+    let e = bfs::search_direction(&cpu(), &dg, 0, bfs::Direction { beta: 0, ..bfs::Direction::default() }).err().expect("beta 0");
+    assert!(e.to_string().contains("beta"), "{e}");
+}
+
+#[test]
+fn union_find_labels_every_vertex_with_the_smallest_of_its_component_on_every_class() {
+    for (name, g) in classes() {
+        let dg = cc::DeviceGraph::new(&g).unwrap();
+        let want = graph_reference::components(&g);
+        let (found, out) = cc::afforest(&cpu(), &dg, cc::Afforest::default()).unwrap();
+        assert_eq!(relax::compare(&found.labels, &want, "labels"), Ok(()), "{name}");
+        assert!(out.stats.completions >= 7, "{name}: a continuation per phase: {}", out.stats);
+        // The sample found the largest component, and its vertices skipped their remaining edges.
+        let (_, largest) = graph_reference::component_summary(&want);
+        let sampled = want.iter().filter(|&&l| l == found.largest_root).count();
+        assert_eq!(sampled, largest, "{name}: the sampled root {} is the largest component's", found.largest_root);
+        assert!(found.skipped > 0 && found.skipped as usize <= sampled, "{name}: {} skipped", found.skipped);
+        assert!(found.links < g.edges() as u64, "{name}: {} links for {} edges", found.links, g.edges());
+    }
+}
+
+#[test]
+fn union_find_is_exact_for_any_rounds_samples_and_grain() {
+    for g in [rmat(10, false, true), Grid { rows: 40, columns: 40, delete: 0.45, seed: 9, weighted: false }.generate().unwrap()] {
+        let want = graph_reference::components(&g);
+        let dg = cc::DeviceGraph::new(&g).unwrap();
+        for (grain, rounds, samples) in [(1, 0, 1), (3, 1, 7), (16, 2, 1024), (1000, 5, 10_000)] {
+            let (found, _) = cc::afforest(&cpu(), &dg, cc::Afforest { grain, rounds, samples }).unwrap();
+            assert_eq!(relax::compare(&found.labels, &want, "labels"), Ok(()), "grain {grain}, rounds {rounds}, samples {samples}");
+        }
+    }
+}
+
+#[test]
+fn union_find_handles_isolated_vertices_and_an_empty_graph() {
+    let opts = clean(true);
+    let g = Graph::from_edges(6, vec![(1, 2, 0), (4, 4, 0)], false, &opts).unwrap();
+    let (found, _) = cc::afforest(&cpu(), &cc::DeviceGraph::new(&g).unwrap(), cc::Afforest::default()).unwrap();
+    assert_eq!(found.labels, vec![0, 1, 1, 3, 4, 5]);
+    let empty = Graph::from_edges(0, vec![], false, &opts).unwrap();
+    let (found, _) = cc::afforest(&cpu(), &cc::DeviceGraph::new(&empty).unwrap(), cc::Afforest::default()).unwrap();
+    assert!(found.labels.is_empty());
+}
+
+#[test]
+fn union_find_refuses_a_directed_graph_and_bad_settings() {
+    let e = cc::DeviceGraph::new(&gnutella(false)).err().expect("directed");
+    assert!(e.to_string().contains("undirected"), "{e}");
+    let dg = cc::DeviceGraph::new(&rmat(8, false, true)).unwrap();
+    let e = cc::afforest(&cpu(), &dg, cc::Afforest { grain: 0, ..cc::Afforest::default() }).err().expect("grain 0");
+    assert!(e.to_string().contains("grain"), "{e}");
+    let e = cc::afforest(&cpu(), &dg, cc::Afforest { samples: 0, ..cc::Afforest::default() }).err().expect("no samples");
+    assert!(e.to_string().contains("sample"), "{e}");
 }

@@ -5,6 +5,7 @@
 
 use crate::kernels::fib;
 use crate::kernels::mergesort;
+use crate::kernels::mergesort::merge_path;
 
 use crate::schedulers;
 
@@ -185,11 +186,17 @@ fn fib_joins_under_every_scheduler_on_the_host_build() {
 
 #[test]
 fn mergesort_merges_in_complete_handlers_on_the_cpu() {
-    for (n, cutoff, distinct) in [(0usize, 4u32, 10u32), (1, 4, 10), (7, 1, 3), (10_000, 8, 50), (30_001, 32, u32::MAX)] {
+    let rt = Runtime::new(Backend::Cpu).cpu_threads(3);
+    for (n, cutoff, distinct) in [(0usize, 4u32, 10u32), (1, 4, 10), (7, 1, 3), (10_000, 8, 50), (30_001, 32, u32::MAX), (100_000, 256, u32::MAX)] {
         let input = mergesort::keys(n, n as u64, distinct);
-        let (sorted, _) = mergesort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff, 64).unwrap();
+        let (sorted, _) = mergesort::sort(&rt, &input, cutoff).unwrap();
         mergesort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys: {e}"));
-        assert_eq!((sorted.leaves, sorted.merges, sorted.pieces), mergesort::tree_shape(n as u32, cutoff, 64), "{n} keys");
+        assert_eq!((sorted.leaves, sorted.merges), mergesort::tree_shape(n as u32, cutoff), "{n} keys");
+        if cutoff <= 32 {
+            let (sorted, _) = merge_path::sort(&rt, &input, cutoff, 64).unwrap();
+            mergesort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys by merge-path tasks: {e}"));
+            assert_eq!((sorted.leaves, sorted.merges, sorted.pieces), merge_path::tree_shape(n as u32, cutoff, 64), "{n} keys");
+        }
     }
 }
 
@@ -207,18 +214,30 @@ fn mergesort_under_every_scheduler_on_the_host_build() {
     let input = mergesort::keys(20_000, 9, 1000);
     let mut failures = Vec::new();
     for config in join_configs() {
+        let root = |dst| mergesort::mergesort::Sort { lo: 0, hi: input.len() as u32, dst };
         let buffers = mergesort::mergesort::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
-        let root = mergesort::mergesort::Sort { lo: 0, hi: input.len() as u32, dst: 0 }.into();
-        let params = mergesort::mergesort::Params { cutoff: 16, grain: 300 };
-        match run_emulated::<mergesort::mergesort::Kernel>(&params, &buffers, &[root], &config, &emu) {
+        match run_emulated::<mergesort::mergesort::Kernel>(&mergesort::mergesort::Params { cutoff: 100 }, &buffers, &[root(0).into()], &config, &emu) {
             Ok((counters, _, _)) => {
                 if let Err(e) = mergesort::check(&input, &buffers.data.to_vec()) {
                     failures.push(format!("{}: {e}", label(&config)));
-                } else if (counters.leaves.get(), counters.merges.get(), counters.pieces.get()) != mergesort::tree_shape(input.len() as u32, 16, 300) {
+                } else if (counters.leaves.get(), counters.merges.get()) != mergesort::tree_shape(input.len() as u32, 100) {
                     failures.push(format!("{}: tree {counters:?}", label(&config)));
                 }
             }
             Err(e) => failures.push(format!("{}: {e}", label(&config))),
+        }
+        let buffers = merge_path::merge_path::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
+        let root = merge_path::merge_path::Sort { lo: 0, hi: input.len() as u32, dst: 0 }.into();
+        let params = merge_path::merge_path::Params { cutoff: 16, grain: 300 };
+        match run_emulated::<merge_path::merge_path::Kernel>(&params, &buffers, &[root], &config, &emu) {
+            Ok((counters, _, _)) => {
+                if let Err(e) = mergesort::check(&input, &buffers.data.to_vec()) {
+                    failures.push(format!("{} (merge-path tasks): {e}", label(&config)));
+                } else if (counters.leaves.get(), counters.merges.get(), counters.pieces.get()) != merge_path::tree_shape(input.len() as u32, 16, 300) {
+                    failures.push(format!("{} (merge-path tasks): tree {counters:?}", label(&config)));
+                }
+            }
+            Err(e) => failures.push(format!("{} (merge-path tasks): {e}", label(&config))),
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

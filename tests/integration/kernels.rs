@@ -3,6 +3,10 @@
 
 #[path = "../../examples/bfs/kernel.rs"]
 pub mod bfs;
+#[path = "../../examples/cc/kernel.rs"]
+pub mod cc;
+#[path = "../../examples/branch_bound/kernel.rs"]
+pub mod branch_bound;
 #[path = "../../examples/chain/kernel.rs"]
 pub mod chain;
 #[path = "../../examples/connect4/kernel.rs"]
@@ -27,6 +31,8 @@ pub mod nqueens_cutoff;
 pub mod octree;
 #[path = "../../examples/pagerank/kernel.rs"]
 pub mod pagerank;
+#[path = "../../examples/parallel/kernel.rs"]
+pub mod parallel;
 #[path = "../../examples/quicksort/kernel.rs"]
 pub mod quicksort;
 #[path = "../../examples/common/relax.rs"]
@@ -35,3 +41,5 @@ pub mod relax;
 pub mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 pub mod uts;
+#[path = "subset_kernel.rs"]
+pub mod subset;

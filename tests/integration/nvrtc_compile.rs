@@ -2,6 +2,8 @@
 //! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
 
 // The examples' kernels, for their generated CUDA only (their host helpers go unused here).
+use crate::kernels::bfs;
+use crate::kernels::cc;
 use crate::kernels::dlb_bench;
 use crate::kernels::fib;
 #[allow(dead_code, unused_imports)]
@@ -14,6 +16,7 @@ use crate::kernels::uts;
 use crate::kernels::chain;
 use crate::kernels::sudoku;
 use crate::kernels::knapsack;
+use crate::kernels::branch_bound;
 use crate::kernels::fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
@@ -51,8 +54,19 @@ fn fib_kernel_compiles() {
 }
 
 #[test]
-fn mergesort_kernel_compiles() {
+fn mergesort_kernels_compile() {
     compiles::<mergesort::mergesort::Kernel>();
+    compiles::<mergesort::merge_path::merge_path::Kernel>();
+}
+
+/// The kernel of every data-parallel building block, under the default schedule and with
+/// block workers (a tile of 16 KiB and a scan word per thread).
+#[test]
+fn parallel_jobs_kernel_compiles() {
+    compiles::<crate::kernels::parallel::blocks::Kernel>();
+    let config = KernelConfig { worker: wsdsl::Worker::Block, ..KernelConfig::default() };
+    let bytes = wsdsl::gpu::compile_check_with::<crate::kernels::parallel::blocks::Kernel>("sm_90", &config).unwrap_or_else(|e| panic!("block workers: {e}"));
+    assert!(bytes > 1000);
 }
 
 #[test]
@@ -71,6 +85,19 @@ fn sudoku_knapsack_and_fifteen_kernels_compile() {
     compiles::<sudoku::sudoku::Kernel>();
     compiles::<knapsack::knapsack::Kernel>();
     compiles::<fifteen::fifteen::Kernel>();
+}
+
+#[test]
+fn graph_kernels_compile() {
+    compiles::<bfs::direction::direction::Kernel>();
+    compiles::<bfs::relax::relax::Kernel>();
+    compiles::<bfs::relax::relax_driven::Kernel>();
+    compiles::<cc::afforest::Kernel>();
+}
+
+#[test]
+fn branch_bound_kernel_compiles() {
+    compiles::<branch_bound::bnb::Kernel>();
 }
 
 #[test]
@@ -113,6 +140,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
             ("nqueens", compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &config)),
             ("fib", compile_check_with::<fib::fib::Kernel>("sm_90", &config)),
             ("mergesort", compile_check_with::<mergesort::mergesort::Kernel>("sm_90", &config)),
+            ("quicksort", compile_check_with::<quicksort::quicksort::Kernel>("sm_90", &config)),
             ("uts", compile_check_with::<uts::uts::Kernel>("sm_90", &config)),
             ("dlb_bench", compile_check_with::<dlb_bench::dlb::Kernel>("sm_90", &config)),
         ] {

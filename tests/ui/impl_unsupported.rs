@@ -16,20 +16,37 @@ mod m {
 
     pub trait Twice {
         fn twice(&self) -> u32;
+        fn more(&self) -> u32;
     }
 
-    // Trait impls: no traits on the device.
+    // Only the module's own traits are implemented, each item a member of it, all of its
+    // required items defined.
+    impl Clone for T {
+        fn clone(&self) -> T {
+            *self
+        }
+    }
+
     impl Twice for T {
         fn twice(&self) -> u32 {
             self.x * 2
         }
+        fn thrice(&self) -> u32 {
+            self.x * 3
+        }
+    }
+
+    // Generic traits and associated types.
+    pub trait Holder<V> {
+        type Item;
+        fn hold(&self) -> u32;
     }
 
     pub struct Wrap<V> {
         pub v: V,
     }
 
-    // Generic impls (generic code is another item of the subset).
+    // Generic impls other than blanket impls of a trait `impl<T: Bound> Trait for T`.
     impl<V> Wrap<V> {
         fn get(self) -> V {
             self.v

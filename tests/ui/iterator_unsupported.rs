@@ -13,8 +13,11 @@ mod m {
     fn h(t: &T, ctx: &mut Ctx) {
         let a = [1u32, 2, 3];
         let b: [u32; 3] = a.iter().map(|v| v + t.x).collect();
-        let c = a.iter().chain(b.iter()).count();
-        let d = (0..t.x).map(|v| v * 2).rev().sum::<u32>();
+        // `chain` after an adaptor that may end early, `rev` after one that counts.
+        let c = a.iter().take(2).chain(b.iter()).count();
+        let d = (0..t.x).skip(1).rev().sum::<u32>();
+        let p = a.iter().peekable().count();
+        let s = a.iter().scan(0, |acc, v| Some(*acc + v)).count();
         let m = [1.5f32, 2.0].iter().max();
         for c in a.windows(2) {}
     }

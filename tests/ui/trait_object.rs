@@ -13,6 +13,21 @@ mod m {
         0
     }
 
+    pub trait Problem {
+        fn bound(&self) -> u32;
+    }
+
+    impl Problem for T {
+        fn bound(&self) -> u32 {
+            self.x
+        }
+    }
+
+    // Dynamic dispatch: the error shows the generic rewrite.
+    fn g(p: &dyn Problem) -> u32 {
+        p.bound()
+    }
+
     #[spawn]
     fn h(t: &T, ctx: &mut Ctx) {}
 }

@@ -11,6 +11,15 @@
 //! The error paths end with the chaos rows (`chaos.rs`): damaged kernel-cache entries, and a
 //! helper looping for ever on the GPU, the CPU backend and the host-compiled templates.
 
+#[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/bfs/kernel.rs"]
+mod bfs;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/cc/kernel.rs"]
+mod cc;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/branch_bound/kernel.rs"]
+mod branch_bound;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/chain/kernel.rs"]
 mod chain;
@@ -27,6 +36,9 @@ mod fib;
 #[path = "../../examples/fifteen/kernel.rs"]
 mod fifteen;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/common/graph_reference.rs"]
+mod graph_reference;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/knapsack/kernel.rs"]
 mod knapsack;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
@@ -35,6 +47,9 @@ mod mergesort;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/nqueens/kernel.rs"]
 mod nqueens;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/parallel/kernel.rs"]
+mod parallel;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/octree/kernel.rs"]
 mod octree;
@@ -54,12 +69,18 @@ mod sudoku;
 #[path = "../../examples/uts/kernel.rs"]
 mod uts;
 
+/// The Rust subset's newer constructs, each output checked against native Rust.
+#[allow(dead_code)]
+#[path = "../../tests/integration/subset_kernel.rs"]
+mod subset;
+
 mod chaos;
 mod endless_loop;
 mod nvshmem_smoke;
 use endless_loop::spinning;
 
 use clap::{Parser, Subcommand};
+use mergesort::merge_path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
@@ -231,14 +252,43 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
+    // Each data-parallel building block against plain Rust, at every length of the suite.
+    for (kind, name) in parallel::KINDS.iter().enumerate() {
+        list.push((
+            format!("parallel {name}"),
+            Box::new(move |rt: &Runtime| {
+                let suite = parallel::Suite::new(7, &parallel::LENGTHS, &[kind as u32]);
+                let buffers = suite.buffers();
+                let out = rt.run_with::<parallel::blocks::Kernel>((), &buffers, suite.roots())?;
+                let verdict = suite.check(&buffers).map_or_else(|e| e, |()| "as plain Rust".to_string());
+                Ok((format!("{verdict}, {} cases", suite.case_count()), format!("as plain Rust, {} cases", suite.case_count()), out.stats))
+            }),
+        ));
+    }
     let sorts: &[usize] = if quick { &[100_000] } else { &[1 << 20, 1 << 22] };
     for &n in sorts {
         list.push((
             format!("mergesort {n}"),
             Box::new(move |rt: &Runtime| {
                 let input = mergesort::keys(n, 7, u32::MAX);
-                let (sorted, out) = mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN)?;
-                let shape = mergesort::tree_shape(n as u32, 32, mergesort::DEFAULT_GRAIN);
+                let cutoff = mergesort::mergesort::LEAF as u32;
+                let (sorted, out) = mergesort::sort(rt, &input, cutoff)?;
+                let shape = mergesort::tree_shape(n as u32, cutoff);
+                let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
+                Ok((
+                    format!("{verdict}, {} leaves / {} merges", sorted.leaves, sorted.merges),
+                    format!("sorted permutation, {} leaves / {} merges", shape.0, shape.1),
+                    out.stats,
+                ))
+            }),
+        ));
+        list.push((
+            format!("mergesort --merge-path {n}"),
+            Box::new(move |rt: &Runtime| {
+                let input = mergesort::keys(n, 7, u32::MAX);
+                let grain = merge_path::DEFAULT_GRAIN;
+                let (sorted, out) = merge_path::sort(rt, &input, 32, grain)?;
+                let shape = merge_path::tree_shape(n as u32, 32, grain);
                 let verdict = mergesort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
                 Ok((
                     format!("{verdict}, {} leaves / {} merges / {} pieces", sorted.leaves, sorted.merges, sorted.pieces),
@@ -253,7 +303,7 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             format!("quicksort {n}"),
             Box::new(move |rt: &Runtime| {
                 let input = quicksort::keys(n, 7, if n % 2 == 0 { u32::MAX } else { 1000 });
-                let (sorted, out) = quicksort::sort(rt, &input, 32, quicksort::DEFAULT_GRAIN)?;
+                let (sorted, out) = quicksort::sort(rt, &input, quicksort::quicksort::LEAF as u32)?;
                 let verdict = quicksort::check(&input, &sorted.data).map_or_else(|e| e, |()| "sorted permutation".to_string());
                 Ok((verdict, "sorted permutation".to_string(), out.stats))
             }),
@@ -333,6 +383,21 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Ok((best.to_string(), optimum.to_string(), out.stats))
         }),
     ));
+    // Helpers taking the context, traits, iterator adaptors and slice methods, against native Rust.
+    list.push(("rust subset differential".to_string(), Box::new(subset::run)));
+    // Branch and bound over a trait: a knapsack and a tour in one run, against dynamic programming.
+    let (items, cities) = if quick { (30, 9) } else { (40, 12) };
+    let (knap, capacity) = branch_bound::knapsack_instance(items, 1);
+    let dist = branch_bound::cities(cities, 1);
+    let want = branch_bound::reference(&knap, capacity, &dist);
+    list.push((
+        format!("branch_bound {items} items, {cities} cities"),
+        Box::new(move |rt: &Runtime| {
+            let (got, out) = branch_bound::solve(rt, &knap, capacity, &dist)?;
+            let show = |s: branch_bound::Solution| format!("value {}, tour {}", s.knapsack, s.tour);
+            Ok((show(got), show(want), out.stats))
+        }),
+    ));
     // The 15-puzzle: solutions within the optimal moves + 2, against a sequential search.
     let (scramble, seed) = if quick { (100, 1) } else { (120, 1) };
     let grid = fifteen::scramble(scramble, seed);
@@ -373,6 +438,43 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             }),
         ));
     }
+    // Graphs: direction-optimizing BFS (a step's last task starts the next level: counts,
+    // fences and compare-and-swap across the whole GPU) and union-find connected components
+    // (compare-and-swap hooking), on a long-diameter grid and a skewed R-MAT graph, against
+    // sequential references.
+    let (side, scale) = if quick { (128, 14) } else { (1024, 20) };
+    let undirected = wsdsl::graph::GraphOptions { symmetrize: true, remove_self_loops: true, remove_duplicates: true, quiet: true };
+    let graphs = [
+        (format!("grid {side}x{side}"), wsdsl::graph::Grid { rows: side, columns: side, delete: 0.0, seed: 1, weighted: false }.generate()),
+        (format!("R-MAT {scale}"), wsdsl::graph::Rmat { scale, edge_factor: 16, seed: 1, weighted: false }.generate(&undirected)),
+    ];
+    for (name, g) in graphs {
+        let g = g.expect("the generator's parameters are valid");
+        let source = g.first_vertex_with_edges().unwrap_or(0);
+        let want = bfs::reference(&g, source);
+        let (reached, deepest) = bfs::reach(&want);
+        let dg = bfs::device_graph(&g);
+        let expected = format!("{reached} reached, depth {deepest}");
+        list.push((
+            format!("bfs direction-optimizing {name}"),
+            Box::new(move |rt: &Runtime| {
+                let (found, out) = bfs::search_direction(rt, &dg, source, bfs::Direction::default())?;
+                let got = bfs::check_against(&found.depth, &want).map_or_else(|e| e, |()| expected.clone());
+                Ok((got, expected.clone(), out.stats))
+            }),
+        ));
+        let labels = graph_reference::components(&g);
+        let (count, _) = graph_reference::component_summary(&labels);
+        let dg = cc::DeviceGraph::new(&g).expect("generated undirected");
+        list.push((
+            format!("cc union-find {name}"),
+            Box::new(move |rt: &Runtime| {
+                let (found, out) = cc::afforest(rt, &dg, cc::Afforest::default())?;
+                let got = if found.labels == labels { format!("{count} components") } else { "labels differ from the sequential BFS's".to_string() };
+                Ok((got, format!("{count} components"), out.stats))
+            }),
+        ));
+    }
     let trees: &[&str] = if quick { &["T1"] } else { &["T1", "T2", "T3", "T4", "T5", "T1L", "T2L", "T3L"] };
     for &name in trees {
         list.push((
@@ -390,9 +492,10 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
 }
 
 /// Whether a workload has work for more than one worker, so that the deque scheduler must
-/// steal to run it (a single chain has one task at a time: nothing to steal).
+/// steal to run it (a single chain has one task at a time: nothing to steal; the
+/// differential check's roots are dealt to every worker and need no stealing).
 fn spreads(workload: &str) -> bool {
-    !workload.starts_with("chain 1 x")
+    !workload.starts_with("chain 1 x") && !workload.starts_with("rust subset")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

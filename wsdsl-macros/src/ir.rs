@@ -21,8 +21,11 @@ pub struct FnBody {
     /// One entry per loop (indexed by `LoopId`): whether it carries a Rust label, i.e. may
     /// be the target of a `break`/`continue` from an inner loop (C needs a `goto` there).
     pub loops: Vec<bool>,
-    /// Task types spawned by this body and where (for the join checks).
+    /// Task types spawned by this body, or by a function it calls, and where (for the join
+    /// checks; `typeck/spawns.rs`).
     pub spawns: Vec<(String, proc_macro2::Span)>,
+    /// Where this body starts data-parallel jobs, which its task waits for like children.
+    pub jobs: Vec<proc_macro2::Span>,
     /// Whether the body panics explicitly (`panic!`, `assert!`, `unwrap()`, ...), so that a
     /// call of it must leave its caller when it did (see `Checked::may_panic`). A
     /// `debug_assert!` counts, so that a helper has one C signature in both kernel variants.
@@ -30,6 +33,34 @@ pub struct FnBody {
 }
 
 pub type LoopId = usize;
+
+/// The building blocks a handler can ask for (`cuda/parallel.cuh`; the numbers are its
+/// `WS_JOB_*` and the runtime's `parallel::JobKind`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum JobKind {
+    Copy = 1,
+    Merge = 2,
+    Sort = 3,
+    Partition = 4,
+    ExclusiveScan = 5,
+    ReduceSum = 6,
+    ReduceMin = 7,
+    ReduceMax = 8,
+}
+
+/// A job call: its buffers (index in the `#[buffers]` struct, name), element type, and its
+/// operands in Rust's evaluation order: each range's start and end, then the pivot or
+/// initial value, then the destination start, as the job has them.
+#[derive(Clone)]
+pub struct JobCall {
+    pub kind: JobKind,
+    pub elem: crate::types::IntTy,
+    pub src: (usize, String),
+    pub dst: Option<(usize, String)>,
+    pub operands: Vec<Expr>,
+    /// The first of the call's `JOB_SITES` fault sites (`typeck/jobs.rs`).
+    pub site: u32,
+}
 
 /// Patterns of `match` arms, `if let` and `let`, resolved against the scrutinee's type.
 #[derive(Clone)]
@@ -208,6 +239,12 @@ pub enum Method {
     MulAdd,
     IsNan,
     ToBits,
+    /// `a.cmp(&b)` (integers, bools): an `Ordering`.
+    Cmp,
+    /// `a.partial_cmp(&b)` (numbers, bools): an `Option<Ordering>`, `None` for a NaN.
+    PartialCmp,
+    /// `a.total_cmp(&b)` (floats): IEEE 754's total order as an `Ordering`.
+    TotalCmp,
 }
 
 /// Integer methods by name; `min`, `max`, `abs` are also float methods.
@@ -341,9 +378,22 @@ pub enum ExprKind {
     Return(Option<Box<Expr>>),
     Assign(Box<Expr>, Box<Expr>),
     CompoundAssign(BinOp, Box<Expr>, Box<Expr>, u32),
-    Counter(String, Reduce, Box<Expr>),
-    /// `ctx.buffers.<name>.<op>(args)`; the site is the index-out-of-bounds fault.
-    Buffer(String, BufOp, Vec<Expr>, u32),
+    /// `counter.<op>(v)` of a counter (a `Ty::Counter`: `ctx.counters.<name>`, or a
+    /// `&mut Sum<T>` parameter or local).
+    Counter(Box<Expr>, Reduce, Box<Expr>),
+    /// `buffer.<op>(args)` of a buffer (a `Ty::Buffer`: `ctx.buffers.<name>`, or a
+    /// `&Buffer<T>` parameter or local); the site is the index-out-of-bounds fault.
+    Buffer(Box<Expr>, BufOp, Vec<Expr>, u32),
+    /// The context itself (`ctx`, a `Ty::Ctx`), passed to a helper that takes it.
+    CtxRef,
+    /// `ctx.buffers` (a `Ty::Buffers`).
+    CtxBuffers,
+    /// `ctx.counters` (a `Ty::Counters`).
+    CtxCounters,
+    /// Buffer `<name>` of a `Ty::Buffers` (`ctx.buffers.data`): a `Ty::Buffer`.
+    BufferField(Box<Expr>, String),
+    /// Counter `<name>` of a `Ty::Counters` (`&mut ctx.counters.found`): a `Ty::Counter`.
+    CounterField(Box<Expr>, String),
     OptMethod(OptOp, Box<Expr>, Vec<Expr>),
     TupleLit(Vec<Expr>),
     TupleField(Box<Expr>, usize),
@@ -368,8 +418,23 @@ pub enum ExprKind {
     /// An `Option` built from a flag and a value (read only when the flag is set): what
     /// iterator consumers such as `max()` or `position(..)` produce (`typeck/iterators.rs`).
     OptFrom(Box<Expr>, Box<Expr>),
+    /// How many integers the range `start..end` (`..=` when set) holds, as a `usize`
+    /// (`iterators/chain.rs`; computed in the unsigned type of the range's width).
+    RangeLen(Box<Expr>, Box<Expr>, bool),
+    /// The `k`-th integer from `start` (`k` a `usize` within the range's length).
+    RangeNth(Box<Expr>, Box<Expr>),
+    /// `Ordering::Less` (-1), `Equal` (0) or `Greater` (1).
+    OrderingLit(i8),
+    /// A `Result` built from a flag (`Ok` when set), the `Ok` value and the `Err` value (only
+    /// the one the flag selects is read): what `binary_search` produces.
+    ResFrom(Box<Expr>, Box<Expr>, Box<Expr>),
     /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
     SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `ctx.merge(..)` and the other data-parallel building blocks (`typeck/jobs.rs`).
+    Job(Box<JobCall>),
+    /// `ctx.result(k)` (u64): a result word of the round before's jobs; the site of an index
+    /// past them.
+    JobResult(Box<Expr>, u32),
     Unit,
     Error,
 }

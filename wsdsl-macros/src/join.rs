@@ -10,7 +10,8 @@
 //!   whose spawn handler spawns.
 //! - A complete handler may spawn too (a continuation): its children are waited for like the
 //!   spawn handler's, and it runs again when they are done (`ctx.round()` tells the runs
-//!   apart).
+//!   apart). A data-parallel job (`ctx.merge(..)`, `typeck/jobs.rs`) is waited for like a
+//!   child that hands no value.
 //! - A complete handler taking `children: &[C]` receives the values of everything its task
 //!   spawns, from its spawn handler or from itself: each spawned type must produce `C`. It
 //!   declares `max_children`, the size of the frame's value array (per round).
@@ -97,9 +98,9 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
 
         let Some(spawn) = m.spawn_handler(task) else { continue };
         let spawn_body = &bodies[m.fns.iter().position(|g| std::ptr::eq(g, spawn)).expect("handler of the module")];
-        if spawn_body.spawns.is_empty() {
+        if spawn_body.spawns.is_empty() && spawn_body.jobs.is_empty() {
             err(f.name.span(), format!(
-                "`{}` is a complete handler for `{task}`, whose spawn handler `{}` never spawns: it would have no children to wait for; remove it, or spawn from `{}`",
+                "`{}` is a complete handler for `{task}`, whose spawn handler `{}` never spawns nor starts a job (`ctx.merge(..)`, ..): it would have nothing to wait for; remove it, or spawn from `{}`",
                 f.name, spawn.name, spawn.name
             ));
         }

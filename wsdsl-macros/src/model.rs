@@ -2,15 +2,20 @@
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
 use crate::attr::{reject_derive_repr, take_marker, Marked, Marker};
-use crate::types::{parse_param_type, parse_type_in, struct_layout, FloatTy, IntTy, Ty};
+use crate::types::{parse_param_type, parse_type_in, struct_layout, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
 use syn::spanned::Spanned;
 
+mod context;
 mod enums;
 mod impls;
+mod traits;
 
+pub use context::{context_param, ContextNames};
+use context::{parse_buffer, parse_counter};
 pub use enums::{EnumDef, Variant};
+pub use traits::TraitDef;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum StructKind {
@@ -21,11 +26,31 @@ pub enum StructKind {
     Plain,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug, PartialOrd, Ord, Hash)]
 pub enum Reduce {
     Sum,
     Max,
     Min,
+}
+
+impl Reduce {
+    /// The counter type's name: `Sum`, `Max` or `Min`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduce::Sum => "Sum",
+            Reduce::Max => "Max",
+            Reduce::Min => "Min",
+        }
+    }
+
+    /// The method that updates such a counter: `add`, `max` or `min`.
+    pub fn method(self) -> &'static str {
+        match self {
+            Reduce::Sum => "add",
+            Reduce::Max => "max",
+            Reduce::Min => "min",
+        }
+    }
 }
 
 pub struct Field {
@@ -96,6 +121,10 @@ pub struct FnDef {
     /// The type parameters of a generic helper. Such a helper has no parameters or result
     /// here: `typeck/generics.rs` checks a copy of it per instantiation.
     pub generics: Vec<Ident>,
+    /// The Rust function this one is a copy of when it is not its own (a trait's default
+    /// method or a blanket impl's method, `Trait::name`; `model/traits.rs`): where the CPU
+    /// backend's recursion guard goes, and the name its message shows.
+    pub shared: Option<String>,
 }
 
 impl FnDef {
@@ -114,8 +143,12 @@ pub struct Module {
     pub name: Ident,
     /// `use` items, re-emitted untouched.
     pub passthrough: Vec<syn::Item>,
-    /// Inherent `impl` blocks, re-emitted untouched; their items are also in `fns`.
+    /// `impl` blocks, re-emitted untouched; their items (and the trait defaults they use)
+    /// are also in `fns`.
     pub impls: Vec<syn::ItemImpl>,
+    /// The module's traits (`model/traits.rs`), and as written, re-emitted untouched.
+    pub traits: Vec<TraitDef>,
+    pub trait_items: Vec<syn::ItemTrait>,
     pub structs: Vec<StructDef>,
     pub enums: Vec<EnumDef>,
     pub fns: Vec<FnDef>,
@@ -128,6 +161,9 @@ pub struct Module {
     /// Whether tasks carry priorities (`#[megakernel(order = priority)]`): only then may
     /// handlers call `ctx.spawn_with_priority`.
     pub ordered: bool,
+    /// The keys (`FnDef::key`) of functions whose signature was refused (and reported):
+    /// their calls report nothing more.
+    pub rejected: Vec<String>,
 }
 
 const RESERVED: [&str; 3] = ["Task", "Ctx", "Kernel"];
@@ -180,6 +216,7 @@ impl Module {
         let mut raw_enums = Vec::new();
         let mut raw_consts = Vec::new();
         let mut raw_impls = Vec::new();
+        let mut trait_items = Vec::new();
         for item in items {
             match item {
                 syn::Item::Use(_) => passthrough.push(item),
@@ -235,10 +272,7 @@ impl Module {
                     "`static` items are not supported (no global mutable state on the device); use a `const`",
                 )),
                 syn::Item::Impl(i) => raw_impls.push(i),
-                syn::Item::Trait(t) => errors.push(syn::Error::new(
-                    t.trait_token.span,
-                    "traits are not supported in megakernel code; write free functions",
-                )),
+                syn::Item::Trait(t) => trait_items.push(t),
                 other => errors.push(syn::Error::new(
                     other.span(),
                     "a #[megakernel] module may contain only structs, field-less enums, consts, functions and `use` items",
@@ -270,6 +304,7 @@ impl Module {
         let mut names: Vec<(String, proc_macro2::Span)> = Vec::new();
         let idents = raw_structs.iter().map(|(_, s, _)| &s.ident).chain(raw_fns.iter().map(|(_, f)| &f.sig.ident));
         let idents = idents.chain(raw_enums.iter().map(|e| &e.ident)).chain(raw_consts.iter().map(|c| &c.ident));
+        let idents = idents.chain(trait_items.iter().map(|t| &t.ident));
         for id in idents {
             let n = id.to_string();
             if reserved.contains(&n.as_str()) {
@@ -301,9 +336,12 @@ impl Module {
                 }
             }
         }
-        let impls = impls::impl_blocks(raw_impls, &raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect::<Vec<_>>(), &enums, errors);
+        let traits: Vec<TraitDef> = trait_items.iter().filter_map(|t| traits::parse_trait(t, errors)).collect();
+        let kinds: Vec<(StructKind, String)> = raw_structs.iter().map(|(k, s, _)| (*k, s.ident.to_string())).collect();
+        let (impls, impl_items) = impls::impl_blocks(raw_impls, &kinds, &enums, &traits, errors);
         names.extend(impls.iter().flat_map(|b| b.int_consts()));
-        let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names);
+        // Fields cross between host and device: types that exist only in code are refused.
+        let parse_type = |t: &syn::Type, s: &[String]| parse_type_in(t, s, &names).and_then(|ty| data_type(t, ty));
         for e in &mut enums {
             enums::resolve_fields(e, &|t| parse_type(t, &value_structs), errors);
         }
@@ -372,15 +410,19 @@ impl Module {
         }
 
         let mut fns = Vec::new();
+        let mut rejected = Vec::new();
         for (role, f) in raw_fns {
-            if let Some(def) = parse_fn(role, f, None, &value_structs, &names, &structs, errors) {
-                fns.push(def);
+            let key = f.sig.ident.to_string();
+            match parse_fn(role, f, None, &value_structs, &names, &structs, errors) {
+                Some(def) => fns.push(def),
+                None => rejected.push(key),
             }
         }
         for b in &impls {
             for f in &b.fns {
-                if let Some(def) = parse_fn(FnRole::Helper, f.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
-                    fns.push(def);
+                match parse_fn(FnRole::Helper, f.item.clone(), Some(&b.ty), &value_structs, &names, &structs, errors) {
+                    Some(def) => fns.push(FnDef { shared: f.shared.clone(), ..def }),
+                    None => rejected.push(format!("{}::{}", b.ty, f.item.sig.ident)),
                 }
             }
         }
@@ -398,7 +440,7 @@ impl Module {
             let item: syn::ItemFn = syn::parse_quote_spanned!(c.ident.span()=> fn #name() { #expr });
             // An associated const is re-emitted with its `impl` block.
             let konst = owner.is_none().then_some(c);
-            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst, generics: Vec::new() });
+            fns.push(FnDef { kind: FnKind::Const, name, owner, params: Vec::new(), ctx: None, ret: ty, item, konst, generics: Vec::new(), shared: None });
         }
 
         let module = Module {
@@ -406,7 +448,9 @@ impl Module {
             vis: m.vis,
             name: m.ident,
             passthrough,
-            impls: impls.into_iter().map(|b| b.item).collect(),
+            impls: impl_items,
+            traits,
+            trait_items,
             structs,
             enums,
             fns,
@@ -414,6 +458,7 @@ impl Module {
             layouts,
             recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
             ordered: false,
+            rejected,
         };
         module.check_handlers(errors);
         Some(module)
@@ -553,60 +598,15 @@ fn compute_layout(
     layouts.insert(name.to_string(), (size, align));
 }
 
-/// `Buffer<T>` or `ReadOnly<T>` (then `true`) with `T` one of the element types the
-/// runtime supports.
-fn parse_buffer(ty: &syn::Type) -> syn::Result<(Ty, bool)> {
-    let bad = || {
-        syn::Error::new_spanned(
-            ty,
-            "`#[buffers]` fields must be `Buffer<T>` (read and written) or `ReadOnly<T>` (only read) with `T` one of u32, i32, u64, i64, f32, f64",
-        )
-    };
-    let syn::Type::Path(p) = ty else { return Err(bad()) };
-    let last = p.path.segments.last().ok_or_else(bad)?;
-    let read_only = match last.ident.to_string().as_str() {
-        "Buffer" => false,
-        "ReadOnly" => true,
-        _ => return Err(bad()),
-    };
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
-    let Some(syn::GenericArgument::Type(syn::Type::Path(inner))) = args.args.first().filter(|_| args.args.len() == 1) else {
-        return Err(bad());
-    };
-    let elem = match inner.path.get_ident().map(|i| i.to_string()).as_deref() {
-        Some("u32") => Ty::Int(IntTy::U32),
-        Some("i32") => Ty::Int(IntTy::I32),
-        Some("u64") => Ty::Int(IntTy::U64),
-        Some("i64") => Ty::Int(IntTy::I64),
-        Some("f32") => Ty::Float(FloatTy::F32),
-        Some("f64") => Ty::Float(FloatTy::F64),
-        _ => return Err(bad()),
-    };
-    Ok((elem, read_only))
-}
-
-fn parse_counter(ty: &syn::Type) -> syn::Result<(Reduce, IntTy)> {
-    let bad = || {
-        syn::Error::new(
-            ty.span(),
-            "counter fields must be `Sum<T>`, `Max<T>` or `Min<T>` with `T` an integer type, e.g. `Sum<u64>`",
-        )
-    };
-    let syn::Type::Path(p) = ty else { return Err(bad()) };
-    let last = p.path.segments.last().ok_or_else(bad)?;
-    let reduce = match last.ident.to_string().as_str() {
-        "Sum" => Reduce::Sum,
-        "Max" => Reduce::Max,
-        "Min" => Reduce::Min,
-        _ => return Err(bad()),
-    };
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else { return Err(bad()) };
-    if args.args.len() != 1 {
-        return Err(bad());
+/// `ty` (written `t`), unless it holds a type that exists only in handler code.
+fn data_type(t: &syn::Type, ty: Ty) -> syn::Result<Ty> {
+    match ty.code_only() {
+        Some(c) => Err(syn::Error::new_spanned(
+            t,
+            format!("`{}` exists only in handler code (locals, parameters, results); struct fields, task values and params cannot hold it", crate::types::rust_name(c)),
+        )),
+        None => Ok(ty),
     }
-    let syn::GenericArgument::Type(syn::Type::Path(inner)) = &args.args[0] else { return Err(bad()) };
-    let int = inner.path.get_ident().and_then(|i| IntTy::from_name(&i.to_string())).ok_or_else(bad)?;
-    Ok((reduce, int))
 }
 
 /// What a marker makes of a function.
@@ -638,7 +638,7 @@ fn parse_value_arg(args: &syn::MetaList, structs: &[String], names: &[(String, O
         }
     };
     // Any value type: a scalar, an array, a tuple, an `Option`, a struct or enum of the module.
-    match parse_type_in(&ty, structs, names) {
+    match parse_type_in(&ty, structs, names).and_then(|t| data_type(&ty, t)) {
         Ok(t) if t.is_value() => Some((t, ty.span())),
         Ok(_) => {
             errors.push(syn::Error::new_spanned(&ty, "a task's value must be a value type (a number, `bool`, an array, a tuple, an `Option`, or a struct or enum of this module)"));
@@ -755,7 +755,7 @@ pub(crate) fn parse_fn(
     }
     if !generics.is_empty() {
         let name = sig.ident.clone();
-        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, owner: None, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics });
+        return (errors.len() == n0).then(|| FnDef { kind: FnKind::Helper, name, owner: None, params: Vec::new(), ctx: None, ret: Ty::Unit, item: f, konst: None, generics, shared: None });
     }
     if let Some(t) = &sig.asyncness {
         errors.push(syn::Error::new(t.span(), "`async` functions are not supported in megakernel code"));
@@ -832,6 +832,7 @@ pub(crate) fn parse_fn(
             kind = FnKind::Complete { task, max_children };
         }
         FnRole::Helper => {
+            let context = ContextNames::of(structs);
             for arg in &sig.inputs {
                 if let (syn::FnArg::Receiver(r), Some(owner)) = (arg, owner) {
                     match impls::receiver_type(r, owner, value_structs, names) {
@@ -841,7 +842,11 @@ pub(crate) fn parse_fn(
                     continue;
                 }
                 let Some((name, ty)) = typed_arg(arg, errors) else { continue };
-                match parse_param_type(ty, value_structs, names) {
+                let parsed = context_param(ty, &context).unwrap_or_else(|| parse_param_type(ty, value_structs, names));
+                match parsed {
+                    Ok(Ty::Ctx) if params.iter().any(|p| p.ty == Ty::Ctx) => {
+                        errors.push(syn::Error::new_spanned(ty, "a function takes the context once: `ctx: &mut Ctx` reaches the params, buffers and counters"));
+                    }
                     Ok(t) => params.push(Param { name, ty: t }),
                     Err(e) => errors.push(e),
                 }
@@ -853,7 +858,7 @@ pub(crate) fn parse_fn(
         return None;
     }
     let name = f.sig.ident.clone();
-    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None, generics: Vec::new() })
+    Some(FnDef { kind, name, owner: owner.cloned(), params, ctx, ret, item: f, konst: None, generics: Vec::new(), shared: None })
 }
 
 fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(Ident, &'a syn::Type)> {

@@ -6,23 +6,31 @@
 
 use crate::infer::{Infer, VarKind};
 use crate::ir::*;
-use crate::model::{FnKind, Module, Reduce, StructKind};
+use crate::model::{FnKind, Module, StructKind};
 use crate::span::loc;
 use crate::types::{const_len, parse_param_type, parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 mod methods;
+mod build;
 mod closures;
+mod context;
 mod enums;
 mod options;
+mod ordering;
 mod refutable;
 mod generics;
 mod iterators;
 mod panic;
 pub mod recursion;
 mod refs;
+mod results;
+mod slice_methods;
 mod slices;
+mod spawns;
+mod jobs;
+pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 
 use closures::{ClosureDef, Frame};
 use panic::Piece;
@@ -43,6 +51,9 @@ pub struct Checked {
     pub instances: Vec<(crate::model::FnDef, FnBody)>,
     /// The functions that recurse, and their depth checks (`recursion.rs`).
     pub recursion: recursion::Recursion,
+    /// The data-parallel jobs the module starts, by kind and element type (`jobs.rs`);
+    /// empty: the program has none (and no job support in its kernel).
+    pub jobs: Vec<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LitCheck {
@@ -69,11 +80,16 @@ struct Shared {
     /// result) of every instance met, recorded before its body is checked.
     instances: Vec<(crate::model::FnDef, FnBody)>,
     instantiating: Vec<(String, Vec<Ty>, Ty)>,
+    /// The jobs the module starts, by kind and element type (`jobs.rs`).
+    jobs: std::collections::BTreeSet<(crate::ir::JobKind, IntTy)>,
 }
 
 struct LoopCx {
     label: Option<String>,
     id: LoopId,
+    /// The loop `continue` goes on with: `id`, or for a `for` over a `flat_map` the loop
+    /// inside it that yields the elements (`iterators.rs`).
+    cont: LoopId,
     /// `loop` (which may `break` with a value), not `while`/`for`.
     is_loop: bool,
     broke: bool,
@@ -105,6 +121,8 @@ struct Cx<'a> {
     task_local: Option<LocalId>,
     /// Task types this body spawns, where (for the join checks in `join.rs`).
     spawns: Vec<(String, Span)>,
+    /// Where this body starts jobs (`jobs.rs`).
+    jobs: Vec<Span>,
     /// Whether this body panics explicitly.
     panics: bool,
     /// Inlined closure and helper bodies being checked, innermost last (`closures.rs`).
@@ -120,7 +138,7 @@ struct Cx<'a> {
 }
 
 pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
-    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new() };
+    let mut sh = Shared { infer: Infer::default(), sites: Vec::new(), debug_assertions: false, lits: Vec::new(), negs: Vec::new(), instances: Vec::new(), instantiating: Vec::new(), jobs: Default::default() };
     let value_structs: Vec<String> = m
         .structs
         .iter()
@@ -132,7 +150,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
         if !f.generics.is_empty() {
             // Checked per instantiation (`generics.rs`); this placeholder keeps `bodies`
             // parallel to `m.fns`.
-            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), panics: false });
+            bodies.push(FnBody { name: f.name.to_string(), locals: Vec::new(), params: Vec::new(), body: Block { stmts: Vec::new(), tail: None, ty: Ty::Unit }, calls: Vec::new(), loops: Vec::new(), spawns: Vec::new(), jobs: Vec::new(), panics: false });
             continue;
         }
         bodies.push(check_fn(m, &mut sh, errors, &value_structs, f));
@@ -174,6 +192,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
     }
     let recursion = recursion::analyse(m, &sh.infer, &spans, &mut bodies, m.recursion_limit, &mut sites);
     let may_panic = panic::may_panic(&bodies);
+    spawns::through_calls(&mut bodies);
     let instances = instances.into_iter().zip(bodies.split_off(n)).collect();
     // A closure's body is checked at each of its calls: report each of its errors once.
     let mut seen = Vec::new();
@@ -184,7 +203,8 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
             true
         }
     });
-    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion }
+    let jobs = sh.jobs.into_iter().collect();
+    Checked { infer: sh.infer, bodies, sites, may_panic, debug_assertions: sh.debug_assertions, instances, recursion, jobs }
 }
 
 /// The typed body of `f` (a function of the module, or an instance of a generic helper).
@@ -202,6 +222,7 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         calls: Vec::new(),
         task_local: None,
         spawns: Vec::new(),
+        jobs: Vec::new(),
         panics: false,
         frames: Vec::new(),
         inline_overflow: false,
@@ -211,6 +232,10 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
     let mut params = Vec::new();
     for p in &f.params {
         let id = cx.new_local(&p.name.to_string(), p.ty.clone());
+        if p.ty == Ty::Ctx {
+            // C names the context `ctx` wherever it is passed (`lower/items.rs`).
+            cx.scopes[0].push((p.name.to_string(), Bind::Ctx));
+        }
         params.push(id);
     }
     if let FnKind::Handler { .. } | FnKind::Complete { .. } = f.kind {
@@ -234,8 +259,8 @@ fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_str
         );
         cx.err(span, msg);
     }
-    let (locals, calls, loops, spawns, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.panics);
-    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, panics }
+    let (locals, calls, loops, spawns, jobs, panics) = (cx.locals, cx.calls, cx.loop_labels, cx.spawns, cx.jobs, cx.panics);
+    FnBody { name: f.key(), locals, params, body, calls, loops, spawns, jobs, panics }
 }
 
 fn peel(e: &syn::Expr) -> &syn::Expr {
@@ -272,6 +297,13 @@ impl<'a> Cx<'a> {
 
     fn parse_type(&self, t: &syn::Type) -> syn::Result<Ty> {
         parse_type_in(t, &self.value_structs, &self.m.type_names)
+    }
+
+    /// The type of a parameter or a `let` annotation: a value type, a reference to one, or
+    /// the context or a part of it (`model/context.rs`).
+    fn parse_local_type(&self, t: &syn::Type) -> syn::Result<Ty> {
+        let names = crate::model::ContextNames::of(&self.m.structs);
+        crate::model::context_param(t, &names).unwrap_or_else(|| parse_param_type(t, &self.value_structs, &self.m.type_names))
     }
 
     fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {
@@ -420,7 +452,7 @@ impl<'a> Cx<'a> {
             }
         };
         let ann_ty = match ann {
-            Some(t) => match parse_param_type(t, &self.value_structs, &self.m.type_names) {
+            Some(t) => match self.parse_local_type(t) {
                 Ok(t) => Some(t),
                 Err(e) => {
                     self.errors.push(e);
@@ -460,6 +492,11 @@ impl<'a> Cx<'a> {
             self.destructure(tp, id, &mut out);
             return out;
         }
+        if self.resolve(&ty) == Ty::Ctx {
+            // Another name for the context (C always calls it `ctx`).
+            self.scopes.last_mut().unwrap().push((name, Bind::Ctx));
+            return out;
+        }
         let id = self.new_local(&name, ty);
         out.push(StmtKind::Let(id, init));
         out
@@ -467,8 +504,7 @@ impl<'a> Cx<'a> {
 
     /// A local no Rust name can refer to (the value a tuple pattern takes apart).
     fn new_local_hidden(&mut self, ty: Ty) -> LocalId {
-        self.locals.push(Local { name: "tup".into(), ty });
-        self.locals.len() - 1
+        self.hidden("tup", ty)
     }
 
     /// `let (a, (b, _)) = local;` as one `let` per name, reading the tuple's fields.
@@ -557,10 +593,10 @@ impl<'a> Cx<'a> {
             E::Paren(p) => self.expr(&p.expr),
             E::Group(g) => self.expr(&g.expr),
             E::Path(p) => self.path(p),
-            E::Field(f) => self.field(f),
+            E::Field(f) => self.field(f, false),
             E::Index(i) => {
                 if let E::Range(r) = peel(&i.index) {
-                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local)");
+                    self.err_at(&r, "a range of elements is borrowed: `&a[i..j]` or `&mut a[i..j]` (a slice, for a `&[T]`/`&mut [T]` parameter or a local), or the receiver of a method (`a[i..j].len()`, `a[..k].iter()`, `a[k..].sort_unstable()`)");
                     return err_expr();
                 }
                 let base = self.expr(&i.expr);
@@ -577,6 +613,10 @@ impl<'a> Cx<'a> {
                         ex(*elem, ExprKind::SliceIndex(Box::new(base), Box::new(idx), site))
                     }
                     Ty::Err => err_expr(),
+                    Ty::Buffer(..) => {
+                        self.err_at(&i.expr, "buffer elements are read with `.get(i)` and written with `.set(i, v)` (or the `atomic_*` methods)");
+                        err_expr()
+                    }
                     t => {
                         let msg = format!("cannot index into a value of type `{}`; only arrays `[T; N]` can be indexed", crate::types::rust_name(&t));
                         self.err_at(&i.expr, msg);
@@ -679,7 +719,7 @@ impl<'a> Cx<'a> {
                 ex(Ty::Never, ExprKind::Break(self.loops[idx].id, value.map(Box::new)))
             }
             E::Continue(c) => match self.find_loop(c.label.as_ref(), e, "continue") {
-                Some(idx) => ex(Ty::Never, ExprKind::Continue(self.loops[idx].id)),
+                Some(idx) => ex(Ty::Never, ExprKind::Continue(self.loops[idx].cont)),
                 None => err_expr(),
             },
             E::Return(r) => {
@@ -760,10 +800,7 @@ impl<'a> Cx<'a> {
                 Some(Bind::Local(id)) => ex(self.locals[id].ty.clone(), ExprKind::Local(id)),
                 Some(Bind::Alias(x)) => (*x).clone(),
                 Some(Bind::Closure(_)) => self.closure_value(p),
-                Some(Bind::Ctx) => {
-                    self.err(span, CTX_USAGE);
-                    err_expr()
-                }
+                Some(Bind::Ctx) => ex(Ty::Ctx, ExprKind::CtxRef),
                 None if self.m.func(&segs[0]).is_some_and(|f| f.kind == FnKind::Const) => {
                     let f = self.m.func(&segs[0]).unwrap();
                     self.calls.push((segs[0].clone(), span));
@@ -777,6 +814,9 @@ impl<'a> Cx<'a> {
         }
         if let Some(c) = self.assoc_const(&segs, span) {
             return c;
+        }
+        if let Some(d) = self.ordering_variant(&segs) {
+            return Self::ordering_lit(d);
         }
         if segs.len() == 2 {
             if let Some(en) = self.m.enum_def(&segs[0]) {
@@ -825,7 +865,9 @@ impl<'a> Cx<'a> {
         err_expr()
     }
 
-    fn field(&mut self, f: &syn::ExprField) -> Expr {
+    /// `base.member`; `counter`: whether a counter of `ctx.counters` may be named (as the
+    /// receiver of its update, or borrowed by `&mut`).
+    fn field(&mut self, f: &syn::ExprField, counter: bool) -> Expr {
         let syn::Member::Named(member) = &f.member else {
             let syn::Member::Unnamed(idx) = &f.member else { unreachable!() };
             let base = self.expr(&f.base);
@@ -843,40 +885,36 @@ impl<'a> Cx<'a> {
             };
         };
         let member = member.to_string();
-        if self.is_ctx(&f.base) && member == "params" {
-            if let Some(p) = self.m.params() {
-                return ex(Ty::Ref(Box::new(Ty::Struct(p.name.to_string())), false), ExprKind::ParamsRef);
-            }
-        }
         if self.is_ctx(&f.base) {
-            self.err_at(&f, CTX_USAGE);
-            return err_expr();
+            return self.ctx_field(f, &member);
         }
         if let syn::Expr::Field(inner) = peel(&f.base) {
-            if self.is_ctx(&inner.base) {
-                if matches!(&inner.member, syn::Member::Named(n) if n == "params") {
-                    let Some(p) = self.m.params() else {
-                        self.err_at(&f, "this megakernel has no `#[params]` struct");
-                        return err_expr();
-                    };
-                    return match p.fields.iter().find(|x| x.name == member) {
-                        Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
-                        None => {
-                            let msg = format!("no field `{member}` on the params struct `{}`", p.name);
-                            self.err_at(&f.member, msg);
-                            err_expr()
-                        }
-                    };
-                }
-                if matches!(&inner.member, syn::Member::Named(n) if n == "buffers") {
-                    self.err_at(&f, "buffer elements are read with `ctx.buffers.<name>.get(i)` and written with `.set(i, v)`; see also `.len()` and `.atomic_add/min/max/cas`");
+            if self.is_ctx(&inner.base) && matches!(&inner.member, syn::Member::Named(n) if n == "params") {
+                let Some(p) = self.m.params() else {
+                    self.err_at(&f, "this megakernel has no `#[params]` struct");
                     return err_expr();
-                }
-                self.err_at(&f, "counters are updated with `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers");
-                return err_expr();
+                };
+                return match p.fields.iter().find(|x| x.name == member) {
+                    Some(fd) => ex(fd.ty.clone(), ExprKind::Param(member)),
+                    None => {
+                        let msg = format!("no field `{member}` on the params struct `{}`", p.name);
+                        self.err_at(&f.member, msg);
+                        err_expr()
+                    }
+                };
             }
         }
         let base = self.expr(&f.base);
+        self.field_of(base, f, counter)
+    }
+
+    /// Field `f.member` of the already checked `base` (see `field`).
+    fn field_of(&mut self, base: Expr, f: &syn::ExprField, counter: bool) -> Expr {
+        let syn::Member::Named(member) = &f.member else { return err_expr() };
+        let member = member.to_string();
+        if let Some(x) = self.context_field(&base, f, &member, counter) {
+            return x;
+        }
         let base = self.auto_deref(base);
         match self.resolve(&base.ty) {
             Ty::Struct(s) => {
@@ -896,6 +934,20 @@ impl<'a> Cx<'a> {
                 self.err_at(&f.member, msg);
                 err_expr()
             }
+        }
+    }
+
+    /// The receiver of a method call: also a counter (`ctx.counters.found.add(1)`) or a range
+    /// of elements (`a[i..j].len()`, `a[..k].sort_unstable()`: a slice of them, as mutable as
+    /// `a` is, which the method borrows).
+    pub(super) fn receiver(&mut self, e: &syn::Expr) -> Expr {
+        match peel(e) {
+            syn::Expr::Field(f) => self.field(f, true),
+            syn::Expr::Index(ix) => match peel(&ix.index) {
+                syn::Expr::Range(r) => self.slicing(ix, r, None),
+                _ => self.expr(e),
+            },
+            r => self.expr(r),
         }
     }
 
@@ -1009,10 +1061,10 @@ impl<'a> Cx<'a> {
                 // An enum with data is compared by `match`/`if let` (`==` would need a deep
                 // comparison of the union).
                 Ty::Enum(e) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
-                _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err),
+                _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Ordering | Ty::Var(_) | Ty::Err),
             },
             BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge => {
-                matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Var(_) | Ty::Err)
+                matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Bool | Ty::Ordering | Ty::Var(_) | Ty::Err)
             }
             _ => matches!(r, Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err),
         }
@@ -1136,7 +1188,7 @@ impl<'a> Cx<'a> {
         let src = self.resolve(&inner.ty);
         let ok = match (&src, &target) {
             (Ty::Int(_) | Ty::Float(_) | Ty::Var(_) | Ty::Err, _) => true,
-            (Ty::Bool, Ty::Int(_)) => true,
+            (Ty::Bool | Ty::Ordering, Ty::Int(_)) => true,
             (Ty::Enum(e), Ty::Int(_)) => !self.m.enum_def(e).is_some_and(|e| e.has_data()),
             _ => false,
         };
@@ -1234,6 +1286,9 @@ impl<'a> Cx<'a> {
                 }
             }
         }
+        if let Some(e) = self.trait_call(c) {
+            return e;
+        }
         let Some(key) = self.callee_key(&c.func) else { return err_expr() };
         if let Some(Bind::Closure(def)) = self.lookup(&key) {
             let args = c.args.iter().map(|a| closures::Elem::Val(self.expr(a), false)).collect();
@@ -1255,63 +1310,25 @@ impl<'a> Cx<'a> {
             self.err_at(&t, "turbofish `::<...>` is not supported");
         }
         if self.is_ctx(&mc.receiver) {
-            match (method.as_str(), mc.args.len()) {
-                ("thread", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("thread")),
-                ("threads", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("threads")),
-                ("sync", 0) => return ex(Ty::Unit, ExprKind::CtxCall("sync")),
-                ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
-                ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
-                ("spawn", 1) => {}
-                ("spawn_with_priority", 2) => {
-                    if !self.m.ordered {
-                        self.err_at(
-                            &mc.method,
-                            "`ctx.spawn_with_priority` needs tasks that carry priorities: add `order = priority` to `#[megakernel(...)]` \
-                             (without it tasks run in no particular order, so the priority would be ignored), or use `ctx.spawn(task)`",
-                        );
-                        return err_expr();
-                    }
-                }
-                _ => {
-                    self.err_at(&mc.method, CTX_USAGE);
-                    return err_expr();
-                }
-            }
-            let priority = (mc.args.len() == 2).then(|| {
-                let p = self.expr(&mc.args[0]);
-                self.expect_at(&mc.args[0], &Ty::Int(IntTy::U32), &p.ty);
-                Box::new(p)
-            });
-            let task_arg = &mc.args[mc.args.len() - 1];
-            let arg = self.expr(task_arg);
-            let r = self.resolve(&arg.ty);
-            if let Ty::Struct(n) = &r {
-                if self.m.task_tag(n).is_some() {
-                    self.spawns.push((n.clone(), task_arg.span()));
-                    return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg), priority));
-                }
-            }
-            if r != Ty::Err {
-                let tasks = self.m.task_names().join(", ");
-                let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
-                self.err_at(task_arg, msg);
-            }
-            return err_expr();
+            return self.ctx_method(mc);
         }
-        if let syn::Expr::Field(cf) = peel(&mc.receiver) {
-            if let syn::Expr::Field(cc) = peel(&cf.base) {
-                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "counters") {
-                    return self.counter_op(mc, cf);
-                }
-                if self.is_ctx(&cc.base) && matches!(&cc.member, syn::Member::Named(n) if n == "buffers") {
-                    return self.buffer_op(mc, cf);
-                }
-            }
-        }
-        let recv = self.expr(&mc.receiver);
+        let recv = self.receiver(&mc.receiver);
         let recv = self.auto_deref(recv);
         let rt = self.resolve(&recv.ty);
+        if rt.is_context() {
+            return self.context_method(mc, recv, &rt);
+        }
+        if let Some(e) = self.compare_method(mc, &recv, &rt) {
+            return e;
+        }
+        if let Ty::Array(..) | Ty::Slice(..) = rt {
+            if slice_methods::SLICE_METHODS.contains(&method.as_str()) {
+                return self.slice_method(mc, recv).unwrap_or_else(err_expr);
+            }
+        }
         let table = match &rt {
+            Ty::Ordering => return self.ordering_method(mc, recv),
+            Ty::Result(v, e) => return self.result_method(mc, recv, (**v).clone(), (**e).clone()),
             Ty::Struct(owner) | Ty::Enum(owner) => return self.user_method(mc, recv, &owner.clone()),
             Ty::Int(_) => INT_METHODS,
             Ty::Float(_) => FLOAT_METHODS,
@@ -1327,8 +1344,8 @@ impl<'a> Cx<'a> {
             Ty::Slice(..) if method == "len" && mc.args.is_empty() => {
                 return ex(Ty::Int(IntTy::Usize), ExprKind::SliceLen(Box::new(recv)));
             }
-            Ty::Slice(..) => {
-                let msg = format!("method `{method}` is not supported on slices; use `len()`, indexing `s[i]`, `iter()` with its adaptors, or `chunks(k)`");
+            Ty::Slice(..) if method != "windows" && method != "split_at" => {
+                let msg = format!("method `{method}` is not supported on slices; use `len()`, indexing `s[i]`, `iter()` with its adaptors, `chunks(k)` or the slice methods {}", slice_methods::SLICE_METHODS.join(", "));
                 self.err(mc.method.span(), msg);
                 return err_expr();
             }
@@ -1343,8 +1360,10 @@ impl<'a> Cx<'a> {
         let Some(&(_, m)) = table.iter().find(|(n, _)| *n == method) else {
             let list = |t: &[(&str, Method)]| t.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ");
             let hint = match (&rt, method.as_str()) {
-                (Ty::Array(..), "chunks_exact" | "chunks_mut" | "windows" | "split_at") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
-                (Ty::Array(..), _) => "iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), or index it in a range loop".to_string(),
+                (Ty::Array(..) | Ty::Slice(..), "windows") => "of the methods yielding slices only `chunks(k)` is supported; take the windows as slices: `for i in 0..=a.len() - k { let w = &a[i..i + k]; .. }`".to_string(),
+                (Ty::Array(..) | Ty::Slice(..), "split_at") => "slice it instead: `let (l, r) = (&a[..k], &a[k..]);`".to_string(),
+                (Ty::Array(..), "chunks_exact" | "chunks_mut") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
+                (Ty::Array(..), _) => format!("iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), index it in a range loop, or use the slice methods {}", slice_methods::SLICE_METHODS.join(", ")),
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));
@@ -1394,78 +1413,6 @@ impl<'a> Cx<'a> {
             self.expect_at(&s, p, &a.ty);
         }
         ex(ret, ExprKind::Method(m, Box::new(recv), args))
-    }
-
-    fn buffer_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
-        let Some(bs) = self.m.buffers() else {
-            self.err_at(&cf, "this megakernel has no `#[buffers]` struct");
-            return err_expr();
-        };
-        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
-        let Some(b) = bs.buffers.iter().find(|b| b.name == *fname) else {
-            let msg = format!("no buffer `{fname}` in `{}`", bs.name);
-            self.err_at(&cf.member, msg);
-            return err_expr();
-        };
-        let elem = b.elem.clone();
-        let us = Ty::Int(IntTy::Usize);
-        let method = mc.method.to_string();
-        if b.read_only && !matches!(method.as_str(), "len" | "get") {
-            self.err_at(
-                &mc.method,
-                format!("`{fname}` is a `ReadOnly` array: handlers can only `get(i)` and `len()` it; declare it `Buffer<T>` to `{method}` it"),
-            );
-            return err_expr();
-        }
-        let (op, params, ret) = match method.as_str() {
-            "len" => (BufOp::Len, vec![], us.clone()),
-            "get" => (BufOp::Get, vec![us.clone()], elem.clone()),
-            "set" => (BufOp::Set, vec![us.clone(), elem.clone()], Ty::Unit),
-            "atomic_add" => (BufOp::AtomicAdd, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_min" => (BufOp::AtomicMin, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_max" => (BufOp::AtomicMax, vec![us.clone(), elem.clone()], elem.clone()),
-            "atomic_cas" => (BufOp::AtomicCas, vec![us.clone(), elem.clone(), elem.clone()], elem.clone()),
-            m => {
-                self.err_at(&mc.method, format!("buffers support `len()`, `get(i)`, `set(i, v)`, `atomic_add(i, v)`, `atomic_min(i, v)`, `atomic_max(i, v)` and `atomic_cas(i, current, new)`, not `{m}`"));
-                return err_expr();
-            }
-        };
-        let args: Vec<Expr> = mc.args.iter().map(|a| self.expr(a)).collect();
-        if params.len() != args.len() {
-            self.err(mc.span(), format!("`{}` takes {} argument(s) but {} were supplied", mc.method, params.len(), args.len()));
-            return err_expr();
-        }
-        for ((p, a), s) in params.iter().zip(&args).zip(mc.args.iter()) {
-            self.expect_at(&s, p, &a.ty);
-        }
-        let site = if op == BufOp::Len { u32::MAX } else { self.index_site(mc.method.span()) };
-        ex(ret, ExprKind::Buffer(fname.to_string(), op, args, site))
-    }
-
-    fn counter_op(&mut self, mc: &syn::ExprMethodCall, cf: &syn::ExprField) -> Expr {
-        let Some(cs) = self.m.counters() else {
-            self.err_at(&cf, "this megakernel has no `#[counters]` struct");
-            return err_expr();
-        };
-        let syn::Member::Named(fname) = &cf.member else { return err_expr() };
-        let Some(c) = cs.counters.iter().find(|c| c.name == *fname) else {
-            let msg = format!("no counter `{fname}` in `{}`", cs.name);
-            self.err_at(&cf.member, msg);
-            return err_expr();
-        };
-        let (want, reduce) = match c.reduce {
-            Reduce::Sum => ("add", Reduce::Sum),
-            Reduce::Max => ("max", Reduce::Max),
-            Reduce::Min => ("min", Reduce::Min),
-        };
-        let int = c.int;
-        if mc.method != want || mc.args.len() != 1 {
-            self.err_at(&mc.method, format!("counter `{fname}` is updated with `.{want}(value)`"));
-            return err_expr();
-        }
-        let v = self.expr(&mc.args[0]);
-        self.expect_at(&mc.args[0], &Ty::Int(int), &v.ty);
-        ex(Ty::Unit, ExprKind::Counter(fname.to_string(), reduce, Box::new(v)))
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Expr {
@@ -1566,7 +1513,7 @@ impl<'a> Cx<'a> {
         let id = self.loop_labels.len();
         self.loop_labels.push(label.is_some());
         let label = label.as_ref().map(|l| l.name.ident.to_string());
-        self.loops.push(LoopCx { label, id, is_loop, broke: false, value: None });
+        self.loops.push(LoopCx { label, id, cont: id, is_loop, broke: false, value: None });
         id
     }
 
@@ -1693,6 +1640,11 @@ impl<'a> Cx<'a> {
         if let Some(pat) = self.enum_pattern(p, ty) {
             return pat;
         }
+        if let syn::Pat::TupleStruct(ts) = p {
+            if let Some(pat) = self.result_pattern(ts, ty) {
+                return pat;
+            }
+        }
         let rt = self.resolve(ty);
         match p {
             P::Wild(_) => Pat::Wild,
@@ -1782,9 +1734,12 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// `Enum::Variant` or `None` as a pattern.
+    /// `Enum::Variant`, `Ordering::Less` or `None` as a pattern.
     fn pat_enum_or_none(&mut self, p: &syn::Pat, ty: &Ty) -> Option<Pat> {
         let syn::Pat::Path(pp) = p else { return None };
+        if let Some(pat) = self.ordering_pattern(pp, ty) {
+            return Some(pat);
+        }
         let segs: Vec<String> = pp.path.segments.iter().map(|s| s.ident.to_string()).collect();
         if segs.len() == 1 && segs[0] == "None" {
             return Some(match self.resolve(ty) {
@@ -1865,7 +1820,6 @@ impl<'a> Cx<'a> {
     }
 }
 
-const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.spawn_with_priority(p, task)` (with `order = priority`), `ctx.round()`, `ctx.fence()`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`";
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()

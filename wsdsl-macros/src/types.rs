@@ -156,6 +156,26 @@ pub enum Ty {
     /// included) and a local bound to one; never a field, an element or a result, so a
     /// pointer never outlives what it points to. C: `const T*` / `T*`.
     Ref(Box<Ty>, bool),
+    /// The context, `&mut Ctx` (or `&Ctx`): a handler's or helper's parameter, or a name
+    /// bound to one; never a value. C: `wsdsl_ctx*`, always named `ctx`
+    /// (`model/context.rs`).
+    Ctx,
+    /// `&B` for the module's `#[buffers]` struct `B` (`ctx.buffers`). C: `const wsdsl_buffers*`.
+    Buffers(String),
+    /// `&Buffer<T>` (`false`) or `&ReadOnly<T>` (`true`), `T` a scalar: one buffer of the
+    /// `#[buffers]` struct. C: `ws_buf_<T>`, its element pointer and length.
+    Buffer(Box<Ty>, bool),
+    /// `&mut C` for the module's `#[counters]` struct `C` (`ctx.counters`). C: `wsdsl_counters*`.
+    Counters(String),
+    /// `&mut Sum<T>` / `&mut Max<T>` / `&mut Min<T>`: one counter. C: a pointer to it.
+    Counter(crate::model::Reduce, IntTy),
+    /// `std::cmp::Ordering`: what `cmp`, `partial_cmp` and the closures of `sort_by`, `max_by`
+    /// return. C: `ws_i8` holding Rust's discriminant (-1, 0, 1).
+    Ordering,
+    /// `Result<T, E>`, only as the value of the methods that produce one
+    /// (`binary_search`): taken apart by `match`, `if let`, and its methods
+    /// (`typeck/results.rs`). C: `ws_res_<T>_<E>` `{ bool ok; T v; E e; }`.
+    Result(Box<Ty>, Box<Ty>),
     /// An inference variable of an unsuffixed literal (see `infer.rs`).
     Var(u32),
     /// Already reported; unifies with everything so one mistake gives one error.
@@ -165,6 +185,24 @@ pub enum Ty {
 impl Ty {
     pub fn is_value(&self) -> bool {
         !matches!(self, Ty::Unit | Ty::Never | Ty::Err)
+    }
+
+    /// Whether this is the context or one of its parts (`Ty::Ctx` .. `Ty::Counter`): a
+    /// reference into the run's state, which lives in parameters and locals only.
+    pub fn is_context(&self) -> bool {
+        matches!(self, Ty::Ctx | Ty::Buffers(_) | Ty::Buffer(..) | Ty::Counters(_) | Ty::Counter(..))
+    }
+
+    /// The first type inside this one that exists only in handler code (`Ordering`, a
+    /// `Result`), which struct fields, task values and params cannot hold: the host has no
+    /// device image of them.
+    pub fn code_only(&self) -> Option<&Ty> {
+        match self {
+            Ty::Ordering | Ty::Result(..) => Some(self),
+            Ty::Array(e, _) | Ty::Option(e) => e.code_only(),
+            Ty::Tuple(ts) => ts.iter().find_map(Ty::code_only),
+            _ => None,
+        }
     }
 }
 
@@ -182,6 +220,13 @@ pub fn rust_name(ty: &Ty) -> String {
         Ty::Option(t) => format!("Option<{}>", rust_name(t)),
         Ty::Slice(t, m) => format!("&{}[{}]", if *m { "mut " } else { "" }, rust_name(t)),
         Ty::Ref(t, m) => format!("&{}{}", if *m { "mut " } else { "" }, rust_name(t)),
+        Ty::Ctx => "&mut Ctx".into(),
+        Ty::Buffers(b) => format!("&{b}"),
+        Ty::Buffer(e, ro) => format!("&{}<{}>", if *ro { "ReadOnly" } else { "Buffer" }, rust_name(e)),
+        Ty::Counters(c) => format!("&mut {c}"),
+        Ty::Counter(r, t) => format!("&mut {}<{}>", r.name(), t.name()),
+        Ty::Ordering => "Ordering".into(),
+        Ty::Result(t, e) => format!("Result<{}, {}>", rust_name(t), rust_name(e)),
         Ty::Var(_) => "{number}".into(),
         Ty::Err => "{error}".into(),
     }
@@ -200,6 +245,13 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
         Ty::Slice(t, m) => format!("ws_{}slice_{}", if *m { "m" } else { "" }, mangle(t)),
         Ty::Ref(t, m) => format!("{}{}*", if *m { "" } else { "const " }, c_name(t)),
+        Ty::Ctx => "wsdsl_ctx*".into(),
+        Ty::Buffers(_) => "const wsdsl_buffers*".into(),
+        Ty::Buffer(e, _) => format!("ws_buf_{}", mangle(e)),
+        Ty::Counters(_) => "wsdsl_counters*".into(),
+        Ty::Counter(_, t) => format!("{}*", t.c()),
+        Ty::Ordering => "ws_i8".into(),
+        Ty::Result(..) => format!("ws_{}", mangle(ty)),
         Ty::Unit | Ty::Never => "void".into(),
         Ty::Var(_) | Ty::Err => "/*unresolved*/ int".into(),
     }
@@ -215,6 +267,8 @@ pub fn mangle(ty: &Ty) -> String {
         // The element count first keeps the name unambiguous for nested tuples.
         Ty::Tuple(ts) => format!("tup{}_{}", ts.len(), ts.iter().map(mangle).collect::<Vec<_>>().join("_")),
         Ty::Option(t) => format!("opt_{}", mangle(t)),
+        Ty::Ordering => "ordering".into(),
+        Ty::Result(t, e) => format!("res_{}_{}", mangle(t), mangle(e)),
         _ => "x".into(),
     }
 }
@@ -246,6 +300,7 @@ pub fn layout(ty: &Ty, structs: &BTreeMap<String, (u64, u64)>) -> (u64, u64) {
             let (s, a, _) = struct_layout(&refs, structs);
             (s, a)
         }
+        Ty::Ordering => (1, 1),
         _ => (0, 1),
     }
 }
@@ -348,7 +403,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
         syn::Type::Ptr(_) => err("raw pointers are not supported in megakernel code"),
         syn::Type::Slice(_) => err("a slice is borrowed: write `&[T]` or `&mut [T]` (a function parameter or a local), or use a fixed-size array `[T; N]`"),
         syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => err(
-            "trait objects and `impl Trait` are not supported; use a concrete scalar, array or struct type",
+            "trait objects and `impl Trait` are not supported (the device has no dynamic dispatch); make the function generic over the trait, `fn f<P: Problem>(p: &P)` (one copy per type it is called with), or use an enum of the types",
         ),
         syn::Type::Never(_) => err("the never type `!` is not supported here"),
         syn::Type::Path(p) if p.qself.is_none() => {
@@ -369,6 +424,11 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             }
             if !last.arguments.is_none() {
                 let what = match name.as_str() {
+                    "Buffer" | "ReadOnly" | "Sum" | "Max" | "Min" => format!(
+                        "a `{name}` is borrowed from the context: take `&{}` as a helper's parameter (or bind `let x = &ctx.{}.<name>;`); struct fields and results cannot hold one",
+                        quote::ToTokens::to_token_stream(&p.path).to_string().replace(' ', ""),
+                        if matches!(name.as_str(), "Buffer" | "ReadOnly") { "buffers" } else { "counters" }
+                    ),
                     "Result" => "`Result` is not supported in megakernel code; return an `Option` (and use `?`), or panic with `assert!`/`expect`".to_string(),
                     "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "Box" | "Rc"
                     | "Arc" | "String" => format!(
@@ -377,6 +437,10 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
                     _ => "generic types are not supported in megakernel code; use scalars, fixed-size arrays and structs of this module".to_string(),
                 };
                 return err(&what);
+            }
+            let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            if matches!(segs.iter().map(String::as_str).collect::<Vec<_>>()[..], ["Ordering"] | ["cmp", "Ordering"] | ["std" | "core", "cmp", "Ordering"]) {
+                return Ok(Ty::Ordering);
             }
             if p.path.segments.len() == 1 {
                 if let Some(i) = IntTy::from_name(&name) {
@@ -399,6 +463,7 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
                 "String" | "str" => "`String` is not supported in megakernel code; use a fixed-size array of `u8`".to_string(),
                 "char" => "`char` is not supported yet; use `u32`".to_string(),
                 "Self" => "`Self` is supported only inside an `impl` block; name the type".to_string(),
+                "Ctx" => "the context is borrowed: take `ctx: &mut Ctx` as a helper's parameter; struct fields and results cannot hold it".to_string(),
                 "u128" | "i128" => "128-bit integers are not supported; use `u64`/`i64`".to_string(),
                 _ => format!("unsupported type `{name}`; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
             };

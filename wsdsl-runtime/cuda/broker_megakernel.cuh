@@ -168,7 +168,7 @@ static __device__ unsigned ws_broker_reserve(const ws_broker_launch* L, unsigned
         got = ws_bq_dequeue_reserve<true>(ws_broker_queue_at(L, v), WS_GROUP, pos);
         if (got > 0u) {
             *which = v;
-            st->steals += got;
+            st->steals++;
         }
     }
 #endif

@@ -18,12 +18,16 @@
 #define WS_SHARED(T, name, n) __shared__ T name[n]
 #endif
 
-// Programs with complete handlers or task values define WSDSL_JOIN in their types fragment.
+// Programs with complete handlers or task values define WSDSL_JOIN in their types fragment,
+// and programs with data-parallel jobs WSDSL_JOBS (parallel.cuh).
 #ifndef WSDSL_JOIN
 #define WSDSL_JOIN 0
 #endif
 #ifndef WSDSL_ORDERED
 #define WSDSL_ORDERED 0
+#endif
+#ifndef WSDSL_JOBS
+#define WSDSL_JOBS 0
 #endif
 #if WSDSL_JOIN
 // Free frame ids that travel together between a worker's stash and the pool (join.cuh): a
@@ -64,6 +68,17 @@ struct wsdsl_ctx {
     ws_u32* resumes;     // the worker's stack of continuations (deque scheduler), else null
     unsigned completions;   // complete handlers this thread ran
 #endif
+#if WSDSL_JOBS
+    // Data-parallel jobs (parallel.cuh): the jobs among this run's children, the result
+    // words they give, the worker's list of jobs to run after the batch (null: each runs on
+    // the thread that takes it), and what the jobs of the round before gave.
+    unsigned job_children;
+    unsigned job_words;
+    ws_u64* jobs;
+#if WSDSL_JOB_RESULTS
+    ws_u64 results[WSDSL_JOB_RESULTS];
+#endif
+#endif
 #if WSDSL_PROFILE
     unsigned long long prof_join;     // cycles in join bookkeeping and complete handlers
     unsigned long long prof_frames;   // cycles in the frame pool's slow paths
@@ -98,6 +113,11 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->prepares = 0u;
     ctx->resumes = 0;
     ctx->completions = 0u;
+#endif
+#if WSDSL_JOBS
+    ctx->job_children = 0u;
+    ctx->job_words = 0u;
+    ctx->jobs = 0;
 #endif
     WS_PROF(ctx->prof_join = 0ull);
     WS_PROF(ctx->prof_frames = 0ull);

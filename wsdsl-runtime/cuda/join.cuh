@@ -151,6 +151,13 @@ __device__ ws_join_state wsdsl_join;
 
 __device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx);
 
+#if WSDSL_JOBS
+// Defined by parallel.cuh, which comes after this header: a job record a thread took, and
+// the continuation of a split job.
+static __device__ void ws_job_take(wsdsl_ctx* ctx, const wsdsl_task* rec);
+static __device__ void ws_job_resume(wsdsl_ctx* ctx, ws_u32 id, const wsdsl_task* task);
+#endif
+
 // ---- frame ids across GPUs (see the top) ----
 
 // GPU `pe`'s copy of this GPU's symmetric object `p` (the pool's memory).
@@ -366,39 +373,73 @@ static __device__ __forceinline__ void ws_join_begin(wsdsl_ctx* ctx, const wsdsl
     ctx->child_frame = WS_JOIN_NONE;
     ctx->child_count = 0u;
     ctx->round = 0u;
+#if WSDSL_JOBS
+    ctx->job_children = 0u;
+    ctx->job_words = 0u;
+#endif
 }
 
-// Called by wsdsl_ctx_spawn: where the child's value goes. The first child of a task with a
-// complete handler takes the frame.
-static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
+// Children of this run of the handler that are jobs (parallel.cuh): they count, but hand no
+// value, so the values' slots skip them.
+#if WSDSL_JOBS
+#define WS_JOIN_JOB_CHILDREN(ctx) ((ctx)->job_children)
+#else
+#define WS_JOIN_JOB_CHILDREN(ctx) 0u
+#endif
+
+// Counts one more child of the running task, whose value (if it hands one) goes to slot
+// `value_slot`: the frame the child reports to when the task waits for it (the first child
+// takes the frame), WS_JOIN_DETACHED when it does not, WS_JOIN_NONE after a failure it
+// reported (the run stops).
+static __device__ ws_u32 ws_join_count_child(wsdsl_ctx* ctx, ws_u32 value_slot) {
     const ws_u32 tag = ctx->cur->tag;
-    const ws_u32 slot = ctx->child_count++;
-    child->join_frame = WS_JOIN_DETACHED;
-    child->join_slot = 0u;
-    if (!wsdsl_has_complete(tag)) return;
+    const ws_u32 n = ctx->child_count++;
+    if (!wsdsl_has_complete(tag)) return WS_JOIN_DETACHED;
     // (The bound also keeps the counter's bias out of reach for handlers without values.)
-    if (slot >= wsdsl_max_children(tag) || slot >= WS_JOIN_MAX_CHILDREN) {
+    if (value_slot >= wsdsl_max_children(tag) || n >= WS_JOIN_MAX_CHILDREN) {
         // The last argument says which bound it was: 1 the multi-GPU one, 0 the handler's.
         const bool handlers = wsdsl_max_children(tag) < WS_JOIN_MAX_CHILDREN;
         ws_report(WS_STATUS_CHILDREN, tag, handlers ? wsdsl_max_children(tag) : WS_JOIN_MAX_CHILDREN, handlers ? 0u : (ws_u32)WSDSL_PES);
-        return;
+        return WS_JOIN_NONE;
     }
     if (ctx->child_frame == WS_JOIN_NONE) {
         const ws_u32 index = ws_frame_take(ctx);
-        if (index == WS_JOIN_NONE) return;   // reported; the run stops
+        if (index == WS_JOIN_NONE) return WS_JOIN_NONE;   // reported; the run stops
         wsdsl_join.frames[index].task = *ctx->cur;
+#if WSDSL_JOBS && WSDSL_JOB_RESULTS
+        // What the first round's jobs give is read after it (ws_join_resume): the words
+        // they do not give read 0.
+        for (ws_u32 k = 0; k < WSDSL_JOB_RESULTS; k++) wsdsl_join.frames[index].results[k] = 0ull;
+#endif
         ctx->child_frame = ws_frame_id(index);
     }
 #if WS_JOIN_EARLY_CHILDREN
-    if (slot == 0u) {
+    if (n == 0u) {
         // The counter must hold the bias before any child of this round can be seen.
         ws_store_relaxed_u32(&ws_frame_at(ctx->child_frame)->pending, WS_JOIN_BIAS);
         __threadfence();
     }
 #endif
-    child->join_frame = ctx->child_frame;
-    child->join_slot = wsdsl_takes_values(tag) ? slot : WS_JOIN_NO_SLOT;
+    return ctx->child_frame;
 }
+
+// Called by wsdsl_ctx_spawn: where the child's value goes.
+static __device__ void ws_join_link_child(wsdsl_ctx* ctx, wsdsl_task* child) {
+    const ws_u32 slot = ctx->child_count - WS_JOIN_JOB_CHILDREN(ctx);
+    const ws_u32 frame = ws_join_count_child(ctx, slot);
+    child->join_frame = frame == WS_JOIN_NONE ? WS_JOIN_DETACHED : frame;
+    child->join_slot = frame >= WS_JOIN_DETACHED ? 0u : wsdsl_takes_values(ctx->cur->tag) ? slot : WS_JOIN_NO_SLOT;
+}
+
+#if WSDSL_JOBS
+// Called by ws_job_record: a job of the running task, which hands no value.
+static __device__ void ws_join_link_job(wsdsl_ctx* ctx, wsdsl_task* job) {
+    const ws_u32 frame = ws_join_count_child(ctx, 0u);
+    ctx->job_children++;
+    job->join_frame = frame == WS_JOIN_NONE ? WS_JOIN_DETACHED : frame;
+    job->join_slot = WS_JOIN_NO_SLOT;
+}
+#endif
 
 // Frame `id` has no child left: its task continues, as a task of its own. The deque
 // scheduler keeps continuations apart, on a stack of the worker's (`ctx->resumes`, shared
@@ -527,7 +568,7 @@ static __device__ void ws_join_end(wsdsl_ctx* ctx, const wsdsl_task* task, wsdsl
     const ws_u32 id = ctx->child_frame;
     if (ctx->child_count > 0u && id != WS_JOIN_NONE) {
         ws_frame* f = ws_frame_at(id);
-        ws_gpu_store_relaxed_u32(&f->children, ctx->child_count);
+        ws_gpu_store_relaxed_u32(&f->children, ctx->child_count - WS_JOIN_JOB_CHILDREN(ctx));   // the values
         ws_gpu_store_relaxed_u32(&f->round, ctx->round + 1u);
 #if WS_JOIN_EARLY_CHILDREN
         const ws_u32 adjust = ctx->child_count - WS_JOIN_BIAS;
@@ -565,16 +606,38 @@ static __device__ void ws_join_resume(wsdsl_ctx* ctx, ws_u32 id) {
     ctx->child_frame = id;
     ctx->child_count = 0u;
     ctx->round = ws_gpu_load_relaxed_u32(&f->round);
+#if WSDSL_JOBS
+    ctx->job_children = 0u;
+    ctx->job_words = 0u;
+    if (task.tag == WS_TAG_JOB) {   // a split job: its own continuation (parallel.cuh)
+        ws_job_resume(ctx, id, &task);
+        WS_PROF(ctx->prof_join += ws_clock() - t0);
+        return;
+    }
+#if WSDSL_JOB_RESULTS
+    // What the jobs of the round before gave, for `ctx.result(k)`; the frame's words are
+    // cleared for this round's jobs, which write theirs only after this handler recorded them.
+    for (ws_u32 k = 0; k < WSDSL_JOB_RESULTS; k++) {
+        ctx->results[k] = ws_gpu_load_relaxed_u64((ws_atom_u64*)&f->results[k]);
+        f->results[k] = 0ull;
+    }
+#endif
+#endif
     ctx->completions++;
     const wsdsl_value value = wsdsl_complete(&task, values, n, ctx);
     ws_join_end(ctx, &task, value);
     WS_PROF(ctx->prof_join += ws_clock() - t0);
 }
 
-// What a kernel runs for each task record: a continuation, or a task's spawn handler.
+// What a kernel runs for each task record: a continuation, a job (parallel.cuh), or a
+// task's spawn handler.
 static __device__ __forceinline__ void ws_run_task(const wsdsl_task* task, wsdsl_ctx* ctx) {
     if (task->tag == WS_TAG_RESUME) {
         ws_join_resume(ctx, task->join_frame);
+#if WSDSL_JOBS
+    } else if (task->tag == WS_TAG_JOB) {
+        ws_job_take(ctx, task);
+#endif
     } else {
         wsdsl_execute(task, ctx);
     }

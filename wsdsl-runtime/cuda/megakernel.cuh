@@ -133,7 +133,8 @@ static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigne
 #endif
         got += n;
     }
-    st->steals += got;
+    // A steal is one call that took work, whatever it took: never more than the claims tried.
+    if (got > 0) st->steals++;
     if (v.pe != L->pe) st->remote_steals += got;
     WS_PROF(if (got > 0) { st->rob_cycles += ws_clock() - t0; st->robs++; });
     return got;
@@ -174,6 +175,34 @@ static __device__ __forceinline__ unsigned ws_take_sent_home(unsigned self, unsi
     return 0u;
 #endif
 }
+
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+// Leader, after popping the `*n` tasks at [*first, *first + *n) off the top of its private
+// part: keeps at most WS_JOB_POP job records (parallel.cuh), counting from the top, and leaves
+// the tasks below the last one it keeps on top of the private part, where this batch's
+// exposure offers them to thieves. A split job's pieces then spread over the GPU instead of
+// bouncing on the worker that split it (a worker runs its queued jobs one after the other).
+static __device__ void ws_jobs_limit_pop(const wsdsl_task* slots, ws_deque_owner* own, unsigned* first, unsigned* n) {
+    unsigned keep = 0, jobs = 0;
+    while (keep < *n) {
+        // Tags of up to 32 tasks from the top down, loaded together.
+        ws_u32 tag[32];
+        const unsigned m = *n - keep < 32u ? *n - keep : 32u;
+        WS_UNROLL for (unsigned i = 0; i < 32u; i++)
+            if (i < m) tag[i] = slots[*first + *n - 1u - keep - i].tag;
+        for (unsigned i = 0; i < m; i++) {
+            if (tag[i] == WS_TAG_JOB && ++jobs > WS_JOB_POP) {
+                const unsigned back = *n - keep;
+                own->top += back;
+                *first += back;
+                *n = keep;
+                return;
+            }
+            keep++;
+        }
+    }
+}
+#endif
 
 // Leader of an out-of-work worker (its deque empty, head at slot 0): steals one task or
 // several into its own slots [0, got), which become its private part, or (across GPUs)
@@ -233,6 +262,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+    // Each worker's list of jobs to run after its batch, tile and scan words (parallel.cuh).
+    WS_SHARED(ws_u64, s_jobs, WS_GROUPS_PER_BLOCK * WS_JOB_MEM_WORDS);
+#endif
 #if WS_AGE_TRACE && WSDSL_PROFILE
     WS_SHARED(unsigned, s_stolen, WS_GROUPS_PER_BLOCK);   // whether this batch was just stolen
     unsigned long long wait_ns[2] = {0ull, 0ull}, waits[2] = {0ull, 0ull};   // [own, stolen]
@@ -252,6 +285,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     if (leader) resumes[0] = 0u;
 #if WSDSL_JOIN
     ctx.resumes = resumes;
+#endif
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+    ws_u64* jobs = &s_jobs[group * WS_JOB_MEM_WORDS];
+    if (leader) *(unsigned*)jobs = 0u;
+    ctx.jobs = jobs;
 #endif
 
     ws_victim_state vs;
@@ -309,6 +347,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #endif
             if (outcome == WS_FOUND && n == 0) {
                 n = ws_deque_pop_private(&own, WS_BATCH, &first);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+                ws_jobs_limit_pop(my_slots, &own, &first, &n);
+#endif
                 if (n == 0) n = ws_deque_reclaim(dq, my_slots, &own, WS_BATCH, &first);
 #if WSDSL_JOIN
                 if (n == 0 && waiting > 0) {
@@ -323,6 +364,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 WS_PROF(t0 = ws_clock());
                 outcome = ws_find_work(&L, self, &vs, &idle, &own, &st, resumes, &home_head);
                 if (outcome == WS_FOUND) n = ws_deque_pop_private(&own, WS_BATCH, &first);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+                if (outcome == WS_FOUND) ws_jobs_limit_pop(my_slots, &own, &first, &n);
+#endif
                 WS_AGE(stolen = n > 0);
 #if WSDSL_JOIN && WSDSL_PES
                 if (outcome == WS_FOUND && n == 0 && resumes[0] > 0) {
@@ -386,6 +430,17 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         ws_atom_u64 head_seen = 0;
         if (leader) head_seen = ws_load_relaxed_u64(&dq->head);
         if (have) ws_run_task(&task, &ctx);
+#if WSDSL_JOBS && WS_JOB_COOPERATIVE
+        // The jobs the batch queued run now, by all the worker's threads (parallel.cuh); a
+        // split one takes a frame, so the stash is topped up first. Their children join the
+        // batch's in the deque.
+        ws_group_sync();
+        if (ws_jobs_queued(jobs)) {
+            if (leader) ws_join_prepare(&ctx);
+            ws_group_sync();
+            ws_jobs_after_batch(&ctx, jobs, rank);
+        }
+#endif
         // Slots about to be exposed were written by this worker's threads, in this batch or
         // earlier: each orders its writes before the leader's release of `split`.
         if (expose > 0) ws_fence_acq_rel();

@@ -325,6 +325,19 @@ WS_FN bool ws_is_nan_f32(ws_f32 x) { return x != x; }
 WS_FN ws_u32 ws_to_bits_f32(ws_f32 f) { union { ws_u32 u; ws_f32 f; } x; x.f = f; return x.u; }
 WS_FN ws_f32 ws_powi_f32(ws_f32 a, ws_i32 b) { bool recip = b < 0; ws_f32 r = 1; for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } return recip ? 1 / r : r; }
 
+/* total_cmp: Rust's `Ordering` (-1, 0, 1) of the bit patterns made comparable as signed
+ * integers (negative values' magnitude bits flipped), so -0 < +0 and NaNs order by sign. */
+WS_FN ws_i8 ws_total_cmp_f64(ws_f64 a, ws_f64 b) {
+    ws_i64 x = (ws_i64)ws_to_bits_f64(a), y = (ws_i64)ws_to_bits_f64(b);
+    x ^= (ws_i64)(((ws_u64)(x >> 63)) >> 1); y ^= (ws_i64)(((ws_u64)(y >> 63)) >> 1);
+    return (ws_i8)((x > y) - (x < y));
+}
+WS_FN ws_i8 ws_total_cmp_f32(ws_f32 a, ws_f32 b) {
+    ws_i32 x = (ws_i32)ws_to_bits_f32(a), y = (ws_i32)ws_to_bits_f32(b);
+    x ^= (ws_i32)(((ws_u32)(x >> 31)) >> 1); y ^= (ws_i32)(((ws_u32)(y >> 31)) >> 1);
+    return (ws_i8)((x > y) - (x < y));
+}
+
 /* ---- #[buffers] elements: ctx.buffers.<name>.get/set/atomic_* ----
  * An index past the end faults (Rust panics; the message shows the length and the index)
  * and the access is skipped (reads give 0).

@@ -373,6 +373,17 @@ fn all_zero<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync)
 /// pointer and its length as a `ws_u64` (16 bytes per buffer).
 pub trait BufferSet: Sync + 'static {
     fn buffers(&self) -> Vec<&dyn DeviceBuffer>;
+
+    /// Buffer `index` as a data-parallel job sees it (`parallel/`); `Other` for a float
+    /// buffer or no buffer. `#[megakernel]` implements it for programs that record jobs.
+    fn job_buffer(&self, _index: u32) -> crate::parallel::JobBuffer<'_> {
+        crate::parallel::JobBuffer::Other
+    }
+
+    /// The index of the buffer at `address` (a field of this struct), which a job records.
+    fn job_index(&self, _address: *const ()) -> Option<u32> {
+        None
+    }
 }
 
 impl BufferSet for () {

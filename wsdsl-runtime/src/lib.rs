@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod error;
 pub mod gpu;
 pub mod graph;
+pub mod parallel;
 pub mod program;
 pub mod progress;
 pub mod recursion;

@@ -3,9 +3,12 @@
 //! the handler), and the CPU backend then runs what the list holds (`cpu/tree.rs`). Part of
 //! the contract ([`crate::program::Program::execute`]); the one thing it takes from a backend
 //! is how a push past the CPU backend's bound on tasks held stops the handler
-//! (`cpu/limits.rs`).
+//! (`cpu/limits.rs`). The jobs a handler records (`ctx.merge(..)` and the other
+//! data-parallel building blocks, `parallel/`) go here too, and so do the results of the jobs
+//! of the round before, which a complete handler reads with `ctx.result(k)`.
 
 use crate::cpu::limits::Stop;
+use crate::parallel::{Job, RESULT_WORDS};
 
 /// The tasks spawned by a handler, in spawn order. A plain vector, so that a push costs a
 /// store and an increment: a pool thread's handlers spawn into one that it keeps, and takes
@@ -20,6 +23,13 @@ pub struct Spawned<T> {
     /// others keep their parent's. Empty in unordered programs, whose handlers cannot call
     /// `spawn_with_priority`, so their pushes cost what they did.
     priorities: Vec<(u32, u32)>,
+    /// Jobs the handler recorded (rare: most handlers record none, and then this costs
+    /// nothing but its empty vector).
+    jobs: Vec<Job>,
+    /// Result words the recorded jobs will give.
+    result_words: usize,
+    /// What the jobs of the round before gave, for the complete handler (`ctx.result(k)`).
+    results: [u64; RESULT_WORDS],
 }
 
 impl<T> Spawned<T> {
@@ -64,13 +74,55 @@ impl<T> Spawned<T> {
         }
     }
 
+    /// Adds a job giving `words` result words (`parallel::record`).
+    pub fn push_job(&mut self, job: Job, words: usize) {
+        self.jobs.push(job);
+        self.result_words += words;
+    }
+
+    /// Result words of the jobs recorded so far: the next job's first one.
+    pub fn result_words_used(&self) -> usize {
+        self.result_words
+    }
+
+    /// Result word `k` of the jobs of the round before (0 where they gave fewer), as
+    /// `ctx.result(k)` reads it: an index past `RESULT_WORDS` panics with Rust's message.
+    #[inline]
+    #[track_caller]
+    pub fn result(&self, k: usize) -> u64 {
+        self.results[k]
+    }
+
+    /// The recorded jobs.
+    #[cfg(test)]
+    pub(crate) fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// Whether the handler recorded jobs.
+    #[inline]
+    pub(crate) fn has_jobs(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
+    /// Takes the recorded jobs away (their results come back through `set_results`).
+    pub(crate) fn take_jobs(&mut self) -> Vec<Job> {
+        self.result_words = 0;
+        std::mem::take(&mut self.jobs)
+    }
+
+    /// What the next complete handler run on this list reads with `ctx.result(k)`.
+    pub(crate) fn set_results(&mut self, results: [u64; RESULT_WORDS]) {
+        self.results = results;
+    }
+
     pub(crate) fn new() -> Self {
         Self::with_limit(usize::MAX)
     }
 
     /// An empty list that holds at most `limit` tasks.
     pub(crate) fn with_limit(limit: usize) -> Self {
-        Spawned { tasks: Vec::new(), limit, priorities: Vec::new() }
+        Spawned { tasks: Vec::new(), limit, priorities: Vec::new(), jobs: Vec::new(), result_words: 0, results: [0; RESULT_WORDS] }
     }
 
     pub(crate) fn tasks(&self) -> &[T] {
@@ -92,12 +144,14 @@ impl<T> Spawned<T> {
     pub(crate) fn clear(&mut self) {
         self.tasks.clear();
         self.priorities.clear();
+        self.jobs.clear();
+        self.result_words = 0;
     }
 
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
         debug_assert!(self.priorities.is_empty(), "lists of ordered programs are not split");
-        Spawned { tasks: self.tasks.drain(..n).collect(), limit: self.limit, priorities: Vec::new() }
+        Spawned { tasks: self.tasks.drain(..n).collect(), ..Spawned::with_limit(self.limit) }
     }
 }
 

@@ -13,7 +13,7 @@ pub enum BackendKind {
 impl fmt::Display for BackendKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            BackendKind::Cpu { threads } => write!(f, "CPU ({threads} threads, work stealing)"),
+            BackendKind::Cpu { threads } => write!(f, "CPU ({threads} thread{}, work stealing)", if *threads == 1 { "" } else { "s" }),
             BackendKind::Gpu { device, arch } => write!(f, "GPU {device} ({arch}, persistent megakernel)"),
         }
     }
@@ -62,9 +62,11 @@ pub struct Stats {
     /// Complete handlers run (each run after a task's children are done; on the GPU a
     /// continuation batch or record of its own).
     pub completions: u64,
-    /// Steal attempts (CAS tries on a victim that looked non-empty).
+    /// Steal attempts (CAS tries on a victim that looked non-empty; on the CPU backend, whose
+    /// thieves are rayon's, the steals that took a task).
     pub steal_attempts: u64,
-    /// Successful steals.
+    /// Steals that took work: at most `steal_attempts`. On the GPU one may take several tasks
+    /// (half of what the victim offers, `Steal::Half`).
     pub steals: u64,
     /// Of those, tasks taken from another GPU (runs on several GPUs; zero otherwise).
     pub remote_steals: u64,
@@ -76,7 +78,7 @@ pub struct Stats {
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
-    /// Successful steals by each worker (same order).
+    /// Steals that took work, by each worker (same order).
     pub per_worker_steals: Vec<u64>,
     /// Most tasks each worker held at once: its deque's peak (GPU), the tasks waiting for
     /// their children on its stack (CPU).
@@ -281,7 +283,7 @@ impl fmt::Display for Stats {
         if self.completions > 0 {
             writeln!(f, "completes   {} complete handlers run", self.completions)?;
         }
-        writeln!(f, "steals      {} of {} attempts", self.steals, self.steal_attempts)?;
+        writeln!(f, "steals      {} of {} attempts took work", self.steals, self.steal_attempts)?;
         if !self.per_gpu_tasks.is_empty() {
             let shares: Vec<String> = self.per_gpu_tasks.iter().map(|t| t.to_string()).collect();
             let home = if self.sent_home > 0 { format!("; {} continuations sent home", self.sent_home) } else { String::new() };
@@ -459,5 +461,13 @@ mod tests {
         let text = stats.to_string();
         assert!(text.contains("launch 0.0 ms (70.0 MB in, 403.0 MB cleared), run"), "{text}");
         assert!(text.ends_with("copy-back 0.0 ms (436.0 MB out)"), "{text}");
+    }
+
+    #[test]
+    fn one_thread_is_not_plural_and_steals_read_against_attempts() {
+        assert_eq!(BackendKind::Cpu { threads: 1 }.to_string(), "CPU (1 thread, work stealing)");
+        assert_eq!(BackendKind::Cpu { threads: 16 }.to_string(), "CPU (16 threads, work stealing)");
+        let stats = Stats { steal_attempts: 40, steals: 3, ..Stats::default() };
+        assert!(stats.to_string().contains("steals      3 of 40 attempts took work"), "{stats}");
     }
 }

@@ -1,14 +1,16 @@
 //! bench: the fork-join, deep-tree and divide-and-conquer workloads on the GPU, side by side
 //! with idiomatic rayon programs for the same algorithms on the host's cores, in one run;
-//! and graphs (`--rows graphs`, `graph_rows.rs`): BFS beside rayon and a hand-written CUDA
-//! BFS, SSSP and PageRank beside rayon.
+//! and graphs: BFS, SSSP, CC and PageRank on every class of graph beside GAPBS on the same
+//! graph (`--rows graphs`, `graph_classes.rs`), and BFS beside rayon and a hand-written CUDA
+//! BFS, SSSP and PageRank beside rayon (`--rows graphs-rayon`, `graph_rows.rs`).
 //! Every GPU run's answer is checked against the host's (or a known value); times are
 //! medians of `--repeat` runs after a warm-up (CUDA events around the kernel; wall clock
 //! around the rayon call).
 //!
 //!     bench                                # every row
 //!     bench --rows chain,fib --repeat 5   # some rows
-//!     bench --rows graphs --repeat 5       # BFS: wsdsl, rayon and hand-written CUDA
+//!     bench --rows graphs --gapbs gapbs/   # every graph class, GAPBS beside wsdsl
+//!     bench --rows graphs-rayon            # BFS: wsdsl, rayon and hand-written CUDA
 //!     bench --profile                      # also where the GPU workers' time went
 //!
 //! Built where Rust is, run where the GPU is: it needs only the CUDA driver and NVRTC.
@@ -27,6 +29,11 @@ mod baseline_bfs;
 #[allow(dead_code)]
 #[path = "../../../examples/bfs/kernel.rs"]
 mod bfs;
+#[allow(dead_code)]
+#[path = "../../../examples/cc/kernel.rs"]
+mod cc;
+mod gapbs;
+mod graph_classes;
 #[path = "../../../examples/common/graph_reference.rs"]
 mod graph_reference;
 mod graph_rows;
@@ -45,6 +52,7 @@ mod kernels;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../examples/mergesort/kernel.rs"]
 mod mergesort;
+use mergesort::merge_path;
 #[allow(dead_code)]
 #[path = "../../../examples/nqueens/kernel.rs"]
 mod nqueens;
@@ -68,8 +76,11 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort,
-    /// quicksort, quicksort-grains, graphs (BFS on R-MAT 20 and 22 and p2p-Gnutella31).
+    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort
+    /// (merging with ctx.merge), mergesort-path (merge-path tasks), quicksort, sorts (those
+    /// three), sort-variants (block workers, 1 M keys), graphs (BFS, SSSP, CC and PageRank on
+    /// every graph class beside GAPBS), graphs-rayon (BFS, SSSP and PageRank on R-MAT and
+    /// p2p-Gnutella31 beside rayon and a hand-written CUDA BFS).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -96,6 +107,26 @@ struct Args {
     /// ./data/graphs).
     #[arg(long)]
     graph_dir: Option<std::path::PathBuf>,
+    /// The graph classes of `--rows graphs`, comma-separated: grid:ROWSxCOLUMNS, road:N,
+    /// rmat:SCALE, uniform:N, gnutella (default: grid:2048x2048, road:4194304, rmat:22,
+    /// rmat:24, uniform:4194304, gnutella; with --cpu grid:256x256, road:65536, rmat:14,
+    /// rmat:16, uniform:65536, gnutella).
+    #[arg(long, value_delimiter = ',', value_parser = graph_classes::Class::parse)]
+    graph_classes: Vec<graph_classes::Class>,
+    /// GAPBS's directory (its bfs, sssp, cc and pr binaries), run beside `--rows graphs`;
+    /// without it those columns say "skipped".
+    #[arg(long, value_name = "DIR")]
+    gapbs: Option<std::path::PathBuf>,
+    /// GAPBS's threads (OMP_NUM_THREADS; default: every core).
+    #[arg(long)]
+    gapbs_threads: Option<usize>,
+    /// GAPBS's trials per kernel (default: --repeat).
+    #[arg(long)]
+    gapbs_trials: Option<usize>,
+    /// Where to write the graph files GAPBS reads (default: a new directory in the system's
+    /// temporary directory; each file is removed after its class).
+    #[arg(long, value_name = "DIR")]
+    gapbs_work: Option<std::path::PathBuf>,
     /// Where the connect4 test sets are (`connect4/Test_L3_R1`; default: the repository's
     /// data folder, else ./data).
     #[arg(long)]
@@ -244,20 +275,43 @@ fn main() -> ExitCode {
         rows.push(announce(b.connect4_call(&gpu(), &data_file(args.data_dir.as_deref(), "connect4/Test_L3_R1"))));
     }
     let sort_keys = if args.full { 16 << 20 } else { 1 << 20 };
-    if wanted("mergesort") {
+    if wanted("mergesort") || wanted("sorts") {
         rows.push(announce(b.sort(&gpu(), Sort::Merge, sort_keys)));
     }
-    if wanted("quicksort") {
+    if wanted("mergesort-path") || wanted("sorts") {
+        rows.push(announce(b.sort(&gpu(), Sort::MergePath, sort_keys)));
+    }
+    if wanted("quicksort") || wanted("sorts") {
         rows.push(announce(b.sort(&gpu(), Sort::Quick, sort_keys)));
     }
-    if wanted("quicksort-grains") {
-        for grain in [256, 4096] {
-            rows.push(announce(b.sort(&gpu(), Sort::QuickGrain(grain), sort_keys)));
+    if wanted("sort-variants") {
+        for which in [Sort::Merge, Sort::Quick] {
+            rows.push(announce(b.sort(&gpu().worker(Worker::Block), which, sort_keys)));
+            rows.push(announce(b.sort(&gpu(), which, 1 << 20)));
         }
-        rows.push(announce(b.sort(&gpu().worker(Worker::Block), Sort::Quick, sort_keys)));
-        rows.push(announce(b.sort(&gpu(), Sort::Quick, 1 << 20)));
     }
+    let mut class_rows = Vec::new();
+    let gapbs = gapbs::Gapbs {
+        dir: args.gapbs.clone(),
+        threads: args.gapbs_threads.unwrap_or_else(gapbs::all_cores),
+        trials: args.gapbs_trials.unwrap_or(args.repeat),
+    };
     if wanted("graphs") {
+        let graph_rt = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(30)));
+        let classes = if args.graph_classes.is_empty() { graph_classes::Class::defaults(args.cpu) } else { args.graph_classes.clone() };
+        match graph_classes::work_dir(args.gapbs_work.as_deref()) {
+            Ok(work) => {
+                for class in &classes {
+                    b.graph_class(&graph_rt, class, &gapbs, &work, &mut class_rows);
+                }
+                if args.gapbs_work.is_none() {
+                    let _ = std::fs::remove_dir(&work);
+                }
+            }
+            Err(e) => class_rows.push(graph_classes::ClassRow::failed("graphs".into(), format!("no directory for GAPBS's graph files: {e}"))),
+        }
+    }
+    if wanted("graphs-rayon") {
         // The hand-written CUDA BFS needs the GPU itself: compiled once for every graph.
         let cuda = if args.cpu { None } else { Some(baseline_bfs::CudaBfs::new()) };
         let graph_rt = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(30)));
@@ -270,7 +324,15 @@ fn main() -> ExitCode {
         }
     }
 
-    let table = render(&rows, if args.cpu { "CPU backend" } else { "GPU" });
+    let wsdsl = if args.cpu { "CPU backend" } else { "GPU" };
+    let mut tables = Vec::new();
+    if !rows.is_empty() {
+        tables.push(render(&rows, wsdsl));
+    }
+    if !class_rows.is_empty() {
+        tables.push(graph_classes::render(&class_rows, wsdsl, &gapbs));
+    }
+    let table = tables.join("\n");
     println!("\n{table}");
     println!("wall time {:.1} s", t0.elapsed().as_secs_f64());
     if let Some(path) = &args.out {
@@ -278,7 +340,7 @@ fn main() -> ExitCode {
             eprintln!("could not write {}: {e}", path.display());
         }
     }
-    if rows.iter().all(|r| r.check.is_ok()) {
+    if rows.iter().all(|r| r.check.is_ok()) && class_rows.iter().all(|r| r.check.is_ok()) {
         println!("all rows checked: PASS");
         ExitCode::SUCCESS
     } else {
@@ -505,22 +567,27 @@ impl Bench<'_> {
     /// same keys (the host time includes copying the input, as the GPU's excludes it).
     fn sort(&self, rt: &Runtime, which: Sort, keys: usize) -> Row {
         let input = mergesort::keys(keys, 7, u32::MAX);
+        let check = |sorted: &Vec<u32>| mergesort::check(&input, sorted).map(|()| "sorted permutation".into());
+        let leaf = mergesort::mergesort::LEAF as u32;
         let mut row = match which {
             Sort::Merge => self.gpu_row(
-                format!("mergesort {} M keys (cutoff 32, grain {})", keys >> 20, mergesort::DEFAULT_GRAIN),
+                format!("mergesort {} M keys (ctx.merge, cutoff {leaf})", keys >> 20),
                 rt,
-                |rt| mergesort::sort(rt, &input, 32, mergesort::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
-                |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
+                |rt| mergesort::sort(rt, &input, leaf).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
             ),
-            Sort::Quick | Sort::QuickGrain(_) => {
-                let grain = if let Sort::QuickGrain(g) = which { g } else { quicksort::DEFAULT_GRAIN };
-                self.gpu_row(
-                    format!("quicksort {} M keys (cutoff 32, grain {grain})", keys >> 20),
-                    rt,
-                    |rt| quicksort::sort(rt, &input, 32, grain).map(|(sorted, out)| (sorted.data, out.stats)),
-                    |sorted| mergesort::check(&input, sorted).map(|()| "sorted permutation".into()),
-                )
-            }
+            Sort::MergePath => self.gpu_row(
+                format!("mergesort {} M keys (merge-path tasks, cutoff 32, grain {})", keys >> 20, merge_path::DEFAULT_GRAIN),
+                rt,
+                |rt| merge_path::sort(rt, &input, 32, merge_path::DEFAULT_GRAIN).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
+            ),
+            Sort::Quick => self.gpu_row(
+                format!("quicksort {} M keys (ctx.partition, cutoff {leaf})", keys >> 20),
+                rt,
+                |rt| quicksort::sort(rt, &input, leaf).map(|(sorted, out)| (sorted.data, out.stats)),
+                check,
+            ),
         };
         let (sorted, ms) = host_median(self.args.repeat, || {
             let mut k = input.clone();
@@ -536,12 +603,13 @@ impl Bench<'_> {
 
 }
 
-/// The two GPU sorts (quicksort with its default partition grain, or another).
+/// The GPU sorts: merge sort merging with `ctx.merge` or with hand-written merge-path tasks,
+/// and quicksort partitioning with `ctx.partition`.
 #[derive(Clone, Copy)]
 enum Sort {
     Merge,
+    MergePath,
     Quick,
-    QuickGrain(u32),
 }
 
 fn render(rows: &[Row], wsdsl: &str) -> String {

@@ -46,11 +46,13 @@ impl Guards {
         f
     }
 
-    /// `imp` with a guard in each of its recursive methods.
+    /// `imp` with a guard in each of its recursive methods (a blanket impl's are named
+    /// after the trait, as their copies are: `model/traits.rs`).
     pub fn impl_block(&self, imp: &syn::ItemImpl) -> syn::ItemImpl {
         let mut imp = imp.clone();
-        let owner = match &*imp.self_ty {
-            syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        let owner = match (&imp.trait_, &*imp.self_ty) {
+            (Some((_, tr, _)), _) if !imp.generics.params.is_empty() => tr.segments.last().map(|s| s.ident.to_string()),
+            (_, syn::Type::Path(p)) => p.path.segments.last().map(|s| s.ident.to_string()),
             _ => None,
         };
         let Some(owner) = owner else { return imp };
@@ -60,6 +62,20 @@ impl Guards {
             }
         }
         imp
+    }
+
+    /// `t` with a guard in each of its recursive default methods.
+    pub fn trait_item(&self, t: &syn::ItemTrait) -> syn::ItemTrait {
+        let mut t = t.clone();
+        let name = t.ident.to_string();
+        for item in &mut t.items {
+            if let syn::TraitItem::Fn(f) = item {
+                if let Some(block) = &mut f.default {
+                    self.insert(&format!("{name}::{}", f.sig.ident), block);
+                }
+            }
+        }
+        t
     }
 
     fn insert(&self, key: &str, block: &mut syn::Block) {

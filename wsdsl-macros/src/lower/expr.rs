@@ -336,7 +336,54 @@ impl FnLower<'_> {
                 let mut refs: Vec<&Expr> = vec![recv];
                 refs.extend(args.iter());
                 let v = self.operands(&refs, out);
-                method_c(*m, &rt, &v)
+                match m {
+                    Method::Cmp | Method::PartialCmp | Method::TotalCmp => {
+                        let ordering = match (m, &rt) {
+                            (Method::TotalCmp, Ty::Float(f)) => format!("ws_total_cmp_{}({}, {})", f.name(), v[0], v[1]),
+                            _ => format!("((ws_i8)((({0}) > ({1})) - (({0}) < ({1}))))", v[0], v[1]),
+                        };
+                        if *m != Method::PartialCmp {
+                            return Some(ordering);
+                        }
+                        // `None` when either operand is a NaN (never for integers and bools).
+                        let some = match rt {
+                            Ty::Float(_) => format!("!(({0}) != ({0}) || ({1}) != ({1}))", v[0], v[1]),
+                            _ => "true".into(),
+                        };
+                        format!("{}{{{some}, {ordering}}}", self.cty(&ty))
+                    }
+                    _ => method_c(*m, &rt, &v),
+                }
+            }
+            ExprKind::OrderingLit(d) => format!("((ws_i8){d})"),
+            ExprKind::RangeLen(start, end, inclusive) => {
+                let Ty::Int(t) = self.ty(&start.ty) else { return Some("0".into()) };
+                let v = self.operands(&[start, end], out);
+                let (s, e, u) = (&v[0], &v[1], format!("ws_{}", t.unsigned_name()));
+                let (cmp, extra) = if *inclusive { ("<=", " + 1u") } else { ("<", "") };
+                format!("((({s}) {cmp} ({e})) ? (ws_usize)(({u})(({u})({e}) - ({u})({s}))){extra} : (ws_usize)0)")
+            }
+            ExprKind::RangeNth(start, k) => {
+                let Ty::Int(t) = self.ty(&start.ty) else { return Some("0".into()) };
+                let v = self.operands(&[start, k], out);
+                let w = t.c_wide_unsigned();
+                format!("(({})(({w})({}) + ({w})({})))", t.c(), v[0], v[1])
+            }
+            ExprKind::ResFrom(ok, v, e) => {
+                // Only the value the flag selects is computed and read.
+                let flag = self.expr(ok, out).unwrap_or_else(|| "false".into());
+                let (t, cty) = (self.fresh(), self.cty(&ty));
+                out.push(format!("{cty} {t}; {t}.f0 = {flag};"));
+                for (set, part, field) in [(true, v, "f1"), (false, e, "f2")] {
+                    let mut vs = Vec::new();
+                    if let Some(x) = self.expr(part, &mut vs) {
+                        vs.push(format!("{t}.{field} = {x};"));
+                    }
+                    out.push(format!("if ({}{t}.f0) {{", if set { "" } else { "!" }));
+                    out.extend(super::indent(vs));
+                    out.push("}".into());
+                }
+                t
             }
             ExprKind::Block(_) | ExprKind::If(..) | ExprKind::Match(..) => {
                 if ty.is_value() {
@@ -404,12 +451,14 @@ impl FnLower<'_> {
                     OptOp::IsNone => format!("(!({}).some)", v[0]),
                 }
             }
-            ExprKind::Buffer(name, op, args, site) => {
+            ExprKind::Buffer(buffer, op, args, site) => {
+                let (p, n) = self.buffer_parts(buffer, out)?;
                 let refs: Vec<&Expr> = args.iter().collect();
                 let v = self.operands(&refs, out);
-                let b = "wsdsl_ctx_buffers(ctx)";
-                let (p, n) = (format!("{b}->u_{name}"), format!("{b}->n_{name}"));
-                let (elem, read_only) = self.buffer_elem(name);
+                let (elem, read_only) = match self.ty(&buffer.ty) {
+                    Ty::Buffer(e, ro) => (crate::types::mangle(&e), ro),
+                    _ => return Some("0".into()),
+                };
                 let call = |f: &str, rest: &[String]| {
                     let mut a = vec![p.clone(), n.clone()];
                     a.extend(rest.iter().cloned());
@@ -429,6 +478,17 @@ impl FnLower<'_> {
                     BufOp::AtomicMax => call("atomic_max", &v),
                     BufOp::AtomicCas => call("atomic_cas", &v),
                 }
+            }
+            ExprKind::CtxRef => "ctx".into(),
+            ExprKind::CtxBuffers => "wsdsl_ctx_buffers(ctx)".into(),
+            ExprKind::CtxCounters => "wsdsl_ctx_counters(ctx)".into(),
+            ExprKind::BufferField(..) => {
+                let (p, n) = self.buffer_parts(e, out)?;
+                format!("{}{{{p}, {n}}}", self.cty(&ty))
+            }
+            ExprKind::CounterField(..) => {
+                let c = self.counter_place(e, out)?;
+                format!("(&{c})")
             }
             ExprKind::Return(v) => {
                 match v {
@@ -453,10 +513,10 @@ impl FnLower<'_> {
                 out.push(format!("{p} = {rhs};"));
                 return None;
             }
-            ExprKind::Counter(f, reduce, x) => {
+            ExprKind::Counter(counter, reduce, x) => {
+                let c = self.counter_place(counter, out)?;
                 let v = self.expr(x, out)?;
                 let Ty::Int(t) = self.ty(&x.ty) else { return None };
-                let c = format!("wsdsl_ctx_counters(ctx)->u_{f}");
                 match reduce {
                     Reduce::Sum => out.push(format!("{c} = {};", wrap_arith(t, "+", &c, &v))),
                     Reduce::Max | Reduce::Min => {
@@ -510,6 +570,14 @@ impl FnLower<'_> {
                 out.push("}".into());
                 t
             }
+            ExprKind::Job(call) => {
+                self.job(call, out);
+                return None;
+            }
+            ExprKind::JobResult(k, site) => {
+                let k = self.expr(k, out)?;
+                format!("wsdsl_ctx_result(ctx, {k}, {site}u)")
+            }
             ExprKind::Unit => return None,
             ExprKind::Error => "0".into(),
         })
@@ -528,19 +596,26 @@ impl FnLower<'_> {
         }
     }
 
-    /// The element type of buffer `name` as the runtime helpers name it, and whether it is
-    /// a `ReadOnly` array.
-    fn buffer_elem(&self, name: &str) -> (&'static str, bool) {
-        let b = self.m.buffers().and_then(|b| b.buffers.iter().find(|f| f.name == name));
-        let elem = match b.map(|f| &f.elem) {
-            Some(Ty::Int(IntTy::U32)) => "u32",
-            Some(Ty::Int(IntTy::I32)) => "i32",
-            Some(Ty::Int(IntTy::U64)) => "u64",
-            Some(Ty::Int(IntTy::I64)) => "i64",
-            Some(Ty::Float(FloatTy::F32)) => "f32",
-            _ => "f64",
-        };
-        (elem, b.is_some_and(|f| f.read_only))
+    /// The element pointer and the length of `buffer` (a `Ty::Buffer`): the fields of the
+    /// buffer table for `bufs.name`, else those of the descriptor `ws_buf_<T>`.
+    fn buffer_parts(&mut self, buffer: &Expr, out: &mut Vec<String>) -> Option<(String, String)> {
+        if let ExprKind::BufferField(base, name) = &buffer.kind {
+            let b = self.expr(base, out)?;
+            return Some((format!("{b}->u_{name}"), format!("{b}->n_{name}")));
+        }
+        let v = self.expr(buffer, out)?;
+        Some((format!("({v}).p"), format!("({v}).n")))
+    }
+
+    /// The C lvalue of `counter` (a `Ty::Counter`): the field of the counters for
+    /// `counters.name`, else what the pointer points to.
+    fn counter_place(&mut self, counter: &Expr, out: &mut Vec<String>) -> Option<String> {
+        if let ExprKind::CounterField(base, name) = &counter.kind {
+            let c = self.expr(base, out)?;
+            return Some(format!("{c}->u_{name}"));
+        }
+        let v = self.expr(counter, out)?;
+        Some(format!("(*({v}))"))
     }
 }
 

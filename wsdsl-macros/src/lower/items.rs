@@ -3,9 +3,10 @@
 
 use super::expr::int_lit;
 use super::{indent, local_name, record_arrays, FnLower};
+use crate::ir::JobKind;
 use crate::model::{FnKind, Module, Reduce, StructKind};
 use crate::typeck::Checked;
-use crate::types::{align_up, c_name, layout, Ty};
+use crate::types::{align_up, c_name, layout, IntTy, Ty};
 use std::fmt::Write;
 
 pub struct Cuda {
@@ -29,7 +30,7 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     // The debug variant first: types used only in debug assertions are recorded too.
     let handlers_debug = ck.debug_assertions.then(|| handlers(m, ck, true, &mut arrays));
     let handlers = handlers(m, ck, false, &mut arrays);
-    let (types, l) = types_fragment(m, &arrays);
+    let (types, l) = types_fragment(m, &arrays, &ck.jobs);
     Cuda {
         types,
         handlers,
@@ -88,6 +89,10 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                     .iter()
                     .map(|&id| {
                         let t = fl.cty(&body.locals[id].ty);
+                        // The context is `ctx` wherever it is passed (`typeck/context.rs`).
+                        if t == "wsdsl_ctx*" {
+                            return format!("{t} ctx");
+                        }
                         format!("{t} {}", local_name(&body.locals[id].name, id))
                     })
                     .collect();
@@ -137,7 +142,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
 /// the per-task join tables (`cuda/join.cuh` uses them).
 fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
     let mut out = String::new();
-    let join = m.joins() || m.value_ty().is_some();
+    let join = needs_join(m, &ck.jobs);
     out.push_str("__device__ void wsdsl_execute(const wsdsl_task* task, wsdsl_ctx* ctx) {\n");
     if join {
         out.push_str("    wsdsl_value value = wsdsl_value();\n    ws_join_begin(ctx, task);\n");
@@ -205,9 +210,13 @@ fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
 }
 
 /// Per task tag: whether it has a complete handler, and the most children whose values it
-/// keeps (`WS_JOIN_NO_VALUES` when its complete handler takes none).
-fn join_tables(m: &Module, out: &mut String) {
+/// keeps (`WS_JOIN_NO_VALUES` when its complete handler takes none). A job split into pieces
+/// (`WS_TAG_JOB`) waits for them and takes no values.
+fn join_tables(m: &Module, out: &mut String, jobs: bool) {
     out.push_str("static __device__ __forceinline__ bool wsdsl_has_complete(ws_u32 tag) {\n    switch (tag) {\n");
+    if jobs {
+        out.push_str("    case WS_TAG_JOB: return true;\n");
+    }
     for (tag, t) in m.tasks().enumerate() {
         if m.complete_handler(&t.name.to_string()).is_some() {
             writeln!(out, "    case {tag}u: return true;").unwrap();
@@ -215,6 +224,9 @@ fn join_tables(m: &Module, out: &mut String) {
     }
     out.push_str("    default: return false;\n    }\n}\n");
     out.push_str("static __device__ __forceinline__ ws_u32 wsdsl_max_children(ws_u32 tag) {\n    switch (tag) {\n");
+    if jobs {
+        out.push_str("    case WS_TAG_JOB: return 0xffffffffu;\n");
+    }
     for (tag, t) in m.tasks().enumerate() {
         if let Some(c) = m.complete_handler(&t.name.to_string()) {
             let n = match (&c.kind, c.params.len()) {
@@ -235,8 +247,11 @@ fn join_tables(m: &Module, out: &mut String) {
 }
 
 /// Layout of a join frame (`struct ws_frame`): a 24-byte header of `u32` words, the parent task
-/// record, then the children's values. Returns (size, value size, C definition).
-pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, String) {
+/// record, then the children's values. A program with jobs adds the result words of the
+/// round's jobs (`ctx.result(k)`) after the task, and lays the children's values over the
+/// scratch of a job split into pieces (`cuda/parallel.cuh`). Returns (size, value size, C
+/// definition).
+pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64, jobs: &[(JobKind, IntTy)]) -> (u64, u64, String) {
     let (value_decl, vsize, valign) = super::values::declare(m);
     let max_children = m
         .fns
@@ -248,17 +263,28 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64) -> (u64, u64, 
         .max()
         .unwrap_or(1);
     let task_off = align_up(24, task_align);
-    let values_off = align_up(task_off + task_bytes, valign);
-    let align = 4u64.max(task_align).max(valign);
-    let size = align_up(values_off + max_children * vsize, align);
+    let (results, scratch) = super::jobs::frame_words(jobs);
+    // Result words are 8-byte aligned; a program without them keeps the frame it had.
+    let results_off = align_up(task_off + task_bytes, if results > 0 { 8 } else { 1 });
+    let values_off = align_up(results_off + 8 * results, valign.max(if scratch > 0 { 8 } else { 1 }));
+    let align = 4u64.max(task_align).max(valign).max(if results + scratch > 0 { 8 } else { 4 });
+    let size = align_up(values_off + (max_children * vsize).max(8 * scratch), align);
     let mut c = String::new();
     writeln!(c, "#define WSDSL_JOIN 1\n{value_decl}#define WSDSL_MAX_CHILDREN {max_children}u").unwrap();
     c.push_str(
         "// A task waiting for its children (cuda/join.cuh): join counter, the links of a free batch\n\
          // it carries, the number of children, the next run of its complete handler, a spare word\n\
          // (the task starts at byte 24), the task itself, and the children's values in spawn order.\n\
-         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 round;\n    ws_u32 spare;\n    wsdsl_task task;\n    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n",
+         struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 round;\n    ws_u32 spare;\n    wsdsl_task task;\n",
     );
+    if results > 0 {
+        c.push_str("    ws_u64 results[WSDSL_JOB_RESULTS];   // what the round's jobs give (cuda/parallel.cuh)\n");
+    }
+    if scratch > 0 {
+        c.push_str("    union {\n        wsdsl_value values[WSDSL_MAX_CHILDREN];\n        ws_u64 job_scratch[WSDSL_JOB_SCRATCH];   // a split job's pieces (cuda/parallel.cuh)\n    };\n};\n");
+    } else {
+        c.push_str("    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n");
+    }
     writeln!(c, "static_assert(sizeof(ws_frame) == {size}, \"wsdsl: join frame size\");").unwrap();
     (size, vsize, c)
 }
@@ -276,6 +302,13 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             emit_type(e, m, done, out);
             let c = if *mutable { "" } else { "const " };
             writeln!(out, "struct {} {{ {c}{}* v; ws_u64 n; }};", c_name(t), c_name(e)).unwrap();
+        }
+        Ty::Buffer(e, _) => writeln!(out, "struct {} {{ {}* p; ws_u64 n; }};", c_name(t), c_name(e)).unwrap(),
+        Ty::Result(v, e) => {
+            emit_type(v, m, done, out);
+            emit_type(e, m, done, out);
+            // The fields of a (flag, value, error) tuple: `Ok(p)` and `Err(p)` are tuple patterns.
+            writeln!(out, "struct {} {{ bool f0; {} f1; {} f2; }};", c_name(t), c_name(v), c_name(e)).unwrap();
         }
         Ty::Option(e) if !matches!(**e, Ty::Int(_)) => {
             emit_type(e, m, done, out);
@@ -335,7 +368,13 @@ fn emit_tagged_union(def: &crate::model::EnumDef, m: &Module, done: &mut Vec<Ty>
     writeln!(out, "static_assert(sizeof(u_{name}) == {size}, \"wsdsl: C layout of `{name}`\");").unwrap();
 }
 
-fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
+/// Whether the device needs join frames: complete handlers, values, or jobs (which their
+/// tasks wait for, and which split into pieces under frames of their own).
+pub fn needs_join(m: &Module, jobs: &[(JobKind, IntTy)]) -> bool {
+    m.joins() || m.value_ty().is_some() || !jobs.is_empty()
+}
+
+fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> (String, Layouts) {
     let mut out = format!("/* wsdsl program `{}`: types */\n", m.name);
     let mut done = Vec::new();
     // Field-less enums: `#[repr(u32)]` in Rust, so a `ws_u32` holding the discriminant.
@@ -380,7 +419,12 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
 
     let mut max_size = 0;
     let mut max_align = 4;
-    let join = m.joins() || m.value_ty().is_some();
+    let join = needs_join(m, jobs);
+    if !jobs.is_empty() {
+        out.push_str(&super::jobs::record_declaration(jobs));
+        max_size = super::jobs::RECORD_BYTES;
+        max_align = 8;
+    }
     out.push_str("struct wsdsl_task {\n    ws_u32 tag;\n");
     if join {
         // Where the task's value goes: the frame of the parent waiting for it (or
@@ -394,6 +438,9 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
         max_align = max_align.max(a);
         writeln!(out, "        u_{0} t_{0};", t.name).unwrap();
     }
+    if !jobs.is_empty() {
+        out.push_str("        ws_job job;\n");
+    }
     out.push_str("    } u;\n};\n");
     let union_offset = align_up(if join { 12 } else { 4 }, max_align);
     let task_bytes = align_up(union_offset + max_size.max(1), max_align);
@@ -401,9 +448,9 @@ fn types_fragment(m: &Module, used_arrays: &[Ty]) -> (String, Layouts) {
     let mut frame_bytes = 0;
     let mut value_bytes = 0;
     if join {
-        let (size, vsize, frame) = frame_layout(m, task_bytes, max_align);
+        let (size, vsize, frame) = frame_layout(m, task_bytes, max_align, jobs);
         out.push_str(&frame);
-        join_tables(m, &mut out);
+        join_tables(m, &mut out, !jobs.is_empty());
         frame_bytes = size;
         value_bytes = if m.value_ty().is_some() { vsize } else { 0 };
     }

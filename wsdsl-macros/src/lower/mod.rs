@@ -11,6 +11,7 @@
 
 mod expr;
 mod items;
+mod jobs;
 mod refs;
 mod shallow;
 mod stmt;
@@ -134,6 +135,11 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
         Ty::Option(e) if matches!(**e, Ty::Int(_)) => return,
         Ty::Option(e) => record_arrays(e, arrays),
         Ty::Slice(e, _) => record_arrays(e, arrays),
+        Ty::Buffer(..) => {}
+        Ty::Result(v, e) => {
+            record_arrays(v, arrays);
+            record_arrays(e, arrays);
+        }
         // A pointer needs its target's type, and no wrapper of its own.
         Ty::Ref(e, _) => return record_arrays(e, arrays),
         _ => return,

@@ -291,12 +291,17 @@ impl FnLower<'_> {
         match p {
             Pat::Wild | Pat::Bind(_) => "true".into(),
             Pat::Range(lo, hi) => {
-                let Ty::Int(t) = ty else { return "true".into() };
-                let l = int_lit(*t, *lo as u128);
+                let t = match ty {
+                    Ty::Int(t) => *t,
+                    // `Ordering::Less` and its siblings: Rust's discriminants in a `ws_i8`.
+                    Ty::Ordering => crate::types::IntTy::I8,
+                    _ => return "true".into(),
+                };
+                let l = int_lit(t, *lo as u128);
                 if lo == hi {
                     format!("({place} == {l})")
                 } else {
-                    format!("({place} >= {l} && {place} <= {})", int_lit(*t, *hi as u128))
+                    format!("({place} >= {l} && {place} <= {})", int_lit(t, *hi as u128))
                 }
             }
             Pat::Bool(true) => format!("({place})"),
@@ -317,9 +322,9 @@ impl FnLower<'_> {
                 format!("({place}.some && {})", self.pat_test(inner, &format!("{place}.v"), &et))
             }
             Pat::Tuple(ps) => {
-                let Ty::Tuple(ts) = ty else { return "true".into() };
+                let Some(ts) = tuple_parts(ty) else { return "true".into() };
                 let parts: Vec<String> =
-                    ps.iter().zip(ts).enumerate().map(|(i, (p, t))| self.pat_test(p, &format!("{place}.f{i}"), &self.ty(t))).collect();
+                    ps.iter().zip(&ts).enumerate().map(|(i, (p, t))| self.pat_test(p, &format!("{place}.f{i}"), &self.ty(t))).collect();
                 format!("({})", parts.join(" && "))
             }
             Pat::Or(ps) => {
@@ -342,8 +347,8 @@ impl FnLower<'_> {
                 }
             }
             Pat::Tuple(ps) => {
-                if let Ty::Tuple(ts) = ty {
-                    for (i, (p, t)) in ps.iter().zip(ts).enumerate() {
+                if let Some(ts) = tuple_parts(ty) {
+                    for (i, (p, t)) in ps.iter().zip(&ts).enumerate() {
                         let t = self.ty(t);
                         self.pat_bind(p, &format!("{place}.f{i}"), &t, out);
                     }
@@ -357,5 +362,15 @@ impl FnLower<'_> {
             }
             _ => {}
         }
+    }
+}
+
+/// The element types of a tuple pattern's value: a tuple's, or a `Result`'s flag, value and
+/// error (`typeck/results.rs`: `Ok(p)` is `(true, p, _)`).
+fn tuple_parts(ty: &Ty) -> Option<Vec<Ty>> {
+    match ty {
+        Ty::Tuple(ts) => Some(ts.clone()),
+        Ty::Result(v, e) => Some(vec![Ty::Bool, (**v).clone(), (**e).clone()]),
+        _ => None,
     }
 }

@@ -335,6 +335,69 @@ fn recursive_helpers_take_their_depth_and_check_it_first() {
     assert!(h.contains("f_even((l_t_0).u_x, 0u, &ws_panicked)"), "{h}");
 }
 
+#[test]
+fn a_job_call_records_its_op_word_operands_and_sites_and_frames_keep_its_results() {
+    let m: syn::ItemMod = syn::parse2(quote! {
+        mod t {
+            #[buffers]
+            struct B { keys: Buffer<u32>, wide: Buffer<i64>, out: Buffer<i64> }
+            #[task]
+            struct T { lo: u32, hi: u32 }
+            #[spawn]
+            fn h(t: &T, ctx: &mut Ctx) {
+                ctx.partition(&ctx.buffers.wide, t.lo as usize..t.hi as usize, -3, &ctx.buffers.out, 7);
+            }
+            #[complete]
+            fn c(_t: &T, ctx: &mut Ctx) {
+                let _ = ctx.result(1);
+            }
+        }
+    })
+    .expect("parses");
+    let sites = fault_sites(m.clone());
+    let c = cuda(m);
+    // Partition (4) of i64 keys (3 << 8) from buffer 1 (wide) into buffer 2 (out); the pivot
+    // sign-extended; the call's nine sites start at 0.
+    let op = 4 | 3 << 8 | 1 << 16 | 2 << 24;
+    let call = format!("ws_job_record(ctx, {op}u, (ws_u64)(((ws_usize)((l_t_0).u_lo))), (ws_u64)(((ws_usize)((l_t_0).u_hi))), 0ull, 0ull, (ws_u64)(((ws_usize)7)), (ws_u64)(ws_i64)(((ws_i64)0xfffffffffffffffdull)), wsdsl_ctx_buffers(ctx)->n_wide, wsdsl_ctx_buffers(ctx)->n_out, 0u);");
+    assert!(c.handlers.contains(&call), "{}", c.handlers);
+    assert_eq!(sites.len(), 9 + 1, "nine for the job, one for the result's index");
+    assert!(sites[0].ends_with("slice index starts at {0:u} but ends at {1:u}"), "{}", sites[0]);
+    assert!(sites[6].contains("ctx.partition writes {0:u}..{1:u} of the buffer it reads"), "{}", sites[6]);
+    assert!(c.handlers.contains("wsdsl_ctx_result(ctx, ((ws_usize)1), 9u)"), "{}", c.handlers);
+    // The frame: the task (a job record is the largest: 16 + 56 bytes), 8 result words, then the
+    // values laid over a split job's scratch (16 children x 3 words).
+    assert!(c.types.contains("#define WSDSL_JOBS 1") && c.types.contains("ws_job job;"));
+    assert!(c.types.contains("ws_u64 results[WSDSL_JOB_RESULTS];") && c.types.contains("#define WSDSL_JOB_SCRATCH 48u"));
+    assert_eq!((c.task_bytes, c.frame_bytes), (72, 24 + 72 + 64 + 384));
+}
+
+#[test]
+fn a_frame_without_jobs_keeps_its_values_right_after_the_task() {
+    // A 36-byte task record (not a multiple of 8): the values follow at byte 24 + 36, with no
+    // padding for result words the program does not have.
+    let m: syn::ItemMod = syn::parse2(quote! {
+        mod t {
+            #[buffers]
+            struct B { keys: Buffer<u32> }
+            #[task]
+            struct T { a: u32, b: u32, c: u32, d: u32, e: u32, f: u32 }
+            #[spawn]
+            fn h(t: &T, ctx: &mut Ctx) {
+                if t.a > 0 {
+                    ctx.spawn(T { a: t.a - 1, b: t.b, c: t.c, d: t.d, e: t.e, f: t.f });
+                }
+            }
+            #[complete]
+            fn c(_t: &T, _ctx: &mut Ctx) {}
+        }
+    })
+    .expect("parses");
+    let c = cuda(m);
+    assert_eq!((c.task_bytes, c.frame_bytes), (36, 24 + 36 + 4));
+    assert!(c.types.contains("static_assert(sizeof(ws_frame) == 64,"), "{}", c.types);
+}
+
 /// C++ compilers may assume that a loop without side effects ends and delete it; Rust's
 /// `loop`, `while` and `while let` go round through one (`ws_loop_progress`), ranges and the
 /// iterator chains lowered to them need none.

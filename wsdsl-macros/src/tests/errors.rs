@@ -104,3 +104,26 @@ fn misused_panics_are_reported() {
     }
     assert_eq!(e.len(), want.len(), "{e:#?}");
 }
+
+#[test]
+fn calls_of_a_refused_signature_report_nothing_more() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] struct A { x: u32 }
+            impl A {
+                fn scaled(&self, by: Box<u32>) -> u32 { self.x }
+            }
+            fn merge_count(data: Vec<u32>, n: u32) -> u32 { n }
+            #[spawn]
+            fn h(a: &A, ctx: &mut Ctx) {
+                let n = merge_count(a.x, 1) + a.scaled(2);
+                let m = merge_count(a.x, missing);
+            }
+        }
+    };
+    let e = errors(m);
+    // The two signatures, and the argument that names nothing: no "cannot find function".
+    assert_eq!(e.len(), 3, "{e:#?}");
+    assert!(e.iter().any(|m| m.contains("`Vec` is not supported")) && e.iter().any(|m| m.contains("`Box` is not supported")), "{e:#?}");
+    assert!(e.iter().any(|m| m.contains("cannot find value `missing`")), "{e:#?}");
+}

@@ -70,11 +70,12 @@ struct Seed {
     module: Vec<Tree>,
 }
 
-/// Every megakernel module under `examples/` and `tests/` (the compile-fail cases included).
+/// Every megakernel module under `examples/` and `tests/` (the integration tests and the
+/// compile-fail cases included).
 fn seeds() -> Vec<Seed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in ["examples", "tests", "tests/ui"] {
+    for dir in ["examples", "tests", "tests/integration", "tests/ui"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
         for e in entries.flatten() {
             let p = e.path();

@@ -3,6 +3,7 @@
 //! against `rust_semantics.cuh`, on edge values. A panic in Rust must be a fault in C.
 
 use super::*;
+use std::cmp::Ordering;
 use std::process::Command;
 
 trait Val: Copy {
@@ -220,6 +221,31 @@ diff! {
     fn rec_method(k: usize) -> u32 { let mut b = Board::new(0); b.cells[k % 4] = 1; b.count_free(0) * 10 + b.count_free(k % 4) } for [(0), (3), (6)]
     fn rec_panics(n: u32) -> u32 { fact(n) } for [(0), (5), (12), (13), (30)]
     fn rec_deep(n: u32) -> u32 { down(n) } for [(0), (255), (256), (1000)]
+    fn it_filter_map(a: u32, b: u32) -> u32 { let v = [a, b, a ^ b, 7]; v.iter().filter_map(|&x| if x % 3 == 0 { None } else { Some(x / 3) }).sum::<u32>().wrapping_add((0..a % 50).filter_map(half).count() as u32 * 1000) } for [(0, 0), (9, 4), (u32::MAX, 1), (31, 62)]
+    fn it_flat_map(n: u32, k: usize) -> u64 { (0..n).flat_map(|i| (0..i).map(move |j| (i, j))).take(k).map(|(i, j)| (i * 100 + j) as u64).fold(0u64, |a, x| a.wrapping_mul(31) ^ x) } for [(0, 5), (5, 3), (6, 100), (10, 7), (3, 0)]
+    fn it_flat_arr(a: u8) -> u32 { let g = [[a, 1, 2], [3, a, 5]]; let s: u32 = g.iter().flatten().map(|&x| x as u32).sum(); let t = [a, 2].iter().flat_map(|&x| [x, x.wrapping_add(1)]).filter(|v| v % 2 == 0).count() as u32; let o = [half(a as u32), None, Some(5)].iter().flatten().sum::<u32>(); s * 100 + t + o * 100000 } for [(0), (7), (255)]
+    fn it_flat_break(n: u32) -> u32 { let mut calls = 0u32; let f = (0..n).map(|x| { calls += 1; x }).flat_map(|x| x..x + 3).skip(2).take(5).fold(0u32, |h, v| h * 7 + v); let a = (1..n).flat_map(|x| (0..x).filter(move |y| (x + y) % 3 == 0)).any(|v| v > 4); let mut s = 0u32; 'o: for (i, j) in (0..n).flat_map(|i| (i..n).map(move |j| (i, j))) { if j == i + 2 { continue; } if i * j > 20 { break 'o; } s = s * 3 + i + j; } calls * 1000000 + f + a as u32 * 100 + s } for [(0), (1), (4), (9)]
+    fn it_take_while(n: u32, lim: u32) -> u32 { let mut calls = 0u32; let s = (0..n).map(|x| { calls += 1; x * x }).take_while(|&x| x < lim).sum::<u32>(); let c = (0..n).skip_while(|x| x * 3 < lim).count() as u32; let mut p = 0u32; let d = (0..n).skip_while(|x| { p += 1; *x < 2 }).filter(|x| x % 2 == 0).count() as u32; s.wrapping_mul(7) + c * 1000 + calls * 100000 + p * 10000000 + d } for [(0, 5), (10, 30), (10, 1000), (5, 0)]
+    fn it_chained(a: u8, b: u8) -> u64 { let x = [a, 1, 2]; let s = (a..b).chain(b..=b.saturating_add(2)).fold(0u64, |h, v| h.wrapping_mul(7) + v as u64); let t = x.iter().chain([b, 9].iter()).map(|&v| v as u64).rev().fold(0u64, |h, v| h * 11 + v); let u = (0..3u32).chain(x.iter().map(|&v| v as u32).filter(|v| v % 2 == 0)).enumerate().map(|(i, v)| i as u64 * v as u64).sum::<u64>(); let w = (0..2u8).chain(5..7).chain(a..a.saturating_add(2)).skip(1).map(|v| v as u64).product::<u64>(); s ^ t << 20 ^ u << 40 ^ w << 50 } for [(0, 0), (3, 9), (250, 255), (9, 3), (255, 255)]
+    fn it_chain_signed(a: i8, b: i8) -> i64 { (a..=b).chain(-3..a).rev().map(|v| v as i64).enumerate().fold(0i64, |h, (i, v)| h.wrapping_mul(5) + i as i64 * v) } for [(-128, 127), (5, 5), (3, 1), (126, 127), (-128, -128)]
+    fn it_last_by(a: i32, b: i32, c: i32) -> i64 { let v = [a, b, c, a]; let l = v.iter().map(|x| x.wrapping_mul(2)).last().unwrap_or(0); let mx = v.iter().enumerate().max_by(|x, y| x.1.cmp(y.1)).map(|(i, _)| i).unwrap_or(9); let mn = v.iter().enumerate().min_by(|x, y| x.1.abs().cmp(&y.1.abs())).map(|(i, _)| i).unwrap_or(9); let e = (0..0).last().unwrap_or(-1); let m = *v.iter().max_by(|x, y| (*x % 3).cmp(&(*y % 3))).unwrap(); l as i64 * 10000 + mx as i64 * 100 + mn as i64 + e as i64 + m as i64 * 7 } for [(1, 2, 3), (3, -2, 2), (0, 0, 0), (i32::MIN, 5, -5), (4, 7, 4)]
+    fn it_fmax_by(a: f64, b: f64) -> f64 { let v = [a, b, 1.5]; let m = *v.iter().max_by(|x, y| x.total_cmp(y)).unwrap(); let n = v.iter().copied().min_by(|x, y| x.partial_cmp(y).unwrap_or(Ordering::Equal)).unwrap(); m * 3.0 + n } for [(0.0, -0.0), (f64::NAN, 1.0), (-5.0, 2.0), (-f64::NAN, 0.5)]
+    fn it_rev_more(a: u32, n: u32) -> u64 { let v = [a, 3, 5, 7]; let h = v.iter().map(|x| x.wrapping_add(1)).filter(|x| x % 3 != 0).rev().fold(0u64, |h, x| h * 13 + x as u64); let e = v.iter().enumerate().rev().fold(0u64, |h, (i, &x)| h.wrapping_mul(17) + i as u64 * 100 + x as u64); let r = (2..n).enumerate().rev().map(|(i, x)| i as u64 * x as u64).fold(0u64, |h, x| h.wrapping_mul(3) + x); let f = v.iter().filter_map(|&x| if x > 4 { Some(x) } else { None }).rev().fold(0u64, |h, x| h.wrapping_mul(19) + x as u64); let mut calls = 0u32; let s = (0..n).map(|x| { calls = calls.wrapping_mul(3) + x; x }).rev().sum::<u32>(); h ^ e << 16 ^ r << 32 ^ f << 48 ^ (calls as u64).wrapping_add(s as u64) } for [(0, 0), (9, 5), (u32::MAX, 40), (4, 2)]
+    fn it_slice_recv(k: usize, j: usize) -> u32 { let a = [5u32, 1, 4, 2, 3]; a[..k].iter().sum::<u32>() * 1000 + a[k..].len() as u32 * 100 + a[j..k].iter().rev().fold(0, |h, x| h * 7 + x) } for [(0, 0), (3, 1), (5, 2), (2, 3), (6, 0)]
+    fn sl_swap(i: usize, j: usize) -> u32 { let mut a = [1u32, 2, 3, 4]; a.swap(i, j); let mut b = [7u8, 8, 9]; b[1..].swap(0, 1); a[0] * 1000 + a[1] * 100 + a[2] * 10 + a[3] + b[2] as u32 * 100000 } for [(0, 3), (1, 1), (4, 0), (0, 9)]
+    fn sl_fill_rev(k: usize, v: u8) -> u64 { let mut a = [1u8, 2, 3, 4, 5]; a[k..].fill(v); a[..k].reverse(); let mut b = [(1u8, true), (2, false)]; b.reverse(); a.iter().fold(0u64, |h, &x| h * 256 + x as u64) + b[0].0 as u64 } for [(0, 9), (2, 7), (5, 1), (6, 0), (4, 0)]
+    fn sl_contains(x: i32) -> u32 { let a = [3, -1, 7]; a.contains(&x) as u32 + [1.5f64, f64::NAN].contains(&(x as f64)) as u32 * 2 + a[1..].contains(&x) as u32 * 4 } for [(3), (-1), (7), (0)]
+    fn sl_copy(k: usize) -> u64 { let mut a = [0u16; 4]; let b = [9u16, 8, 7, 6, 5]; a[..k].copy_from_slice(&b[1..k + 1]); a[k..].copy_from_slice(&b[..4 - k]); a.iter().fold(0, |h, &x| h * 16 + x as u64) } for [(0), (2), (4), (5)]
+    fn sl_copy_bad(k: usize) -> u32 { let mut a = [0u8; 3]; let b = [1u8, 2, 3, 4]; a.copy_from_slice(&b[..k]); a[2] as u32 } for [(3), (2), (4)]
+    fn sl_bsearch(x: u32) -> i64 { let v = [1u32, 2, 2, 2, 2, 3, 3, 5, 5, 5, 5, 5, 9]; let r = match v.binary_search(&x) { Ok(i) => i as i64, Err(i) => -(i as i64) - 100 }; let k = v.binary_search_by_key(&(x * 2), |&a| a * 2).unwrap_or_else(|i| i + 50); let b = v.binary_search_by(|p| p.cmp(&x).reverse()).is_ok(); let e = match v[..0].binary_search(&x) { Ok(_) => 5, Err(i) => i }; let o = match v[1..2].binary_search(&x) { Ok(i) => i + 10, Err(i) => i + 20 }; r * 1000 + k as i64 * 10 + b as i64 + e as i64 * 1000000 + o as i64 * 100000000 } for [(0), (1), (2), (3), (4), (5), (6), (9), (10)]
+    fn sl_sort(a: u32, b: u32, c: u32) -> u64 { let mut v = [a, b, c, a ^ b, 7, 7, 0]; v.sort_unstable(); let mut w = [(a % 3, 1u8), (b % 3, 2), (c % 3, 3), (a % 3, 4)]; w.sort_unstable(); let mut calls = 0u32; let mut x = [a, b, c, 9, 1, a, b]; x.sort_unstable_by_key(|&e| { calls += 1; e % 5 }); let mut y = [a as i32, -(b as i32), 3]; y.sort_by(|p, q| q.cmp(p)); let mut z = [b, a, c]; z[..2].sort(); z.sort_by_key(|e| e % 4); let mut f = [1.5f64, -0.0, 0.0, -2.0]; f.sort_unstable_by(|p, q| p.total_cmp(q)); let h = v.iter().chain(x.iter()).chain(z.iter()).fold(0u64, |h, &e| h.wrapping_mul(31).wrapping_add(e as u64)); h ^ (w.iter().fold(0u64, |h, &(p, q)| h * 7 + p as u64 * 10 + q as u64) << 20) ^ (y[0] as u64) << 40 ^ (calls as u64) << 50 ^ f[1].to_bits() } for [(0, 0, 0), (5, 3, 9), (u32::MAX, 1, 2), (12, 12, 7)]
+    fn sl_sort_calls(n: usize, s: u32) -> u64 { let mut a = [0u32; 20]; for (i, e) in a.iter_mut().enumerate() { *e = (i as u32).wrapping_mul(s) % 7; } let mut calls = 0u64; a[..n].sort_unstable_by_key(|&e| { calls += 1; e / 2 }); let mut b = [(0u32, 0u8); 20]; for i in 0..20 { b[i] = ((i as u32 * s) % 5, i as u8); } b[..n].sort_unstable_by(|p, q| { calls += 1000; p.0.cmp(&q.0) }); a.iter().chain(b.iter().map(|p| &p.0)).fold(0u64, |h, &e| h.wrapping_mul(7) + e as u64) ^ b.iter().fold(0u64, |h, p| h.wrapping_mul(3) + p.1 as u64) << 16 ^ calls << 40 } for [(0, 3), (1, 3), (5, 11), (20, 13), (20, 2), (21, 1)]
+    fn sl_first_last(k: usize) -> u32 { let a = [4u32, 5, 6]; a[k..].first().copied().unwrap_or(99) * 100 + a[..k].last().copied().unwrap_or(98) + a[k..].is_empty() as u32 * 10000 } for [(0), (1), (3), (4)]
+    fn ord_ops(a: i64, b: i64) -> i32 { let o = a.cmp(&b); let p = (a as f64).partial_cmp(&(b as f64)); let r = match o { Ordering::Less => 1, Ordering::Equal => 2, Ordering::Greater => 3 }; r * 100 + o.reverse() as i32 * 10 + o.then(Ordering::Greater) as i32 + (p == Some(o)) as i32 * 1000 + o.is_le() as i32 * 10000 + a.cmp(&0).then_with(|| b.cmp(&0)) as i32 * 100000 + matches!(o, Ordering::Less | Ordering::Equal) as i32 * 1000000 + (o < Ordering::Greater) as i32 * 10000000 } for [(1, 2), (2, 2), (3, -1), (0, 5), (0, -5), (i64::MIN, i64::MAX)]
+    fn ord_float(a: f64, b: f64) -> i32 { a.total_cmp(&b) as i32 * 10 + a.partial_cmp(&b).map_or(5, |o| o as i32) + (a as f32).total_cmp(&(b as f32)) as i32 * 100 } for [(0.0, -0.0), (f64::NAN, 1.0), (1.0, f64::NAN), (-f64::NAN, f64::NAN), (-1.0, 2.0), (f64::INFINITY, f64::NAN)]
+    fn res_methods(x: u32) -> u32 { let v = [2u32, 4, 6]; let r = v.binary_search(&x); r.is_ok() as u32 + r.is_err() as u32 * 2 + r.ok().unwrap_or(7) as u32 * 10 + r.err().unwrap_or(8) as u32 * 100 + r.unwrap_or(5) as u32 * 1000 + if let Ok(i) = r { i as u32 * 10000 } else { 0 } + matches!(r, Err(1)) as u32 * 100000 } for [(1), (2), (3), (4), (7)]
+    fn res_unwrap(x: u32) -> usize { [1u32, 3].binary_search(&x).unwrap() + [1u32, 3].binary_search(&x).expect("present") } for [(1), (3), (2)]
+    fn tr_static(a: u32, b: u32) -> u32 { let s = Sq { s: a % 1000 }; let r = Rt { w: a, h: b }; s.scaled(b).wrapping_add(r.scaled(a)) ^ total(&[s, s.grow(2)]) ^ bigger(r, r.grow(b % 7)).w.wrapping_mul(3) ^ coded(&s) ^ coded(&r) << 1 ^ Area::area(&r) ^ <Sq as Describe>::code(&s) ^ (Sq::SIDES + Rt::SCALE + Sq::SCALE) << 24 ^ total(&[r; 3][1..]) } for [(0, 0), (3, 4), (u32::MAX, 7), (999, 1000)]
     fn g_apply(x: u32, k: u32) -> u32 { let add = |v: u32| v.wrapping_add(k); apply(add, x).wrapping_add(apply(|v| v.wrapping_mul(3), x)).wrapping_add(apply_t(move |v: u64| v ^ k as u64, x as u64) as u32).wrapping_add(first_over(|i| i * i > x, 100)) } for [(0, 0), (50, 7), (u32::MAX, u32::MAX)]
 }
 
@@ -352,6 +378,39 @@ shared! {
             _ => Shape::Duo(k as u8, half(k + 1).map(|v| v as u16)),
         }
     }
+
+    // Traits: methods with and without defaults, associated consts with and without
+    // defaults, a blanket impl, generic helpers bounded by them.
+    trait Area {
+        const SIDES: u32;
+        const SCALE: u32 = 1;
+        fn area(&self) -> u32;
+        fn scaled(&self, k: u32) -> u32 { self.area().wrapping_mul(k).wrapping_mul(Self::SCALE) + Self::SIDES }
+        fn grow(self, by: u32) -> Self;
+    }
+    #[derive(Clone, Copy)]
+    struct Sq { s: u32 }
+    #[derive(Clone, Copy)]
+    struct Rt { w: u32, h: u32 }
+    impl Area for Sq {
+        const SIDES: u32 = 4;
+        fn area(&self) -> u32 { self.s.wrapping_mul(self.s) }
+        fn grow(self, by: u32) -> Sq { Sq { s: self.s.wrapping_add(by) } }
+    }
+    impl Area for Rt {
+        const SIDES: u32 = 4;
+        const SCALE: u32 = 3;
+        fn area(&self) -> u32 { self.w.wrapping_mul(self.h) }
+        fn scaled(&self, k: u32) -> u32 { self.w.wrapping_add(k) }
+        fn grow(self, by: u32) -> Self { Rt { w: self.w.wrapping_add(by), h: self.h } }
+    }
+    trait Describe { fn code(&self) -> u32; }
+    impl<T: Area + Copy> Describe for T {
+        fn code(&self) -> u32 { self.area() ^ T::SIDES << 8 ^ self.grow(1).area() << 16 }
+    }
+    fn total<A: Area>(xs: &[A]) -> u32 { xs.iter().map(|x| x.area()).fold(0u32, |s, a| s.wrapping_add(a)) }
+    fn bigger<A: Area + Copy>(a: A, b: A) -> A { if a.area() >= b.area() { a } else { b } }
+    fn coded<D: Describe>(d: &D) -> u32 { d.code() }
 
     // Recursion: direct, mutual, generic, a method, and a panic leaving every level; all
     // within the default limit (256 active calls), which `down` below goes past.

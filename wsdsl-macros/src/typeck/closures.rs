@@ -317,7 +317,7 @@ impl Cx<'_> {
         }
         // `*a.iter().max().unwrap()`: the element a consumer found is a reference in Rust.
         if let syn::Expr::MethodCall(mc) = inner {
-            let found = matches!(peel(&mc.receiver), syn::Expr::MethodCall(r) if matches!(r.method.to_string().as_str(), "min" | "max" | "min_by_key" | "max_by_key" | "find") && r.args.len() <= 1);
+            let found = matches!(peel(&mc.receiver), syn::Expr::MethodCall(r) if matches!(r.method.to_string().as_str(), "min" | "max" | "min_by" | "max_by" | "min_by_key" | "max_by_key" | "find" | "last") && r.args.len() <= 1);
             if found && matches!(mc.method.to_string().as_str(), "unwrap" | "expect" | "unwrap_or") {
                 return Some(self.expr(inner));
             }

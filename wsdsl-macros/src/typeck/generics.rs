@@ -85,6 +85,17 @@ impl Cx<'_> {
                     self.infer_tparams(&a.elem, &e, tps, subst);
                 }
             }
+            // `&P` takes a reference, or the handler's task (a `&Task` in Rust); `&[P]` a
+            // slice, or a reference to an array.
+            syn::Type::Reference(r) => match self.resolve(found) {
+                Ty::Ref(e, _) => self.infer_tparams(&r.elem, &e, tps, subst),
+                t => self.infer_tparams(&r.elem, &t, tps, subst),
+            },
+            syn::Type::Slice(s) => {
+                if let Ty::Slice(e, _) | Ty::Array(e, _) = self.resolve(found) {
+                    self.infer_tparams(&s.elem, &e, tps, subst);
+                }
+            }
             syn::Type::Tuple(t) => {
                 if let Ty::Tuple(es) = self.resolve(found) {
                     for (w, e) in t.elems.iter().zip(&es) {
@@ -211,9 +222,7 @@ impl Cx<'_> {
         }
         // Known before its body is checked, so a recursive call inside it has its types.
         let Some((_, params, ret)) = self.sh.instantiating.iter().find(|(n, _, _)| *n == mangled).cloned() else { return err_expr() };
-        for ((p, a), s) in params.iter().zip(&args).zip(&c.args) {
-            self.expect_at(s, p, &a.ty);
-        }
+        let args = params.iter().zip(args).zip(&c.args).map(|((p, a), s)| self.coerce_arg(s.span(), p, a)).collect();
         self.calls.push((mangled.clone(), c.func.span()));
         ex(ret, ExprKind::Call(mangled, args))
     }
@@ -244,13 +253,23 @@ impl Cx<'_> {
                     self.scopes.last_mut().unwrap().push((pi.ident.to_string(), Bind::Closure(def)));
                 }
                 Ok(x) => {
-                    match self.parse_type(&pt.ty) {
-                        Ok(t) => self.expect_at(&pt.ty, &t, &x.ty),
-                        Err(e) => self.errors.push(e),
+                    let ty = match self.parse_local_type(&pt.ty) {
+                        Ok(t) => {
+                            self.expect_at(&pt.ty, &t, &x.ty);
+                            t
+                        }
+                        Err(e) => {
+                            self.errors.push(e);
+                            Ty::Err
+                        }
+                    };
+                    let syn::Pat::Ident(pi) = &*pt.pat else { continue };
+                    if ty == Ty::Ctx {
+                        self.scopes.last_mut().unwrap().push((pi.ident.to_string(), Bind::Ctx));
+                        continue;
                     }
                     // A copy: the helper may assign its parameter.
                     let (line, file) = loc(pt.span());
-                    let syn::Pat::Ident(pi) = &*pt.pat else { continue };
                     let id = self.new_local(&pi.ident.to_string(), x.ty.clone());
                     stmts.push(Stmt { line, file, kind: StmtKind::Let(id, Some(x)) });
                 }

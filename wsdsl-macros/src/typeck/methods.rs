@@ -17,6 +17,14 @@ impl Cx<'_> {
     pub(super) fn callee_key(&mut self, func: &syn::Expr) -> Option<String> {
         if let syn::Expr::Path(p) = peel(func) {
             let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+            // `<Type as Trait>::name`: the type's method.
+            if let (Some(q), Some(name)) = (&p.qself, segs.last()) {
+                if let syn::Type::Path(tp) = &*q.ty {
+                    if let Some(t) = tp.path.get_ident().filter(|t| self.m.is_named_type(&t.to_string())) {
+                        return Some(format!("{t}::{name}"));
+                    }
+                }
+            }
             let plain = p.qself.is_none() && p.path.segments.iter().all(|s| s.arguments.is_none());
             match segs.as_slice() {
                 [f] if plain => return Some(f.clone()),
@@ -46,6 +54,9 @@ impl Cx<'_> {
     /// callee as written, `span`: the whole call).
     pub(super) fn call_checked(&mut self, key: &str, args: Vec<Expr>, spans: &[Span], func: &syn::Expr, span: Span) -> Expr {
         let Some(f) = self.m.func(key) else {
+            if self.m.rejected.iter().any(|r| r == key) {
+                return err_expr(); // its signature was reported
+            }
             let msg = match key.split_once("::") {
                 Some((t, name)) => format!("no function or associated function `{name}` in `{t}`{}", self.listing(t)),
                 None if self.inlining.iter().any(|n| n == key) => {
@@ -71,11 +82,41 @@ impl Cx<'_> {
         self.finish_call(f, args, spans, false, (span, func.span()))
     }
 
+    /// `Trait::name(x, ..)`: the method `name` of the type of `x` (its first argument, as
+    /// the receiver of a method call), if `c` calls a trait of the module so.
+    pub(super) fn trait_call(&mut self, c: &syn::ExprCall) -> Option<Expr> {
+        let syn::Expr::Path(p) = peel(&c.func) else { return None };
+        let [tr, name] = &p.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>()[..] else { return None };
+        if p.qself.is_some() || !self.m.traits.iter().any(|t| t.name == tr) {
+            return None;
+        }
+        let args: Vec<Expr> = c.args.iter().map(|a| self.expr(a)).collect();
+        let owner = match args.first().map(|a| self.resolve(&a.ty)) {
+            Some(Ty::Ref(t, _)) => *t,
+            Some(t) => t,
+            None => Ty::Unit,
+        };
+        let (Ty::Struct(owner) | Ty::Enum(owner)) = owner else {
+            if owner != Ty::Err {
+                let msg = format!("`{tr}::{name}(..)` calls the method of its first argument's type, a struct or enum of this module implementing `{tr}`; this one is `{}`", self.show(&owner));
+                self.err_at(&c.func, msg);
+            }
+            return Some(err_expr());
+        };
+        let spans: Vec<Span> = c.args.iter().map(|a| a.span()).collect();
+        Some(self.call_checked(&format!("{owner}::{name}"), args, &spans, &c.func, c.span()))
+    }
+
     /// `recv.method(args)` for a receiver (already auto-dereferenced) of struct or enum type
     /// `owner`.
     pub(super) fn user_method(&mut self, mc: &syn::ExprMethodCall, recv: Expr, owner: &str) -> Expr {
         let key = format!("{owner}::{}", mc.method);
         let Some(f) = self.m.func(&key).filter(|f| f.kind == FnKind::Helper) else {
+            if self.m.rejected.contains(&key) {
+                // Its signature was reported; the arguments may still hold mistakes.
+                mc.args.iter().for_each(|a| drop(self.expr(a)));
+                return err_expr();
+            }
             let msg = format!("no method `{}` on `{owner}` in megakernel code{}", mc.method, self.listing(owner));
             self.err_at(&mc.method, msg);
             return err_expr();

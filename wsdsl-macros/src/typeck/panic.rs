@@ -134,7 +134,7 @@ impl Cx<'_> {
         ex(inner, ExprKind::Unwrap(Box::new(recv), site))
     }
 
-    fn panic_expr(&mut self, at: Span, message: Vec<Piece>, values: Vec<(Expr, Option<usize>)>) -> Expr {
+    pub(super) fn panic_expr(&mut self, at: Span, message: Vec<Piece>, values: Vec<(Expr, Option<usize>)>) -> Expr {
         self.panics = true;
         let site = self.site(at, message);
         ex(Ty::Never, ExprKind::Panic(site, values))
@@ -193,8 +193,8 @@ impl Cx<'_> {
             self.err_at(&args[0], msg);
         }
         let ty = l.ty.clone();
-        let left = self.hidden_local("left", ty.clone());
-        let right = self.hidden_local("right", ty.clone());
+        let left = self.hidden("left", ty.clone());
+        let right = self.hidden("right", ty.clone());
         let local = |id| ex(ty.clone(), ExprKind::Local(id));
         let mut message = vec![Piece::Text(format!("assertion `left {op} right` failed"))];
         // Operands the status record cannot carry (an `Option`) are shown on the CPU only.
@@ -223,12 +223,6 @@ impl Cx<'_> {
             Stmt { line, file, kind: StmtKind::Let(right, Some(r)) },
         ];
         ex(Ty::Unit, ExprKind::Block(Block { stmts, tail: Some(Box::new(Self::unless(holds, panic))), ty: Ty::Unit }))
-    }
-
-    /// A local that no Rust name refers to.
-    fn hidden_local(&mut self, name: &str, ty: Ty) -> LocalId {
-        self.locals.push(Local { name: name.into(), ty });
-        self.locals.len() - 1
     }
 
     /// Whether the GPU carries a value of type `ty` to the host.

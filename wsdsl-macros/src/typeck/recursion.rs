@@ -67,8 +67,12 @@ pub fn message(name: &str, limit: u32) -> String {
 }
 
 /// The Rust path of the function with key `key`: a method's `Type::name`, a generic helper's
-/// name for its instances (`f__u32` is `f`).
+/// name for its instances (`f__u32` is `f`), a trait's default or blanket method's
+/// `Trait::name` for the types that use it.
 pub fn rust_name(m: &Module, key: &str) -> String {
+    if let Some(shared) = m.func(key).and_then(|f| f.shared.clone()) {
+        return shared;
+    }
     match m.fns.iter().find(|f| !f.generics.is_empty() && key.strip_prefix(&f.name.to_string()).is_some_and(|r| r.starts_with("__"))) {
         Some(f) => f.name.to_string(),
         None => key.to_string(),

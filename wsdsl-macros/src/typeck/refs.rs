@@ -15,11 +15,17 @@ impl Cx<'_> {
         let mutable = r.mutability.is_some();
         if let syn::Expr::Index(ix) = super::peel(&r.expr) {
             if let syn::Expr::Range(range) = super::peel(&ix.index) {
-                return self.slicing(ix, range, mutable);
+                return self.slicing(ix, range, Some(mutable));
             }
         }
-        let inner = self.expr(&r.expr);
+        // `&mut ctx.counters.found`: a counter is named only to be updated or borrowed.
+        let inner = match super::peel(&r.expr) {
+            syn::Expr::Field(f) => self.field(f, true),
+            e => self.expr(e),
+        };
         match self.resolve(&inner.ty) {
+            // The context and its parts are references already (`&ctx.buffers.data`).
+            t if t.is_context() => inner,
             Ty::Ref(..) | Ty::Slice(..) => {
                 self.err_at(r, "references to references are not supported; pass the reference itself (`r`, or `&mut *r`)");
                 err_expr()
@@ -33,6 +39,8 @@ impl Cx<'_> {
     pub(super) fn deref(&mut self, inner: Expr, span: Span) -> Expr {
         match self.resolve(&inner.ty) {
             Ty::Ref(t, _) => ex(*t, ExprKind::Deref(Box::new(inner))),
+            // `&mut *ctx` reborrows the context: the same pointer.
+            t if t.is_context() => inner,
             Ty::Err => err_expr(),
             t => {
                 let msg = format!("type `{}` cannot be dereferenced; `*` applies to references (`&T`, `&mut T`) and the handler's task parameter", self.show(&t));
@@ -79,10 +87,16 @@ impl Cx<'_> {
 
     /// References stay in parameters and locals: never in an array, a tuple or a field.
     pub(super) fn not_stored(&mut self, e: &Expr, at: &dyn quote::ToTokens) {
-        if let Ty::Ref(..) | Ty::Slice(..) = self.resolve(&e.ty) {
+        let t = self.resolve(&e.ty);
+        if let Ty::Ref(..) | Ty::Slice(..) = t {
             self.errors.push(syn::Error::new_spanned(
                 at,
                 "references and slices cannot be stored in arrays, tuples or structs; pass them straight to a function's `&T`/`&mut T`/`&[T]` parameter or bind them with `let`",
+            ));
+        } else if t.is_context() {
+            self.errors.push(syn::Error::new_spanned(
+                at,
+                "the context and its parts (buffers, counters) cannot be stored in arrays, tuples or structs; pass them straight to a helper's parameter (`ctx: &mut Ctx`, `data: &Buffer<u32>`, ..) or bind them with `let`",
             ));
         }
     }

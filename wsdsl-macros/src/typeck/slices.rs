@@ -9,14 +9,19 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 
 impl Cx<'_> {
-    /// `&base[range]` / `&mut base[range]`.
-    pub(super) fn slicing(&mut self, ix: &syn::ExprIndex, range: &syn::ExprRange, mutable: bool) -> Expr {
+    /// `&base[range]` / `&mut base[range]` (`mutable`), or `base[range]` as the receiver of
+    /// a method (`None`: as mutable as `base` allows, for methods that change the elements).
+    pub(super) fn slicing(&mut self, ix: &syn::ExprIndex, range: &syn::ExprRange, mutable: Option<bool>) -> Expr {
         if let syn::RangeLimits::Closed(_) = range.limits {
             self.err_at(range, "inclusive ranges are not supported when slicing; write `&a[i..j + 1]`");
             return err_expr();
         }
         let base = self.expr(&ix.expr);
         let base = self.auto_deref(base);
+        let mutable = mutable.unwrap_or_else(|| match self.resolve(&base.ty) {
+            Ty::Slice(_, m) => m,
+            _ => writable(&base),
+        });
         let usize_ty = Ty::Int(IntTy::Usize);
         let bound = |cx: &mut Self, b: &Option<Box<syn::Expr>>| {
             b.as_ref().map(|b| {
@@ -69,5 +74,18 @@ impl Cx<'_> {
         self.usize_site(span, "range end index ", of_length);
         self.usize_site(span, "slice index starts at ", " but ends at ");
         first
+    }
+}
+
+/// Whether the place `e` may be written: a local (the handler's copy of its task too), or
+/// what a `&mut` reference or slice reaches; not the params (the device reads them
+/// through a `const` pointer) or what a `&T` reaches.
+pub(super) fn writable(e: &Expr) -> bool {
+    match &e.kind {
+        ExprKind::Local(_) => true,
+        ExprKind::Deref(r) => matches!(r.ty, Ty::Ref(_, true)),
+        ExprKind::SliceIndex(s, ..) => matches!(s.ty, Ty::Slice(_, true)),
+        ExprKind::Field(b, _) | ExprKind::TupleField(b, _) | ExprKind::Index(b, ..) => writable(b),
+        _ => false,
     }
 }

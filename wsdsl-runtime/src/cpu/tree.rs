@@ -19,7 +19,9 @@ use super::panics::Caught;
 use crate::spawned::Spawned;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
+use crate::parallel::{self, Job, NO_RESULT, RESULT_WORDS};
 use crate::program::Program;
+use rayon::prelude::*;
 use rayon::FnContext;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -151,7 +153,7 @@ impl<'a, P: Program> Run<'a, P> {
     fn task(&self, me: usize, task: P::Task, depth: u32) -> P::Value {
         self.nested(depth, || {
             let waits = P::complete_of(&task);
-            let (mut waited, mut detached) = (None, None);
+            let (mut waited, mut detached, mut jobs) = (None, None, Vec::new());
             let value = self.call(me, |w| {
                 // Checked inside the slot (after the thread marks itself inside the run): see
                 // `park.rs`.
@@ -160,10 +162,13 @@ impl<'a, P: Program> Run<'a, P> {
                 }
                 w.start();
                 let value = P::execute(&task, &self.params, self.buffers, &mut w.counters, &mut w.spawned);
-                if !w.spawned.is_empty() {
+                if w.spawned.has_jobs() {
+                    jobs = w.spawned.take_jobs();
+                }
+                if !w.spawned.is_empty() || !jobs.is_empty() {
                     w.held += w.spawned.len() as i64;
                     if waits.is_none() {
-                        detached = Some(w.take_spawned());
+                        detached = (!w.spawned.is_empty()).then(|| w.take_spawned());
                     } else {
                         w.wait();
                         waited = Some(if w.spawned.len() <= FEW { Children::few_from(&mut w.spawned) } else { Children::List(w.take_spawned()) });
@@ -173,8 +178,10 @@ impl<'a, P: Program> Run<'a, P> {
                 value
             });
             if let (Some(max), Some(children)) = (waits, waited) {
-                return self.wait(me, task, max, children, depth);
+                return self.wait(me, task, max, children, jobs, depth);
             }
+            // Nobody waits for these jobs: they run before the task's detached children.
+            self.jobs(&jobs);
             if let Some(children) = detached {
                 self.detached(me, children, depth + 1);
             }
@@ -201,8 +208,11 @@ impl<'a, P: Program> Run<'a, P> {
                     );
                     return;
                 }
-                Some(Batch::Wait { task, max, children }) => {
-                    self.wait(me, task, max, Children::List(children), depth);
+                Some(Batch::Wait { task, max, children, jobs }) => {
+                    self.wait(me, task, max, Children::List(children), jobs, depth);
+                }
+                Some(Batch::Jobs(jobs)) => {
+                    self.jobs(&jobs);
                 }
             }
         })
@@ -228,7 +238,8 @@ impl<'a, P: Program> Run<'a, P> {
             let above = stack.len();
             w.start();
             P::execute(&task, &self.params, self.buffers, &mut w.counters, stack);
-            if stack.len() > above {
+            if stack.len() > above || stack.has_jobs() {
+                let jobs = stack.take_jobs();
                 w.held += (stack.len() - above) as i64;
                 if !self.count_held(w) {
                     return Batch::Done;
@@ -237,18 +248,23 @@ impl<'a, P: Program> Run<'a, P> {
                     w.wait();
                     let mut children = w.spare_list();
                     children.move_from(stack, above);
-                    return Batch::Wait { task, max, children };
+                    return Batch::Wait { task, max, children, jobs };
+                }
+                if !jobs.is_empty() {
+                    // Run outside this slot (they fork on the pool); its children stay here.
+                    return Batch::Jobs(jobs);
                 }
             }
         }
         Batch::Full
     }
 
-    /// Waits for `children` of `task` (at most `max` of them), runs its complete handler
-    /// with their values and waits again for what that spawns, round after round; the value
-    /// of its last round.
-    fn wait(&self, me: usize, task: P::Task, max: u32, mut children: Children<P::Task>, depth: u32) -> P::Value {
+    /// Waits for `children` of `task` (at most `max` of them) and its `jobs`, runs its
+    /// complete handler with the children's values and the jobs' results and waits again for
+    /// what that spawns and records, round after round; the value of its last round.
+    fn wait(&self, me: usize, task: P::Task, max: u32, mut children: Children<P::Task>, mut jobs: Vec<Job>, depth: u32) -> P::Value {
         for round in 1.. {
+            let results = self.jobs(&jobs);
             let n = children.tasks().len();
             if n > max as usize {
                 let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
@@ -271,8 +287,11 @@ impl<'a, P: Program> Run<'a, P> {
                 }
                 w.done_waiting();
                 w.completions += 1;
+                w.spawned.set_results(results);
                 let value = P::complete(&task, received, round, &self.params, self.buffers, &mut w.counters, &mut w.spawned);
-                let next = if w.spawned.is_empty() {
+                w.spawned.set_results([0; RESULT_WORDS]);
+                jobs = w.spawned.take_jobs();
+                let next = if w.spawned.is_empty() && jobs.is_empty() {
                     None
                 } else {
                     w.held += w.spawned.len() as i64;
@@ -292,6 +311,29 @@ impl<'a, P: Program> Run<'a, P> {
             }
         }
         unreachable!("the rounds end when a complete handler spawns nothing")
+    }
+
+    /// Runs `jobs` (side by side when there are several; each forks on the pool when long)
+    /// and returns the result words they give, where the handler's `ctx.result(k)` reads
+    /// them. Called outside any slot: a job's pieces may run other tasks' work meanwhile.
+    fn jobs(&self, jobs: &[Job]) -> [u64; RESULT_WORDS] {
+        let mut results = [0; RESULT_WORDS];
+        if jobs.is_empty() || self.abort.load(Ordering::Relaxed) {
+            return results;
+        }
+        let gave: Vec<[u64; 2]> = if jobs.len() == 1 {
+            vec![parallel::run(&jobs[0], self.buffers)]
+        } else {
+            jobs.par_iter().map(|job| parallel::run(job, self.buffers)).collect()
+        };
+        for (job, words) in jobs.iter().zip(gave) {
+            if job.result != NO_RESULT {
+                let at = job.result as usize;
+                let n = job.kind.result_words();
+                results[at..at + n].copy_from_slice(&words[..n]);
+            }
+        }
+        results
     }
 
     /// Runs a handler on this thread's slot, letting a panic unwind: it then becomes the
@@ -423,8 +465,10 @@ enum Batch<T> {
     /// This thread's deque is empty: others may need work.
     Split,
     /// `task` (with a complete handler taking up to `max` children) spawned `children`
-    /// and waits for them.
-    Wait { task: T, max: u32, children: Spawned<T> },
+    /// and recorded `jobs`, and waits for them.
+    Wait { task: T, max: u32, children: Spawned<T>, jobs: Vec<Job> },
+    /// A task nobody waits for recorded `jobs`: they run before the stack goes on.
+    Jobs(Vec<Job>),
 }
 
 /// Levels of the tree (from the roots) whose children are always forked with `join`, as

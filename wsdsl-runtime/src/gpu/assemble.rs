@@ -20,6 +20,7 @@ const STATUS: &str = include_str!("../../cuda/status.cuh");
 const STATS: &str = include_str!("../../cuda/stats.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
 const JOIN: &str = include_str!("../../cuda/join.cuh");
+const PARALLEL: &str = include_str!("../../cuda/parallel.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
 const TERMINATION: &str = include_str!("../../cuda/termination.cuh");
 const LAUNCH: &str = include_str!("../../cuda/launch.cuh");
@@ -137,6 +138,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     src.push('\n');
     part(&mut src, "context.cuh", CONTEXT);
     part(&mut src, "join.cuh", JOIN);
+    part(&mut src, "parallel.cuh", PARALLEL);
     src.push_str("// ---- program handlers (generated from Rust) ----\n");
     src.push_str(P::CUDA_HANDLERS);
     src.push('\n');

@@ -99,8 +99,7 @@ pub fn compile_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Resu
 
 /// Every scheduler configuration for a block size: each worker granularity with each victim
 /// policy and steal amount for the deque scheduler, then the static baseline. The broker
-/// schedulers are listed apart ([`broker_kernel_configs`]) while the host emulation
-/// (`gpu::emulate`, which iterates this list) cannot run them yet.
+/// schedulers are listed apart ([`broker_kernel_configs`]).
 pub fn all_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     let mut all = Vec::new();
     for worker in [Worker::Thread, Worker::Warp, Worker::Block] {

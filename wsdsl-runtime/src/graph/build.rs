@@ -73,6 +73,30 @@ pub(crate) fn check_vertex_count(vertices: usize) -> Result<(), GraphError> {
     Ok(())
 }
 
+/// Above this many vertices a file's vertex count is checked against its edges.
+const SPARSE_FROM: u64 = 1 << 24;
+/// More vertices per edge than this, above [`SPARSE_FROM`], is refused.
+const SPARSE_RATIO: u64 = 16;
+
+/// A file decides how many vertices its graph has (its largest id, or its header), and every
+/// vertex costs a 4-byte row offset whether or not it has an edge: a 17-byte edge list naming
+/// vertex 4294967294 would take 16 GiB. So a file whose `vertices` are over 16 M and over 16
+/// per edge (`edges` as the file counts them) is refused before anything is allocated: almost
+/// every vertex would be isolated, which a wrong column or a corrupt header makes far more
+/// often than a real graph does. `claim` leads the message: what in the file claims them.
+pub(crate) fn check_sparse(vertices: u64, edges: u64, claim: impl FnOnce() -> String) -> Result<(), String> {
+    if vertices <= SPARSE_FROM || vertices <= SPARSE_RATIO.saturating_mul(edges) {
+        return Ok(());
+    }
+    let gib = (vertices + 1) as f64 * 4.0 / (1u64 << 30) as f64;
+    Err(format!(
+        "{} {vertices} vertices ({gib:.1} GiB of row offsets) for {edges} edge{}, more than {SPARSE_RATIO} per edge: \
+         ids this sparse are refused before allocating (number the vertices from 0 without gaps)",
+        claim(),
+        if edges == 1 { "" } else { "s" }
+    ))
+}
+
 /// The CSR of `edges` over `vertices` vertices: with the reverse of every non-loop edge
 /// added when `symmetrize` (the option, or a symmetric Matrix Market file), self-loops
 /// and duplicates dropped as `opts` says.
@@ -141,6 +165,28 @@ pub(crate) fn transpose(graph: &Graph) -> Graph {
     };
     // A transpose has as many edges and vertices as a graph that already exists: no limit to hit.
     assemble(vertices, chunks, produce, kind, false).expect("a transpose is no larger than its graph")
+}
+
+/// Whether `graph` equals its transpose, weights included: row `v` of both holds the same
+/// `(neighbour, weight)` pairs, compared after sorting each (the transpose's rows are in
+/// source order, the graph's in whatever order it was built).
+pub(crate) fn is_symmetric(graph: &Graph) -> bool {
+    let reversed = transpose(graph);
+    if reversed.offsets != graph.offsets {
+        return false;
+    }
+    let slot = |g: &Graph, k: usize| match &g.weights {
+        Weights::None => 0,
+        Weights::Int(w) => w[k],
+        Weights::Real(w) => w[k].to_bits(),
+    };
+    let row = |g: &Graph, v: usize| {
+        let mut pairs: Vec<(u32, u32)> =
+            (g.offsets[v] as usize..g.offsets[v + 1] as usize).map(|k| (g.targets[k], slot(g, k))).collect();
+        pairs.sort_unstable();
+        pairs
+    };
+    (0..graph.vertices()).into_par_iter().all(|v| row(graph, v) == row(&reversed, v))
 }
 
 /// Runs `produce` for chunks `0..chunks` and sorts what they emit into CSR (the module

@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The problem line comes once, before any arc, and exactly as many arcs as it declares
-//! must follow. Every graph read from this format has integer weights.
+//! must follow. Every graph read from this format has integer weights. A problem line
+//! declaring many more vertices than arcs is refused (`build::check_sparse`).
 
 use super::build::{self, Kind};
 use super::error::{quote, GraphError};
@@ -35,6 +36,7 @@ pub fn read_dimacs(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph,
                 }
                 let (n, m) = parse_problem(fields).map_err(|p| src.here(p))?;
                 build::check_edge_count(m).map_err(|e| e.attributed_to(path))?;
+                build::check_sparse(n, m, || "the problem line declares".into()).map_err(|p| src.here(p))?;
                 problem = Some((n, m, src.line()));
                 // Not `m` itself: a corrupt problem line must not reserve gigabytes up front.
                 edges.reserve(m.min(1 << 24) as usize);

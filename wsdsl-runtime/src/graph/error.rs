@@ -2,8 +2,8 @@
 //!
 //! Every problem is tied to where it was found, so a person can open the file at that line:
 //! `<file>:<line>: <problem>` for something wrong on a line, `<file>: <problem>` for the
-//! file as a whole (missing, no edges), and `R-MAT: <problem>` or `edge list: <problem>` for
-//! graphs that never were a file. The problem text quotes the offending token.
+//! file as a whole (missing, no edges), and `R-MAT: <problem>`, `grid: <problem>` (each
+//! generator by its name) or `edge list: <problem>` for graphs that never were a file. The problem text quotes the offending token.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
     File(PathBuf),
-    /// Not a file: `R-MAT`, `edge list`.
+    /// Not a file: `R-MAT`, `grid`, `edge list`, `weights`.
     Named(&'static str),
 }
 
@@ -38,6 +38,12 @@ impl GraphError {
     /// A problem with the R-MAT generator's parameters.
     pub(crate) fn rmat(problem: impl Into<String>) -> GraphError {
         GraphError { origin: Origin::Named("R-MAT"), line: None, problem: problem.into() }
+    }
+
+    /// A problem with a graph that is not a file: the parameters of a generator (`grid`,
+    /// `geometric`, `uniform`), or a graph's `weights`.
+    pub(crate) fn named(name: &'static str, problem: impl Into<String>) -> GraphError {
+        GraphError { origin: Origin::Named(name), line: None, problem: problem.into() }
     }
 
     /// A problem with an edge list handed to [`super::Graph::from_edges`].

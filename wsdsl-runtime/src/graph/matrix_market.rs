@@ -14,7 +14,8 @@
 //! triangle, so every off-diagonal entry also gets its mirror. Dense (`array`), `complex`,
 //! `hermitian` and `skew-symmetric` matrices have no graph reading here and are refused
 //! with a message saying what is supported. Exactly as many entries as the size line
-//! declares must follow: a file cut short is an error, not a smaller graph.
+//! declares must follow: a file cut short is an error, not a smaller graph. A size line
+//! declaring many more vertices than entries is refused (`build::check_sparse`).
 
 use super::build::{self, Kind};
 use super::error::{quote, GraphError};
@@ -56,6 +57,8 @@ pub fn read_matrix_market(path: impl AsRef<Path>, opts: &GraphOptions) -> Result
         return Err(src.here(format!("a symmetric matrix must be square, but this one is {rows} x {cols}")));
     }
     build::check_edge_count(entries).map_err(|e| e.attributed_to(path))?;
+    build::check_sparse(rows.max(cols), entries, || format!("the size line's {rows} x {cols} matrix has"))
+        .map_err(|p| src.here(p))?;
     let size_line = src.line();
 
     // Not `entries` itself: a corrupt size line must not reserve gigabytes up front.

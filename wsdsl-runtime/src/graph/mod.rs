@@ -1,5 +1,6 @@
-//! Graph input: read a graph file (SNAP edge list, Matrix Market, DIMACS shortest path,
-//! gzipped or not) or generate an R-MAT graph, into compressed sparse rows.
+//! Graph input and output: read a graph file (SNAP edge list, Matrix Market, DIMACS shortest
+//! path, gzipped or not) or generate one (R-MAT, a grid, a random geometric graph, a uniform
+//! random graph), into compressed sparse rows; write one for other programs to read.
 //!
 //! ```no_run
 //! use wsdsl_runtime::graph::{self, GraphOptions};
@@ -17,16 +18,26 @@
 mod build;
 mod dimacs;
 mod error;
+mod geometric;
+mod grid;
 mod matrix_market;
+mod random;
 mod rmat;
 mod snap;
 mod source;
+mod uniform;
+mod weights;
+mod write;
 
 pub use dimacs::read_dimacs;
 pub use error::GraphError;
+pub use geometric::Geometric;
+pub use grid::Grid;
 pub use matrix_market::read_matrix_market;
 pub use rmat::Rmat;
 pub use snap::read_snap;
+pub use uniform::Uniform;
+pub use write::{write, Pairs};
 
 use std::path::Path;
 
@@ -94,6 +105,14 @@ impl Graph {
         }
     }
 
+    /// The weights as the non-negative integers that exact path lengths add up: `None` for a
+    /// graph without weights, integer weights as they are, real weights when every one is
+    /// a whole number that fits in `u32` (`2.0` is 2). A negative or fractional real
+    /// weight is an error naming the edge, never rounded or dropped.
+    pub fn integer_weights(&self) -> Result<Option<Vec<u32>>, GraphError> {
+        weights::integer_weights(self)
+    }
+
     /// The first vertex with an out-edge, if any: where searches start by default.
     pub fn first_vertex_with_edges(&self) -> Option<u32> {
         (0..self.vertices() as u32).find(|&v| self.degree(v) > 0)
@@ -122,6 +141,13 @@ impl Graph {
     /// as PageRank iterate over). Rows list their sources in increasing order.
     pub fn transpose(&self) -> Graph {
         build::transpose(self)
+    }
+
+    /// Whether every edge `(u, v)` has a reverse `(v, u)` with the same weight, as many
+    /// times as it appears itself: an undirected graph, which a file can hold with each
+    /// edge once (see [`write`]).
+    pub fn is_symmetric(&self) -> bool {
+        build::is_symmetric(self)
     }
 }
 

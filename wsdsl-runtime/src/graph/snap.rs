@@ -9,9 +9,10 @@
 //!
 //! `#` and `%` start comment lines; blank lines are skipped; every other line is two
 //! whitespace-separated unsigned ids, counted from 0 and used as given (the graph has
-//! `max id + 1` vertices). A third column is an integer weight; it must then be on every
-//! line, since a graph where only some edges are weighted has no sensible meaning, and a
-//! fourth column is refused rather than silently dropped.
+//! `max id + 1` vertices; ids so sparse that almost every vertex would be isolated
+//! are refused, see `build::check_sparse`). A third column is an integer weight; it must
+//! then be on every line, since a graph where only some edges are weighted has no sensible
+//! meaning, and a fourth column is refused rather than silently dropped.
 
 use super::build::{self, Kind};
 use super::error::GraphError;
@@ -64,6 +65,9 @@ pub fn read_snap(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph, G
             _ => "no edges: the file has only comments and blank lines (expected lines `source target`)",
         }));
     };
+    let vertices = u64::from(max_id) + 1;
+    build::check_sparse(vertices, edges.len() as u64, || format!("the file names vertex {max_id}, so the graph would have"))
+        .map_err(|problem| src.at_end(problem))?;
     drop(src); // closes the progress bar before the CSR is built
     let kind = if weighted { Kind::Int } else { Kind::None };
     build::from_triples(max_id as usize + 1, edges, kind, opts.symmetrize, opts).map_err(|e| e.attributed_to(path))

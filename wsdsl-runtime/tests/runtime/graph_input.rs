@@ -571,3 +571,117 @@ fn time_reading_and_generating() {
         }
     }
 }
+
+// ---- files that claim more than they hold (issue 26, item 7) -----------------------------
+
+/// A tiny file naming a huge vertex id, or a header declaring billions of vertices, is
+/// refused with what it claims before the 16 GiB of row offsets are allocated (before the
+/// fix each of these allocated them, or aborted under a memory limit).
+#[test]
+fn a_tiny_file_claiming_billions_of_vertices_is_refused_before_allocating() {
+    let started = Instant::now();
+    let snap = b"1 2\n0 4294967294\n";
+    assert_eq!(snap.len(), 17);
+    let e = read_err("huge.txt", snap);
+    check(&e, "huge.txt", Some(2), &["names vertex 4294967294", "4294967295 vertices", "16.0 GiB", "2 edges", "sparse"]);
+    let e = read_err("huge.gr", b"p sp 4294967295 0\n");
+    check(&e, "huge.gr", Some(1), &["problem line declares 4294967295 vertices", "0 edges", "sparse"]);
+    let mtx = b"%%MatrixMarket matrix coordinate pattern general\n4294967295 4294967295 1\n1 1\n";
+    let e = read_err("huge.mtx", mtx);
+    check(&e, "huge.mtx", Some(2), &["4294967295 x 4294967295 matrix", "1 edge,", "sparse"]);
+    assert!(started.elapsed().as_secs() < 5, "refused at once, not after touching gigabytes: {:?}", started.elapsed());
+}
+
+#[test]
+fn sparse_ids_below_the_limit_still_read() {
+    // 16 M vertices for one edge is a lot of empty rows, but only 64 MiB: not refused.
+    let g = read("sparse.txt", "0 16777215\n").unwrap();
+    assert_eq!((g.vertices(), g.edges()), (1 << 24, 1));
+    // Above 16 M vertices, 16 per edge still reads (a graph with many isolated vertices).
+    let g = read("sparse.gr", "p sp 32 2\na 1 32 5\na 32 1 5\n").unwrap();
+    assert_eq!((g.vertices(), g.edges()), (32, 2));
+}
+
+// ---- real weights for shortest paths (issue 26, item 6) ----------------------------------
+
+#[test]
+fn real_weights_are_taken_when_whole_and_refused_with_the_edge_otherwise() {
+    let mtx = |values: [&str; 2]| {
+        format!("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 2 {}\n3 1 {}\n", values[0], values[1])
+    };
+    let g = read("whole.mtx", &mtx(["2.0", "7"])).unwrap();
+    assert_eq!(g.integer_weights().unwrap(), Some(vec![2, 7]));
+    let e = read("neg.mtx", &mtx(["2.0", "-1.5"])).unwrap().integer_weights().unwrap_err();
+    assert_eq!(e.path(), None);
+    assert!(e.to_string().starts_with("weights: the edge from vertex 2 to vertex 0"), "{e}");
+    assert!(e.problem().contains("negative weight -1.5") && e.problem().contains("non-negative"), "{e}");
+    let e = read("frac.mtx", &mtx(["0.25", "3"])).unwrap().integer_weights().unwrap_err();
+    assert!(e.problem().contains("vertex 0 to vertex 1") && e.problem().contains("0.25, not a whole number"), "{e}");
+    let e = read("big.mtx", &mtx(["1e12", "3"])).unwrap().integer_weights().unwrap_err();
+    assert!(e.problem().contains("more than the largest integer weight"), "{e}");
+    // Integer weights pass through, and a graph without weights has none to give.
+    assert_eq!(read("int.gr", "p sp 2 1\na 1 2 9\n").unwrap().integer_weights().unwrap(), Some(vec![9]));
+    assert_eq!(read("none.txt", "0 1\n").unwrap().integer_weights().unwrap(), None);
+}
+
+// ---- writing graphs for other programs -------------------------------------------------
+
+/// Writes `g` as `name` and reads it back with `opts`.
+fn round_trip(g: &Graph, name: &str, pairs: graph::Pairs, opts: &GraphOptions) -> Graph {
+    let dir = file("placeholder", b"");
+    let path = dir.0.with_file_name(name);
+    graph::write(g, &path, pairs).unwrap_or_else(|e| panic!("{name}: {e}"));
+    graph::read(&path, opts).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn every_format_reads_back_as_the_same_csr() {
+    let clean = |symmetrize| GraphOptions { symmetrize, remove_self_loops: false, remove_duplicates: true, quiet: true };
+    let grid = graph::Grid { rows: 30, columns: 20, delete: 0.2, seed: 3, weighted: true }.generate().unwrap();
+    // The last vertex has an edge, so the id-only formats know the vertex count too.
+    assert!(grid.degree(grid.vertices() as u32 - 1) > 0);
+    let unweighted = Graph { weights: Weights::None, ..grid.clone() };
+    for (name, pairs, symmetrize) in [
+        ("g.wel", graph::Pairs::All, false),
+        ("g.wel", graph::Pairs::Once, true),
+        ("g.gr", graph::Pairs::All, false),
+        ("g.gr", graph::Pairs::Once, true),
+        ("g.mtx", graph::Pairs::All, false),
+        // A symmetric .mtx file mirrors itself: no option needed.
+        ("g.mtx", graph::Pairs::Once, false),
+    ] {
+        assert_eq!(round_trip(&grid, name, pairs, &clean(symmetrize)), grid, "{name}, {pairs:?}");
+    }
+    for (name, pairs, symmetrize) in [("g.el", graph::Pairs::All, false), ("g.el", graph::Pairs::Once, true), ("g.mtx", graph::Pairs::Once, false)] {
+        assert_eq!(round_trip(&unweighted, name, pairs, &clean(symmetrize)), unweighted, "{name}, {pairs:?} (no weights)");
+    }
+    // A directed graph with self-loops and real weights, every edge as it is.
+    let text = "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 2 0.1\n2 2 3.5\n4 1 1e-7\n1 3 2\n3 4 -8.25\n";
+    let real = read("real.mtx", text).unwrap();
+    let opts = GraphOptions { quiet: true, ..GraphOptions::default() };
+    assert_eq!(round_trip(&real, "r.mtx", graph::Pairs::All, &opts), real);
+    let rmat = Rmat { scale: 9, edge_factor: 8, seed: 2, weighted: true }.generate(&clean(false)).unwrap();
+    assert_eq!(round_trip(&rmat, "r.gr", graph::Pairs::All, &clean(false)), rmat, "directed R-MAT");
+}
+
+#[test]
+fn writing_refuses_what_the_format_cannot_hold() {
+    let dir = file("placeholder", b"");
+    let at = |name: &str| dir.0.with_file_name(name);
+    let directed = read("d.txt", "0 1 5\n1 2 6\n").unwrap();
+    let e = graph::write(&directed, at("d.el"), graph::Pairs::Once).unwrap_err();
+    check(&e, "d.el", None, &["not symmetric", "write them all"]);
+    let unweighted = read("u.txt", "0 1\n").unwrap();
+    check(&graph::write(&unweighted, at("u.wel"), graph::Pairs::All).unwrap_err(), "u.wel", None, &["needs edge weights"]);
+    check(&graph::write(&unweighted, at("u.gr"), graph::Pairs::All).unwrap_err(), "u.gr", None, &["needs edge weights"]);
+    let real = read("r.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.5\n").unwrap();
+    check(&graph::write(&real, at("r.wel"), graph::Pairs::All).unwrap_err(), "r.wel", None, &["integer weights", "real numbers"]);
+    check(&graph::write(&directed, at("d.csv"), graph::Pairs::All).unwrap_err(), "d.csv", None, &["unknown graph format", ".el, .wel, .gr or .mtx"]);
+    let e = graph::write(&directed, dir.0.with_file_name("missing-dir").join("x.el"), graph::Pairs::All).unwrap_err();
+    assert!(e.problem().contains("cannot write the graph file"), "{e}");
+    // What was written, for a glance: `.wel` lines are `u v w`, `.gr` is 1-based with a problem line.
+    graph::write(&directed, at("d.wel"), graph::Pairs::All).unwrap();
+    assert_eq!(std::fs::read_to_string(at("d.wel")).unwrap(), "0 1 5\n1 2 6\n");
+    graph::write(&directed, at("d.gr"), graph::Pairs::All).unwrap();
+    assert_eq!(std::fs::read_to_string(at("d.gr")).unwrap(), "p sp 3 2\na 1 2 5\na 2 3 6\n");
+}

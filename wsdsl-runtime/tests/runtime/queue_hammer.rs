@@ -120,7 +120,7 @@ fn hammer(name: &str, scale: u32, tsan_scale: u32) {
 
 #[test]
 fn broker_queue_bq_bwd_bsq_lose_and_duplicate_nothing() {
-    hammer("bq_hammer", 100, 4);
+    hammer("bq_hammer", 40, 4);
 }
 
 #[test]

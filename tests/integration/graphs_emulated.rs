@@ -1,0 +1,56 @@
+//! The graph kernels that coordinate through buffers rather than joins alone, through the
+//! host-compiled templates (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, no GPU
+//! needed): direction-optimizing BFS (its last task of a step starts the next, counted with
+//! atomics and fences) and union-find connected components (compare-and-swap hooking), each
+//! against its sequential reference.
+
+use crate::kernels::bfs;
+use crate::kernels::cc;
+use crate::kernels::graph_reference;
+use crate::kernels::relax;
+
+use wsdsl::gpu::emulate::{run_emulated, Emulation};
+use wsdsl::graph::{Graph, GraphOptions, Grid, Rmat};
+use wsdsl::KernelConfig;
+
+fn rmat(scale: u32) -> Graph {
+    let opts = GraphOptions { symmetrize: true, remove_self_loops: true, remove_duplicates: true, quiet: true };
+    Rmat { scale, edge_factor: 16, seed: 5, weighted: false }.generate(&opts).unwrap()
+}
+
+fn grid() -> Graph {
+    Grid { rows: 30, columns: 40, delete: 0.1, seed: 6, weighted: false }.generate().unwrap()
+}
+
+#[test]
+fn direction_optimizing_bfs_emulated_matches_the_sequential_bfs() {
+    for (name, g) in [("R-MAT 10", rmat(10)), ("grid", grid())] {
+        let source = g.first_vertex_with_edges().unwrap_or(0);
+        // Small grains: many tasks, hubs split, several workers finishing the same step.
+        let how = bfs::Direction { frontier_grain: 1, vertex_grain: 8, edge_grain: 8, ..bfs::Direction::default() };
+        let (params, buffers, root) = bfs::direction_inputs(&bfs::device_graph(&g), source, how).unwrap();
+        let (counters, _, stats) =
+            run_emulated::<bfs::direction::direction::Kernel>(&params, &buffers, &[root.into()], &KernelConfig::default(), &Emulation::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let depth = buffers.depth.to_vec();
+        assert_eq!(bfs::check(&g, source, &depth), Ok(()), "{name}");
+        assert_eq!(counters.levels.get(), bfs::reach(&depth).1 + 1, "{name}");
+        if name == "R-MAT 10" {
+            assert!(counters.bottom_up.get() > 0, "{name}: bottom-up steps ran");
+        }
+        assert!(stats.tasks > 100, "{name}: {stats}");
+    }
+}
+
+#[test]
+fn union_find_emulated_labels_every_component_with_its_smallest_vertex() {
+    for (name, g) in [("R-MAT 10", rmat(10)), ("grid", grid())] {
+        let how = cc::Afforest { grain: 4, ..cc::Afforest::default() };
+        let (params, buffers, roots) = cc::afforest_inputs(&cc::DeviceGraph::new(&g).unwrap(), how).unwrap();
+        let roots: Vec<_> = roots.into_iter().map(Into::into).collect();
+        run_emulated::<cc::afforest::Kernel>(&params, &buffers, &roots, &KernelConfig::default(), &Emulation::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let want = graph_reference::components(&g);
+        assert_eq!(relax::compare(&buffers.comp.to_vec(), &want, "labels"), Ok(()), "{name}");
+    }
+}
