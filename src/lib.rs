@@ -24,6 +24,6 @@ pub mod __private {
     pub use wsdsl_runtime::buffer::{Buffer, BufferElem, BufferSet, DeviceBuffer};
     pub use wsdsl_runtime::parallel;
     pub use wsdsl_runtime::value::{JoinLayout, TaskValue};
-    pub use wsdsl_runtime::schedule::{Schedule, Scheduler, Steal, Victim, Worker};
+    pub use wsdsl_runtime::schedule::{Order, Schedule, Scheduler, Steal, Victim, Worker};
     pub use wsdsl_runtime::recursion::{enter as enter_recursion, Recursion};
 }

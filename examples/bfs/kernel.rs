@@ -80,7 +80,7 @@ pub fn device_graph(g: &Graph) -> BfsGraph {
 /// by level.
 pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
     let initial = start(&g.out, source)?;
-    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, data_driven)?;
+    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
     Ok((found.into(), ran))
 }
 

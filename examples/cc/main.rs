@@ -58,7 +58,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         let device_graph = relax::DeviceGraph::new(&graph, None);
         let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
         let how = relax::Relaxation { grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN), step: 0 };
-        let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, args.data_driven)?;
+        let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
         let style = format!(
             "label propagation{}: {} rounds, {} edges scanned, {} stale offers",
             if args.data_driven { " (data-driven)" } else { "" },

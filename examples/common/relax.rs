@@ -16,7 +16,8 @@
 //! along part of one vertex's edges, and a neighbour whose value it lowers gets a task of its
 //! own at once; a task whose vertex has meanwhile dropped below its offer stops. It runs on
 //! the Broker Queue, whose FIFO order keeps it close to rounds without waiting for them.
-//! `solve` picks one of the two.
+//! `relax_ordered` is `relax_driven` on the priority scheduler: delta-stepping.
+//! `solve` picks one of them.
 
 // Each includer (bfs, sssp, cc, the bench, the tests) uses its own part.
 #![allow(dead_code)]
@@ -243,6 +244,94 @@ pub mod relax_driven {
     }
 }
 
+/// Delta-stepping (Meyer and Sanders): `relax_driven` on the priority scheduler. An offer of
+/// distance `d` waits in band `d / delta`, so vertices settle roughly in distance order and
+/// few offers go stale (each one a vertex expanded before its final distance was known);
+/// within a band, offers run in no particular order, as Bellman-Ford's do.
+#[megakernel(order = priority)]
+pub mod relax_ordered {
+    use wsdsl::prelude::*;
+
+    pub const SPLIT: u32 = 16;
+
+    #[params]
+    pub struct Params {
+        pub grain: u32,
+        pub weighted: u32,
+        pub step: u32,
+        /// Width of a band in distance (at least 1).
+        pub delta: u32,
+    }
+
+    #[buffers]
+    pub struct Graph {
+        pub offsets: ReadOnly<u32>,
+        pub targets: ReadOnly<u32>,
+        pub weights: ReadOnly<u32>,
+        pub value: Buffer<u32>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub edges: Sum<u64>,
+        pub stale: Sum<u64>,
+    }
+
+    /// Offer `base` (plus each edge's weight) along edges `lo..hi` of vertex `v`.
+    #[task]
+    pub struct Offer {
+        pub v: u32,
+        pub lo: u32,
+        pub hi: u32,
+        pub base: u32,
+    }
+
+    #[spawn]
+    fn offer(t: &Offer, ctx: &mut Ctx) {
+        if ctx.buffers.value.get(t.v as usize) < t.base {
+            ctx.counters.stale.add(1);
+            return;
+        }
+        let n = t.hi - t.lo;
+        if n > ctx.params.grain {
+            // The parts stay in this offer's band (a plain spawn keeps the parent's).
+            let grains = n / ctx.params.grain + (n % ctx.params.grain != 0) as u32;
+            let parts = if grains < SPLIT { grains } else { SPLIT };
+            for p in 0..parts {
+                let lo = t.lo + ((n as u64 * p as u64) / parts as u64) as u32;
+                let hi = t.lo + ((n as u64 * (p + 1) as u64) / parts as u64) as u32;
+                ctx.spawn(Offer { v: t.v, lo, hi, base: t.base });
+            }
+            return;
+        }
+        for i in t.lo..t.hi {
+            let u = ctx.buffers.targets.get(i as usize) as usize;
+            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base + ctx.params.step };
+            if ctx.buffers.value.atomic_min(u, offer) > offer {
+                let lo = ctx.buffers.offsets.get(u);
+                let hi = ctx.buffers.offsets.get(u + 1);
+                if hi > lo {
+                    ctx.spawn_with_priority(offer / ctx.params.delta, Offer { v: u as u32, lo, hi, base: offer });
+                }
+            }
+        }
+        ctx.counters.edges.add(n as u64);
+    }
+}
+
+/// A band width for delta-stepping from the weights: the mean weight times 8 over the mean
+/// degree (GAPBS's users pick delta near the mean weight on meshes and road graphs, where a
+/// band must hold a wavefront to give the workers enough to do, and smaller on power-law
+/// graphs, whose bands fill at once). At least 1.
+pub fn default_delta(g: &Graph, weights: &[u32]) -> u32 {
+    if weights.is_empty() || g.vertices() == 0 {
+        return 1;
+    }
+    let mean_weight = weights.iter().map(|&w| w as f64).sum::<f64>() / weights.len() as f64;
+    let mean_degree = weights.len() as f64 / g.vertices() as f64;
+    ((mean_weight * 8.0 / mean_degree.max(1.0)).round() as u32).max(1)
+}
+
 /// Frontier vertices or edges per task by default.
 pub const DEFAULT_GRAIN: u32 = 64;
 
@@ -330,6 +419,30 @@ pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[
     Ok((relaxed, out))
 }
 
+/// [`run_driven`] in bands of `delta` (`relax_ordered`, delta-stepping).
+pub fn run_ordered(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation, delta: u32) -> Result<(Relaxed, Output<relax_ordered::Kernel>), wsdsl::Error> {
+    check_inputs(g, &initial, frontier)?;
+    if how.grain == 0 {
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
+    }
+    if delta == 0 {
+        return Err(wsdsl::Error::InvalidConfig("delta (the width of a band in distance) must be at least 1".into()));
+    }
+    let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
+    let offsets = g.offsets.as_slice();
+    let roots: Vec<relax_ordered::Offer> = frontier
+        .iter()
+        .map(|&v| relax_ordered::Offer { v, lo: offsets[v as usize], hi: offsets[v as usize + 1], base: initial[v as usize] })
+        .filter(|o| o.hi > o.lo)
+        .collect();
+    let buffers = relax_ordered::Graph { offsets: g.offsets.clone(), targets: g.targets.clone(), weights: g.weights.clone(), value: Buffer::from_vec(initial) };
+    let params = relax_ordered::Params { grain: how.grain, weighted: weighted as u32, step: how.step, delta };
+    let out = rt.run_with::<relax_ordered::Kernel>(params, &buffers, roots)?;
+    let c = &out.counters;
+    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
+    Ok((relaxed, out))
+}
+
 /// What a run says besides its values: its statistics, where it ran, and why not on the GPU.
 pub struct Ran {
     pub stats: Stats,
@@ -343,14 +456,39 @@ impl<K: wsdsl::Program> From<Output<K>> for Ran {
     }
 }
 
-/// [`run_driven`] when `data_driven`, else [`run`] (in rounds).
-pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation, data_driven: bool) -> Result<(Relaxed, Ran), wsdsl::Error> {
-    Ok(if data_driven {
-        let (found, out) = run_driven(rt, g, initial, frontier, how)?;
-        (found, out.into())
-    } else {
-        let (found, out) = run(rt, g, initial, frontier, how)?;
-        (found, out.into())
+/// Which relaxation runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// Frontier rounds (Bellman-Ford driven by the changed vertices, [`run`]).
+    Rounds,
+    /// Without rounds, on the Broker Queue ([`run_driven`]).
+    DataDriven,
+    /// Delta-stepping in bands of this width ([`run_ordered`]).
+    Ordered { delta: u32 },
+}
+
+impl Method {
+    /// [`Method::DataDriven`] when `data_driven`, else [`Method::Rounds`].
+    pub fn driven_or_rounds(data_driven: bool) -> Method {
+        if data_driven { Method::DataDriven } else { Method::Rounds }
+    }
+}
+
+/// [`run`], [`run_driven`] or [`run_ordered`], as `method` says.
+pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], how: Relaxation, method: Method) -> Result<(Relaxed, Ran), wsdsl::Error> {
+    Ok(match method {
+        Method::DataDriven => {
+            let (found, out) = run_driven(rt, g, initial, frontier, how)?;
+            (found, out.into())
+        }
+        Method::Rounds => {
+            let (found, out) = run(rt, g, initial, frontier, how)?;
+            (found, out.into())
+        }
+        Method::Ordered { delta } => {
+            let (found, out) = run_ordered(rt, g, initial, frontier, how, delta)?;
+            (found, out.into())
+        }
     })
 }
 

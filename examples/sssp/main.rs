@@ -1,11 +1,15 @@
-//! Single-source shortest paths with integer edge weights: Bellman-Ford driven by the
-//! vertices whose distance changed (frontier rounds as a continuation, `examples/common/relax.rs`),
-//! checked against Dijkstra's algorithm (GPU if present, else CPU). A file's weights are
-//! used as they are: integers, or real numbers that are whole (a negative or fractional
-//! weight is refused, naming its edge); a graph without weights (a SNAP edge list, a pattern
-//! matrix) gets weights 1..=255 hashed from each edge's ends. Generated graphs come weighted.
+//! Single-source shortest paths with integer edge weights, by delta-stepping on the priority
+//! scheduler (`order = priority`: an offer of distance d waits in band d / delta; delta from
+//! the weights unless `--delta` says), or with `--rounds` by Bellman-Ford driven by the
+//! vertices whose distance changed (frontier rounds as a continuation), or with
+//! `--data-driven` without rounds on the Broker Queue (`examples/common/relax.rs`); checked
+//! against Dijkstra's algorithm. A graph without weights (a SNAP edge list, a pattern matrix)
+//! gets weights 1..=255 hashed from each edge's ends; a file's weights are used as they are
+//! (integers, or whole real numbers; a negative or fractional one is refused, naming its
+//! edge). Generated graphs come weighted.
 //!
 //!     cargo run --release --example sssp                       # p2p-Gnutella31, from vertex 0
+//!     cargo run --release --example sssp -- --rmat 18 --symmetrize --delta 64
 //!     cargo run --release --example sssp -- --rmat 18 --symmetrize
 //!     cargo run --release --example sssp -- USA-road-d.NY.gr.gz --source 1
 //!     cargo run --release --example sssp -- --grid 512x512 --delete 0.1
@@ -24,7 +28,7 @@ use graph_reference::{dijkstra, hashed_weights, UNREACHED};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(about = "Single-source shortest paths as frontier relaxation, checked against Dijkstra")]
+#[command(about = "Single-source shortest paths by delta-stepping (or frontier relaxation), checked against Dijkstra")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -34,7 +38,14 @@ struct Args {
     /// Frontier vertices, or edges of one vertex, per task.
     #[arg(long, default_value_t = relax::DEFAULT_GRAIN)]
     grain: u32,
-    /// Without rounds: every lowered value is passed on at once (on the Broker Queue).
+    /// Width of a band of distances for delta-stepping (default: from the weights, see
+    /// `relax::default_delta`).
+    #[arg(long, conflicts_with_all = ["rounds", "data_driven"])]
+    delta: Option<u32>,
+    /// Frontier rounds (Bellman-Ford driven by the changed vertices) instead of delta-stepping.
+    #[arg(long, conflicts_with = "data_driven")]
+    rounds: bool,
+    /// Without rounds or bands: every lowered value is passed on at once (on the Broker Queue).
     #[arg(long)]
     data_driven: bool,
     #[command(flatten)]
@@ -65,7 +76,14 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let mut initial = vec![UNREACHED; graph.vertices()];
     initial[source as usize] = 0;
     let how = relax::Relaxation { grain: args.grain, step: 0 };
-    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, initial, &[source], how, args.data_driven)?;
+    let method = if args.rounds || args.data_driven {
+        relax::Method::driven_or_rounds(args.data_driven)
+    } else {
+        let delta = args.delta.unwrap_or_else(|| relax::default_delta(&graph, &weights));
+        println!("delta-stepping with delta {delta}{}", if args.delta.is_some() { "" } else { " (from the mean weight and degree; --delta to choose)" });
+        relax::Method::Ordered { delta }
+    };
+    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, initial, &[source], how, method)?;
     cli::note_fallback(&note);
     let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
     let traversed = relax::traversed_edges(&graph, &found.value);

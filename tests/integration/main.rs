@@ -19,6 +19,7 @@ mod joins;
 mod multi_gpu_emulated;
 mod nvrtc_compile;
 mod octree_cpu;
+mod ordered;
 mod panics;
 mod parallel;
 mod reliability;

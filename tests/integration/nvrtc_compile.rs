@@ -149,3 +149,20 @@ fn example_kernels_compile_under_the_broker_schedulers() {
         }
     }
 }
+
+/// The priority scheduler's kernel (`cuda/bands.cuh`) compiles with NVRTC, under each band
+/// queue and worker granularity, for delta-stepping and for a program that spawns into bands
+/// with plain spawns too.
+#[test]
+fn ordered_kernels_compile_under_the_band_queues() {
+    use crate::kernels::relax::relax_ordered;
+    use crate::ordered::bands_log;
+    use wsdsl::gpu::{compile_check_with, ordered_kernel_configs};
+    compiles::<relax_ordered::Kernel>();
+    for config in ordered_kernel_configs(256) {
+        let bytes = compile_check_with::<bands_log::Kernel>("sm_90", &config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert!(bytes > 1000, "{config:?}");
+    }
+    let profiled = KernelConfig { profile: true, ..ordered_kernel_configs(256)[1] };
+    compile_check_with::<relax_ordered::Kernel>("sm_90", &profiled).unwrap();
+}

@@ -56,6 +56,10 @@ mod octree;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/quicksort/kernel.rs"]
 mod quicksort;
+
+#[allow(dead_code)] // the graph examples' relaxation engine; gpu-check runs its ordered part
+#[path = "../../examples/common/relax.rs"]
+mod relax;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/sudoku/kernel.rs"]
 mod sudoku;
@@ -205,7 +209,12 @@ fn main() -> ExitCode {
         rows.extend(chaos::cache_rows(limit));
         rows.extend(chaos::endless_loop_rows());
     }
-    let matrix = if args.no_matrix { String::new() } else { scheduler_matrix(&mut rows, args.matrix_repeat.max(1), limit) };
+    let matrix = if args.no_matrix {
+        String::new()
+    } else {
+        let repeat = args.matrix_repeat.max(1);
+        scheduler_matrix(&mut rows, repeat, limit) + &ordered_matrix(&mut rows, repeat, limit)
+    };
 
     let table = format!("{}{matrix}", render(&rows));
     println!("\n{table}");
@@ -397,6 +406,17 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
         Box::new(move |rt: &Runtime| {
             let (found, shortest, out) = fifteen::solve(rt, &grid, bound)?;
             Ok((format!("{found} solutions, shortest {shortest}"), format!("{} solutions, shortest {}", want.0, want.1), out.stats))
+        }),
+    ));
+    // SSSP by delta-stepping on the priority scheduler (R-MAT, weights 1..255 hashed from the
+    // ends), against Dijkstra.
+    let scale = if quick { 14 } else { 18 };
+    let sssp = ordered_sssp_case(scale);
+    list.push((
+        format!("sssp delta-stepping R-MAT {scale} (delta {})", sssp.delta),
+        Box::new(move |rt: &Runtime| {
+            let (found, stats) = sssp.run(rt)?;
+            Ok((sssp.verdict(&found), sssp.expected(), stats))
         }),
     ));
     // Octrees of up to 15 million particles, each checked particle by particle.
@@ -691,6 +711,68 @@ fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> Stri
         rows.push(q);
         rows.push(u);
         rows.push(f);
+    }
+    table
+}
+
+/// A delta-stepping SSSP instance and its Dijkstra distances.
+struct OrderedSssp {
+    graph: relax::DeviceGraph,
+    want: Vec<u32>,
+    source: u32,
+    delta: u32,
+}
+
+fn ordered_sssp_case(scale: u32) -> OrderedSssp {
+    let opts = wsdsl::graph::GraphOptions { symmetrize: true, remove_self_loops: true, remove_duplicates: true, quiet: true };
+    let g = wsdsl::graph::Rmat { scale, edge_factor: 16, seed: 1, weighted: false }.generate(&opts).expect("an R-MAT graph");
+    let weights = graph_reference::hashed_weights(&g);
+    let source = g.first_vertex_with_edges().unwrap_or(0);
+    let want = graph_reference::dijkstra(&g, &weights, source);
+    let delta = relax::default_delta(&g, &weights);
+    OrderedSssp { graph: relax::DeviceGraph::new(&g, Some(weights)), want, source, delta }
+}
+
+impl OrderedSssp {
+    fn run(&self, rt: &Runtime) -> Result<(Vec<u32>, wsdsl::Stats), wsdsl::Error> {
+        let mut initial = vec![u32::MAX; self.want.len()];
+        initial[self.source as usize] = 0;
+        let how = relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 };
+        let (found, out) = relax::run_ordered(rt, &self.graph, initial, &[self.source], how, self.delta)?;
+        Ok((found.value, out.stats))
+    }
+
+    fn expected(&self) -> String {
+        format!("{} reached, as Dijkstra", self.want.iter().filter(|&&d| d != u32::MAX).count())
+    }
+
+    fn verdict(&self, got: &[u32]) -> String {
+        match relax::compare(got, &self.want, "distances") {
+            Ok(()) => self.expected(),
+            Err(e) => e,
+        }
+    }
+}
+
+/// Delta-stepping SSSP on R-MAT 14 under every configuration of the priority scheduler
+/// (band queues as BQ and BWD, each worker granularity): exact distances, run time, and how
+/// the bands went.
+fn ordered_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> String {
+    let mut table = String::from("\n| ordered: band queues | worker | SSSP R-MAT 14 (delta-stepping) | ms | bands |\n|---|---|---|---:|---|\n");
+    let sssp = ordered_sssp_case(14);
+    for config in wsdsl::gpu::ordered_kernel_configs(256) {
+        let rt = Runtime::new(Backend::Gpu).kernel_config(config).watchdog(limit);
+        let job: Job<'_> = Box::new(|rt: &Runtime| {
+            let (found, stats) = sssp.run(rt)?;
+            Ok((sssp.verdict(&found), sssp.expected(), stats))
+        });
+        let name = format!("sssp R-MAT 14 ordered [{:?}/{:?}]", config.scheduler, config.worker);
+        let row = measure(&name, &rt, &job, repeat);
+        print_row(&row);
+        let bands = job(&rt).ok().and_then(|(_, _, stats)| stats.bands).map(|b| b.to_string().replace("bands       ", "")).unwrap_or_default();
+        let cell = if row.pass { "PASS".to_string() } else { format!("FAIL: {} {}", row.answer, row.note) };
+        table.push_str(&format!("| {:?} | {:?} | {cell} | {:.2} | {bands} |\n", config.scheduler, config.worker, row.median_ms));
+        rows.push(row);
     }
     table
 }

@@ -316,6 +316,13 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
                 self.spawned.push(task.into())
             }
 
+            /// Queues a task in band `priority` (lower runs first), in a module with
+            /// `#[megakernel(order = priority)]`; `spawn` gives a child its parent's band.
+            #[inline]
+            pub fn spawn_with_priority<T: ::core::convert::Into<Task>>(&mut self, priority: u32, task: T) {
+                self.spawned.push_with_priority(priority, task.into())
+            }
+
             /// Which run of the task's handlers this is: 0 in its spawn handler, k in the k-th
             /// run of its complete handler (a complete handler that spawns runs again once
             /// those children are done).

@@ -401,7 +401,8 @@ pub enum ExprKind {
     Variant(u32),
     /// A variant of an enum with data: (enum, tag, variant, fields by C member).
     EnumLit(String, u32, String, Vec<(String, Expr)>),
-    Spawn(String, Box<Expr>),
+    /// `ctx.spawn(task)`, or `ctx.spawn_with_priority(p, task)` with `Some(p)`.
+    Spawn(String, Box<Expr>, Option<Box<Expr>>),
     /// An explicit panic (type `!`): the fault site, then the message's arguments in the order
     /// Rust evaluates them, each with the word of the status record that carries its value
     /// to the host (`None`: evaluated but not shown on the GPU).

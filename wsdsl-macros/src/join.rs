@@ -23,6 +23,9 @@ use crate::model::{FnKind, Module};
 use crate::types::{rust_name, Ty};
 
 pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+    if m.ordered {
+        refuse_in_ordered(m, bodies, errors);
+    }
     let mut err = |span: proc_macro2::Span, msg: String| errors.push(syn::Error::new(span, msg));
     let value_of = |task: &str| m.struct_def(task).and_then(|t| t.value.as_ref().map(|(ty, _)| ty.clone()));
     let show = |t: &Option<Ty>| t.as_ref().map_or("nothing".to_string(), |t| format!("`{}`", rust_name(t)));
@@ -109,5 +112,27 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
                 ));
             }
         }
+    }
+}
+
+/// Ordered modules (`order = priority`) take no complete handlers or values yet: a task
+/// waiting for children in later bands would hold its worker, or its frame would have to
+/// remember its band for the continuation, which neither backend's bands do today.
+fn refuse_in_ordered(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
+    for span in bodies.iter().flat_map(|b| &b.jobs) {
+        errors.push(syn::Error::new(
+            *span,
+            "order = priority does not support data-parallel jobs yet (the CPU backend's bands and cuda/bands.cuh run no job records); \
+             loop over the range in the handler or split it into tasks, or drop `order = priority`",
+        ));
+    }
+    const WHY: &str = "order = priority does not support complete handlers or task values yet \
+                       (a task's children may run bands later, so its continuation would have to keep its band); \
+                       write the result into a buffer or counter instead, or drop `order = priority`";
+    for f in m.fns.iter().filter(|f| matches!(f.kind, FnKind::Complete { .. })) {
+        errors.push(syn::Error::new(f.name.span(), WHY));
+    }
+    for (_, span) in m.tasks().filter_map(|t| t.value.as_ref()) {
+        errors.push(syn::Error::new(*span, WHY));
     }
 }

@@ -58,7 +58,8 @@ fn expand_deep(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) 
 fn expand_module(args: proc_macro2::TokenStream, module: syn::ItemMod) -> syn::Result<proc_macro2::TokenStream> {
     let schedule = schedule::parse(args);
     let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(typeck::recursion::DEFAULT_LIMIT);
-    match (schedule, compile(module, limit)) {
+    let ordered = schedule.as_ref().is_ok_and(|s| s.ordered());
+    match (schedule, compile_with(module, limit, ordered)) {
         (Ok(schedule), Ok((tokens, _))) => Ok(with_schedule(tokens, &schedule)),
         (schedule, compiled) => Err(combine(schedule.err().into_iter().chain(compiled.err()).collect())),
     }
@@ -86,11 +87,18 @@ fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::Schedule
 
 /// The whole pipeline; `Err` combines every error found. `recursion_limit`: how deep
 /// recursive helpers may call (`typeck/recursion.rs`).
+#[cfg(test)]
 pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
+    compile_with(module, recursion_limit, false)
+}
+
+/// [`compile`] of a module whose tasks carry priorities (`order = priority`) or not.
+pub(crate) fn compile_with(module: syn::ItemMod, recursion_limit: u32, ordered: bool) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
     let model = model::Module::parse(module, &mut errors);
     let Some(mut model) = model else { return Err(combine(errors)) };
     model.recursion_limit = recursion_limit;
+    model.ordered = ordered;
     let checked = typeck::check(&model, &mut errors);
     join::check(&model, &checked.bodies, &mut errors);
     if !errors.is_empty() {

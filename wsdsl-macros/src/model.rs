@@ -158,6 +158,9 @@ pub struct Module {
     /// How deep recursive helpers may call (`#[megakernel(recursion_limit = N)]`,
     /// `typeck/recursion.rs`).
     pub recursion_limit: u32,
+    /// Whether tasks carry priorities (`#[megakernel(order = priority)]`): only then may
+    /// handlers call `ctx.spawn_with_priority`.
+    pub ordered: bool,
     /// The keys (`FnDef::key`) of functions whose signature was refused (and reported):
     /// their calls report nothing more.
     pub rejected: Vec<String>,
@@ -454,6 +457,7 @@ impl Module {
             type_names: names,
             layouts,
             recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
+            ordered: false,
             rejected,
         };
         module.check_handlers(errors);

@@ -55,6 +55,8 @@ pub struct ScheduleAttr {
     capacity: Option<u32>,
     cooperative: Option<(bool, Span)>,
     min_blocks: Option<u32>,
+    /// `order = priority`: tasks run lowest band first (`ctx.spawn_with_priority`).
+    order: Option<(String, Span)>,
     /// Not a scheduler setting: how deep recursive helpers may call.
     pub recursion_limit: Option<u32>,
 }
@@ -63,6 +65,7 @@ const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
 const WORKERS: &[&str] = &["thread", "warp", "block"];
 const VICTIMS: &[&str] = &["random", "round_robin", "pws", "hws", "small_world"];
 const STEALS: &[&str] = &["one", "half"];
+const ORDERS: &[&str] = &["none", "priority"];
 
 /// Parses the attribute's arguments, collecting every error.
 pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
@@ -76,6 +79,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             "worker" => choice(&pair.value, WORKERS, &key).map(|v| attr.worker.replace(v).is_some()),
             "victim" => choice(&pair.value, VICTIMS, &key).map(|v| attr.victim.replace(v).is_some()),
             "steal" => choice(&pair.value, STEALS, &key).map(|v| attr.steal.replace(v).is_some()),
+            "order" => choice(&pair.value, ORDERS, &key).map(|v| attr.order.replace(v).is_some()),
             "block_threads" => number(&pair.value, &key).and_then(|n| {
                 if n % 32 == 0 && (32..=1024).contains(&n) {
                     Ok(attr.block_threads.replace(n).is_some())
@@ -107,7 +111,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             }),
             _ => Err(syn::Error::new_spanned(
                 &pair.key,
-                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, block_threads, capacity, cooperative, min_blocks, recursion_limit",
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, order, block_threads, capacity, cooperative, min_blocks, recursion_limit",
             )),
         };
         match seen {
@@ -141,6 +145,22 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
     if let (Some((true, span)), Some((s, _))) = (&attr.cooperative, &attr.scheduler) {
         if s != "deque" && s != "static" {
             errors.push(syn::Error::new(*span, format!("cooperative tasks need the deque or the static scheduler; scheduler = {s} runs one task per thread")));
+        }
+    }
+    if let Some((_, span)) = attr.order.as_ref().filter(|(o, _)| o == "priority") {
+        if let Some((s, _)) = attr.scheduler.as_ref().filter(|(s, _)| !matches!(s.as_str(), "bq" | "bwd")) {
+            let why = match s.as_str() {
+                "deque" => "its deques are private to their workers, so no worker could see which band is lowest",
+                "static" => "it runs whole generations at once",
+                _ => "a band per block's queue would multiply the bands' memory by the blocks",
+            };
+            errors.push(syn::Error::new(
+                *span,
+                format!("order = priority runs on the broker queues' bands (scheduler = bq or bwd), not scheduler = {s}: {why}; use scheduler = bq or leave the scheduler out"),
+            ));
+        }
+        if let Some((true, _)) = attr.cooperative {
+            errors.push(syn::Error::new(*span, "order = priority runs one task per thread, so not in a cooperative schedule; drop `cooperative`"));
         }
     }
     match errors.into_iter().reduce(|mut a, b| {
@@ -184,6 +204,12 @@ impl ScheduleAttr {
             && self.capacity.is_none()
             && self.cooperative.is_none()
             && self.min_blocks.is_none()
+            && self.order.is_none()
+    }
+
+    /// Whether tasks carry priorities (`order = priority`).
+    pub fn ordered(&self) -> bool {
+        self.order.as_ref().is_some_and(|(o, _)| o == "priority")
     }
 
     /// `const SCHEDULE: Schedule = ...;` for the generated `Program` impl.
@@ -201,11 +227,12 @@ impl ScheduleAttr {
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),
         };
-        let (scheduler, worker, victim, steal) = (
+        let (scheduler, worker, victim, steal, order) = (
             variant(&self.scheduler, quote!(Scheduler)),
             variant(&self.worker, quote!(Worker)),
             variant(&self.victim, quote!(Victim)),
             variant(&self.steal, quote!(Steal)),
+            variant(&self.order, quote!(Order)),
         );
         let (block_threads, capacity, min_blocks) = (number(self.block_threads), number(self.capacity), number(self.min_blocks));
         let cooperative = match self.cooperative {
@@ -222,6 +249,7 @@ impl ScheduleAttr {
                 capacity: #capacity,
                 cooperative: #cooperative,
                 min_blocks: #min_blocks,
+                order: #order,
             };
         }
     }
@@ -275,6 +303,22 @@ mod tests {
         assert_eq!(a.recursion_limit, Some(40));
         assert!(a.is_empty(), "no SCHEDULE const for it");
         assert!(parse(quote!(recursion_limit = 0)).unwrap_err().to_string().contains("at least 1"));
+    }
+
+    #[test]
+    fn order_priority_needs_a_broker_scheduler_and_one_task_per_thread() {
+        let text = parse(quote!(order = priority, scheduler = bwd)).unwrap().to_const().to_string();
+        assert!(text.contains("Order :: Priority"), "{text}");
+        assert!(parse(quote!(order = priority)).unwrap().ordered());
+        assert!(!parse(quote!(order = none)).unwrap().ordered());
+        for s in ["deque", "static", "bsq"] {
+            let name = syn::Ident::parse_any.parse_str(s).unwrap();
+            let e = parse(quote!(order = priority, scheduler = #name)).unwrap_err().to_string();
+            assert!(e.contains("scheduler = bq or bwd") && e.contains(&format!("not scheduler = {s}")), "{e}");
+        }
+        let e = parse(quote!(order = priority, cooperative)).unwrap_err().to_string();
+        assert!(e.contains("cooperative"), "{e}");
+        assert!(parse(quote!(order = fifo)).unwrap_err().to_string().contains("the choices are: none, priority"));
     }
 
     #[test]

@@ -23,6 +23,9 @@
 #ifndef WSDSL_JOIN
 #define WSDSL_JOIN 0
 #endif
+#ifndef WSDSL_ORDERED
+#define WSDSL_ORDERED 0
+#endif
 #ifndef WSDSL_JOBS
 #define WSDSL_JOBS 0
 #endif
@@ -47,6 +50,11 @@ struct wsdsl_ctx {
     unsigned* spawned;      // shared memory: tasks spawned by this worker's current batch
     const void* sched;      // scheduler-specific (the broker scheduler's launch record)
     unsigned sched_queue;   // scheduler-specific (the broker scheduler's queue)
+#if WSDSL_ORDERED
+    unsigned prio;          // the running task's priority (bands.cuh)
+    unsigned spawn_prio;    // the priority of the child being spawned
+    unsigned* prios;        // the priorities of the staged children, beside `slots`
+#endif
 #if WSDSL_JOIN
     // Complete handlers (join.cuh): the task being run, its frame once it spawned, its
     // children so far, which run of its handlers this is (0: the spawn handler), and the
@@ -91,6 +99,11 @@ static __device__ __forceinline__ void wsdsl_ctx_init(wsdsl_ctx* ctx, const wsds
     ctx->spawned = spawned;
     ctx->sched = 0;
     ctx->sched_queue = 0u;
+#if WSDSL_ORDERED
+    ctx->prio = 0u;
+    ctx->spawn_prio = 0u;
+    ctx->prios = 0;
+#endif
 #if WSDSL_JOIN
     ctx->cur = 0;
     ctx->child_frame = 0xfffffffdu;   // WS_JOIN_NONE
@@ -159,7 +172,12 @@ static __device__ __forceinline__ wsdsl_counters* wsdsl_ctx_counters(wsdsl_ctx* 
 static __device__ void ws_spawn_record(wsdsl_ctx* ctx, const wsdsl_task* task) {
     unsigned i = atomicAdd(ctx->spawned, 1u);
     unsigned long long slot = (unsigned long long)ctx->base + i;
-    if (slot < ctx->capacity) ctx->slots[slot] = *task;
+    if (slot < ctx->capacity) {
+        ctx->slots[slot] = *task;
+#if WSDSL_ORDERED
+        ctx->prios[slot] = ctx->spawn_prio;
+#endif
+    }
 #ifdef WS_SPAWN_SPILL
     else ws_spawn_spill(ctx, task);
 #endif
@@ -172,9 +190,22 @@ static __device__ void wsdsl_ctx_spawn(wsdsl_ctx* ctx, const wsdsl_task* task) {
     ws_join_link_child(ctx, &linked);
     ws_spawn_record(ctx, &linked);
 #else
+#if WSDSL_ORDERED
+    ctx->spawn_prio = ctx->prio;   // a plain spawn keeps the parent's band
+#endif
     ws_spawn_record(ctx, task);
 #endif
 }
+
+#if WSDSL_ORDERED
+// `ctx.spawn_with_priority(p, task)` (`order = priority`): the child waits in band `p`.
+// The highest priority shares band u32::MAX - 1 (the bands mark placed children with the
+// all-ones word): the last of four billion bands, so nothing runs in a different order.
+static __device__ void wsdsl_ctx_spawn_priority(wsdsl_ctx* ctx, const wsdsl_task* task, ws_u32 p) {
+    ctx->spawn_prio = p < 0xffffffffu ? p : 0xfffffffeu;
+    ws_spawn_record(ctx, task);
+}
+#endif
 
 // `ctx.fence()`: this thread's earlier buffer writes and atomics are seen by every thread
 // before its later ones (publish, fence, then signal).

@@ -26,9 +26,9 @@ pub mod value;
 
 pub use buffer::{Buffer, ReadOnly};
 pub use error::{Error, RanOn};
-pub use schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use progress::Progress;
 pub use runtime::{Backend, Output, Runtime};
-pub use stats::{BackendKind, Phases, Profile, Stats, Transfers};
+pub use stats::{BackendKind, BandStats, Phases, Profile, Stats, Transfers};
 pub use value::{JoinLayout, TaskValue};

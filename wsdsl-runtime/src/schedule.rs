@@ -90,6 +90,19 @@ pub enum Steal {
     Half,
 }
 
+/// In what order tasks run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    /// No particular order (the default): whatever the queues hand out.
+    #[default]
+    None,
+    /// Lowest band first: a task spawned with `ctx.spawn_with_priority(p, task)` waits in band
+    /// `p` until no lower band holds work (a plain `ctx.spawn` keeps the parent's band, roots
+    /// are in band 0). The GPU keeps a window of bands as broker queues plus a far queue
+    /// (`cuda/bands.cuh`, `gpu/bands.rs`); the CPU backend runs band by band (`cpu/bands.rs`).
+    Priority,
+}
+
 /// Scheduler settings baked into the kernel source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
@@ -108,6 +121,8 @@ pub struct KernelConfig {
     /// Blocks per SM the compiler must fit by its register use (`__launch_bounds__`); 0 lets
     /// it choose. More resident workers hide more latency, at the price of spills.
     pub min_blocks: u32,
+    /// Whether tasks run lowest priority band first (broker schedulers).
+    pub order: Order,
 }
 
 impl Default for KernelConfig {
@@ -121,6 +136,7 @@ impl Default for KernelConfig {
             cooperative: false,
             profile: false,
             min_blocks: 0,
+            order: Order::None,
         }
     }
 }
@@ -140,12 +156,15 @@ pub struct Schedule {
     pub cooperative: Option<bool>,
     /// Blocks per SM the compiler must fit by register use (`Runtime::min_blocks_per_sm`).
     pub min_blocks: Option<u32>,
+    /// `order = priority` (`#[megakernel]`; a program's handlers that spawn with priorities
+    /// need it, so a runtime setting adds it but never takes it away).
+    pub order: Option<Order>,
 }
 
 impl Schedule {
     /// Nothing chosen.
     pub const DEFAULT: Schedule =
-        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None, min_blocks: None };
+        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None, min_blocks: None, order: None };
 
     /// These choices, completed by `fallback`'s.
     pub fn or(self, fallback: Schedule) -> Schedule {
@@ -158,14 +177,25 @@ impl Schedule {
             capacity: self.capacity.or(fallback.capacity),
             cooperative: self.cooperative.or(fallback.cooperative),
             min_blocks: self.min_blocks.or(fallback.min_blocks),
+            order: match (self.order, fallback.order) {
+                (Some(Order::Priority), _) | (_, Some(Order::Priority)) => Some(Order::Priority),
+                (a, b) => a.or(b),
+            },
         }
     }
 
     /// The kernel configuration, defaults filling what nobody chose.
+    /// An ordered program without a scheduler choice gets the broker queue (its bands).
     pub fn resolve(self) -> KernelConfig {
         let d = KernelConfig::default();
+        let order = self.order.unwrap_or(d.order);
+        let scheduler = match order {
+            Order::Priority => Scheduler::Bq,
+            Order::None => d.scheduler,
+        };
         KernelConfig {
-            scheduler: self.scheduler.unwrap_or(d.scheduler),
+            scheduler: self.scheduler.unwrap_or(scheduler),
+            order,
             block_threads: self.block_threads.unwrap_or(d.block_threads),
             worker: self.worker.unwrap_or(d.worker),
             victim: self.victim.unwrap_or(d.victim),
@@ -188,6 +218,7 @@ impl From<KernelConfig> for Schedule {
             capacity: None,
             cooperative: Some(c.cooperative),
             min_blocks: (c.min_blocks > 0).then_some(c.min_blocks),
+            order: (c.order == Order::Priority).then_some(Order::Priority),
         }
     }
 }
@@ -202,13 +233,19 @@ impl KernelConfig {
         if self.cooperative && !matches!(self.scheduler, Scheduler::Deque | Scheduler::Static) {
             return Err(format!("cooperative tasks need the deque or the static scheduler, not {:?}", self.scheduler));
         }
+        if self.order == Order::Priority && !matches!(self.scheduler, Scheduler::Bq | Scheduler::Bwd) {
+            return Err(format!(
+                "order = priority runs on the broker queues' bands (scheduler bq or bwd), not {:?}: the deques are private to their workers and the static scheduler runs whole generations",
+                self.scheduler
+            ));
+        }
         Ok(())
     }
 
     /// [`KernelConfig::validate`], and whether `P` can run under it: complete handlers run
     /// one task per thread, so not in a cooperative schedule (yet).
     pub fn validate_for<P: Program>(&self) -> Result<(), String> {
-        self.validate()?;
+        self.with_order_of::<P>().validate()?;
         if self.cooperative && P::JOIN.is_some() {
             return Err(format!(
                 "`{}` has complete handlers or task values, which cooperative schedules do not support yet; drop `cooperative`",
@@ -218,6 +255,16 @@ impl KernelConfig {
         Ok(())
     }
 
+    /// This configuration with the program's order added: a program whose handlers spawn
+    /// with priorities runs ordered under any configuration that can (`validate_for` refuses
+    /// the others).
+    pub fn with_order_of<P: Program>(self) -> KernelConfig {
+        match P::SCHEDULE.order {
+            Some(Order::Priority) => KernelConfig { order: Order::Priority, ..self },
+            _ => self,
+        }
+    }
+
     /// Threads per worker.
     pub fn worker_threads(&self) -> u32 {
         match self.worker {
@@ -225,5 +272,24 @@ impl KernelConfig {
             Worker::Warp => 32,
             Worker::Block => self.block_threads,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ordered_schedule_resolves_to_the_band_queues_and_keeps_its_order() {
+        let ordered = Schedule { order: Some(Order::Priority), ..Schedule::DEFAULT };
+        let config = ordered.resolve();
+        assert_eq!((config.scheduler, config.order), (Scheduler::Bq, Order::Priority));
+        assert_eq!(config.validate(), Ok(()));
+        // A runtime's whole configuration (without order) does not take the program's away.
+        let chosen = Schedule::from(KernelConfig { scheduler: Scheduler::Bwd, ..KernelConfig::default() });
+        assert_eq!(chosen.or(ordered).resolve().order, Order::Priority);
+        assert_eq!(chosen.or(ordered).resolve().scheduler, Scheduler::Bwd);
+        let on_deques = KernelConfig { order: Order::Priority, ..KernelConfig::default() };
+        assert!(on_deques.validate().unwrap_err().contains("scheduler bq or bwd"));
     }
 }

@@ -19,6 +19,10 @@ use crate::parallel::{Job, RESULT_WORDS};
 pub struct Spawned<T> {
     tasks: Vec<T>,
     limit: usize,
+    /// `(index, priority)` of the tasks pushed with a priority (`order = priority`); the
+    /// others keep their parent's. Empty in unordered programs, whose handlers cannot call
+    /// `spawn_with_priority`, so their pushes cost what they did.
+    priorities: Vec<(u32, u32)>,
     /// Jobs the handler recorded (rare: most handlers record none, and then this costs
     /// nothing but its empty vector).
     jobs: Vec<Job>,
@@ -36,6 +40,23 @@ impl<T> Spawned<T> {
             self.make_room();
         }
         self.tasks.push(task);
+    }
+
+    /// Adds a task in band `priority` (what `ctx.spawn_with_priority` does).
+    #[inline]
+    pub fn push_with_priority(&mut self, priority: u32, task: T) {
+        let at = self.tasks.len() as u32;
+        self.push(task);
+        self.priorities.push((at, priority));
+    }
+
+    /// The tasks with their bands, those without one of their own in `parent`'s.
+    pub(crate) fn with_priorities(&self, parent: u32) -> impl Iterator<Item = (u32, &T)> + '_ {
+        let mut given = self.priorities.iter().peekable();
+        self.tasks.iter().enumerate().map(move |(i, t)| match given.next_if(|(at, _)| *at as usize == i) {
+            Some(&(_, p)) => (p, t),
+            None => (parent, t),
+        })
     }
 
     /// Grows the list, or stops the handler: at the bound, or when memory runs out (a
@@ -101,7 +122,7 @@ impl<T> Spawned<T> {
 
     /// An empty list that holds at most `limit` tasks.
     pub(crate) fn with_limit(limit: usize) -> Self {
-        Spawned { tasks: Vec::new(), limit, jobs: Vec::new(), result_words: 0, results: [0; RESULT_WORDS] }
+        Spawned { tasks: Vec::new(), limit, priorities: Vec::new(), jobs: Vec::new(), result_words: 0, results: [0; RESULT_WORDS] }
     }
 
     pub(crate) fn tasks(&self) -> &[T] {
@@ -122,12 +143,14 @@ impl<T> Spawned<T> {
 
     pub(crate) fn clear(&mut self) {
         self.tasks.clear();
+        self.priorities.clear();
         self.jobs.clear();
         self.result_words = 0;
     }
 
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
+        debug_assert!(self.priorities.is_empty(), "lists of ordered programs are not split");
         Spawned { tasks: self.tasks.drain(..n).collect(), ..Spawned::with_limit(self.limit) }
     }
 }

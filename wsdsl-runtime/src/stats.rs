@@ -99,6 +99,8 @@ pub struct Stats {
     /// this is the pool's high-water mark, an upper bound (threads keep a few spare frames).
     pub peak_frames: u64,
     pub phases: Phases,
+    /// Ordered runs (`order = priority`): how the bands were visited.
+    pub bands: Option<BandStats>,
     /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
     /// `Runtime::profile`); `None` otherwise.
     pub profile: Option<Profile>,
@@ -298,6 +300,9 @@ impl fmt::Display for Stats {
         } else {
             writeln!(f, "workers     {} ({} ran tasks, busiest ran {})", self.workers(), busy, max)?;
         }
+        if let Some(bands) = &self.bands {
+            writeln!(f, "{bands}")?;
+        }
         match self.queue_capacity {
             0 => writeln!(f, "queues      peak {} tasks", self.peak_queue)?,
             c => writeln!(f, "queues      peak {} of {} slots", self.peak_queue, c)?,
@@ -327,6 +332,67 @@ impl fmt::Display for Stats {
         )?;
         if let Some(profile) = &self.profile {
             write!(f, "\n{profile}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Buckets of [`BandStats::histogram`]: bands of 1, 2-3, 4-7, ... tasks, the last one open.
+pub const BAND_BUCKETS: usize = 16;
+
+/// How an ordered run (`order = priority`) went through its priority bands.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BandStats {
+    /// Distinct bands that ran tasks.
+    pub visited: u64,
+    /// How often the lowest band with work moved up (the CPU backend: once per band; the GPU:
+    /// each time the window's low end advanced).
+    pub lowest_moves: u64,
+    /// Tasks run from a band above the lowest one holding work (the GPU's lookahead; 0 on the
+    /// CPU backend, which runs band by band).
+    pub out_of_order: u64,
+    /// Tasks that waited in the far queue (past the GPU's window of bands) and were moved
+    /// back into the window.
+    pub rebanded: u64,
+    /// Bands by how many tasks ran in them: `histogram[k]` counts bands of 2^k to 2^(k+1)-1
+    /// tasks (the last bucket: that many or more).
+    pub histogram: [u64; BAND_BUCKETS],
+    /// The highest band that ran a task.
+    pub highest: u32,
+}
+
+impl BandStats {
+    /// Counts one band that ran `tasks` tasks.
+    pub fn add_band(&mut self, tasks: u64) {
+        if tasks == 0 {
+            return;
+        }
+        let bucket = (63 - tasks.leading_zeros() as usize).min(BAND_BUCKETS - 1);
+        self.histogram[bucket] += 1;
+        self.visited += 1;
+    }
+}
+
+impl fmt::Display for BandStats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bands       {} visited up to band {}, lowest band moved {} times, {} tasks out of order, {} re-banded from the far queue",
+            self.visited, self.highest, self.lowest_moves, self.out_of_order, self.rebanded
+        )?;
+        let buckets: Vec<String> = self
+            .histogram
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(k, n)| match k {
+                0 => format!("1: {n}"),
+                k if k == BAND_BUCKETS - 1 => format!("{}+: {n}", 1u64 << k),
+                k => format!("{}-{}: {n}", 1u64 << k, (1u64 << (k + 1)) - 1),
+            })
+            .collect();
+        if !buckets.is_empty() {
+            write!(f, "; bands by tasks run {}", buckets.join(", "))?;
         }
         Ok(())
     }
@@ -376,6 +442,19 @@ mod tests {
         stats.phases.since_process_start = Some(Duration::from_millis(2500));
         let text = stats.to_string();
         assert!(text.contains("began 2500 ms after process start, context 180.0 ms, compile"), "{text}");
+    }
+
+    #[test]
+    fn band_statistics_show_in_the_display() {
+        let mut bands = BandStats { lowest_moves: 2, highest: 7, ..BandStats::default() };
+        for tasks in [1, 3, 5, 0, 100_000] {
+            bands.add_band(tasks);
+        }
+        assert_eq!(bands.visited, 4, "a band without tasks was not visited");
+        let stats = Stats { bands: Some(bands), ..Stats::default() };
+        let text = stats.to_string();
+        assert!(text.contains("bands       4 visited up to band 7, lowest band moved 2 times"), "{text}");
+        assert!(text.contains("bands by tasks run 1: 1, 2-3: 1, 4-7: 1, 32768+: 1"), "{text}");
     }
 
     #[test]

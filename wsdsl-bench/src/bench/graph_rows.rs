@@ -147,7 +147,11 @@ impl Bench<'_> {
         initial[source as usize] = 0;
         let scanned = Cell::new(0u64);
         let how = relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 };
-        for (what, driven) in [("rounds", false), ("data-driven, BQ", true)] {
+        let delta = relax::default_delta(&g, &weights);
+        let delta_stepping = format!("delta-stepping, delta {delta}");
+        let methods = [(delta_stepping.as_str(), relax::Method::Ordered { delta }), ("rounds", relax::Method::Rounds), ("data-driven, BQ", relax::Method::DataDriven)];
+        for (what, method) in methods {
+            let driven = method == relax::Method::DataDriven;
             if self.args.cpu && driven && g.edges() > CPU_DATA_DRIVEN_EDGES {
                 println!("SSSP {name} ({what}): SKIPPED on the CPU backend (its depth-first order rescans edges many times over)");
                 continue;
@@ -156,7 +160,7 @@ impl Bench<'_> {
                 format!("SSSP {name} ({what})"),
                 &gpu(),
                 |rt| {
-                    let (found, ran) = relax::solve(rt, &graph, initial.clone(), &[source], how, driven)?;
+                    let (found, ran) = relax::solve(rt, &graph, initial.clone(), &[source], how, method)?;
                     scanned.set(found.edges);
                     Ok((found, ran.stats))
                 },

@@ -527,13 +527,20 @@ impl FnLower<'_> {
                 }
                 return None;
             }
-            ExprKind::Spawn(task, x) => {
+            ExprKind::Spawn(task, x, priority) => {
+                // The priority is evaluated first, as Rust evaluates arguments in order.
+                let p = match priority {
+                    Some(p) => Some(self.expr(p, out)?),
+                    None => None,
+                };
                 let v = self.expr(x, out)?;
                 let tag = self.m.task_tag(task).unwrap_or(0);
                 let t = self.fresh();
-                out.push(format!(
-                    "{{ wsdsl_task {t}; {t}.tag = {tag}u; {t}.u.t_{task} = {v}; wsdsl_ctx_spawn(ctx, &{t}); }}"
-                ));
+                let call = match p {
+                    Some(p) => format!("wsdsl_ctx_spawn_priority(ctx, &{t}, {p})"),
+                    None => format!("wsdsl_ctx_spawn(ctx, &{t})"),
+                };
+                out.push(format!("{{ wsdsl_task {t}; {t}.tag = {tag}u; {t}.u.t_{task} = {v}; {call}; }}"));
                 return None;
             }
             ExprKind::CtxCall(name @ ("sync" | "fence")) => {

@@ -10,7 +10,7 @@
 
 use super::*;
 
-pub(super) const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.round()`, `ctx.fence()`, the data-parallel jobs `ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum`/`_min`/`_max` and `ctx.result(k)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`; a helper takes it (or a part of it) as a parameter: `ctx: &mut Ctx`, `bufs: &Buffers`, `data: &Buffer<u32>`, `counters: &mut Counters`, `found: &mut Sum<u64>`";
+pub(super) const CTX_USAGE: &str = "the context is used as `ctx.params.<field>`, `ctx.counters.<field>.add(v)` (or `.max(v)`/`.min(v)`), `ctx.buffers.<name>.get(i)`/`.set(i, v)`/`.atomic_*(..)`/`.len()`, `ctx.spawn(task)`, `ctx.spawn_with_priority(p, task)` (with `order = priority`), `ctx.round()`, `ctx.fence()`, the data-parallel jobs `ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`, `ctx.exclusive_scan`, `ctx.reduce_sum`/`_min`/`_max` and `ctx.result(k)`, and in cooperative schedules `ctx.thread()`, `ctx.threads()` and `ctx.sync()`; a helper takes it (or a part of it) as a parameter: `ctx: &mut Ctx`, `bufs: &Buffers`, `data: &Buffer<u32>`, `counters: &mut Counters`, `found: &mut Sum<u64>`";
 
 const COUNTER_READ: &str = "counters are updated with `.add(v)` (or `.max(v)`/`.min(v)`) and cannot be read in handlers; a helper takes one as `&mut Sum<T>` (pass `&mut ctx.counters.<field>`)";
 
@@ -91,24 +91,40 @@ impl Cx<'_> {
             ("round", 0) => return ex(Ty::Int(IntTy::U32), ExprKind::CtxCall("round")),
             ("fence", 0) => return ex(Ty::Unit, ExprKind::CtxCall("fence")),
             ("spawn", 1) => {}
+            ("spawn_with_priority", 2) => {
+                if !self.m.ordered {
+                    self.err_at(
+                        &mc.method,
+                        "`ctx.spawn_with_priority` needs tasks that carry priorities: add `order = priority` to `#[megakernel(...)]` \
+                         (without it tasks run in no particular order, so the priority would be ignored), or use `ctx.spawn(task)`",
+                    );
+                    return err_expr();
+                }
+            }
             (name, _) if super::jobs::is_job_method(name) => return self.job_call(mc),
             _ => {
                 self.err_at(&mc.method, CTX_USAGE);
                 return err_expr();
             }
         }
-        let arg = self.expr(&mc.args[0]);
+        let priority = (mc.args.len() == 2).then(|| {
+            let p = self.expr(&mc.args[0]);
+            self.expect_at(&mc.args[0], &Ty::Int(IntTy::U32), &p.ty);
+            Box::new(p)
+        });
+        let task_arg = &mc.args[mc.args.len() - 1];
+        let arg = self.expr(task_arg);
         let r = self.resolve(&arg.ty);
         if let Ty::Struct(n) = &r {
             if self.m.task_tag(n).is_some() {
-                self.spawns.push((n.clone(), mc.args[0].span()));
-                return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg)));
+                self.spawns.push((n.clone(), task_arg.span()));
+                return ex(Ty::Unit, ExprKind::Spawn(n.clone(), Box::new(arg), priority));
             }
         }
         if r != Ty::Err {
             let tasks = self.m.task_names().join(", ");
             let msg = format!("`{}` is not a task type of this megakernel; tasks are the structs marked #[task]: {tasks}", self.show(&r));
-            self.err_at(&mc.args[0], msg);
+            self.err_at(task_arg, msg);
         }
         err_expr()
     }

@@ -14,8 +14,10 @@
 //! as an error; nothing is lost silently. A panic's error names the Rust file and line and
 //! its message, as the GPU's does (`panics.rs`). A run is bounded as a GPU run is: by the
 //! watchdog (a run past it is stopped; threads whose handlers would not stop are parked for
-//! good, `park.rs`) and by a bound on the tasks it holds at once (`limits.rs`).
+//! good, `park.rs`) and by a bound on the tasks it holds at once (`limits.rs`). Ordered
+//! programs (`order = priority`) run band by band instead (`bands.rs`).
 
+mod bands;
 mod children;
 pub(crate) mod limits;
 mod panics;
@@ -25,6 +27,8 @@ mod workers;
 
 use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
+use crate::schedule::Order;
+use crate::value::TaskValue;
 use crate::progress::ProgressOptions;
 use crate::stats::{Phases, Stats};
 use std::sync::{mpsc, Arc};
@@ -61,9 +65,17 @@ pub fn run<P: Program>(
     let start = Instant::now();
     pool.spawn(move || {
         // A handler's panic may unwind out of the pool (`tree.rs`, `Run::call`).
-        let values = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.roots(&roots))).unwrap_or_else(|payload| {
+        let values = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if P::SCHEDULE.order == Some(Order::Priority) {
+                let bands = job.bands(&roots);
+                (vec![P::Value::placeholder(); roots.len()], Some(bands))
+            } else {
+                (job.roots(&roots), None)
+            }
+        }))
+        .unwrap_or_else(|payload| {
             job.unwound(&*payload);
-            Vec::new()
+            (Vec::new(), None)
         });
         // The job's hold on the run ends before the caller hears of it (`Arc::try_unwrap`).
         drop(job);
@@ -77,7 +89,7 @@ pub fn run<P: Program>(
         finished.recv_timeout(GRACE).ok()
     });
     let elapsed = start.elapsed();
-    let Some(values) = waited else {
+    let Some((values, bands)) = waited else {
         // A handler did not return when asked: park the threads that are still in one.
         pool.park_handlers_of(run.id());
         std::mem::forget(run);
@@ -101,5 +113,6 @@ pub fn run<P: Program>(
         stats.per_worker_peak.push(w.peak_waiting);
     }
     stats.steal_attempts = stats.steals;
+    stats.bands = bands;
     Ok((counters, values, stats))
 }

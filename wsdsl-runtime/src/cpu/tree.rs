@@ -44,14 +44,14 @@ const STACK_SEGMENT: usize = 16 << 20;
 
 /// One run of program `P`.
 pub(crate) struct Run<'a, P: Program> {
-    params: P::Params,
-    buffers: &'a P::Buffers,
+    pub(super) params: P::Params,
+    pub(super) buffers: &'a P::Buffers,
     /// This run's id (`park.rs`).
     id: u64,
     held: Held,
     workers: Slots<P::Counters, P::Task>,
     /// Set by the first failure: every task still to run returns at once.
-    abort: AtomicBool,
+    pub(super) abort: AtomicBool,
     failure: Mutex<Option<Error>>,
     /// `eager_depth()`, read once.
     eager_depth: u32,
@@ -352,7 +352,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// Runs a handler on this thread's slot; `None` after a panic, which stops the run.
     /// (Detached tasks run in batches of handlers, each batch one call of this.)
     #[inline]
-    fn handler<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> Option<R> {
+    pub(super) fn handler<R>(&self, me: usize, f: impl FnOnce(&mut Worker<P::Counters, P::Task>) -> R) -> Option<R> {
         match self.workers.with(me, |w| super::panics::catch(|| f(w))) {
             Ok(r) => Some(r),
             Err(Caught::Panic(message)) => {
@@ -385,7 +385,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// Adds thread slot `w`'s share of the tasks held to the run's total when it is due;
     /// false (the run failed) when the total passed the bound.
     #[inline]
-    fn count_held(&self, w: &mut Worker<P::Counters, P::Task>) -> bool {
+    pub(super) fn count_held(&self, w: &mut Worker<P::Counters, P::Task>) -> bool {
         match self.held.add(&mut w.held) {
             Ok(()) => true,
             Err(e) => {

@@ -8,7 +8,7 @@
 //! of the source, so they key the cache too.
 
 use crate::program::Program;
-use crate::schedule::{KernelConfig, Scheduler, Steal, Victim};
+use crate::schedule::{KernelConfig, Order, Scheduler, Steal, Victim};
 use std::path::PathBuf;
 
 /// Template headers, in the order they are needed (see `program.rs` for the full order).
@@ -30,11 +30,15 @@ const MEGAKERNEL: &str = include_str!("../../cuda/megakernel.cuh");
 const STATIC_BASELINE: &str = include_str!("../../cuda/static_baseline.cuh");
 const BROKER_QUEUE: &str = include_str!("../../cuda/broker_queue.cuh");
 const BROKER_MEGAKERNEL: &str = include_str!("../../cuda/broker_megakernel.cuh");
+const BANDS: &str = include_str!("../../cuda/bands.cuh");
 
 /// What the GPU build of a schedule needs beyond the choices themselves (`crate::schedule`).
 impl KernelConfig {
     /// The kernel entry point of this configuration.
     pub fn entry_point(&self) -> &'static str {
+        if self.order == Order::Priority {
+            return "wsdsl_bands_megakernel";
+        }
         match self.scheduler {
             Scheduler::Deque => "wsdsl_megakernel",
             Scheduler::Static => "wsdsl_static_generation",
@@ -115,6 +119,10 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
     }
+    let ordered = config.order == Order::Priority;
+    if ordered {
+        src.push_str("#define WSDSL_ORDERED 1\n");
+    }
     if host {
         part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
         part(&mut src, "host/emulation.h", HOST_EMULATION);
@@ -149,7 +157,11 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
             part(&mut src, "termination.cuh", TERMINATION);
             part(&mut src, "launch.cuh", LAUNCH);
             part(&mut src, "broker_queue.cuh", BROKER_QUEUE);
-            part(&mut src, "broker_megakernel.cuh", BROKER_MEGAKERNEL);
+            if ordered {
+                part(&mut src, "bands.cuh", BANDS);
+            } else {
+                part(&mut src, "broker_megakernel.cuh", BROKER_MEGAKERNEL);
+            }
         }
     }
     src
@@ -175,7 +187,7 @@ fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
         Scheduler::Static => "ws_static_launch",
         Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => {
             src.push_str("extern \"C\" unsigned long long ws_host_broker_queue_bytes() { return wsdsl_broker_queue_bytes; }\n");
-            "ws_broker_launch"
+            if config.order == Order::Priority { "ws_bands_launch" } else { "ws_broker_launch" }
         }
     };
     src.push_str(&format!(

@@ -91,7 +91,7 @@ impl Scheme for Broker {
         let most_blocks = target.max_blocks(config.block_threads) as u64;
         let queues = if config.scheduler == Scheduler::Bsq { most_blocks } else { 1 };
         let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * P::TASK_BYTES as u64;
-        self.slots = choose_slots::<P>(target.free_memory()?, queues, staging_bytes, sizes.broker_queue)?;
+        self.slots = choose_slots::<P>(target.free_memory()?, queues, staging_bytes, sizes.broker_queue, 0)?;
         Ok(slots_define(self.slots))
     }
 
@@ -151,11 +151,11 @@ impl Scheme for Broker {
 
 /// Slots per queue: the requested capacity rounded up to a power of two, or the largest power
 /// of two with all queues together within 2^26 slots and a third of free device memory (less
-/// the staging areas).
-fn choose_slots<P: Program>(free: usize, queues: u64, staging_bytes: u64, requested: Option<u32>) -> Result<u64, Error> {
+/// the staging areas). An element is a task and `extra` bytes (a priority band's: 4).
+pub(crate) fn choose_slots<P: Program>(free: usize, queues: u64, staging_bytes: u64, requested: Option<u32>, extra: u64) -> Result<u64, Error> {
     let free = free as u64;
     // A slot holds a task padded to 32-bit words plus its ticket.
-    let per_slot = queues * (P::TASK_BYTES as u64).div_ceil(4) * 4 + queues * 4;
+    let per_slot = queues * (P::TASK_BYTES as u64 + extra).div_ceil(4) * 4 + queues * 4;
     let slots = match requested {
         Some(c) => slots_for(c),
         None => {

@@ -4,6 +4,7 @@
 //! (`emulate.rs`), both targets of a run (`target.rs`).
 
 pub mod assemble;
+mod bands;
 mod broker_run;
 pub mod compile;
 pub mod device;
@@ -30,7 +31,7 @@ mod watchdog;
 mod workspace;
 
 pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source};
-pub use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+pub use crate::schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
@@ -84,12 +85,15 @@ pub fn device_count() -> Result<u32, Error> {
 /// without the cache. Returns the CUBIN size. Used by tests and tools to check that a
 /// program's generated CUDA compiles.
 pub fn compile_check<P: Program>(arch: &str) -> Result<usize, Error> {
-    compile_check_with::<P>(arch, &KernelConfig::default())
+    // An ordered program's default is its own attribute's (the band queues).
+    let config = if P::SCHEDULE.order == Some(Order::Priority) { P::SCHEDULE.resolve() } else { KernelConfig::default() };
+    compile_check_with::<P>(arch, &config)
 }
 
 /// [`compile_check`] for a given scheduler configuration.
 pub fn compile_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Result<usize, Error> {
-    let source = kernel_source::<P>(config);
+    config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    let source = kernel_source::<P>(&config.with_order_of::<P>());
     compile::compile_uncached(P::NAME, &source, arch).map(|cubin| cubin.len())
 }
 
@@ -116,6 +120,18 @@ pub fn broker_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     for scheduler in [Scheduler::Bq, Scheduler::Bwd, Scheduler::Bsq] {
         for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
             all.push(KernelConfig { scheduler, block_threads, worker, ..KernelConfig::default() });
+        }
+    }
+    all
+}
+
+/// Every configuration that runs ordered programs (`order = priority`): the band queues as
+/// BQ and as BWD, each worker granularity.
+pub fn ordered_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
+    let mut all = Vec::new();
+    for scheduler in [Scheduler::Bq, Scheduler::Bwd] {
+        for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
+            all.push(KernelConfig { scheduler, block_threads, worker, order: Order::Priority, ..KernelConfig::default() });
         }
     }
     all

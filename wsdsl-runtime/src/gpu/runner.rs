@@ -10,6 +10,7 @@
 //! `static_run.rs`). A new scheduler dimension that needs memory or statistics of its own
 //! puts them here once, beside the join pool, rather than in every scheduler.
 
+use super::bands::Bands;
 use super::broker_run::Broker;
 use super::inputs::{encode_tasks_into, status_result};
 use super::join::{JoinPool, PoolShape};
@@ -19,7 +20,7 @@ use super::static_run::Static;
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::error::Error;
 use crate::program::{CounterSet, Program, RunResult};
-use crate::schedule::{KernelConfig, Scheduler};
+use crate::schedule::{KernelConfig, Order, Scheduler};
 use crate::stats::{Phases, Stats};
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,12 @@ pub(crate) fn run_scheduled<P: Program, T: Target>(
     buffers: &P::Buffers,
     roots: &[P::Task],
 ) -> Result<RunResult<P>, Error> {
+    // A program whose handlers spawn with priorities is built ordered whatever the caller's
+    // configuration says (`validate_for` refused those that cannot be).
+    let config = &config.with_order_of::<P>();
+    if config.order == Order::Priority {
+        return run::<P, T, _>(target, Bands::new(config), config, sizes, params, buffers, roots);
+    }
     match config.scheduler {
         Scheduler::Deque => run::<P, T, _>(target, Deque::default(), config, sizes, params, buffers, roots),
         Scheduler::Static => run::<P, T, _>(target, Static::default(), config, sizes, params, buffers, roots),

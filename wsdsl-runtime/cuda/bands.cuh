@@ -1,0 +1,421 @@
+// bands.cuh — priority scheduling (`#[megakernel(order = priority)]`) on the Broker Queue
+// family: the persistent kernel of broker_megakernel.cuh, with its one queue replaced by a
+// window of priority bands (delta-stepping's buckets, Galois's OBIM) and a far queue
+// (Near-Far). Included instead of broker_megakernel.cuh; host side `gpu/bands.rs`.
+//
+// Needs launch.cuh and broker_queue.cuh, and WSDSL_ORDERED set before context.cuh (the
+// context then keeps each thread's task priority and the priorities of what it spawns).
+// Configuration:
+//   WSDSL_BROKER_KIND   0 BQ, 1 BWD (the bands' queues; BSQ is refused by the host)
+//   WSDSL_BROKER_SLOTS  slots of each band and of the far queue (a power of two)
+//   WSDSL_BANDS         bands in the window (W), default 32
+//
+// Queues: W band queues and one far queue, one element type: a task and its priority p.
+// Band i holds tasks with p % W == i for `low <= p < low + W` (a ring); the far queue holds
+// those with p >= low + W. `low` only grows.
+//   * Taking (a worker's first thread): read `low`, probe the W bands from low upward with a
+//     relaxed load of the broker's count (an empty band costs one load, never an atomic),
+//     and reserve up to one task per thread of the first band that holds any. A band above
+//     `low` is taken from while lower ones are empty even if their stragglers still run
+//     (lookahead, as ADDS does): idle workers never wait for a band to finish. Those tasks
+//     are counted as run out of order.
+//   * `low` moves (compare-and-swap, one winner counts it) to the first non-empty band when
+//     its own band reads empty. A straggler's child of a band below `low` is placed in band
+//     `low`: the lowest band never moves down, so a child runs at most one band late.
+//   * With the whole window empty and the far queue not: `low` jumps to the least priority
+//     pushed to the far queue since the last jump (`far_min`, swapped out), and idle workers
+//     move far tasks back into the window (re-banding), or to the far queue again.
+//   * Children: staged as the broker kernel stages them (with their priorities beside), then
+//     grouped by destination queue: one broker reservation per band a batch touches, the
+//     worker's threads filling the positions side by side.
+// Termination: `pending` exactly as broker_megakernel.cuh (tasks in any queue, being run or
+// being enqueued; changed once per batch before children are visible; moving a task from the
+// far queue to a band leaves it unchanged).
+// Overflow (a band, the far queue, a staging area): ws_report(OVERFLOW) naming the queue
+// (arg0 WS_BROKER_QUEUE_TAG | queue, queue W the far queue) and the slots that would have
+// sufficed; the run ends.
+#pragma once
+
+#ifndef WSDSL_BROKER_KIND
+#define WSDSL_BROKER_KIND 0
+#endif
+#ifndef WSDSL_BROKER_SLOTS
+#define WSDSL_BROKER_SLOTS 4096u
+#endif
+#ifndef WSDSL_BANDS
+#define WSDSL_BANDS 32u
+#endif
+#define WS_BROKER_MAX_THREADS (1u << 24)
+#define WS_BROKER_LIN (WSDSL_BROKER_KIND != 1)
+#define WS_BROKER_QUEUE_TAG (1ull << 32)
+#define WS_BROKER_POLL_EVERY 256
+#define WS_BROKER_HOST_POLL_MASK 63u
+#ifndef WS_SHARED
+#define WS_SHARED(T, name, n) __shared__ T name[n]
+#endif
+#define WS_BAND_FAR WSDSL_BANDS          // the far queue's index
+#define WS_BAND_NONE 0xffffffffu
+#define WS_BAND_PLACED 0xffffffffu       // a staged child already enqueued
+
+// The queue element: a task and its priority, padded to whole 32-bit words.
+struct ws_band_task {
+    wsdsl_task task;
+    unsigned prio;
+};
+union ws_band_box {
+    ws_band_task item;
+    unsigned words[(sizeof(ws_band_task) + 3u) / 4u];
+};
+typedef ws_broker_queue<ws_band_box, WSDSL_BROKER_SLOTS, WS_BROKER_MAX_THREADS> ws_band_queue;
+
+// Read by the host to size the queues: the bands and the far queue together.
+__device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull);
+
+// Run-wide words (host: `gpu/bands.rs`; zero but far_min at the start), then run-wide
+// totals (64-bit, added once per worker at the end).
+enum {
+    WS_BANDS_LOW = 0,        // the window's lowest priority
+    WS_BANDS_FAR_MIN = 1,    // least priority pushed to the far queue since `low` last jumped to it
+    WS_BANDS_HIGHEST = 2,    // highest priority run
+    WS_BANDS_WORDS = 4
+};
+enum {
+    WS_BANDS_MOVES = 0,      // times `low` moved
+    WS_BANDS_AHEAD = 1,      // tasks run from a band above `low` (out of order)
+    WS_BANDS_REBANDED = 2,   // far tasks moved back into the window
+    WS_BANDS_TOTALS = 4
+};
+
+// atomicMin / atomicMax of 32-bit words by compare-and-swap (the same on the GPU and the host
+// shim); the value seen before.
+static __device__ __forceinline__ unsigned ws_band_min(unsigned* p, unsigned v) {
+    unsigned old = ws_load_relaxed_u32((ws_atom_u32*)p);
+    while (v < old) {
+        const unsigned seen = atomicCAS(p, old, v);
+        if (seen == old) break;
+        old = seen;
+    }
+    return old;
+}
+static __device__ __forceinline__ unsigned ws_band_max(unsigned* p, unsigned v) {
+    unsigned old = ws_load_relaxed_u32((ws_atom_u32*)p);
+    while (v > old) {
+        const unsigned seen = atomicCAS(p, old, v);
+        if (seen == old) break;
+        old = seen;
+    }
+    return old;
+}
+
+// Everything a launch needs (host mirror: `gpu/bands.rs`, struct BandsRecord).
+struct ws_bands_launch {
+    unsigned char* queues;              // WSDSL_BANDS bands, then the far queue; all-zero = empty
+    wsdsl_task* staging;                // workers * staging_cap children
+    unsigned* staging_prio;             // their priorities
+    const wsdsl_task* roots;            // initial tasks (band 0); worker w enqueues a share
+    const wsdsl_params* params;
+    const wsdsl_buffers* buffers;
+    unsigned long long* counter_slots;
+    unsigned long long* stats;          // workers * WS_STAT_WORDS
+    ws_atom_u32* pending;               // outstanding tasks, set to root_count by the host
+    ws_atom_u32* words;                 // WS_BANDS_WORDS run-wide words
+    unsigned long long* totals;         // WS_BANDS_TOTALS run-wide statistics
+    const ws_atom_u32* stop;            // host-mapped: nonzero asks the kernel to stop
+    ws_atom_u64* progress;              // host-mapped, per worker: tasks run (null: unwatched)
+    unsigned workers;
+    unsigned staging_cap;               // children per worker and batch
+    unsigned root_count;
+    unsigned pad;
+};
+
+static __device__ __forceinline__ ws_band_queue* ws_band_queue_at(const ws_bands_launch* L, unsigned i) {
+    return (ws_band_queue*)(L->queues + (unsigned long long)i * sizeof(ws_band_queue));
+}
+
+// The queue a task of priority `p` goes to while the window starts at `low`: its band (one
+// below the window goes to band `low`), or the far queue.
+static __device__ __forceinline__ unsigned ws_band_of(unsigned p, unsigned low) {
+    if (p < low) p = low;
+    return p - low < WSDSL_BANDS ? p % WSDSL_BANDS : WS_BAND_FAR;
+}
+
+static __device__ void ws_band_overflow(const ws_bands_launch* L, unsigned qi, unsigned more) {
+    int held = (int)ws_load_relaxed_u32(&ws_band_queue_at(L, qi)->count);
+    unsigned long long needed = (unsigned long long)(held > 0 ? held : 0) + more;
+    if (needed <= WSDSL_BROKER_SLOTS) needed = WSDSL_BROKER_SLOTS + 1ull;
+    ws_report(WS_STATUS_OVERFLOW, WS_BROKER_QUEUE_TAG | qi, needed, WSDSL_BROKER_SLOTS);
+}
+
+// One thread: enqueues one task of priority p (a spilled child, a re-banded far task).
+static __device__ bool ws_band_put_one(const ws_bands_launch* L, const wsdsl_task* task, unsigned p) {
+    const unsigned low = ws_load_relaxed_u32(&L->words[WS_BANDS_LOW]);
+    const unsigned qi = ws_band_of(p, low);
+    ws_band_queue* q = ws_band_queue_at(L, qi);
+    unsigned pos = 0u;
+    if (ws_bq_enqueue_reserve<WS_BROKER_LIN>(q, 1u, &pos) == 0u) {
+        ws_band_overflow(L, qi, 1u);
+        return false;
+    }
+    if (qi == WS_BAND_FAR) ws_band_min((unsigned*)&L->words[WS_BANDS_FAR_MIN], p);
+    ws_band_box b;
+    b.item.task = *task;
+    b.item.prio = p;
+    ws_bq_put_slot(q, pos, b);
+    return true;
+}
+
+// A child past the staging area goes straight to its queue, counted in `pending` first (as
+// in broker_megakernel.cuh).
+static __device__ void ws_spawn_spill(wsdsl_ctx* ctx, const wsdsl_task* task) {
+    const ws_bands_launch* L = (const ws_bands_launch*)ctx->sched;
+    ws_add_relaxed_u32(L->pending, 1u);
+    ws_band_put_one(L, task, ctx->spawn_prio);
+}
+
+// Shared state of one worker's enqueue (one entry per worker of the block).
+struct ws_band_group {
+    unsigned key, count, claimed, got, pos, next, least;
+};
+
+// Whole worker: enqueues the staged children src[0, n) with priorities prio[0, n) (marked
+// WS_BAND_PLACED as they go), one reservation per destination queue (more if a queue grants
+// part). Returns false after reporting an overflow.
+static __device__ bool ws_band_group_enqueue(const ws_bands_launch* L, const wsdsl_task* src, unsigned* prio, unsigned n,
+                                             unsigned low, unsigned rank, ws_band_group* g, unsigned long long* peak) {
+    if (rank == 0u) g->next = 0u;
+    for (;;) {
+        if (rank == 0u) {
+            unsigned i = g->next;
+            while (i < n && prio[i] == WS_BAND_PLACED) i++;
+            g->next = i;
+            g->key = i < n ? ws_band_of(prio[i], low) : WS_BAND_NONE;
+            g->count = 0u;
+            g->claimed = 0u;
+            g->least = 0xffffffffu;
+        }
+        ws_group_sync();
+        const unsigned key = g->key;
+        if (key == WS_BAND_NONE) break;
+        for (unsigned i = rank; i < n; i += WS_GROUP) {
+            const unsigned p = prio[i];
+            if (p != WS_BAND_PLACED && ws_band_of(p, low) == key) {
+                atomicAdd(&g->count, 1u);
+                if (key == WS_BAND_FAR) ws_band_min(&g->least, p);
+            }
+        }
+        ws_group_sync();
+        if (rank == 0u) {
+            ws_band_queue* q = ws_band_queue_at(L, key);
+            unsigned pos = 0u;
+            const unsigned got = ws_bq_enqueue_reserve<WS_BROKER_LIN>(q, g->count, &pos);
+            if (got == 0u) {
+                ws_band_overflow(L, key, g->count);
+            } else {
+                int held = (int)ws_load_relaxed_u32(&q->count);
+                if (held > 0 && (unsigned long long)held > *peak) *peak = (unsigned long long)held;
+                if (key == WS_BAND_FAR) ws_band_min((unsigned*)&L->words[WS_BANDS_FAR_MIN], g->least);
+            }
+            g->got = got;
+            g->pos = pos;
+        }
+        ws_group_sync();
+        const unsigned got = g->got, pos = g->pos;
+        if (got == 0u) return false;
+        ws_band_queue* q = ws_band_queue_at(L, key);
+        for (unsigned i = rank; i < n; i += WS_GROUP) {
+            const unsigned p = prio[i];
+            if (p == WS_BAND_PLACED || ws_band_of(p, low) != key) continue;
+            const unsigned at = atomicAdd(&g->claimed, 1u);
+            if (at >= got) continue;   // the next reservation takes it
+            ws_band_box b;
+            b.item.task = src[i];
+            b.item.prio = p;
+            ws_bq_put_slot(q, pos + at, b);
+            prio[i] = WS_BAND_PLACED;
+        }
+        ws_group_sync();   // every claim is made and every child marked before the next round
+    }
+    ws_group_sync();       // everyone has read the last key before the first thread writes again
+    return true;
+}
+
+struct ws_band_stats {
+    unsigned long long tasks, peak, moves, ahead, rebanded;
+    unsigned highest;
+};
+
+// First thread of an idle worker: reserve up to WS_GROUP tasks from the lowest band of the
+// window that has any. Returns the grant, with the band in *which.
+static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* which, unsigned* pos, ws_band_stats* st) {
+    const unsigned low = ws_load_relaxed_u32(&L->words[WS_BANDS_LOW]);
+    for (unsigned k = 0; k < WSDSL_BANDS; k++) {
+        const unsigned b = (low + k) % WSDSL_BANDS;
+        ws_band_queue* q = ws_band_queue_at(L, b);
+        if ((int)ws_load_relaxed_u32(&q->count) <= 0) continue;   // empty: one relaxed load
+        // The bands below were empty: the window moves up to this one.
+        if (k > 0u && atomicCAS((unsigned*)&L->words[WS_BANDS_LOW], low, low + k) == low) st->moves++;
+        const unsigned got = ws_bq_dequeue_reserve<WS_BROKER_LIN>(q, WS_GROUP, pos);
+        if (got > 0u) {
+            *which = b;
+            if (k > 0u) st->ahead += got;
+            return got;
+        }
+    }
+    return 0u;
+}
+
+// First thread of an idle worker that found the window empty: once every outstanding task
+// is in the far queue (none is being run, so none can still add to the window), let the
+// window jump to the far queue's least priority, then move up to WS_GROUP far tasks back.
+// Returns how many it took (0: nothing to do yet); their positions are [*pos, *pos + n) of
+// the far queue.
+static __device__ unsigned ws_band_reserve_far(const ws_bands_launch* L, unsigned* pos, ws_band_stats* st) {
+    ws_band_queue* far = ws_band_queue_at(L, WS_BAND_FAR);
+    const int in_far = (int)ws_load_relaxed_u32(&far->count);
+    if (in_far <= 0 || ws_load_relaxed_u32(L->pending) > (unsigned)in_far) return 0u;
+    if (ws_load_relaxed_u32(&L->words[WS_BANDS_FAR_MIN]) != 0xffffffffu) {
+        const unsigned least = atomicExch((unsigned*)&L->words[WS_BANDS_FAR_MIN], 0xffffffffu);
+        if (least != 0xffffffffu && ws_band_max((unsigned*)&L->words[WS_BANDS_LOW], least) < least) st->moves++;
+    }
+    const unsigned got = ws_bq_dequeue_reserve<WS_BROKER_LIN>(far, WS_GROUP, pos);
+    st->rebanded += got;
+    return got;
+}
+
+enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR_FOUND = 3 };
+
+static __device__ __forceinline__ bool ws_bands_must_stop(const ws_bands_launch* L, unsigned self, unsigned round) {
+    if (ws_failed()) return true;
+    if (self == 0u && (round & WS_BROKER_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
+        ws_report(WS_STATUS_STOPPED, 0, 0, 0);
+        return true;
+    }
+    return false;
+}
+
+extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOCKS) wsdsl_bands_megakernel(const ws_bands_launch* launch) {
+    WS_SHARED(unsigned, s_spawned, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_count, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_which, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_pos, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_low, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(ws_band_group, s_group, WS_GROUPS_PER_BLOCK);
+    const ws_bands_launch L = *launch;
+    const unsigned group = threadIdx.x / WS_GROUP;
+    const unsigned rank = threadIdx.x % WS_GROUP;
+    const bool leader = rank == 0u;
+    const unsigned self = blockIdx.x * WS_GROUPS_PER_BLOCK + group;
+    wsdsl_task* staging = L.staging + (unsigned long long)self * L.staging_cap;
+    unsigned* staging_prio = L.staging_prio + (unsigned long long)self * L.staging_cap;
+
+    wsdsl_ctx ctx;
+    wsdsl_ctx_init(&ctx, L.params, L.buffers, staging, L.staging_cap, &s_spawned[group]);
+    ctx.sched = &L;
+    ctx.prios = staging_prio;
+
+    ws_band_stats st = {0, 0, 0, 0, 0, 0u};
+
+    // The roots (band 0): worker w enqueues roots [w*R/W, (w+1)*R/W). They are counted in
+    // `pending` already (the host set it to R).
+    {
+        const unsigned long long R = L.root_count, W = L.workers;
+        const unsigned first = (unsigned)(self * R / W), last = (unsigned)((self + 1ull) * R / W);
+        for (unsigned at = first; at < last; at += L.staging_cap) {
+            const unsigned n = last - at < L.staging_cap ? last - at : L.staging_cap;
+            for (unsigned i = rank; i < n; i += WS_GROUP) staging_prio[i] = 0u;
+            ws_group_sync();
+            if (!ws_band_group_enqueue(&L, L.roots + at, staging_prio, n, 0u, rank, &s_group[group], &st.peak)) break;
+        }
+    }
+
+    // Profile (WSDSL_PROFILE): `search` is the band logic of taking (probing the window,
+    // moving it, re-banding), `idle` the polls that found nothing, `publish` the grouping and
+    // enqueueing of children by band.
+    WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
+    WS_PROF(const unsigned long long prof_start = ws_clock());
+    unsigned polls = 0;
+    unsigned long long published_at = 0;
+    ws_band_task item;
+    for (;;) {
+        if (leader) {
+            int outcome = WS_BANDS_FOUND;
+            unsigned n = 0, which = 0, pos = 0;
+            if (++polls == WS_BROKER_POLL_EVERY) {
+                polls = 0;
+                if (ws_bands_must_stop(&L, self, 0u)) outcome = WS_BANDS_ABORTED;
+                ws_publish_progress(L.progress, self, st.tasks, &published_at);
+            }
+            if (outcome == WS_BANDS_FOUND && ws_failed()) outcome = WS_BANDS_ABORTED;
+            WS_PROF(const unsigned long long t0 = ws_clock());
+            for (unsigned round = 1; outcome == WS_BANDS_FOUND; round++) {
+                n = ws_band_reserve(&L, &which, &pos, &st);
+                if (n > 0u) break;
+                n = ws_band_reserve_far(&L, &pos, &st);
+                if (n > 0u) { outcome = WS_BANDS_FAR_FOUND; which = WS_BAND_FAR; break; }
+                if (ws_bands_must_stop(&L, self, round)) { outcome = WS_BANDS_ABORTED; break; }
+                if (ws_load_relaxed_u32(L.pending) == 0u) { outcome = WS_BANDS_DONE; break; }
+                __nanosleep(round < 64u ? 100u : 800u);
+            }
+            WS_PROF(prof[n > 0u ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
+            WS_PROF(if (outcome == WS_BANDS_FOUND && n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
+            s_outcome[group] = outcome;
+            s_count[group] = n;
+            s_which[group] = which;
+            s_pos[group] = pos;
+            s_spawned[group] = 0u;
+        }
+        ws_group_sync();
+        const int outcome = s_outcome[group];
+        if (outcome == WS_BANDS_DONE || outcome == WS_BANDS_ABORTED) break;
+        const unsigned n = s_count[group];
+        const bool have = rank < n;
+        if (have) {
+            ws_band_box b;
+            ws_bq_take_slot(ws_band_queue_at(&L, s_which[group]), s_pos[group] + rank, &b);
+            item = b.item;
+        }
+        ws_group_sync();   // the grant in shared memory is read before the next one is written
+        if (outcome == WS_BANDS_FAR_FOUND) {
+            // Re-banding: each thread moves its far task to its band (or the far queue again).
+            if (have && !ws_band_put_one(&L, &item.task, item.prio)) {}
+            ws_group_sync();
+            continue;
+        }
+        WS_PROF(const unsigned long long exec_start = ws_clock());
+        if (have) {
+            ctx.prio = item.prio;
+            if (item.prio > st.highest) st.highest = item.prio;
+            ws_run_task(&item.task, &ctx);
+        }
+        ws_group_sync();   // children in staging are written before anyone enqueues them
+        WS_PROF(const unsigned long long publish_start = ws_clock());
+        WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
+        const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
+        if (leader) s_low[group] = ws_load_relaxed_u32(&L.words[WS_BANDS_LOW]);
+        ws_group_sync();   // everyone has read the count and the window before they change
+        if (leader) {
+            st.tasks += n;
+            if (spawned != n) ws_add_relaxed_u32(L.pending, spawned - n);
+        }
+        if (spawned > 0u) {
+            ws_group_sync();   // the count is updated before any child is visible
+            if (!ws_band_group_enqueue(&L, staging, staging_prio, spawned, s_low[group], rank, &s_group[group], &st.peak)) break;
+        }
+        WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
+    }
+
+    wsdsl_counters_flush(&ctx.counters, L.counter_slots);
+    if (leader) {
+        unsigned long long* s = L.stats + (unsigned long long)self * WS_STAT_WORDS;
+        s[WS_STAT_TASKS] = st.tasks;
+        s[WS_STAT_PEAK] = st.peak;
+        WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
+        WS_PROF(for (unsigned k = 0; k < WS_PROF_WAIT_OWN; k++) s[WS_STAT_COUNT + k] = prof[k]);
+        if (st.moves) atomicAdd(&L.totals[WS_BANDS_MOVES], st.moves);
+        if (st.ahead) atomicAdd(&L.totals[WS_BANDS_AHEAD], st.ahead);
+        if (st.rebanded) atomicAdd(&L.totals[WS_BANDS_REBANDED], st.rebanded);
+    }
+    // Every thread's highest priority (each ran tasks of its own).
+    if (st.highest > 0u) ws_band_max((unsigned*)&L.words[WS_BANDS_HIGHEST], st.highest);
+}
