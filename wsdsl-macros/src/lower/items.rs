@@ -290,7 +290,9 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64, jobs: &[(JobKi
 }
 
 fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
-    if done.contains(t) {
+    // By C name: types Rust tells apart may share one (`&Buffer<u64>` and `&ReadOnly<u64>`
+    // are both `ws_buf_u64`).
+    if done.iter().any(|d| c_name(d) == c_name(t)) {
         return;
     }
     match t {
