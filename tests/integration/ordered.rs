@@ -186,7 +186,7 @@ mod emulated {
         let weights = hashed_weights(&mesh);
         let want = dijkstra(&mesh, &weights, 0);
         let delta = relax::default_delta(&mesh, &weights);
-        for (c, d) in [(config(Scheduler::Bq, Worker::Warp), delta), (config(Scheduler::Bwd, Worker::Thread), 16), (config(Scheduler::Bq, Worker::Block), 1)] {
+        for (c, d) in [(config(Scheduler::Bq, Worker::Warp), delta), (config(Scheduler::Bwd, Worker::Thread), 16), (config(Scheduler::Bq, Worker::Thread), 1)] {
             let g = relax::DeviceGraph::new(&mesh, Some(weights.clone()));
             let mut initial = vec![u32::MAX; mesh.vertices()];
             initial[0] = 0;

@@ -493,7 +493,12 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
 /// steal to run it (a single chain has one task at a time: nothing to steal; the
 /// differential check's roots are dealt to every worker and need no stealing).
 fn spreads(workload: &str) -> bool {
-    !workload.starts_with("chain 1 x") && !workload.starts_with("rust subset")
+    !workload.starts_with("chain 1 x")
+        && !workload.starts_with("rust subset")
+        // A few small cases, one task each with its jobs: nothing to spread.
+        && !workload.starts_with("parallel ")
+        // Ordered programs run on the broker queues' bands (`order = priority`), not deques.
+        && !workload.contains("delta-stepping")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

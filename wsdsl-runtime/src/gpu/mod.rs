@@ -126,11 +126,12 @@ pub fn broker_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
 }
 
 /// Every configuration that runs ordered programs (`order = priority`): the band queues as
-/// BQ and as BWD, each worker granularity.
+/// BQ and as BWD, with thread and warp workers (block workers are refused for now:
+/// `KernelConfig::validate`).
 pub fn ordered_kernel_configs(block_threads: u32) -> Vec<KernelConfig> {
     let mut all = Vec::new();
     for scheduler in [Scheduler::Bq, Scheduler::Bwd] {
-        for worker in [Worker::Thread, Worker::Warp, Worker::Block] {
+        for worker in [Worker::Thread, Worker::Warp] {
             all.push(KernelConfig { scheduler, block_threads, worker, order: Order::Priority, ..KernelConfig::default() });
         }
     }
