@@ -341,6 +341,11 @@ where
 /// `&s[start..end]`'s checks on a slice of `len` elements, with Rust's messages.
 #[track_caller]
 fn check_range((start, end): (usize, usize), len: usize) {
+    // In the order Rust's slice indexing checks them: a start past the end of the slice, then
+    // a start past the range's end, then an end past the slice.
+    if start > len {
+        panic!("range start index {start} out of range for slice of length {len}");
+    }
     if start > end {
         panic!("slice index starts at {start} but ends at {end}");
     }
@@ -382,7 +387,7 @@ mod tests {
     fn bad_ranges_panic_with_rusts_messages() {
         let v = [0u32; 4];
         let rust = |s: usize, e: usize| panics(move || std::hint::black_box(&v[s..e]).len().to_string().clear());
-        for (s, e) in [(5, 3), (2, 9), (0, 5)] {
+        for (s, e) in [(5, 3), (3, 2), (2, 9), (0, 5)] {
             let ours = panics(move || record(&mut Spawned::<u8>::new(), JobKind::Copy, arg(0, 4), (s, e), (0, 0), Some(arg(1, 100)), 0, 0));
             assert_eq!(ours, rust(s, e), "{s}..{e}");
         }
