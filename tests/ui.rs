@@ -5,6 +5,15 @@
 
 #[test]
 fn ui() {
+    // trybuild's cargo discards output to /dev/null and its rustc probes read their source
+    // from it: where /dev/null is a plain file, the probes read back old output, the checks
+    // never start, and every compile-fail case would be reported as having compiled.
+    use std::os::unix::fs::FileTypeExt;
+    let null = std::fs::metadata("/dev/null").map(|m| m.file_type());
+    assert!(
+        null.as_ref().is_ok_and(|t| t.is_char_device()),
+        "/dev/null is not the null device here ({null:?}): cargo, which these tests run, reads back what was written to it; recreate it (as root: `rm /dev/null && mknod -m 666 /dev/null c 1 3`)"
+    );
     // Two projects, one after the other: mixed with a pass case, trybuild builds every case on
     // its own (and slowly); run as two #[test]s at once, the two share trybuild's project and
     // one can build the other's program under its own name (every compile-fail case then

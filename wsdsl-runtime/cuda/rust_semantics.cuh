@@ -27,17 +27,20 @@
 /* Called where every `loop` and `while` of a handler goes round again (the loop's increment).
  * C++ lets a compiler assume that a loop without side effects ends (the forward-progress
  * rule: NVRTC, and GCC's -ffinite-loops at -O2) and delete it, so `loop { if i == 0 { return
- * 7; } i += 2; }` with an odd `i` would return 7; Rust promises no such thing. A volatile asm
- * statement is a side effect the compiler must keep, and it is empty: no instruction (on the
- * GPU a PTX comment, which names the loop in the compiled code; the SASS of the N-Queens,
- * UTS, Sudoku, knapsack and 15-puzzle kernels is the same with and without it). A loop whose
- * body always leaves never reaches its increment, so this costs nothing there.
- * Not enough on the GPU (H100, 2026-11-26): the helper above still returned 7 after 0.3 s.
- * NVRTC's PTX keeps the loop (`add 2; setp.ne; bra` back, forever for an odd start, also with
- * a trap under an opaque zero as a second exit), so the code generator after it seems to
- * count the trips as if the loop ended; open, see README "Limits and failures". */
+ * 7; } i += 2; }` with an odd `i` would return 7; Rust promises no such thing.
+ * On the host an empty volatile asm statement is a side effect GCC keeps. On the GPU it is
+ * not enough: it becomes a PTX comment, and the PTX assembler, which sees no side effect in
+ * the loop, deleted it (H100, 2026-11-26: the helper above returned 7 in 0.6 ms; so did a
+ * volatile local variable and `#pragma unroll 1`). A volatile store to shared memory is an
+ * instruction the assembler must keep: with it the endless loop ran until stopped, and a loop
+ * of 10^8 trips that does end took 3.5 ns a trip on one thread (one STS a trip; a volatile
+ * global load instead cost 33 ns a trip). A loop whose body always leaves never reaches its
+ * increment, so this costs nothing there. */
 #if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
-static __device__ __forceinline__ void ws_loop_progress() { asm volatile("// wsdsl: a Rust loop, which may not end"); }
+static __device__ __forceinline__ void ws_loop_progress() {
+    __shared__ unsigned ws_loop_sink;
+    *(volatile unsigned*)&ws_loop_sink = 0u;  /* st.volatile.shared */
+}
 #else
 static inline void ws_loop_progress() { __asm__ __volatile__(""); }
 #endif

@@ -139,7 +139,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
             if let Checked::Bad(why) = found {
                 eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
             }
-            let image = compile(source, &dir, P::NAME)?;
+            let image = compile(source, &dir, kept, P::NAME)?;
             cache::write_checked(&lib, source.as_bytes(), &image)
                 .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
             image
@@ -192,13 +192,38 @@ fn emulation_dir() -> Result<(PathBuf, bool), Error> {
     cache::process_dir("emulation").map(|dir| (dir, false)).map_err(Error::InvalidConfig)
 }
 
-/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes.
-fn compile(source: &str, dir: &std::path::Path, program: &'static str) -> Result<Vec<u8>, Error> {
-    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let tmp = dir.join(format!("{program}-{}-{n}.building.so", std::process::id()));
-    let mut child = Command::new("c++")
-        .args(["-std=c++17", "-O2", "-U_FORTIFY_SOURCE", "-fPIC", "-shared", "-pthread", "-w", "-x", "c++", "-", "-o"])
+/// The host compiler's options for a kernel library. -O1: the kernels are a test instrument
+/// run on small inputs, and -O1 compiles a third faster than -O2 (most tests spend more time
+/// compiling their kernels than running them).
+const HOST_FLAGS: [&str; 5] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread"];
+
+/// `cuda/host/std_headers.h`: the system headers of the host shims, precompiled.
+const STD_HEADERS: &str = include_str!("../../cuda/host/std_headers.h");
+
+/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes. With a
+/// cache directory the shims' system headers come precompiled ([`precompiled_headers`]),
+/// which halves the build; should that build fail, it is tried once more without them.
+fn compile(source: &str, dir: &std::path::Path, kept: bool, program: &'static str) -> Result<Vec<u8>, Error> {
+    let pch = if kept { precompiled_headers(dir) } else { None };
+    match (compile_with(source, dir, pch.as_deref(), program), &pch) {
+        (Err(e), Some(header)) => {
+            // A damaged precompiled file: built again by the next process.
+            let _ = std::fs::remove_file(gch_path(header));
+            compile_with(source, dir, None, program).map_err(|_| e)
+        }
+        (result, _) => result,
+    }
+}
+
+fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Path>, program: &'static str) -> Result<Vec<u8>, Error> {
+    let tmp = dir.join(format!("{program}-{}-{}.building.so", std::process::id(), next_build()));
+    let mut command = Command::new("c++");
+    command.args(HOST_FLAGS);
+    if let Some(header) = pch {
+        command.arg("-include").arg(header);
+    }
+    let mut child = command
+        .args(["-shared", "-w", "-x", "c++", "-", "-o"])
         .arg(&tmp)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
@@ -214,6 +239,57 @@ fn compile(source: &str, dir: &std::path::Path, program: &'static str) -> Result
     let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
     let _ = std::fs::remove_file(&tmp);
     image
+}
+
+/// A number for a temporary file name, unique in this process.
+fn next_build() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `std-<key>.h` in `dir` with its precompiled `.gch` beside it, built on first use; the key
+/// covers the headers, the options and the compiler, since GCC takes a `.gch` only from the
+/// same compiler with the same options (and otherwise reads the header itself: slower, never
+/// wrong). None where it cannot be built: every build then parses the headers.
+fn precompiled_headers(dir: &std::path::Path) -> Option<PathBuf> {
+    static BUILT: OnceLock<Mutex<HashMap<PathBuf, Option<PathBuf>>>> = OnceLock::new();
+    let mut built = BUILT.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    built.entry(dir.to_path_buf()).or_insert_with(|| build_precompiled_headers(dir)).clone()
+}
+
+fn build_precompiled_headers(dir: &std::path::Path) -> Option<PathBuf> {
+    let version = Command::new("c++").arg("--version").output().ok()?;
+    let key = stable_hash(&[STD_HEADERS, &HOST_FLAGS.join(" "), &String::from_utf8_lossy(&version.stdout)]);
+    let header = dir.join(format!("std-{key:016x}.h"));
+    let gch = gch_path(&header);
+    if header.is_file() && gch.is_file() {
+        return Some(header);
+    }
+    // Both written under temporary names and renamed into place: processes building the
+    // same file at once each see a whole one.
+    let n = next_build();
+    let tmp_header = dir.join(format!("std-{key:016x}-{}-{n}.h", std::process::id()));
+    std::fs::write(&tmp_header, STD_HEADERS).ok()?;
+    let tmp_gch = gch_path(&tmp_header);
+    let ok = Command::new("c++")
+        .args(HOST_FLAGS)
+        .args(["-x", "c++-header"])
+        .arg(&tmp_header)
+        .arg("-o")
+        .arg(&tmp_gch)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let placed = ok && std::fs::rename(&tmp_gch, &gch).is_ok() && std::fs::rename(&tmp_header, &header).is_ok();
+    let _ = std::fs::remove_file(&tmp_header);
+    let _ = std::fs::remove_file(&tmp_gch);
+    placed.then_some(header)
+}
+
+fn gch_path(header: &std::path::Path) -> PathBuf {
+    let mut name = header.as_os_str().to_owned();
+    name.push(".gch");
+    PathBuf::from(name)
 }
 
 /// Host memory standing in for a device allocation (8-byte aligned, zeroed).
