@@ -34,9 +34,16 @@
  * volatile local variable and `#pragma unroll 1`). A volatile store to shared memory is an
  * instruction the assembler must keep: with it the endless loop ran until stopped, and a loop
  * of 10^8 trips that does end took 3.5 ns a trip on one thread (one STS a trip; a volatile
- * global load instead cost 33 ns a trip). A loop whose body always leaves never reaches its
- * increment, so this costs nothing there. */
-#if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
+ * global load instead cost 33 ns a trip). In N-Queens' `while free != 0 { .. ctx.spawn(..) }`
+ * it cost 6% (H100, N-Queens 17: 126.9 ms against 119.1 ms), so a loop whose body performs an
+ * atomic operation (a spawn does) goes without it: no compiler may assume such a loop ends
+ * (`lower/stmt.rs`), and N-Queens 17 is back at 119.1 ms. A loop whose body always leaves
+ * never reaches its increment, so this costs nothing there either. */
+#if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION) && defined(WS_LOOP_PROGRESS_COMMENT)
+/* Experiment only (WSDSL_DEFINES=WS_LOOP_PROGRESS_COMMENT): the empty marker, which lets
+ * side-effect-free loops be deleted; for measuring what the store costs. */
+static __device__ __forceinline__ void ws_loop_progress() { asm volatile("// wsdsl loop"); }
+#elif (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION)
 static __device__ __forceinline__ void ws_loop_progress() {
     __shared__ unsigned ws_loop_sink;
     *(volatile unsigned*)&ws_loop_sink = 0u;  /* st.volatile.shared */

@@ -13,6 +13,22 @@ use crate::types::Ty;
 /// always leaves, such as the one-pass loop of an inlined body with `return`.
 const PROGRESS: &str = "ws_loop_progress()";
 
+/// Calls in a loop's C body that are atomic operations on every backend (a spawn claims its
+/// slot with one). A loop that may perform one on each way round is a loop the C++
+/// compilers may not assume ends, so it needs no `PROGRESS`, whose store cost N-Queens'
+/// `while free != 0 { ... ctx.spawn(..) }` 6% on an H100 (`BENCHMARKS.md`). Calls into
+/// helpers are not looked into: their loops carry their own.
+const ATOMIC_CALLS: [&str; 11] = [
+    "wsdsl_ctx_spawn(", "wsdsl_ctx_spawn_priority(", "atomicAdd(", "atomicSub(", "atomicCAS(", "atomicExch(",
+    "atomicMin(", "atomicMax(", "atomicAnd(", "atomicOr(", "atomicXor(",
+];
+
+/// The increment of a loop whose C body is `body`: `PROGRESS`, or nothing where the body
+/// may perform an atomic operation each time round.
+fn progress(body: &[String]) -> &'static str {
+    if body.iter().any(|line| ATOMIC_CALLS.iter().any(|call| line.contains(call))) { "" } else { PROGRESS }
+}
+
 fn c_file(f: &str) -> String {
     f.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -155,22 +171,22 @@ impl FnLower<'_> {
                 let mut cs = Vec::new();
                 let cv = self.expr(c, &mut cs).unwrap_or_else(|| "false".into());
                 if cs.is_empty() {
-                    out.push(format!("for (; {cv}; {PROGRESS}) {{"));
                     let b = self.loop_body(Vec::new(), body, *id, None);
+                    out.push(format!("for (; {cv}; {}) {{", progress(&b)));
                     out.extend(indent(b));
                 } else {
                     // The condition's statements rerun on every iteration (and after `continue`).
-                    out.push(format!("for (;; {PROGRESS}) {{"));
                     cs.push(format!("if (!({cv})) break;"));
                     let b = self.loop_body(cs, body, *id, None);
+                    out.push(format!("for (;; {}) {{", progress(&b)));
                     out.extend(indent(b));
                 }
                 out.push("}".into());
                 self.break_label(*id, out);
             }
             ExprKind::Loop(body, id) => {
-                out.push(format!("for (;; {PROGRESS}) {{"));
                 let b = self.loop_body(Vec::new(), body, *id, dest);
+                out.push(format!("for (;; {}) {{", progress(&b)));
                 out.extend(indent(b));
                 out.push("}".into());
                 self.break_label(*id, out);

@@ -414,3 +414,28 @@ fn loops_rust_does_not_bound_go_round_through_a_side_effect() {
     assert!(helper_c(&c, "drain").contains("for (;; ws_loop_progress()) {"), "{}", c.handlers);
     assert!(!helper_c(&c, "ranges").contains("ws_loop_progress"), "{}", c.handlers);
 }
+
+/// A loop that spawns performs an atomic operation each time round (the spawn claims its
+/// slot), so no compiler may assume it ends: it goes round without `ws_loop_progress`.
+#[test]
+fn loops_that_spawn_need_no_progress_marker() {
+    let c = cuda(program(quote! {
+        #[task]
+        struct U { x: u32 }
+        #[spawn]
+        fn step(u: &U, ctx: &mut Ctx) {
+            let mut free = u.x;
+            while free != 0 {
+                let bit = free & free.wrapping_neg();
+                free ^= bit;
+                ctx.spawn(T { x: bit });
+            }
+            let mut i = u.x;
+            while i != 1 { i = i.wrapping_add(0); }
+        }
+    }));
+    let loop_over = |var: &str| c.handlers.lines().find(|l| l.trim_start().starts_with("for (") && l.contains(var)).unwrap_or_else(|| panic!("a loop over {var}: {}", c.handlers)).to_string();
+    assert!(!loop_over("l_free_").contains("ws_loop_progress"), "the spawning loop: {}", c.handlers);
+    assert!(loop_over("l_i_").contains("ws_loop_progress"), "the spinning loop: {}", c.handlers);
+}
+
