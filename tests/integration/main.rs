@@ -1,6 +1,6 @@
 //! Every integration test of the facade crate in one test binary (one link instead of one per
 //! file; `cargo test --test integration <module>::` runs one file's tests). The compile-fail
-//! cases stay in `tests/ui.rs`, which trybuild drives.
+//! cases stay in `tests/ui.rs`, which trybuild drives; README's programs are doc tests.
 
 mod kernels;
 mod schedulers;
@@ -8,6 +8,7 @@ mod schedulers;
 mod connect4_cpu;
 mod continuations;
 mod cooperative;
+mod deep_nesting;
 mod differential_gpu;
 mod emulated_schedulers;
 mod examples_cpu;
