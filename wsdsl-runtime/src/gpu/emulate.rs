@@ -207,9 +207,11 @@ fn compile(source: &str, dir: &std::path::Path, kept: bool, program: &'static st
     let pch = if kept { precompiled_headers(dir) } else { None };
     match (compile_with(source, dir, pch.as_deref(), program), &pch) {
         (Err(e), Some(header)) => {
-            // A damaged precompiled file: built again by the next process.
+            let plain = compile_with(source, dir, None, program).map_err(|_| e)?;
+            // The source was sound, so the precompiled file was not: the next process builds
+            // it again.
             let _ = std::fs::remove_file(gch_path(header));
-            compile_with(source, dir, None, program).map_err(|_| e)
+            Ok(plain)
         }
         (result, _) => result,
     }
