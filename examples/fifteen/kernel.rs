@@ -131,6 +131,137 @@ pub mod fifteen {
     }
 }
 
+/// A* on the priority scheduler: the fewest moves that solve a position. A task is a
+/// position reached by `depth` moves; it runs in band `depth + distance` (f = g + h, with the
+/// Manhattan distance h never overestimating), so positions are expanded roughly in order of
+/// the shortest solution they could still lead to. A solved position lowers the incumbent (a
+/// `#[buffers]` word, started just above a length the host knows to be reachable) with
+/// `atomic_min`; a position whose f cannot beat the incumbent is cut off. In band order every
+/// position of f below the optimum is expanded once per path to it and almost none above it;
+/// with every task in band 0 (`ordered: false`) the same kernel runs in no particular order and
+/// expands whatever the incumbent has not yet cut off.
+///
+/// The board code repeats the module above: a megakernel module's items are its own (the DSL
+/// shares no items between modules yet).
+#[megakernel(order = priority)]
+pub mod astar {
+    use wsdsl::prelude::*;
+
+    pub enum Move {
+        Up,
+        Down,
+        Left,
+        Right,
+    }
+
+    pub const MOVES: [Move; 4] = [Move::Up, Move::Down, Move::Left, Move::Right];
+
+    impl Move {
+        pub fn opposite(self) -> Move {
+            match self {
+                Move::Up => Move::Down,
+                Move::Down => Move::Up,
+                Move::Left => Move::Right,
+                Move::Right => Move::Left,
+            }
+        }
+    }
+
+    /// Squares row by row from 0; tile `t` belongs on square `t - 1`, the blank (0) on 15.
+    pub struct Board {
+        pub tiles: [u8; 16],
+        pub blank: u8,
+    }
+
+    impl Board {
+        /// The board after the blank moves by `m`, if it stays on the board.
+        pub fn slide(&self, m: Move) -> Option<Board> {
+            let b = self.blank as usize;
+            let to = match m {
+                Move::Up if b >= 4 => b - 4,
+                Move::Down if b < 12 => b + 4,
+                Move::Left if b % 4 > 0 => b - 1,
+                Move::Right if b % 4 < 3 => b + 1,
+                _ => return None,
+            };
+            let mut next = *self;
+            next.tiles[b] = self.tiles[to];
+            next.tiles[to] = 0;
+            next.blank = to as u8;
+            Some(next)
+        }
+
+        /// Manhattan distance to the solved position: no solution is shorter.
+        pub fn distance(&self) -> u32 {
+            let mut sum = 0u32;
+            for (square, &t) in self.tiles.iter().enumerate() {
+                if t != 0 {
+                    let home = t as usize - 1;
+                    sum += ((square / 4).abs_diff(home / 4) + (square % 4).abs_diff(home % 4)) as u32;
+                }
+            }
+            sum
+        }
+    }
+
+    #[params]
+    pub struct Params {
+        /// Whether children wait in band f = moves + distance (A*), or all run in band 0.
+        pub ordered: bool,
+    }
+
+    /// The fewest moves of a solution found so far (one word).
+    #[buffers]
+    pub struct Incumbent {
+        pub moves: Buffer<u32>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        /// Positions whose children were generated.
+        pub expanded: Sum<u64>,
+        /// Positions cut off because they could not beat the incumbent when they ran.
+        pub cut: Sum<u64>,
+        /// Solved positions that lowered the incumbent.
+        pub improved: Sum<u64>,
+    }
+
+    /// A position after `depth` moves, the last of them `last` (none at the root).
+    #[task]
+    pub struct Node {
+        pub board: Board,
+        pub depth: u32,
+        pub last: Option<Move>,
+    }
+
+    #[spawn]
+    fn expand(n: &Node, ctx: &mut Ctx) {
+        let distance = n.board.distance();
+        if n.depth + distance >= ctx.buffers.moves.get(0) {
+            ctx.counters.cut.add(1);
+            return;
+        }
+        if distance == 0 {
+            if ctx.buffers.moves.atomic_min(0, n.depth) > n.depth {
+                ctx.counters.improved.add(1);
+            }
+            return;
+        }
+        ctx.counters.expanded.add(1);
+        for m in MOVES {
+            // Undoing the last move cannot lead anywhere new.
+            if n.last.is_some_and(|last| last == m.opposite()) {
+                continue;
+            }
+            if let Some(board) = n.board.slide(m) {
+                let f = n.depth + 1 + board.distance();
+                let band = if ctx.params.ordered { f } else { 0 };
+                ctx.spawn_with_priority(band, Node { board, depth: n.depth + 1, last: Some(m) });
+            }
+        }
+    }
+}
+
 /// A position on the host: `grid[row][column]`, 0 for the blank.
 pub type Grid = [[u8; 4]; 4];
 
@@ -246,4 +377,28 @@ pub fn solve(rt: &Runtime, grid: &Grid, bound: u32) -> Result<(u64, u32, Output<
     let root = fifteen::Node { board: board(grid), depth: 0, last: None };
     let out = rt.run::<fifteen::Kernel>(fifteen::Params { bound }, [root])?;
     Ok((out.counters.solutions.get(), out.counters.shortest.get(), out))
+}
+
+/// What an A* run found: the fewest moves (`None` if no solution is shorter than the `above`
+/// it started from) and the positions it expanded.
+pub struct Shortest {
+    pub moves: Option<u32>,
+    pub expanded: u64,
+    pub out: Output<astar::Kernel>,
+}
+
+/// The fewest moves that solve `grid`, by A* on `rt` (`ordered`: in band order; otherwise
+/// every position in band 0). `above` is a number of moves known to be enough (a scramble's
+/// length): the search looks for solutions shorter than `above + 1`.
+pub fn shortest(rt: &Runtime, grid: &Grid, above: u32, ordered: bool) -> Result<Shortest, wsdsl::Error> {
+    if !is_permutation(grid) {
+        return Err(wsdsl::Error::InvalidConfig("a position holds each of 0..=15 once".into()));
+    }
+    let tiles: [u8; 16] = std::array::from_fn(|s| grid[s / 4][s % 4]);
+    let blank = tiles.iter().position(|&t| t == 0).expect("a blank") as u8;
+    let root = astar::Node { board: astar::Board { tiles, blank }, depth: 0, last: None };
+    let incumbent = astar::Incumbent { moves: Buffer::from_vec(vec![above.saturating_add(1)]) };
+    let out = rt.run_with::<astar::Kernel>(astar::Params { ordered }, &incumbent, [root])?;
+    let found = incumbent.moves.get(0);
+    Ok(Shortest { moves: (found <= above).then_some(found), expanded: out.counters.expanded.get(), out })
 }

@@ -2,6 +2,11 @@
 //! IDA* iteration as a task tree), checked against a sequential recursive search.
 //!
 //!     cargo run --release --example fifteen -- --scramble 60 --seed 1 --slack 2
+//!
+//! With `--astar` it finds the fewest moves instead, by A* on the priority scheduler, and
+//! runs the same search unordered beside it (nodes expanded and time of each):
+//!
+//!     cargo run --release --example fifteen -- --astar --scramble 40 --seed 1
 
 #[path = "../common/cli.rs"]
 mod cli;
@@ -24,6 +29,10 @@ struct Args {
     /// odd slack adds nothing).
     #[arg(long, default_value_t = 0)]
     slack: u32,
+    /// Find the fewest moves by A* (positions in band moves + distance) and by the same
+    /// search unordered, instead of counting solutions.
+    #[arg(long)]
+    astar: bool,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -43,6 +52,9 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         kernel::manhattan(&grid),
         started.elapsed()
     );
+    if args.astar {
+        return astar(args, &rt, &grid, optimal);
+    }
     let bound = optimal + args.slack;
     let (solutions, shortest, out) = kernel::solve(&rt, &grid, bound)?;
     cli::note_fallback(&out.note);
@@ -60,6 +72,40 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         Ok(format!("{expected} solutions within {bound} moves, the shortest {optimal}, as the sequential search finds"))
     } else {
         Err(format!("the sequential search finds {expected} solutions, the shortest {expected_shortest} (optimal {optimal})"))
+    };
+    Ok(cli::report(verdict))
+}
+
+/// A* and the same search unordered, both started from the scramble's length as the
+/// incumbent, against the sequential IDA*'s optimum.
+fn astar(args: &Args, rt: &wsdsl::Runtime, grid: &kernel::Grid, optimal: u32) -> Result<bool, wsdsl::Error> {
+    let mut runs = Vec::new();
+    for ordered in [true, false] {
+        let found = kernel::shortest(rt, grid, args.scramble, ordered)?;
+        cli::note_fallback(&found.out.note);
+        let name = if ordered { "A* (band = moves + distance)" } else { "unordered (every position in band 0)" };
+        let moves = found.moves.map_or("none".to_string(), |m| m.to_string());
+        println!(
+            "{name}: fewest moves {moves}, {} positions expanded, {} cut off, run {:.2?} on {}",
+            found.expanded,
+            found.out.counters.cut.get(),
+            found.out.stats.phases.run,
+            found.out.backend
+        );
+        if let Some(bands) = &found.out.stats.bands {
+            println!("  {bands}");
+        }
+        runs.push(found);
+    }
+    let (ordered, unordered) = (&runs[0], &runs[1]);
+    println!(
+        "A* expanded {:.1}x fewer positions than the unordered run",
+        unordered.expanded as f64 / ordered.expanded.max(1) as f64
+    );
+    let verdict = if ordered.moves == Some(optimal) && unordered.moves == Some(optimal) {
+        Ok(format!("both searches find {optimal} moves, the sequential IDA*'s optimum"))
+    } else {
+        Err(format!("the sequential IDA* finds {optimal} moves; A* {:?}, unordered {:?}", ordered.moves, unordered.moves))
     };
     Ok(cli::report(verdict))
 }

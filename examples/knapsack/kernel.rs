@@ -119,6 +119,145 @@ pub mod knapsack {
     }
 }
 
+/// Best-first branch and bound on the priority scheduler: the same search, but a packing
+/// waits in a band by its bound, highest bound first (band `(top - bound) / width`, `top`
+/// the root's bound), so the packings that could still be worth the most are expanded first
+/// and the incumbent rises early; packings whose bound falls to it are never expanded. With
+/// every packing in band 0 (`ordered: false`) the same kernel runs in no particular order.
+/// A child's bound is computed once, by its parent, and travels in the task.
+///
+/// The bound and greedy completion repeat the module above: a megakernel module's items are
+/// its own (the DSL shares no items between modules yet).
+#[megakernel(order = priority)]
+pub mod best_first {
+    use wsdsl::prelude::*;
+
+    pub const MAX_ITEMS: usize = 128;
+
+    pub struct Item {
+        pub weight: u32,
+        pub value: u32,
+    }
+
+    /// The instance, items sorted by value per weight, best first, and how bounds map to bands.
+    #[params]
+    pub struct Instance {
+        pub n: u32,
+        pub capacity: u32,
+        pub items: [Item; MAX_ITEMS],
+        /// The root's bound: band 0.
+        pub top: u64,
+        /// Bound per band (at least 1).
+        pub width: u64,
+        /// Whether packings wait in bands by bound, or all run in band 0.
+        pub ordered: bool,
+    }
+
+    #[buffers]
+    pub struct Best {
+        pub value: Buffer<u64>,
+    }
+
+    #[counters]
+    pub struct Counters {
+        /// Packings whose children were generated.
+        pub expanded: Sum<u64>,
+        /// Packings (run or about to be spawned) whose bound could not beat the best value.
+        pub pruned: Sum<u64>,
+        /// Packings whose greedy completion raised the best value.
+        pub improved: Sum<u64>,
+    }
+
+    /// Items `0..next` decided, weighing `weight` and worth `value`; nothing below is worth
+    /// more than `bound`.
+    #[task]
+    pub struct Packing {
+        pub next: u32,
+        pub weight: u32,
+        pub value: u64,
+        pub bound: u64,
+    }
+
+    impl Instance {
+        /// The fractional relaxation of a packing (rounded down).
+        pub fn bound(&self, next: u32, weight: u32, value: u64) -> u64 {
+            let mut room = self.capacity - weight;
+            let mut bound = value;
+            for item in self.items[next as usize..self.n as usize].iter() {
+                if item.weight > room {
+                    return bound + item.value as u64 * room as u64 / item.weight as u64;
+                }
+                room -= item.weight;
+                bound += item.value as u64;
+            }
+            bound
+        }
+
+        /// The value of a greedy completion of a packing: one the search can reach.
+        pub fn greedy(&self, next: u32, weight: u32, value: u64) -> u64 {
+            let mut room = self.capacity - weight;
+            let mut total = value;
+            for item in self.items[next as usize..self.n as usize].iter() {
+                if item.weight <= room {
+                    room -= item.weight;
+                    total += item.value as u64;
+                }
+            }
+            total
+        }
+
+        /// The band of a packing of bound `bound`: the higher the bound, the sooner.
+        pub fn band(&self, bound: u64) -> u32 {
+            if !self.ordered {
+                return 0;
+            }
+            let band = (self.top - bound) / self.width;
+            if band < 0xffff_fffe { band as u32 } else { 0xffff_fffe }
+        }
+    }
+
+    #[spawn]
+    fn branch(p: &Packing, ctx: &mut Ctx) {
+        let inst = ctx.params;
+        let best = ctx.buffers.value.get(0);
+        if p.bound <= best {
+            ctx.counters.pruned.add(1);
+            return;
+        }
+        ctx.counters.expanded.add(1);
+        let greedy = inst.greedy(p.next, p.weight, p.value);
+        assert!(greedy <= p.bound, "greedy value {} above the bound {}", greedy, p.bound);
+        let mut best = best;
+        if greedy > best {
+            if ctx.buffers.value.atomic_max(0, greedy) < greedy {
+                ctx.counters.improved.add(1);
+            }
+            best = greedy;
+        }
+        // A subtree whose greedy packing meets its bound holds nothing better.
+        if greedy == p.bound || p.next == inst.n {
+            return;
+        }
+        let item = inst.items[p.next as usize];
+        let next = p.next + 1;
+        let without = inst.bound(next, p.weight, p.value);
+        if without > best {
+            ctx.spawn_with_priority(inst.band(without), Packing { next, weight: p.weight, value: p.value, bound: without });
+        } else {
+            ctx.counters.pruned.add(1);
+        }
+        if p.weight + item.weight <= inst.capacity {
+            let (weight, value) = (p.weight + item.weight, p.value + item.value as u64);
+            let with = inst.bound(next, weight, value);
+            if with > best {
+                ctx.spawn_with_priority(inst.band(with), Packing { next, weight, value, bound: with });
+            } else {
+                ctx.counters.pruned.add(1);
+            }
+        }
+    }
+}
+
 /// An item as generated: (weight, value).
 pub type Item = (u32, u32);
 
@@ -164,17 +303,29 @@ pub fn reference(items: &[Item], capacity: u32) -> u64 {
     best[capacity as usize]
 }
 
-/// The kernel's instance: the items sorted by value per weight, best first (ties: lighter first).
-pub fn instance(items: &[Item], capacity: u32) -> Result<knapsack::Instance, wsdsl::Error> {
+/// `items` sorted by value per weight, best first (ties: lighter first).
+fn by_density(items: &[Item]) -> Vec<Item> {
+    let mut sorted = items.to_vec();
+    // a before b when v_a / w_a > v_b / w_b, compared exactly as v_a * w_b > v_b * w_a.
+    sorted.sort_by(|&(wa, va), &(wb, vb)| (vb as u64 * wa as u64).cmp(&(va as u64 * wb as u64)).then(wa.cmp(&wb)));
+    sorted
+}
+
+/// Refuses instances the kernels cannot hold.
+fn check_items(items: &[Item]) -> Result<(), wsdsl::Error> {
     if items.len() > knapsack::MAX_ITEMS {
         return Err(wsdsl::Error::InvalidConfig(format!("at most {} items, not {}", knapsack::MAX_ITEMS, items.len())));
     }
     if items.iter().any(|&(w, _)| w == 0) {
         return Err(wsdsl::Error::InvalidConfig("every item must weigh something".into()));
     }
-    let mut sorted = items.to_vec();
-    // a before b when v_a / w_a > v_b / w_b, compared exactly as v_a * w_b > v_b * w_a.
-    sorted.sort_by(|&(wa, va), &(wb, vb)| (vb as u64 * wa as u64).cmp(&(va as u64 * wb as u64)).then(wa.cmp(&wb)));
+    Ok(())
+}
+
+/// The kernel's instance: the items sorted by value per weight, best first (ties: lighter first).
+pub fn instance(items: &[Item], capacity: u32) -> Result<knapsack::Instance, wsdsl::Error> {
+    check_items(items)?;
+    let sorted = by_density(items);
     let mut inst = knapsack::Instance {
         n: items.len() as u32,
         capacity,
@@ -192,4 +343,39 @@ pub fn solve(rt: &Runtime, items: &[Item], capacity: u32) -> Result<(u64, Output
     let best = knapsack::Best { value: Buffer::zeroed(1) };
     let out = rt.run_with::<knapsack::Kernel>(inst, &best, [knapsack::Packing { next: 0, weight: 0, value: 0 }])?;
     Ok((best.value.get(0), out))
+}
+
+/// What a best-first run found: the best value and the packings it expanded.
+pub struct BestFirst {
+    pub best: u64,
+    pub expanded: u64,
+    pub out: Output<best_first::Kernel>,
+}
+
+/// Bands across the root's gap between its bound and its greedy value: finer bands follow
+/// the bounds more closely, at the price of more band moves.
+pub const BANDS: u64 = 64;
+
+/// The best value of `items` within `capacity` by best-first branch and bound on `rt`
+/// (`ordered`: highest bound first; otherwise every packing in band 0).
+pub fn solve_best_first(rt: &Runtime, items: &[Item], capacity: u32, ordered: bool) -> Result<BestFirst, wsdsl::Error> {
+    check_items(items)?;
+    let sorted = by_density(items);
+    let mut inst = best_first::Instance {
+        n: items.len() as u32,
+        capacity,
+        items: [best_first::Item { weight: 0, value: 0 }; best_first::MAX_ITEMS],
+        top: 0,
+        width: 1,
+        ordered,
+    };
+    for (slot, &(weight, value)) in inst.items.iter_mut().zip(&sorted) {
+        *slot = best_first::Item { weight, value };
+    }
+    inst.top = inst.bound(0, 0, 0);
+    inst.width = ((inst.top - inst.greedy(0, 0, 0)) / BANDS).max(1);
+    let best = best_first::Best { value: Buffer::zeroed(1) };
+    let root = best_first::Packing { next: 0, weight: 0, value: 0, bound: inst.top };
+    let out = rt.run_with::<best_first::Kernel>(inst, &best, [root])?;
+    Ok(BestFirst { best: best.value.get(0), expanded: out.counters.expanded.get(), out })
 }

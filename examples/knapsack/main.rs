@@ -2,6 +2,11 @@
 //! programming.
 //!
 //!     cargo run --release --example knapsack -- --items 50 --seed 1
+//!
+//! With `--best-first` it also runs best-first branch and bound on the priority scheduler
+//! (highest bound first) and the same search unordered, reporting packings expanded and time:
+//!
+//!     cargo run --release --example knapsack -- --items 60 --best-first
 
 #[path = "../common/cli.rs"]
 mod cli;
@@ -30,6 +35,10 @@ struct Args {
     /// Seed of the instance.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Also run best-first branch and bound (packings in bands by bound) and the same
+    /// search unordered.
+    #[arg(long)]
+    best_first: bool,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -64,10 +73,37 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let started = Instant::now();
     let expected = kernel::reference(&items, capacity);
     println!("dynamic programming: {expected} in {:.2?}", started.elapsed());
-    let verdict = if best == expected {
+    let mut wrong = Vec::new();
+    if best != expected {
+        wrong.push(format!("branch and bound found {best}"));
+    }
+    if args.best_first {
+        let tasks = out.stats.tasks;
+        println!("depth-first ({}): {tasks} packings run, run {:.2?}", out.backend, out.stats.phases.run);
+        for ordered in [true, false] {
+            let run = kernel::solve_best_first(&rt, &items, capacity, ordered)?;
+            let name = if ordered { "best-first (band by bound)" } else { "unordered (every packing in band 0)" };
+            println!(
+                "{name}: best value {}, {} packings run, {} expanded, {} pruned, run {:.2?} on {}",
+                run.best,
+                run.out.stats.tasks,
+                run.expanded,
+                run.out.counters.pruned.get(),
+                run.out.stats.phases.run,
+                run.out.backend
+            );
+            if let Some(bands) = &run.out.stats.bands {
+                println!("  {bands}");
+            }
+            if run.best != expected {
+                wrong.push(format!("{name} found {}", run.best));
+            }
+        }
+    }
+    let verdict = if wrong.is_empty() {
         Ok(format!("matches dynamic programming ({expected})"))
     } else {
-        Err(format!("dynamic programming says {expected}"))
+        Err(format!("dynamic programming says {expected}; {}", wrong.join(", ")))
     };
     Ok(cli::report(verdict))
 }

@@ -192,6 +192,51 @@ fn fifteen_puzzle_solutions_match_the_sequential_search() {
 }
 
 #[test]
+fn astar_finds_the_fewest_moves_and_expands_fewer_positions_than_unordered() {
+    for (scramble, seed) in [(30, 1), (40, 1), (40, 3)] {
+        let grid = fifteen::scramble(scramble, seed);
+        let optimal = fifteen::optimal(&grid, scramble).unwrap();
+        let astar = fifteen::shortest(&cpu(), &grid, scramble, true).unwrap();
+        let unordered = fifteen::shortest(&cpu(), &grid, scramble, false).unwrap();
+        assert_eq!((astar.moves, unordered.moves), (Some(optimal), Some(optimal)), "scramble {scramble}, seed {seed}");
+        // A* expands every position of f below the optimum and next to none above it.
+        assert!(
+            astar.expanded * 2 < unordered.expanded,
+            "scramble {scramble}, seed {seed}: A* expanded {}, unordered {}",
+            astar.expanded,
+            unordered.expanded
+        );
+        let bands = astar.out.stats.bands.clone().expect("an ordered run counts its bands");
+        assert!(bands.highest >= optimal, "{bands}");
+        // Started below the optimum, nothing is found.
+        let none = fifteen::shortest(&cpu(), &grid, optimal - 1, true).unwrap();
+        assert_eq!(none.moves, None);
+    }
+    let solved = fifteen::shortest(&cpu(), &fifteen::SOLVED, 10, true).unwrap();
+    assert_eq!((solved.moves, solved.expanded), (Some(0), 0));
+    let mut bad = fifteen::SOLVED;
+    bad[3][3] = 1;
+    assert!(fifteen::shortest(&cpu(), &bad, 10, true).is_err());
+}
+
+#[test]
+fn best_first_knapsack_matches_dynamic_programming() {
+    use knapsack::Correlation;
+    for (n, correlation, seed) in [(40, Correlation::Strong, 1), (60, Correlation::Strong, 2), (80, Correlation::Weak, 3), (100, Correlation::None, 3)] {
+        let items = knapsack::generate(n, 1000, correlation, seed);
+        let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
+        let want = knapsack::reference(&items, capacity);
+        let ordered = knapsack::solve_best_first(&cpu(), &items, capacity, true).unwrap();
+        let unordered = knapsack::solve_best_first(&cpu(), &items, capacity, false).unwrap();
+        assert_eq!((ordered.best, unordered.best), (want, want), "{n} items, {correlation:?}, seed {seed}");
+        if (n, seed) == (60, 2) {
+            // An instance whose first incumbents are poor: best-first finds the good ones first.
+            assert!(ordered.out.stats.tasks * 2 < unordered.out.stats.tasks, "{} vs {}", ordered.out.stats.tasks, unordered.out.stats.tasks);
+        }
+    }
+}
+
+#[test]
 fn fib_call_tree_has_fib_n_plus_1_leaves() {
     for n in [0, 1, 2, 10, 25] {
         let (leaves, value, out) = fib::solve(&cpu(), n).unwrap();

@@ -85,6 +85,8 @@ fn sudoku_knapsack_and_fifteen_kernels_compile() {
     compiles::<sudoku::sudoku::Kernel>();
     compiles::<knapsack::knapsack::Kernel>();
     compiles::<fifteen::fifteen::Kernel>();
+    compiles::<fifteen::astar::Kernel>();
+    compiles::<knapsack::best_first::Kernel>();
 }
 
 #[test]

@@ -408,6 +408,27 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Ok((format!("{found} solutions, shortest {shortest}"), format!("{} solutions, shortest {}", want.0, want.1), out.stats))
         }),
     ));
+    // A* on the 15-puzzle (band = moves + Manhattan distance), against sequential IDA*.
+    let (scramble, seed) = if quick { (40, 1) } else { (40, 3) };
+    let grid = fifteen::scramble(scramble, seed);
+    let optimal = fifteen::optimal(&grid, scramble).expect("a scramble is solved within its moves");
+    list.push((
+        format!("fifteen A* scramble {scramble} seed {seed} (ordered)"),
+        Box::new(move |rt: &Runtime| {
+            let found = fifteen::shortest(rt, &grid, scramble, true)?;
+            let show = |m: Option<u32>| m.map_or("none".to_string(), |m| format!("{m} moves"));
+            Ok((show(found.moves), show(Some(optimal)), found.out.stats))
+        }),
+    ));
+    // Best-first branch and bound (band by bound) on the knapsack above, against dynamic programming.
+    let items = knapsack::generate(n, 1000, knapsack::Correlation::Strong, 1);
+    list.push((
+        format!("knapsack best-first {n} items (ordered)"),
+        Box::new(move |rt: &Runtime| {
+            let run = knapsack::solve_best_first(rt, &items, capacity, true)?;
+            Ok((run.best.to_string(), optimum.to_string(), run.out.stats))
+        }),
+    ));
     // SSSP by delta-stepping on the priority scheduler (R-MAT, weights 1..255 hashed from the
     // ends), against Dijkstra.
     let scale = if quick { 14 } else { 18 };
@@ -499,6 +520,7 @@ fn spreads(workload: &str) -> bool {
         && !workload.starts_with("parallel ")
         // Ordered programs run on the broker queues' bands (`order = priority`), not deques.
         && !workload.contains("delta-stepping")
+        && !workload.contains("(ordered)")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

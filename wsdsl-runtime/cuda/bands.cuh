@@ -9,19 +9,27 @@
 //   WSDSL_BROKER_KIND   0 BQ, 1 BWD (the bands' queues; BSQ is refused by the host)
 //   WSDSL_BROKER_SLOTS  slots of each band and of the far queue (a power of two)
 //   WSDSL_BANDS         bands in the window (W), default 32
+//   WSDSL_BAND_LOOKAHEAD  how many bands above the lowest live one workers may take from
+//                       (default 1)
 //
 // Queues: W band queues and one far queue, one element type: a task and its priority p.
 // Band i holds tasks with p % W == i for `low <= p < low + W` (a ring); the far queue holds
-// those with p >= low + W. `low` only grows.
+// those with p >= low + W. `low` only grows. Beside each band, a count of its tasks being
+// run (taken, children not yet enqueued): a band is live while it holds or runs tasks, since
+// a running task's children usually land in its own band.
 //   * Taking (a worker's first thread): read `low`, probe the W bands from low upward with a
-//     relaxed load of the broker's count (an empty band costs one load, never an atomic),
-//     and reserve up to one task per thread of the first band that holds any. A band above
-//     `low` is taken from while lower ones are empty even if their stragglers still run
-//     (lookahead, as ADDS does): idle workers never wait for a band to finish. Those tasks
+//     relaxed load of the broker's count (an empty band costs one load, never an atomic; the
+//     lowest empty ones also a load of their running count), and reserve up to one task per
+//     thread of the first band that holds any, if it is at most WSDSL_BAND_LOOKAHEAD bands
+//     above the lowest live band. Otherwise the worker waits: taking from far above a band
+//     whose tasks still run is what made the window race ahead (a delta-stepping SSSP on a
+//     grid scanned each edge 61 times when any band of the window could be taken from; A*
+//     expanded as many positions as an unordered run). Tasks taken above the lowest live band
 //     are counted as run out of order.
-//   * `low` moves (compare-and-swap, one winner counts it) to the first non-empty band when
-//     its own band reads empty. A straggler's child of a band below `low` is placed in band
-//     `low`: the lowest band never moves down, so a child runs at most one band late.
+//   * `low` moves (compare-and-swap, one winner counts it) to the lowest live band once the
+//     bands below it are neither holding nor running tasks. A task taken between a reservation
+//     and its running count may see `low` pass its band: its children of a band below `low`
+//     are placed in band `low`, so a child runs at most one band late.
 //   * With the whole window empty and the far queue not: `low` jumps to the least priority
 //     pushed to the far queue since the last jump (`far_min`, swapped out), and idle workers
 //     move far tasks back into the window (re-banding), or to the far queue again.
@@ -68,8 +76,13 @@ union ws_band_box {
 };
 typedef ws_broker_queue<ws_band_box, WSDSL_BROKER_SLOTS, WS_BROKER_MAX_THREADS> ws_band_queue;
 
-// Read by the host to size the queues: the bands and the far queue together.
-__device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull);
+#ifndef WSDSL_BAND_LOOKAHEAD
+#define WSDSL_BAND_LOOKAHEAD 1u
+#endif
+
+// Read by the host to size the queues: the bands and the far queue together, then each
+// band's running count (all zero at the start, as the host clears the whole area).
+__device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull) + 4ull * WSDSL_BANDS;
 
 // Run-wide words (host: `gpu/bands.rs`; zero but far_min at the start), then run-wide
 // totals (64-bit, added once per worker at the end).
@@ -130,6 +143,11 @@ struct ws_bands_launch {
 
 static __device__ __forceinline__ ws_band_queue* ws_band_queue_at(const ws_bands_launch* L, unsigned i) {
     return (ws_band_queue*)(L->queues + (unsigned long long)i * sizeof(ws_band_queue));
+}
+
+// Tasks of band `i` being run: taken, their children not yet enqueued.
+static __device__ __forceinline__ ws_atom_u32* ws_band_running(const ws_bands_launch* L, unsigned i) {
+    return (ws_atom_u32*)(L->queues + sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull)) + i;
 }
 
 // The queue a task of priority `p` goes to while the window starts at `low`: its band (one
@@ -245,19 +263,32 @@ struct ws_band_stats {
 };
 
 // First thread of an idle worker: reserve up to WS_GROUP tasks from the lowest band of the
-// window that has any. Returns the grant, with the band in *which.
+// window that has any, if it is within WSDSL_BAND_LOOKAHEAD bands of the lowest live band.
+// Returns the grant (0: nothing to take yet), with the band in *which; the band's running
+// count includes the grant.
 static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* which, unsigned* pos, ws_band_stats* st) {
     const unsigned low = ws_load_relaxed_u32(&L->words[WS_BANDS_LOW]);
+    unsigned live = WS_BAND_NONE;   // offset from `low` of the lowest band holding or running tasks
     for (unsigned k = 0; k < WSDSL_BANDS; k++) {
+        if (live != WS_BAND_NONE && k > live + WSDSL_BAND_LOOKAHEAD) return 0u;   // wait for the lower bands
         const unsigned b = (low + k) % WSDSL_BANDS;
         ws_band_queue* q = ws_band_queue_at(L, b);
-        if ((int)ws_load_relaxed_u32(&q->count) <= 0) continue;   // empty: one relaxed load
-        // The bands below were empty: the window moves up to this one.
-        if (k > 0u && atomicCAS((unsigned*)&L->words[WS_BANDS_LOW], low, low + k) == low) st->moves++;
+        const bool holds = (int)ws_load_relaxed_u32(&q->count) > 0;   // one relaxed load
+        if (live == WS_BAND_NONE) {
+            if (!holds) {
+                __threadfence();   // the count was read before the running count
+                if (ws_load_relaxed_u32(ws_band_running(L, b)) == 0u) continue;
+            }
+            live = k;
+            // The bands below hold and run nothing: the window moves up to this one.
+            if (k > 0u && atomicCAS((unsigned*)&L->words[WS_BANDS_LOW], low, low + k) == low) st->moves++;
+        }
+        if (!holds) continue;
         const unsigned got = ws_bq_dequeue_reserve<WS_BROKER_LIN>(q, WS_GROUP, pos);
         if (got > 0u) {
+            ws_add_relaxed_u32(ws_band_running(L, b), got);
             *which = b;
-            if (k > 0u) st->ahead += got;
+            if (k > live) st->ahead += got;
             return got;
         }
     }
@@ -369,6 +400,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         const int outcome = s_outcome[group];
         if (outcome == WS_BANDS_DONE || outcome == WS_BANDS_ABORTED) break;
         const unsigned n = s_count[group];
+        const unsigned band = s_which[group];
         const bool have = rank < n;
         if (have) {
             ws_band_box b;
@@ -401,6 +433,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (spawned > 0u) {
             ws_group_sync();   // the count is updated before any child is visible
             if (!ws_band_group_enqueue(&L, staging, staging_prio, spawned, s_low[group], rank, &s_group[group], &st.peak)) break;
+        }
+        if (leader) {
+            // The batch is done: its children are in their queues before its band may read idle.
+            __threadfence();
+            ws_add_relaxed_u32(ws_band_running(&L, band), 0u - n);
         }
         WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
     }
