@@ -7,7 +7,7 @@ use crate::kernels::uts;
 
 use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
-use wsdsl::{KernelConfig, Program};
+use wsdsl::{KernelConfig, Program, Scheduler, Steal, Victim, Worker};
 
 /// The emulated grid: 4 blocks of 64 threads on 2 OS threads (two blocks per emulated SM).
 fn emulation() -> Emulation {
@@ -22,27 +22,41 @@ fn label(c: &KernelConfig) -> String {
     format!("{:?}/{:?}/{:?}/{:?}", c.scheduler, c.worker, c.victim, c.steal)
 }
 
-fn check_all<P: Program<Buffers = ()>>(params: P::Params, root: P::Task, answer: impl Fn(&P::Counters) -> bool) {
+/// Runs `P` under every configuration; the steals of each that gave the right answer.
+fn check_all<P: Program<Buffers = ()>>(params: P::Params, root: P::Task, answer: impl Fn(&P::Counters) -> bool) -> Vec<(KernelConfig, u64)> {
     let mut failures = Vec::new();
+    let mut steals = Vec::new();
     for config in configs() {
         match run_emulated::<P>(&params, &(), &[root], &config, &emulation()) {
             Ok((counters, _, stats)) if answer(&counters) => {
                 eprintln!("{:<40} ok   {:>9} tasks {:>7} steals {:>8.1} ms", label(&config), stats.tasks, stats.steals, stats.phases.run.as_secs_f64() * 1e3);
+                steals.push((config, stats.steals));
             }
             Ok((counters, _, _)) => failures.push(format!("{}: wrong answer {counters:?}", label(&config))),
             Err(e) => failures.push(format!("{}: {e}", label(&config))),
         }
     }
     assert!(failures.is_empty(), "{} configurations failed:\n{}", failures.len(), failures.join("\n"));
+    steals
 }
 
 #[test]
 fn nqueens_12_under_every_scheduler_configuration() {
-    check_all::<nqueens::nqueens::Kernel>(
+    let steals = check_all::<nqueens::nqueens::Kernel>(
         nqueens::nqueens::Params { n: 12 },
         nqueens::nqueens::Board { row: 0, cols: 0, left: 0, right: 0 }.into(),
         |c| c.solutions.get() == 14_200,
     );
+    // One host build serves every victim and steal choice, passed at launch: the choice must
+    // reach the kernel. Block workers that steal half need far fewer steals than those that
+    // steal one task at a time (about 20x here).
+    let of = |victim: Victim, steal: Steal| {
+        steals.iter().find(|(c, _)| c.scheduler == Scheduler::Deque && c.worker == Worker::Block && c.victim == victim && c.steal == steal).map(|s| s.1)
+    };
+    for victim in [Victim::Random, Victim::RoundRobin] {
+        let (one, half) = (of(victim, Steal::One).unwrap(), of(victim, Steal::Half).unwrap());
+        assert!(half * 4 < one, "{victim:?}: {half} steals of half, {one} of one task");
+    }
 }
 
 /// T3's binomial shape a little further from critical (each node has 8 children with

@@ -140,12 +140,11 @@ static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigne
     return got;
 }
 
-#if WSDSL_VICTIM == 3
-// HWS across GPUs: a GPU's leader fetches for its whole GPU. After a first steal from
-// another GPU it visits up to WS_HWS_VISITS more workers there, taking half of what each
-// offers, until it holds WS_HWS_BULK tasks; its own GPU's thieves then take them from it. (A
-// deque offers only what its owner exposed, so half of one victim is often a single batch:
-// on its own that starved an empty GPU, BENCHMARKS.md "Beyond one GPU".)
+// HWS across GPUs (WSDSL_VICTIM 3): a GPU's leader fetches for its whole GPU. After a first
+// steal from another GPU it visits up to WS_HWS_VISITS more workers there, taking half of
+// what each offers, until it holds WS_HWS_BULK tasks; its own GPU's thieves then take them
+// from it. (A deque offers only what its owner exposed, so half of one victim is often a
+// single batch: on its own that starved an empty GPU, BENCHMARKS.md "Beyond one GPU".)
 #define WS_HWS_VISITS 8u
 #define WS_HWS_BULK (8u * WS_BATCH)
 static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_victim_state* vs, wsdsl_task* my_slots,
@@ -162,7 +161,6 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
     }
     return got;
 }
-#endif
 
 // Across GPUs, continuations sent home to worker `self` by other GPUs (join.cuh) join its
 // resume stack, up to a batch, from its inbox whose ticket is `tail`; returns how many came.
@@ -232,9 +230,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
                 if (want > L->capacity) want = L->capacity;
                 unsigned got = ws_rob(L, v, want, my_slots, st, victim, self, 0u);
                 if (got > 0) {
-#if WSDSL_VICTIM == 3
-                    if (vs->gpu_leader) got = ws_hws_gather(L, self, vs, my_slots, got, st);
-#endif
+                    if (WSDSL_VICTIM == 3 && vs->gpu_leader) got = ws_hws_gather(L, self, vs, my_slots, got, st);
                     own->split = 0;
                     own->top = got;
                     if (got > st->peak) st->peak = got;

@@ -19,6 +19,10 @@
 // a worker of another GPU with probability 1/64; HWS makes worker 0 of each GPU its leader,
 // which robs only other GPUs and takes half (the SM leaders rob other SMs of their own GPU);
 // the small-world graph is drawn over all workers of all GPUs. On one GPU, ids are local.
+//
+// WSDSL_VICTIM and WSDSL_STEAL_HALF are tested with `if`, not `#if`: on the GPU they are
+// literals and the compiler keeps only the chosen branch; the host build of the templates
+// makes them variables set at launch, so one build serves every victim and steal choice.
 #pragma once
 
 #ifndef WSDSL_VICTIM
@@ -80,42 +84,41 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
     const unsigned n = w * L->n_pes;
     const unsigned base = L->pe * w;   // this GPU's first global id
     const unsigned me = base + self;
-#if WSDSL_VICTIM == 1
-    return (me + 1u + (st->next++ % (n - 1u))) % n;
-#elif WSDSL_VICTIM == 2
-    unsigned v = ws_random_other(me, n, &st->rng);
-    for (int tries = 0; tries < 16; tries++) {
-        unsigned r = ws_xorshift(&st->rng) & 63u;      // acceptance draw in 0..63
-        bool same_gpu = v - base < w;
-        bool same_block = same_gpu && (v - base) / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
-        bool same_sm = same_gpu && ws_sm_of(L->sm_of, v - base) == st->my_sm;
-        if (same_block || (same_sm && r < 32u) || (same_gpu && r < 8u) || r == 0u) return v;
-        v = ws_random_other(me, n, &st->rng);
+    if (WSDSL_VICTIM == 1) {
+        return (me + 1u + (st->next++ % (n - 1u))) % n;
+    } else if (WSDSL_VICTIM == 2) {
+        unsigned v = ws_random_other(me, n, &st->rng);
+        for (int tries = 0; tries < 16; tries++) {
+            unsigned r = ws_xorshift(&st->rng) & 63u;      // acceptance draw in 0..63
+            bool same_gpu = v - base < w;
+            bool same_block = same_gpu && (v - base) / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
+            bool same_sm = same_gpu && ws_sm_of(L->sm_of, v - base) == st->my_sm;
+            if (same_block || (same_sm && r < 32u) || (same_gpu && r < 8u) || r == 0u) return v;
+            v = ws_random_other(me, n, &st->rng);
+        }
+        return v;
+    } else if (WSDSL_VICTIM == 3) {
+        if (st->gpu_leader) {
+            // A worker of another GPU, uniformly.
+            unsigned pe = ws_xorshift(&st->rng) % (L->n_pes - 1u);
+            if (pe >= L->pe) pe++;
+            return pe * w + ws_xorshift(&st->rng) % w;
+        }
+        if (w < 2u) return (me + 1u) % n;   // alone on its GPU: only the leader can find work
+        // SM leaders look for a worker on another SM of this GPU; the rest for one on their own SM.
+        unsigned v = ws_random_other(self, w, &st->rng);
+        for (int tries = 0; tries < 16; tries++) {
+            bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
+            if (same_sm != st->sm_leader) return base + v;
+            v = ws_random_other(self, w, &st->rng);
+        }
+        return base + v;
+    } else if (WSDSL_VICTIM == 4) {
+        unsigned degree = 2u + (32u - __clz(n));          // ring + about log2(n) shortcuts
+        unsigned v = ws_small_world_neighbour(me, n, ws_xorshift(&st->rng) % degree);
+        return v == me ? (me + 1u) % n : v;
     }
-    return v;
-#elif WSDSL_VICTIM == 3
-    if (st->gpu_leader) {
-        // A worker of another GPU, uniformly.
-        unsigned pe = ws_xorshift(&st->rng) % (L->n_pes - 1u);
-        if (pe >= L->pe) pe++;
-        return pe * w + ws_xorshift(&st->rng) % w;
-    }
-    if (w < 2u) return (me + 1u) % n;   // alone on its GPU: only the leader can find work
-    // SM leaders look for a worker on another SM of this GPU; the rest for one on their own SM.
-    unsigned v = ws_random_other(self, w, &st->rng);
-    for (int tries = 0; tries < 16; tries++) {
-        bool same_sm = ws_sm_of(L->sm_of, v) == st->my_sm;
-        if (same_sm != st->sm_leader) return base + v;
-        v = ws_random_other(self, w, &st->rng);
-    }
-    return base + v;
-#elif WSDSL_VICTIM == 4
-    unsigned degree = 2u + (32u - __clz(n));          // ring + about log2(n) shortcuts
-    unsigned v = ws_small_world_neighbour(me, n, ws_xorshift(&st->rng) % degree);
-    return v == me ? (me + 1u) % n : v;
-#else
     return ws_random_other(me, n, &st->rng);
-#endif
 }
 
 // How many tasks to take from a victim that holds `available`: one, or half (WSDSL_STEAL_HALF,
@@ -127,19 +130,13 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 #define WS_STEAL_FILL 1
 #endif
 static __device__ __forceinline__ unsigned ws_steal_amount(unsigned available, const ws_victim_state* st) {
-#if WSDSL_STEAL_HALF
-    (void)st;
+    if (WSDSL_STEAL_HALF) {
 #if WS_STEAL_FILL
-    // What fits in one batch is taken whole: the thief runs it all at once.
-    if (available <= WS_GROUP) return available;
+        // What fits in one batch is taken whole: the thief runs it all at once.
+        if (available <= WS_GROUP) return available;
 #endif
-    return (available + 1u) / 2u;
-#else
-#if WSDSL_VICTIM == 3
-    if (st->sm_leader || st->gpu_leader) return (available + 1u) / 2u;
-#else
-    (void)st;
-#endif
+        return (available + 1u) / 2u;
+    }
+    if (WSDSL_VICTIM == 3 && (st->sm_leader || st->gpu_leader)) return (available + 1u) / 2u;
     return 1u;
-#endif
 }

@@ -26,6 +26,13 @@ mod end_to_end;
 #[path = "../../../examples/fib/kernel.rs"]
 mod fib;
 mod baseline_bfs;
+mod best_first;
+#[allow(dead_code)]
+#[path = "../../../examples/fifteen/kernel.rs"]
+mod fifteen;
+#[allow(dead_code)]
+#[path = "../../../examples/knapsack/kernel.rs"]
+mod knapsack;
 #[allow(dead_code)]
 #[path = "../../../examples/bfs/kernel.rs"]
 mod bfs;
@@ -80,7 +87,9 @@ struct Args {
     /// (merging with ctx.merge), mergesort-path (merge-path tasks), quicksort, sorts (those
     /// three), sort-variants (block workers, 1 M keys), graphs (BFS, SSSP, CC and PageRank on
     /// every graph class beside GAPBS), graphs-rayon (BFS, SSSP and PageRank on R-MAT and
-    /// p2p-Gnutella31 beside rayon and a hand-written CUDA BFS).
+    /// p2p-Gnutella31 beside rayon and a hand-written CUDA BFS), best-first (A* on the
+    /// 15-puzzle and best-first knapsack on the priority scheduler, beside the same kernels
+    /// unordered).
     #[arg(long, value_delimiter = ',')]
     rows: Vec<String>,
     /// Timed runs per measurement after one warm-up; the median is reported.
@@ -283,6 +292,17 @@ fn main() -> ExitCode {
     }
     if wanted("quicksort") || wanted("sorts") {
         rows.push(announce(b.sort(&gpu(), Sort::Quick, sort_keys)));
+    }
+    if wanted("best-first") {
+        for (scramble, seed) in [(40, 3), (40, 1)] {
+            rows.push(announce(b.astar(&gpu(), scramble, seed, true)));
+            rows.push(announce(b.astar(&gpu(), scramble, seed, false)));
+        }
+        for (n, seed) in [(100, 2), (60, 1)] {
+            rows.push(announce(b.knapsack_best_first(&gpu(), n, seed, true)));
+            rows.push(announce(b.knapsack_best_first(&gpu(), n, seed, false)));
+            rows.push(announce(b.knapsack_depth_first(&gpu(), n, seed)));
+        }
     }
     if wanted("sort-variants") {
         for which in [Sort::Merge, Sort::Quick] {

@@ -56,6 +56,11 @@ struct ws_emu_launch_state {
 };
 
 static ws_emu_launch_state ws_emu_launch;
+// Called by each OS thread of a launch once its fibers exist, before any runs (null: none).
+// The emulated GPUs of a multi-GPU run wait there for each other, so that no GPU can finish
+// the work before the others' threads have even started.
+static void (*ws_emu_gate)(void*) = nullptr;
+static void* ws_emu_gate_arg = nullptr;
 static thread_local ws_emu_fiber* ws_emu_current = nullptr;
 static thread_local ucontext_t ws_emu_scheduler;
 static thread_local jmp_buf ws_emu_scheduler_resume;
@@ -172,6 +177,7 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
                 mine.push_back(f);
             }
         }
+        if (ws_emu_gate) ws_emu_gate(ws_emu_gate_arg);
         for (size_t live = mine.size(); live > 0;) {
             live = 0;
             for (ws_emu_fiber* f : mine) {

@@ -94,22 +94,36 @@ fn part(src: &mut String, file: &str, text: &str) {
 /// The source for NVRTC, or (`host`) for the host C++ compiler with the emulation shims in
 /// place of the PTX atomics; `pes`: for one GPU of a multi-GPU run (deque scheduler only).
 fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String {
+    // The host build of the deque scheduler takes its victim policy and steal amount at
+    // launch (`host_steal_policy`): one build serves all ten choices, which the emulated
+    // scheduler tests sweep. The source then names neither, so its hash keys one build.
+    let policy_at_launch = host && config.scheduler == Scheduler::Deque;
+    let (victim, steal_half, shown) = if policy_at_launch {
+        let shown = KernelConfig { victim: Victim::Random, steal: Steal::One, ..*config };
+        ("ws_host_victim".to_string(), "ws_host_steal_half".to_string(), shown)
+    } else {
+        (config.victim_code().to_string(), ((config.steal == Steal::Half) as u32).to_string(), *config)
+    };
     let mut src = String::with_capacity(64 * 1024);
     src.push_str(&format!(
-        "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}\n\
+        "// wsdsl megakernel for program `{}` (generated; do not edit)\n// {:?}{}\n\
          #define WSDSL_BLOCK_THREADS {}\n#define WSDSL_WORKER_THREADS {}\n#define WSDSL_JOIN_WORKER_THREADS {}\n#define WSDSL_VICTIM {}\n#define WSDSL_STEAL_HALF {}\n#define WSDSL_COOPERATIVE {}\n#define WSDSL_PROFILE {}\n#define WSDSL_MIN_BLOCKS {}\n#define WSDSL_PES {}\n",
         P::NAME,
-        config,
+        shown,
+        if policy_at_launch { " (victim and steal chosen at launch)" } else { "" },
         config.block_threads,
         config.worker_threads(),
         config.stash_threads(),
-        config.victim_code(),
-        (config.steal == Steal::Half) as u32,
+        victim,
+        steal_half,
         config.cooperative as u32,
         config.profile as u32,
         config.min_blocks.max(1),
         pes as u32,
     ));
+    if policy_at_launch {
+        src.push_str("static unsigned ws_host_victim, ws_host_steal_half;   // set by ws_host_launch\n");
+    }
     if pes && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
         // The scope experiment of atomics.cuh (not the default: see there): the owner's side
         // of the deques and of the idle count. join.cuh names its scopes itself.
@@ -167,8 +181,16 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     src
 }
 
+/// The victim policy and steal amount a host build of `config` is launched with
+/// (`ws_host_launch`'s `victim` and `steal_half`; only the deque scheduler reads them).
+pub(crate) fn host_steal_policy(config: &KernelConfig) -> (u32, u32) {
+    (config.victim_code(), (config.steal == Steal::Half) as u32)
+}
+
 /// The source of `P`'s kernel for the host emulation (`gpu::emulate`): the same templates
-/// and handlers, plus an exported launcher `ws_host_launch(record, grid, block, os_threads)`
+/// and handlers, plus an exported launcher
+/// `ws_host_launch(record, grid, block, os_threads, victim, steal_half, gate, gate_arg)` (the
+/// gate: called by each OS thread before its fibers run)
 /// and `ws_host_status()`, the address of the device status record.
 pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
     host_source::<P>(config, false)
@@ -190,9 +212,19 @@ fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
             if config.order == Order::Priority { "ws_bands_launch" } else { "ws_broker_launch" }
         }
     };
+    // The deque scheduler's victim policy and steal amount are set for each launch (`assemble`).
+    let policy = if config.scheduler == Scheduler::Deque {
+        "ws_host_victim = victim; ws_host_steal_half = steal_half;"
+    } else {
+        "(void)victim; (void)steal_half;"
+    };
     src.push_str(&format!(
         "\n// ---- host emulation entry points ----\n\
-         extern \"C\" void ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads) {{\n\
+         extern \"C\" void ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads, unsigned victim, unsigned steal_half,\n\
+         \x20                              void (*gate)(void*), void* gate_arg) {{\n\
+         \x20   {policy}\n\
+         \x20   ws_emu_gate = gate;\n\
+         \x20   ws_emu_gate_arg = gate_arg;\n\
          \x20   ws_emu_run(grid, block, os_threads, 65536, [record]() {{ {}((const {record}*)record); }});\n}}\n\
          extern \"C\" void* ws_host_status() {{ return (void*)&wsdsl_status; }}\n",
         config.entry_point()

@@ -8,7 +8,7 @@
 //! and the same scheduler code lay out "device memory" in host memory exactly as the launch
 //! records describe it, and only loading, memory and launching are the host's own.
 
-use super::assemble::{host_kernel_source, stable_hash};
+use super::assemble::{host_kernel_source, host_steal_policy, stable_hash};
 use super::inputs::STATUS_WORDS;
 use super::join::{JoinRecord, JOIN_RECORD_BYTES};
 use super::runner::run_scheduled;
@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::sync::{mpsc, Arc, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Barrier, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The emulated grid.
@@ -84,7 +84,8 @@ pub(crate) fn check_task_size<P: Program>() -> Result<(), Error> {
     Ok(())
 }
 
-type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32);
+type Gate = unsafe extern "C" fn(*mut std::ffi::c_void);
+type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, Option<Gate>, *mut std::ffi::c_void);
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
 type JoinAddress = unsafe extern "C" fn() -> *mut u8;
@@ -390,17 +391,27 @@ pub(crate) struct OnHost<'a> {
     inputs: Option<HostInputs>,
     /// The address of the stop flag the watchdog raises.
     stop: u64,
+    /// The victim policy and steal amount the kernel is launched with (`host_steal_policy`).
+    policy: (u32, u32),
+    /// Where the launch's OS threads wait for the other emulated GPUs' (multi-GPU runs).
+    gate: Option<Arc<Barrier>>,
 }
 
 impl<'a> OnHost<'a> {
     pub fn new(emu: &'a Emulation) -> Self {
-        OnHost { emu, kernel: None, memory: HashMap::new(), inputs: None, stop: 0 }
+        OnHost { emu, kernel: None, memory: HashMap::new(), inputs: None, stop: 0, policy: (0, 0), gate: None }
     }
 
-    /// A target whose kernel is `kernel` (each emulated GPU of a multi-GPU run loads its own
-    /// copy of the library).
-    pub fn with_kernel(emu: &'a Emulation, kernel: Arc<HostKernel>) -> Self {
-        OnHost { kernel: Some(kernel), ..OnHost::new(emu) }
+    /// A target whose kernel is `kernel`, built for `config` (each emulated GPU of a
+    /// multi-GPU run loads its own copy of the library).
+    pub fn with_kernel(emu: &'a Emulation, kernel: Arc<HostKernel>, config: &KernelConfig) -> Self {
+        OnHost { kernel: Some(kernel), policy: host_steal_policy(config), ..OnHost::new(emu) }
+    }
+
+    /// Makes this target's launch wait at `gate` with the other emulated GPUs' launches: its
+    /// OS threads start running blocks when every GPU's threads are ready.
+    pub fn start_together(&mut self, gate: Arc<Barrier>) {
+        self.gate = Some(gate);
     }
 
     fn kernel(&self) -> &HostKernel {
@@ -422,6 +433,7 @@ impl Target for OnHost<'_> {
     fn load<P: Program>(&mut self, prelude: &str, config: &KernelConfig, phases: &mut Phases) -> Result<(), Error> {
         let started = Instant::now();
         self.kernel = Some(host_kernel_copy::<P>(&format!("{prelude}{}", host_kernel_source::<P>(config)), 0)?);
+        self.policy = host_steal_policy(config);
         phases.compile = started.elapsed();
         Ok(())
     }
@@ -547,7 +559,7 @@ impl Target for OnHost<'_> {
         let grid = Grid { blocks, block_threads, os_threads: self.emu.os_threads };
         let ran = Instant::now();
         let watchdog = Watchdog { limit: self.emu.watchdog, left: self.emu.watchdog.saturating_sub(since.elapsed()) };
-        let result = launch(self.kernel(), copy.0.as_ptr() as *const u8, self.stop, grid, watchdog);
+        let result = launch(self.kernel(), copy.0.as_ptr() as *const u8, self.stop, grid, self.policy, self.gate.clone(), watchdog);
         if let Err(Error::Watchdog { stopped: false, .. }) = result {
             std::mem::forget(copy);
         }
@@ -576,9 +588,26 @@ pub(crate) struct Watchdog {
     pub left: Duration,
 }
 
-/// Clears the status record, runs the kernel on `grid` on its own thread, and applies the
-/// watchdog. `stop_flag` is the address of the record's stop flag, which the watchdog raises.
-pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, grid: Grid, watchdog: Watchdog) -> Result<(), Error> {
+/// The kernel's OS threads wait here (`ws_emu_gate`) until every thread of the gate's
+/// launches is ready.
+unsafe extern "C" fn wait_at_gate(gate: *mut std::ffi::c_void) {
+    // SAFETY: `launch` passes a live `Barrier` that its thread keeps until the kernel returns.
+    unsafe { (*(gate as *const Barrier)).wait() };
+}
+
+/// Clears the status record, runs the kernel on `grid` with the victim policy and steal
+/// amount `policy` on its own thread, its OS threads waiting at `gate` first if given, and
+/// applies the watchdog. `stop_flag` is the address of the record's stop flag, which the
+/// watchdog raises.
+pub(crate) fn launch(
+    kernel: &HostKernel,
+    record: *const u8,
+    stop_flag: u64,
+    grid: Grid,
+    policy: (u32, u32),
+    gate: Option<Arc<Barrier>>,
+    watchdog: Watchdog,
+) -> Result<(), Error> {
     let limit = watchdog.limit;
     // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel is running.
     unsafe { std::ptr::write_bytes((kernel.status)(), 0, STATUS_WORDS) };
@@ -587,7 +616,11 @@ pub(crate) fn launch(kernel: &HostKernel, record: *const u8, stop_flag: u64, gri
     let handle = std::thread::spawn(move || {
         // SAFETY: the record and everything it points to outlive this call: the caller waits
         // for the thread below (or leaks the memory if the kernel never returns).
-        unsafe { launch_fn(record_addr as *const u8, grid.blocks, grid.block_threads, grid.os_threads) };
+        let (wait, gate_arg) = match &gate {
+            Some(g) => (Some(wait_at_gate as Gate), Arc::as_ptr(g) as *mut std::ffi::c_void),
+            None => (None, std::ptr::null_mut()),
+        };
+        unsafe { launch_fn(record_addr as *const u8, grid.blocks, grid.block_threads, grid.os_threads, policy.0, policy.1, wait, gate_arg) };
         let _ = done_tx.send(());
     });
     if done_rx.recv_timeout(watchdog.left).is_ok() {

@@ -21,6 +21,7 @@ use crate::gpu::target::Target;
 use crate::program::{Program, RunResult};
 use crate::schedule::KernelConfig;
 use crate::stats::Phases;
+use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 /// Runs `roots` on `gpus` emulated GPUs (roots dealt round-robin across them), each an
@@ -67,7 +68,13 @@ pub fn run_emulated_gpus<P: Program>(
 
     // Each GPU's own memory through the same target and steps as a one-GPU emulated run, then
     // its launch record naming every heap.
-    let mut targets: Vec<OnHost> = kernels.iter().map(|k| OnHost::with_kernel(emu, k.clone())).collect();
+    let mut targets: Vec<OnHost> = kernels.iter().map(|k| OnHost::with_kernel(emu, k.clone(), &config)).collect();
+    // Every GPU's OS threads start running blocks together (`ws_emu_gate`): otherwise the
+    // first GPU launched could run the whole tree before the others' threads got a time slice.
+    let gate = Arc::new(Barrier::new((gpus * emu.os_threads.min(emu.grid)) as usize));
+    for target in &mut targets {
+        target.start_together(gate.clone());
+    }
     let records = targets
         .iter_mut()
         .zip(0..gpus)
