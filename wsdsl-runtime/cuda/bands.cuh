@@ -44,22 +44,8 @@
 // sufficed; the run ends.
 #pragma once
 
-#ifndef WSDSL_BROKER_KIND
-#define WSDSL_BROKER_KIND 0
-#endif
-#ifndef WSDSL_BROKER_SLOTS
-#define WSDSL_BROKER_SLOTS 4096u
-#endif
 #ifndef WSDSL_BANDS
 #define WSDSL_BANDS 32u
-#endif
-#define WS_BROKER_MAX_THREADS (1u << 24)
-#define WS_BROKER_LIN (WSDSL_BROKER_KIND != 1)
-#define WS_BROKER_QUEUE_TAG (1ull << 32)
-#define WS_BROKER_POLL_EVERY 256
-#define WS_BROKER_HOST_POLL_MASK 63u
-#ifndef WS_SHARED
-#define WS_SHARED(T, name, n) __shared__ T name[n]
 #endif
 #define WS_BAND_FAR WSDSL_BANDS          // the far queue's index
 #define WS_BAND_NONE 0xffffffffu

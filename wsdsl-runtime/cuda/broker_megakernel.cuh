@@ -3,9 +3,8 @@
 // face value) and BSQ (one BQ per block, an empty block robs the others in turn; paper 6.2).
 //
 // Needs launch.cuh (worker granularity WS_GROUP, ws_group_sync, the statistics layout) and
-// broker_queue.cuh. Configuration (defined by the runtime before the templates):
-//   WSDSL_BROKER_KIND   0 BQ, 1 BWD, 2 BSQ
-//   WSDSL_BROKER_SLOTS  slots of each queue (a power of two; compile-time, as the queue's N)
+// broker_queue.cuh, whose last section holds the configuration (WSDSL_BROKER_KIND: 0 BQ,
+// 1 BWD, 2 BSQ; WSDSL_BROKER_SLOTS) and the constants the broker kernels share.
 //
 // Every worker (a thread, a warp or a block) of a grid sized to be fully resident loops:
 //   1. its first thread reserves up to one task per thread with one broker grant and one Head
@@ -30,24 +29,6 @@
 // stop flag is read by worker 0 only (PCIe; see megakernel.cuh) and turned into the error word.
 // Overflow arg0: the worker id for its staging area, WS_BROKER_QUEUE_TAG | queue for a queue.
 #pragma once
-
-#ifndef WSDSL_BROKER_KIND
-#define WSDSL_BROKER_KIND 0
-#endif
-#ifndef WSDSL_BROKER_SLOTS
-#define WSDSL_BROKER_SLOTS 4096u
-#endif
-// Upper bound on queue operations in flight at once (positions reserved, not yet filled or
-// emptied): only used for telling Full from Empty in the packed Head/Tail (broker_queue.cuh).
-#define WS_BROKER_MAX_THREADS (1u << 24)
-#define WS_BROKER_LIN (WSDSL_BROKER_KIND != 1)
-#define WS_BROKER_QUEUE_TAG (1ull << 32)
-#define WS_BROKER_POLL_EVERY 256
-// Shared-memory declarations (a macro, so a host emulation can give each block its own arena).
-#ifndef WS_SHARED
-#define WS_SHARED(T, name, n) __shared__ T name[n]
-#endif
-#define WS_BROKER_HOST_POLL_MASK 63u
 
 // The queue element: a task padded to whole 32-bit words (the queue copies words).
 union ws_broker_box {

@@ -317,3 +317,28 @@ template <bool Lin, class Q> static __device__ int ws_bq_warp_dequeue(Q* q, type
     return WS_BQ_OK;
 }
 #endif
+
+// ---- What the kernels over these queues share (broker_megakernel.cuh, bands.cuh) ----
+// Configuration, defined by the runtime before the templates:
+//   WSDSL_BROKER_KIND   0 BQ, 1 BWD, 2 BSQ
+//   WSDSL_BROKER_SLOTS  slots of each queue (a power of two; compile-time, as the queue's N)
+#ifndef WSDSL_BROKER_KIND
+#define WSDSL_BROKER_KIND 0
+#endif
+#ifndef WSDSL_BROKER_SLOTS
+#define WSDSL_BROKER_SLOTS 4096u
+#endif
+// Upper bound on queue operations in flight at once (positions reserved, not yet filled or
+// emptied): only used for telling Full from Empty in the packed Head/Tail.
+#define WS_BROKER_MAX_THREADS (1u << 24)
+#define WS_BROKER_LIN (WSDSL_BROKER_KIND != 1)
+// An overflow's arg0 names a queue with this bit (without it, a worker's staging area).
+#define WS_BROKER_QUEUE_TAG (1ull << 32)
+// A worker's first thread publishes its progress and checks for a stop every this many polls.
+#define WS_BROKER_POLL_EVERY 256
+// Worker 0 reads the host's stop flag (over PCIe) only in rounds where these bits are zero.
+#define WS_BROKER_HOST_POLL_MASK 63u
+// Shared-memory declarations (a macro, so a host emulation can give each block its own arena).
+#ifndef WS_SHARED
+#define WS_SHARED(T, name, n) __shared__ T name[n]
+#endif
