@@ -105,9 +105,12 @@ impl Runtime {
             // A process started for GPU k of a multi-GPU run opens GPU k, however the program
             // builds its runtime (`gpu/multi/process.rs` sets both variables).
             // (The coordinator sets it to a valid ordinal; `from_env` checks it again.)
-            ordinal: match crate::gpu::multi::process::peer_rank() {
-                Some(_) => crate::settings::DEVICE.from_env().ok().flatten().unwrap_or(0) as usize,
-                None => 0,
+            // A process a launcher started (`gpu/multi/launcher.rs`) opens `WSDSL_DEVICE`, else
+            // the GPU of its rank on the host.
+            ordinal: match (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env()) {
+                (Some(_), _) => crate::settings::DEVICE.from_env().ok().flatten().unwrap_or(0) as usize,
+                (None, Ok(Some(l))) => crate::settings::DEVICE.from_env().ok().flatten().map_or(l.local_rank.unwrap_or(0) as usize, |d| d as usize),
+                (None, _) => 0,
             },
             gpus: GpuCount::Some(1),
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
@@ -434,14 +437,18 @@ impl Runtime {
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
             let context = if was_open { Duration::ZERO } else { opening.elapsed() };
-            let gpus = match self.gpus {
-                GpuCount::Some(n) => n,
-                GpuCount::All => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
+            // A launcher (`mpirun`, `srun`) started one process per GPU: the job spans them all.
+            let launched = crate::gpu::multi::launcher::from_env()?;
+            let gpus = match (self.gpus, &launched) {
+                (GpuCount::Some(1), Some(l)) => l.size,
+                (GpuCount::Some(n), _) => n,
+                (GpuCount::All, Some(l)) => l.size,
+                (GpuCount::All, None) => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
             };
             let (counters, values, mut stats) = if gpus > 1 {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
-                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus)?);
+                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref())?);
                 }
                 crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts)?
             } else {

@@ -6,11 +6,13 @@
 //! - `merge.rs`: the GPUs' results merged into one (counters reduced as declared, statistics
 //!   side by side, the failing GPU's error)
 //! - `process.rs`: one process per GPU, started by the runtime (SPMD), joined by NVSHMEM's
-//!   unique id; `record.rs`: what they exchange; `run.rs`: one GPU's share of a run
+//!   unique id; `launcher.rs`: the same processes started by `mpirun`, `srun` or by hand,
+//!   meeting over TCP; `record.rs`: what they exchange; `run.rs`: one GPU's share of a run
 //! - `emulate.rs`: several emulated GPUs in one process on the host-compiled templates, their
 //!   symmetric heaps in host memory (what CI checks exactness with)
 
 pub mod emulate;
+pub(crate) mod launcher;
 mod merge;
 pub(crate) mod process;
 mod record;

@@ -11,14 +11,14 @@
 //! The socket carries the NVSHMEM unique id once (the coordinator makes it; every process
 //! then joins the job with `Pe::init`), and per run two all-gathers: each GPU's proposal for
 //! the run's shape, then each GPU's result (`record.rs`). A process that dies is an error
-//! naming its GPU. Across hosts (mpirun/srun) the same roles would come from the launcher's
-//! rank variables and a TCP rendezvous: designed in `docs/multi-gpu.md`, not built.
+//! naming its GPU. Processes a launcher started (`mpirun`, `srun`, by hand on several hosts)
+//! take the same roles from the launcher's rank variables and meet over TCP instead
+//! (`launcher.rs`); nothing is spawned then.
 
-use super::record::{Reader, Writer};
+use super::launcher::{send, Conn, Launched, Links, Listener};
 use crate::error::Error;
 use crate::gpu::nvshmem::{Pe, UniqueId};
 use crate::gpu::GpuDevice;
-use std::io::{Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -36,18 +36,15 @@ pub(crate) struct Job {
     pub gpus: u32,
     /// Interior: a run holds the PE (and its symmetric memory, borrowed from it) while it
     /// exchanges messages.
-    link: std::cell::RefCell<Link>,
+    links: std::cell::RefCell<Links>,
+    /// The processes this one started for the other GPUs (the coordinator of a job the
+    /// runtime started; none otherwise).
+    children: Vec<Child>,
     /// Finalised when the job is dropped.
     pe: Option<Pe>,
     /// A process stopped answering or a kernel would not stop: no collective call may be
     /// made again (it would wait for good), and the job refuses further runs.
     broken: std::cell::Cell<bool>,
-}
-
-enum Link {
-    /// GPU 0: a stream to every other GPU's process (index k - 1), and the processes.
-    Coordinator { peers: Vec<UnixStream>, children: Vec<Child> },
-    Peer { coordinator: UnixStream },
 }
 
 fn io(during: &'static str) -> impl Fn(std::io::Error) -> Error {
@@ -59,31 +56,44 @@ pub(crate) fn peer_rank() -> Option<u32> {
     std::env::var(PE_VAR).ok()?.trim().parse().ok()
 }
 
-fn send(stream: &mut UnixStream, bytes: &[u8]) -> std::io::Result<()> {
-    stream.write_all(&(bytes.len() as u64).to_le_bytes())?;
-    stream.write_all(bytes)
-}
-
-fn receive(stream: &mut UnixStream) -> std::io::Result<Vec<u8>> {
-    let mut len = [0u8; 8];
-    stream.read_exact(&mut len)?;
-    let len = u64::from_le_bytes(len);
-    if len > 1 << 32 {
-        return Err(std::io::Error::new(std::io::ErrorKind::InvalidData, format!("a message of {len} bytes")));
-    }
-    let mut bytes = vec![0u8; len as usize];
-    stream.read_exact(&mut bytes)?;
-    Ok(bytes)
+/// NVSHMEM's unique id, from rank 0.
+fn received_id(links: &mut Links) -> Result<UniqueId, Error> {
+    let bytes = links.broadcast(None)?;
+    let uid: [u8; 128] = bytes.try_into().map_err(|_| Error::InvalidConfig("multi-GPU run: a malformed NVSHMEM unique id".into()))?;
+    Ok(UniqueId::from_bytes(&uid))
 }
 
 impl Job {
     /// Joins (or, in the process the user started, creates) the job of `gpus` GPUs; this
-    /// process's GPU is `dev`.
-    pub fn start(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
-        match peer_rank() {
-            Some(rank) => Job::join(dev, rank, gpus),
-            None => Job::coordinate(dev, ordinal, gpus),
+    /// process's GPU is `dev`. A process a launcher started (`launched`) meets the others at
+    /// the rendezvous instead.
+    pub fn start(dev: &GpuDevice, ordinal: usize, gpus: u32, launched: Option<&Launched>) -> Result<Job, Error> {
+        match (peer_rank(), launched) {
+            (Some(rank), _) => Job::join(dev, rank, gpus),
+            (None, Some(l)) => Job::rendezvous(dev, l, gpus),
+            (None, None) => Job::coordinate(dev, ordinal, gpus),
         }
+    }
+
+    /// Rank `l.rank` of a job a launcher started: meets the others at the rendezvous; rank 0
+    /// makes NVSHMEM's unique id and hands it to every rank.
+    fn rendezvous(dev: &GpuDevice, l: &Launched, gpus: u32) -> Result<Job, Error> {
+        if gpus != l.size {
+            return Err(Error::InvalidConfig(format!(
+                "this process is rank {} of a job of {} processes, one per GPU, but the run asks for {gpus} GPUs: leave WSDSL_GPUS (Runtime::gpus) unset or set it to {}",
+                l.rank, l.size, l.size
+            )));
+        }
+        let mut links = Links::meet(l)?;
+        let uid = if l.rank == 0 {
+            let uid = UniqueId::new()?;
+            links.broadcast(Some(&uid.to_bytes()))?;
+            uid
+        } else {
+            received_id(&mut links)?
+        };
+        let pe = Pe::init(&dev.ctx, l.rank, l.size, &uid)?;
+        Ok(Job { rank: l.rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false) })
     }
 
     fn coordinate(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
@@ -115,54 +125,31 @@ impl Job {
                 .map_err(io("starting the process of another GPU"))?;
             children.push(child);
         }
-        let mut peers: Vec<Option<UnixStream>> = (1..gpus).map(|_| None).collect();
-        listener.set_nonblocking(true).map_err(io("listening"))?;
-        let started = Instant::now();
-        while peers.iter().any(Option::is_none) {
-            match listener.accept() {
-                Ok((mut s, _)) => {
-                    s.set_nonblocking(false).map_err(io("accepting a GPU's process"))?;
-                    let rank = receive(&mut s).map_err(io("reading a GPU's rank"))?;
-                    let rank = u32::from_le_bytes(rank.get(..4).and_then(|b| b.try_into().ok()).unwrap_or([0; 4]));
-                    match peers.get_mut(rank.wrapping_sub(1) as usize) {
-                        Some(slot @ None) => *slot = Some(s),
-                        _ => return Err(Error::InvalidConfig(format!("multi-GPU run: a process claimed GPU {rank}, which is not expected"))),
-                    }
+        let links = Links::accept(&Listener::Unix(listener), gpus, JOIN_LIMIT, || {
+            for (k, c) in children.iter_mut().enumerate() {
+                if let Ok(Some(status)) = c.try_wait() {
+                    return Err(Error::OnGpu { gpu: k as u32 + 1, gpus, message: format!("its process exited ({status}) before joining the run") });
                 }
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                    for (k, c) in children.iter_mut().enumerate() {
-                        if let Ok(Some(status)) = c.try_wait() {
-                            return Err(Error::OnGpu { gpu: k as u32 + 1, gpus, message: format!("its process exited ({status}) before joining the run") });
-                        }
-                    }
-                    if started.elapsed() > JOIN_LIMIT {
-                        return Err(Error::InvalidConfig(format!("multi-GPU run: not every GPU's process joined within {JOIN_LIMIT:?}")));
-                    }
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                Err(e) => return Err(io("accepting a GPU's process")(e)),
             }
-        }
-        let mut peers: Vec<UnixStream> = peers.into_iter().map(|p| p.expect("every GPU joined")).collect();
+            Ok(())
+        })?;
+        let mut links = links;
         let uid = UniqueId::new()?;
-        for p in &mut peers {
-            send(p, &uid.to_bytes()).map_err(io("sending the NVSHMEM unique id"))?;
-        }
+        links.broadcast(Some(&uid.to_bytes()))?;
         let pe = Pe::init(&dev.ctx, 0, gpus, &uid)?;
         // Joined: from here on the job owns the processes.
         let children = std::mem::take(&mut starting.children);
         drop(starting);
-        Ok(Job { rank: 0, gpus, link: std::cell::RefCell::new(Link::Coordinator { peers, children }), pe: Some(pe), broken: std::cell::Cell::new(false) })
+        Ok(Job { rank: 0, gpus, links: std::cell::RefCell::new(links), children, pe: Some(pe), broken: std::cell::Cell::new(false) })
     }
 
     fn join(dev: &GpuDevice, rank: u32, gpus: u32) -> Result<Job, Error> {
         let path = std::env::var_os(SOCKET_VAR).ok_or_else(|| Error::InvalidConfig(format!("{PE_VAR} is set but {SOCKET_VAR} is not: this process was not started by a wsdsl coordinator")))?;
         let mut coordinator = UnixStream::connect(&path).map_err(io("connecting to GPU 0's process"))?;
         send(&mut coordinator, &rank.to_le_bytes()).map_err(io("joining"))?;
-        let bytes = receive(&mut coordinator).map_err(io("reading the NVSHMEM unique id"))?;
-        let uid: [u8; 128] = bytes.try_into().map_err(|_| Error::InvalidConfig("multi-GPU run: a malformed NVSHMEM unique id".into()))?;
-        let pe = Pe::init(&dev.ctx, rank, gpus, &UniqueId::from_bytes(&uid))?;
-        Ok(Job { rank, gpus, link: std::cell::RefCell::new(Link::Peer { coordinator }), pe: Some(pe), broken: std::cell::Cell::new(false) })
+        let mut links = Links::Member(Conn::Unix(coordinator));
+        let pe = Pe::init(&dev.ctx, rank, gpus, &received_id(&mut links)?)?;
+        Ok(Job { rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false) })
     }
 
     /// This process's PE.
@@ -196,40 +183,7 @@ impl Job {
             let who = if gpu == 0 { "the coordinating process" } else { "its process" };
             Error::OnGpu { gpu: gpu as u32, gpus, message: format!("{who} stopped answering: {e}") }
         };
-        match &mut *self.link.borrow_mut() {
-            Link::Coordinator { peers, .. } => {
-                let mut all = vec![mine];
-                for (k, p) in peers.iter_mut().enumerate() {
-                    all.push(receive(p).map_err(|e| gone(k + 1, e))?);
-                }
-                // The bundle: every GPU's message, in GPU order.
-                let mut bundle = Writer::default();
-                bundle.word(all.len() as u64);
-                for m in &all {
-                    bundle.bytes(m);
-                }
-                let bundle = bundle.finish();
-                for (k, p) in peers.iter_mut().enumerate() {
-                    send(p, &bundle).map_err(|e| gone(k + 1, e))?;
-                }
-                Ok(all)
-            }
-            Link::Peer { coordinator } => {
-                send(coordinator, &mine).map_err(|e| gone(0, e))?;
-                let bundle = receive(coordinator).map_err(|e| gone(0, e))?;
-                let malformed = |m: String| Error::InvalidConfig(format!("multi-GPU run: GPU 0 sent a malformed bundle: {m}"));
-                let mut r = Reader::new(&bundle);
-                let count = r.word().map_err(malformed)?;
-                if count != gpus as u64 {
-                    return Err(malformed(format!("{count} messages for {gpus} GPUs")));
-                }
-                let all = (0..count).map(|_| r.bytes().map(<[u8]>::to_vec)).collect::<Result<Vec<_>, _>>().map_err(malformed)?;
-                if !r.is_empty() {
-                    return Err(malformed("bytes after the last message".into()));
-                }
-                Ok(all)
-            }
-        }
+        self.links.borrow_mut().all_gather(mine, gpus, gone)
     }
 }
 
@@ -259,12 +213,14 @@ impl Drop for Job {
             // NVSHMEM's finalisation is collective: every process takes part as its program ends.
             drop(self.pe.take());
         }
-        if let Link::Coordinator { peers, children } = self.link.get_mut() {
-            peers.clear();
+        if !self.children.is_empty() {
+            if let Links::Root(peers) = self.links.get_mut() {
+                peers.clear();
+            }
             // The other processes end their programs as this one does: wait for them a while
             // (not at all once the job broke).
             let patience = if self.broken.get() { Duration::ZERO } else { Duration::from_secs(60) };
-            for c in children.iter_mut() {
+            for c in self.children.iter_mut() {
                 let started = Instant::now();
                 while started.elapsed() < patience {
                     if let Ok(Some(_)) = c.try_wait() {

@@ -180,7 +180,7 @@ fn run_share<P: Program>(
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
-            "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings; runs across hosts are designed in docs/multi-gpu.md but not built",
+            "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings, so its GPUs must be of one host (or joined by NVLink); stealing through NVSHMEM's one-sided calls across hosts is designed in docs/multi-gpu.md (Not built yet)",
             job.rank
         ))
     };
