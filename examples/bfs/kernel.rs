@@ -84,6 +84,16 @@ pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: 
     Ok((found.into(), ran))
 }
 
+/// Hop distances from `source` on the priority scheduler: a vertex first reached at depth d
+/// is expanded in band d / `delta`, so the search runs level by level (a band of `delta`
+/// levels at a time) without a kernel or a barrier per level, as delta-stepping SSSP with unit
+/// weights. Depths within a band may be lowered again, each a stale scan.
+pub fn search_ordered(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, delta: u32) -> Result<(Searched, Ran), wsdsl::Error> {
+    let initial = start(&g.out, source)?;
+    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::Ordered { delta })?;
+    Ok((found.into(), ran))
+}
+
 /// The grains and thresholds of a direction-optimizing search.
 #[derive(Clone, Copy, Debug)]
 pub struct Direction {

@@ -43,11 +43,15 @@ struct Args {
     #[arg(long, default_value_t = kernel::Direction::default().beta)]
     beta: u32,
     /// Level-synchronous relaxation: expand one depth's frontier at a time (a continuation per level).
-    #[arg(long, conflicts_with = "data_driven")]
+    #[arg(long, conflicts_with_all = ["data_driven", "ordered"])]
     level: bool,
     /// Data-driven relaxation: pass every lowered depth on at once (on the Broker Queue).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "ordered")]
     data_driven: bool,
+    /// On the priority scheduler: depth d waits in band d / DELTA (levels in order without
+    /// a barrier per level; within a band, depths may be lowered again).
+    #[arg(long, value_name = "DELTA", num_args = 0..=1, default_missing_value = "1")]
+    ordered: Option<u32>,
     #[command(flatten)]
     common: cli::Common,
 }
@@ -62,7 +66,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
-    let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
+    let (style, found, kernel::Ran { stats, backend, note }) = if let Some(delta) = args.ordered {
+        let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, delta)?;
+        ("ordered (priority bands)", found, ran)
+    } else if args.level || args.data_driven {
         let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
         (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
     } else {

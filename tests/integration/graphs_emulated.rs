@@ -42,6 +42,26 @@ fn direction_optimizing_bfs_emulated_matches_the_sequential_bfs() {
     }
 }
 
+/// BFS on the priority bands (depth d in band d / delta), on the host-compiled templates and
+/// the CPU backend: exact, and on a grid it scans about each edge once (levels run in order).
+#[test]
+fn ordered_bfs_is_exact_and_scans_each_edge_about_once() {
+    use wsdsl::prelude::*;
+    for rt in [Runtime::new(Backend::Emulate), Runtime::new(Backend::Cpu).cpu_threads(2)] {
+        for (name, g) in [("R-MAT 10", rmat(10)), ("grid", grid())] {
+            let source = g.first_vertex_with_edges().unwrap_or(0);
+            for delta in [1, 4] {
+                let (found, ran) = bfs::search_ordered(&rt, &bfs::device_graph(&g), source, 8, delta).unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(bfs::check(&g, source, &found.depth), Ok(()), "{name}, delta {delta} on {}", ran.backend);
+                if name == "grid" {
+                    let traversed = bfs::traversed_edges(&g, &found.depth);
+                    assert!(found.edges_scanned * 10 <= traversed * 11, "{name}, delta {delta} on {}: {} scans for {traversed} edges", ran.backend, found.edges_scanned);
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn union_find_emulated_labels_every_component_with_its_smallest_vertex() {
     for (name, g) in [("R-MAT 10", rmat(10)), ("grid", grid())] {

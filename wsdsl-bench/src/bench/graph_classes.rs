@@ -256,13 +256,18 @@ impl Bench<'_> {
         let want_depth = bfs::reference(&g, source);
         let traversed = bfs::traversed_edges(&g, &want_depth);
         let (reached, deepest) = bfs::reach(&want_depth);
-        {
-            let workload = format!("BFS {name} (direction-optimizing)");
-            let dg = bfs::device_graph(&g);
+        // Direction-optimizing (the example's default), and level by level on the priority
+        // bands (depth d in band d), without a barrier per level.
+        let dg = bfs::device_graph(&g);
+        for ordered in [false, true] {
+            let workload = format!("BFS {name} ({})", if ordered { "priority bands, delta 1" } else { "direction-optimizing" });
             let rt = gpu();
             let run = timed(self.args.repeat, || {
-                let ((found, out), took) = clocked(|| bfs::search_direction(&rt, &dg, source, bfs::Direction::default()))?;
-                Ok((found, out.stats, took))
+                let ((found, stats), took) = clocked(|| match ordered {
+                    true => bfs::search_ordered(&rt, &dg, source, bfs::DEFAULT_GRAIN, 1).map(|(found, ran)| (found, ran.stats)),
+                    false => bfs::search_direction(&rt, &dg, source, bfs::Direction::default()).map(|(found, out)| (found, out.stats)),
+                })?;
+                Ok((found, stats, took))
             });
             let row = match run {
                 Ok(t) => ClassRow {
@@ -271,7 +276,7 @@ impl Bench<'_> {
                     call_ms: t.call_ms,
                     gapbs: gapbs_run("bfs", &input, from(&[])),
                     gteps: gteps(traversed, t.kernel_ms),
-                    rounds: format!("{} ({} bottom-up)", t.value.levels, t.value.bottom_up),
+                    rounds: if ordered { "-".into() } else { format!("{} ({} bottom-up)", t.value.levels, t.value.bottom_up) },
                     scanned: t.value.edges_scanned as f64 / traversed.max(1) as f64,
                     check: relax::compare(&t.value.depth, &want_depth, "depths").map(|()| format!("{reached} reached, depth {deepest}")),
                 },
