@@ -3,7 +3,7 @@
 //! of one slot count baked into the kernel, one cooperative launch. The band statistics come
 //! back in [`BandStats`].
 
-use super::broker_run::{choose_slots, name, slots_define, QUEUE_TAG, STAGING_PER_THREAD};
+use super::broker_run::{choose_slots, name, slots_define, DEFAULT_MAX_TOTAL_SLOTS, QUEUE_TAG, STAGING_PER_THREAD};
 use super::launch::{read_worker_stats, zeroed_worker_stats};
 use super::runner::{Run, Scheme};
 use super::target::{Sizes, Target};
@@ -66,7 +66,10 @@ impl Scheme for Bands {
         // A staged child: its task and its priority.
         let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * (P::TASK_BYTES as u64 + 4);
         // Each slot holds a task and its priority: size them as a task 4 bytes longer.
-        self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, staging_bytes, sizes.broker_queue, 4)?;
+        // Twice the broker's total: 2 M slots per band rather than 1 M (with 33 queues, the
+        // broker's 2^26 leaves a band 1 M, and delta-stepping SSSP on R-MAT 22 needed 1.06 M
+        // in one band). A third of free memory still bounds it.
+        self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, 2 * DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 4)?;
         Ok(slots_define(self.slots))
     }
 

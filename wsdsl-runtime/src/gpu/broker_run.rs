@@ -16,7 +16,7 @@ use crate::stats::{Phases, Stats};
 /// thread of the worker).
 pub const STAGING_PER_THREAD: u32 = 64;
 /// Most slots of all queues together, by default (the memory budget may lower it).
-const DEFAULT_MAX_TOTAL_SLOTS: u64 = 1 << 26;
+pub(crate) const DEFAULT_MAX_TOTAL_SLOTS: u64 = 1 << 26;
 /// Most slots of one queue (ticket rounds stay plentiful: 2^32 / N; broker_queue.cuh).
 pub const MAX_SLOTS: u64 = 1 << 28;
 /// Fewest slots of one queue, by default.
@@ -91,7 +91,7 @@ impl Scheme for Broker {
         let most_blocks = target.max_blocks(config.block_threads) as u64;
         let queues = if config.scheduler == Scheduler::Bsq { most_blocks } else { 1 };
         let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * P::TASK_BYTES as u64;
-        self.slots = choose_slots::<P>(target.free_memory()?, queues, staging_bytes, sizes.broker_queue, 0)?;
+        self.slots = choose_slots::<P>(target.free_memory()?, queues, DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 0)?;
         Ok(slots_define(self.slots))
     }
 
@@ -150,9 +150,10 @@ impl Scheme for Broker {
 }
 
 /// Slots per queue: the requested capacity rounded up to a power of two, or the largest power
-/// of two with all queues together within 2^26 slots and a third of free device memory (less
-/// the staging areas). An element is a task and `extra` bytes (a priority band's: 4).
-pub(crate) fn choose_slots<P: Program>(free: usize, queues: u64, staging_bytes: u64, requested: Option<u32>, extra: u64) -> Result<u64, Error> {
+/// of two with all queues together within `most_total` slots and a third of free device
+/// memory (less the staging areas). An element is a task and `extra` bytes (a priority
+/// band's: 4).
+pub(crate) fn choose_slots<P: Program>(free: usize, queues: u64, most_total: u64, staging_bytes: u64, requested: Option<u32>, extra: u64) -> Result<u64, Error> {
     let free = free as u64;
     // A slot holds a task padded to 32-bit words plus its ticket.
     let per_slot = queues * (P::TASK_BYTES as u64 + extra).div_ceil(4) * 4 + queues * 4;
@@ -160,8 +161,8 @@ pub(crate) fn choose_slots<P: Program>(free: usize, queues: u64, staging_bytes: 
         Some(c) => slots_for(c),
         None => {
             let budget = (free / 3).saturating_sub(staging_bytes);
-            let mut s = (DEFAULT_MAX_TOTAL_SLOTS / queues.max(1)).next_power_of_two();
-            if s * queues > DEFAULT_MAX_TOTAL_SLOTS {
+            let mut s = (most_total / queues.max(1)).next_power_of_two();
+            if s * queues > most_total {
                 s /= 2;
             }
             while s > DEFAULT_MIN_SLOTS && s * per_slot > budget {
