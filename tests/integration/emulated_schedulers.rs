@@ -50,12 +50,18 @@ fn nqueens_12_under_every_scheduler_configuration() {
     // One host build serves every victim and steal choice, passed at launch: the choice must
     // reach the kernel. Block workers that steal half need far fewer steals than those that
     // steal one task at a time (about 20x here).
-    let of = |victim: Victim, steal: Steal| {
-        steals.iter().find(|(c, _)| c.scheduler == Scheduler::Deque && c.worker == Worker::Block && c.victim == victim && c.steal == steal).map(|s| s.1)
+    let of = |worker: Worker, victim: Victim, steal: Steal| {
+        steals.iter().find(|(c, _)| c.scheduler == Scheduler::Deque && c.worker == worker && c.victim == victim && c.steal == steal).map(|s| s.1).unwrap()
     };
     for victim in [Victim::Random, Victim::RoundRobin] {
-        let (one, half) = (of(victim, Steal::One).unwrap(), of(victim, Steal::Half).unwrap());
+        let (one, half) = (of(Worker::Block, victim, Steal::One), of(Worker::Block, victim, Steal::Half));
         assert!(half * 4 < one, "{victim:?}: {half} steals of half, {one} of one task");
+    }
+    // And the victim policy: HWS thread workers may rob only their own emulated SM (its
+    // leader other SMs), so they steal far more often than random thieves (about 6x here).
+    for steal in [Steal::One, Steal::Half] {
+        let (random, hws) = (of(Worker::Thread, Victim::Random, steal), of(Worker::Thread, Victim::Hws, steal));
+        assert!(hws > 2 * random, "{steal:?}: {hws} steals under HWS, {random} under random");
     }
 }
 

@@ -36,9 +36,11 @@
 //   * Children: staged as the broker kernel stages them (with their priorities beside), then
 //     grouped by destination queue: one broker reservation per band a batch touches, the
 //     worker's threads filling the positions side by side.
-// Termination: `pending` exactly as broker_megakernel.cuh (tasks in any queue, being run or
-// being enqueued; changed once per batch before children are visible; moving a task from the
-// far queue to a band leaves it unchanged).
+// Termination: `pending` as in broker_megakernel.cuh (tasks in any queue, being run or being
+// enqueued), but a batch raises it by its children before they are visible and lowers it by
+// its own tasks only once their band's running count has dropped, so that all outstanding
+// tasks seen in the far queue means no band is running; moving a task from the far queue to
+// a band leaves it unchanged.
 // Overflow (a band, the far queue, a staging area): ws_report(OVERFLOW) naming the queue
 // (arg0 WS_BROKER_QUEUE_TAG | queue, queue W the far queue) and the slots that would have
 // sufficed; the run ends.
@@ -259,12 +261,16 @@ static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* w
         if (live != WS_BAND_NONE && k > live + WSDSL_BAND_LOOKAHEAD) return 0u;   // wait for the lower bands
         const unsigned b = (low + k) % WSDSL_BANDS;
         ws_band_queue* q = ws_band_queue_at(L, b);
-        const bool holds = (int)ws_load_relaxed_u32(&q->count) > 0;   // one relaxed load
+        bool holds = (int)ws_load_relaxed_u32(&q->count) > 0;   // one relaxed load
+        if (live == WS_BAND_NONE && !holds && ws_load_relaxed_u32(ws_band_running(L, b)) == 0u) {
+            // Idle, unless a batch that just finished put children here: it enqueued them,
+            // fenced, then lowered the running count, so reading that count, fencing and
+            // reading the queue's count again sees them.
+            __threadfence();
+            holds = (int)ws_load_relaxed_u32(&q->count) > 0;
+            if (!holds) continue;   // neither holds nor runs tasks
+        }
         if (live == WS_BAND_NONE) {
-            if (!holds) {
-                __threadfence();   // the count was read before the running count
-                if (ws_load_relaxed_u32(ws_band_running(L, b)) == 0u) continue;
-            }
             live = k;
             // The bands below hold and run nothing: the window moves up to this one.
             if (k > 0u && atomicCAS((unsigned*)&L->words[WS_BANDS_LOW], low, low + k) == low) st->moves++;
@@ -414,16 +420,22 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         ws_group_sync();   // everyone has read the count and the window before they change
         if (leader) {
             st.tasks += n;
-            if (spawned != n) ws_add_relaxed_u32(L.pending, spawned - n);
+            // The children count before they are visible; the batch's own tasks leave
+            // `pending` only after their band's running count (below), so a worker that
+            // reads every outstanding task in the far queue finds no band running either.
+            if (spawned > 0u) ws_add_relaxed_u32(L.pending, spawned);
         }
         if (spawned > 0u) {
             ws_group_sync();   // the count is updated before any child is visible
             if (!ws_band_group_enqueue(&L, staging, staging_prio, spawned, s_low[group], rank, &s_group[group], &st.peak)) break;
         }
         if (leader) {
-            // The batch is done: its children are in their queues before its band may read idle.
+            // The batch is done: its children are in their queues before its band may read
+            // idle, and its band reads idle before `pending` drops.
             __threadfence();
             ws_add_relaxed_u32(ws_band_running(&L, band), 0u - n);
+            __threadfence();
+            ws_add_relaxed_u32(L.pending, 0u - n);
         }
         WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
     }

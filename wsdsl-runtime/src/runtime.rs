@@ -78,6 +78,8 @@ pub struct Runtime {
     profile: bool,
     progress: ProgressOptions,
     ordinal: usize,
+    /// The ordinal is a launched process's rank on its host, taken modulo the GPUs it sees.
+    ordinal_wraps: bool,
     /// GPUs a run spans (one process each: `gpu::multi`); 1 by default.
     gpus: GpuCount,
     /// The CPU backend's bound on tasks held at once (`cpu/limits.rs`).
@@ -106,12 +108,17 @@ impl Runtime {
             // builds its runtime (`gpu/multi/process.rs` sets both variables).
             // (The coordinator sets it to a valid ordinal; `from_env` checks it again.)
             // A process a launcher started (`gpu/multi/launcher.rs`) opens `WSDSL_DEVICE`, else
-            // the GPU of its rank on the host.
+            // the GPU of its rank on the host (`gpu` wraps it to the GPUs it sees: a launcher
+            // that gives each process one GPU shows it as GPU 0).
             ordinal: match (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env()) {
                 (Some(_), _) => crate::settings::DEVICE.from_env().ok().flatten().unwrap_or(0) as usize,
                 (None, Ok(Some(l))) => crate::settings::DEVICE.from_env().ok().flatten().map_or(l.local_rank.unwrap_or(0) as usize, |d| d as usize),
                 (None, _) => 0,
             },
+            ordinal_wraps: matches!(
+                (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env(), crate::settings::DEVICE.from_env()),
+                (None, Ok(Some(_)), Ok(None))
+            ),
             gpus: GpuCount::Some(1),
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
             device: OnceLock::new(),
@@ -379,7 +386,11 @@ impl Runtime {
     pub fn gpu(&self) -> Result<&GpuDevice, Error> {
         self.device
             .get_or_init(|| {
-                GpuDevice::open(self.ordinal).map_err(|e| match e {
+                let ordinal = match self.ordinal_wraps {
+                    true => crate::gpu::device_count().map_or(self.ordinal, |n| self.ordinal % n.max(1) as usize),
+                    false => self.ordinal,
+                };
+                GpuDevice::open(ordinal).map_err(|e| match e {
                     Error::NoGpu { reason } => reason,
                     other => other.to_string(),
                 })

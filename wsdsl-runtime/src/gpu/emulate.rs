@@ -100,6 +100,29 @@ pub(crate) struct HostKernel {
     queue_bytes: Option<QueueBytes>,
     /// The address of `wsdsl_join` (programs with joins only).
     join: Option<JoinAddress>,
+    /// Whether a run holds the library ([`Turn`]).
+    busy: std::sync::atomic::AtomicBool,
+}
+
+/// A run's hold on a host kernel: its statics (the status record, the join record, the
+/// emulated grid, the victim policy of the launch) are one run's at a time, so runs of the
+/// same library from several threads of a process take turns.
+pub(crate) struct Turn(Arc<HostKernel>);
+
+impl Turn {
+    fn take(kernel: Arc<HostKernel>) -> Turn {
+        use std::sync::atomic::Ordering;
+        while kernel.busy.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        Turn(kernel)
+    }
+}
+
+impl Drop for Turn {
+    fn drop(&mut self) {
+        self.0.busy.store(false, std::sync::atomic::Ordering::Release);
+    }
 }
 
 impl HostKernel {
@@ -163,7 +186,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { program: P::NAME, launch, status, queue_bytes, join }
+        HostKernel { program: P::NAME, launch, status, queue_bytes, join, busy: false.into() }
     };
     std::mem::forget(library);
     if copy > 0 || !kept {
@@ -395,17 +418,19 @@ pub(crate) struct OnHost<'a> {
     policy: (u32, u32),
     /// Where the launch's OS threads wait for the other emulated GPUs' (multi-GPU runs).
     gate: Option<Arc<Barrier>>,
+    /// This run's hold on the kernel's library, from loading it to the end of the run.
+    turn: Option<Turn>,
 }
 
 impl<'a> OnHost<'a> {
     pub fn new(emu: &'a Emulation) -> Self {
-        OnHost { emu, kernel: None, memory: HashMap::new(), inputs: None, stop: 0, policy: (0, 0), gate: None }
+        OnHost { emu, kernel: None, memory: HashMap::new(), inputs: None, stop: 0, policy: (0, 0), gate: None, turn: None }
     }
 
     /// A target whose kernel is `kernel`, built for `config` (each emulated GPU of a
     /// multi-GPU run loads its own copy of the library).
     pub fn with_kernel(emu: &'a Emulation, kernel: Arc<HostKernel>, config: &KernelConfig) -> Self {
-        OnHost { kernel: Some(kernel), policy: host_steal_policy(config), ..OnHost::new(emu) }
+        OnHost { turn: Some(Turn::take(kernel.clone())), kernel: Some(kernel), policy: host_steal_policy(config), ..OnHost::new(emu) }
     }
 
     /// Makes this target's launch wait at `gate` with the other emulated GPUs' launches: its
@@ -432,7 +457,10 @@ impl Target for OnHost<'_> {
 
     fn load<P: Program>(&mut self, prelude: &str, config: &KernelConfig, phases: &mut Phases) -> Result<(), Error> {
         let started = Instant::now();
-        self.kernel = Some(host_kernel_copy::<P>(&format!("{prelude}{}", host_kernel_source::<P>(config)), 0)?);
+        let kernel = host_kernel_copy::<P>(&format!("{prelude}{}", host_kernel_source::<P>(config)), 0)?;
+        self.turn = None;   // (a target loads once per run; never wait for its own turn)
+        self.turn = Some(Turn::take(kernel.clone()));
+        self.kernel = Some(kernel);
         self.policy = host_steal_policy(config);
         phases.compile = started.elapsed();
         Ok(())

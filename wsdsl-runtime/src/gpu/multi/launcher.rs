@@ -12,8 +12,11 @@
 //! | --- | --- | --- | --- |
 //! | by hand | `WSDSL_RANK` | `WSDSL_RANKS` | `WSDSL_LOCAL_RANK` |
 //! | Open MPI | `OMPI_COMM_WORLD_RANK` | `OMPI_COMM_WORLD_SIZE` | `OMPI_COMM_WORLD_LOCAL_RANK` |
-//! | Slurm | `SLURM_PROCID` | `SLURM_NTASKS` | `SLURM_LOCALID` |
 //! | MPICH, Intel MPI (PMI) | `PMI_RANK` | `PMI_SIZE` | `MPI_LOCALRANKID` |
+//! | Slurm | `SLURM_PROCID` | `SLURM_NTASKS` | `SLURM_LOCALID` |
+//!
+//! Slurm comes last: an MPI launcher run inside a Slurm allocation leaves the batch's
+//! `SLURM_PROCID` (0 for every process) in each process's environment.
 //!
 //! and `WSDSL_RENDEZVOUS=host:port`, rank 0's address. The launchers' variables count only
 //! with `WSDSL_RENDEZVOUS` set (a batch script's own shell has `SLURM_PROCID` and
@@ -23,7 +26,7 @@
 use super::record::{Reader, Writer};
 use crate::error::Error;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::time::{Duration, Instant};
 
@@ -34,9 +37,12 @@ pub const RENDEZVOUS_VAR: &str = "WSDSL_RENDEZVOUS";
 const LAUNCHERS: [(&str, &str, &str); 4] = [
     ("WSDSL_RANK", "WSDSL_RANKS", "WSDSL_LOCAL_RANK"),
     ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
-    ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"),
     ("PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"),
+    ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"),
 ];
+
+/// How long a joining process may take to name itself, and one attempt to connect.
+const HELLO_LIMIT: Duration = Duration::from_secs(10);
 
 /// How long the processes wait for each other to meet.
 pub(crate) const MEET_LIMIT: Duration = Duration::from_secs(120);
@@ -106,6 +112,24 @@ impl Read for Conn {
             Conn::Unix(s) => s.read(buf),
             Conn::Tcp(s) => s.read(buf),
         }
+    }
+}
+
+impl Conn {
+    /// The rank a joining process names first, within `HELLO_LIMIT`; `None` if it says
+    /// nothing well-formed in time.
+    fn hello(&mut self) -> Option<u32> {
+        let limit = Some(HELLO_LIMIT);
+        let _ = match self {
+            Conn::Unix(s) => s.set_read_timeout(limit),
+            Conn::Tcp(s) => s.set_read_timeout(limit),
+        };
+        let rank = receive(self).ok().filter(|m| m.len() == 4).map(|m| u32::from_le_bytes(m.try_into().expect("4 bytes")));
+        let _ = match self {
+            Conn::Unix(s) => s.set_read_timeout(None),
+            Conn::Tcp(s) => s.set_read_timeout(None),
+        };
+        rank
     }
 }
 
@@ -192,11 +216,13 @@ impl Links {
         while peers.iter().any(Option::is_none) {
             match listener.try_accept().map_err(io("accepting a process"))? {
                 Some(mut c) => {
-                    let rank = receive(&mut c).map_err(io("reading a process's rank"))?;
-                    let rank = u32::from_le_bytes(rank.get(..4).and_then(|b| b.try_into().ok()).unwrap_or([0; 4]));
+                    // A connection that is not one of the job's processes (silent, or naming a
+                    // rank not expected) is dropped, not waited on or taken as the job's failure.
+                    let Some(rank) = c.hello() else { continue };
                     match peers.get_mut(rank.wrapping_sub(1) as usize) {
                         Some(slot @ None) => *slot = Some(c),
-                        _ => return Err(Error::InvalidConfig(format!("multi-GPU run: a process claimed rank {rank}, which is not expected (or came twice)"))),
+                        Some(Some(_)) => return Err(Error::InvalidConfig(format!("multi-GPU run: two processes claimed rank {rank}"))),
+                        None => eprintln!("wsdsl: a connection to the rendezvous claimed rank {rank} of a job of {size}; ignored"),
                     }
                 }
                 None => {
@@ -216,8 +242,18 @@ impl Links {
     /// may not listen yet), and names itself.
     pub(crate) fn connect(address: &str, rank: u32, limit: Duration) -> Result<Links, Error> {
         let started = Instant::now();
+        let attempt = || -> std::io::Result<TcpStream> {
+            let mut last = std::io::Error::new(std::io::ErrorKind::NotFound, "the address resolves to nothing");
+            for a in address.to_socket_addrs()? {
+                match TcpStream::connect_timeout(&a, HELLO_LIMIT) {
+                    Ok(s) => return Ok(s),
+                    Err(e) => last = e,
+                }
+            }
+            Err(last)
+        };
         let mut stream = loop {
-            match TcpStream::connect(address) {
+            match attempt() {
                 Ok(s) => break s,
                 Err(e) if started.elapsed() > limit => {
                     return Err(Error::InvalidConfig(format!("multi-GPU run: rank {rank} could not reach rank 0 at {RENDEZVOUS_VAR}={address} within {limit:?}: {e}")))
@@ -230,14 +266,16 @@ impl Links {
         Ok(Links::Member(Conn::Tcp(stream)))
     }
 
-    /// Rank 0 listens at `launched.rendezvous` and accepts the others; the others connect.
+    /// Rank 0 listens on the rendezvous's port (on every interface: the host's name may
+    /// resolve to a loopback address on the host itself) and accepts the others; the others
+    /// connect to the rendezvous.
     pub(crate) fn meet(launched: &Launched) -> Result<Links, Error> {
         if launched.rank == 0 {
-            let listener = TcpListener::bind(&launched.rendezvous).map_err(|e| {
-                Error::InvalidConfig(format!(
-                    "multi-GPU run: rank 0 cannot listen at {RENDEZVOUS_VAR}={}: {e} (it must name this host and a free port)",
-                    launched.rendezvous
-                ))
+            let port = launched.rendezvous.rsplit_once(':').and_then(|(_, p)| p.parse::<u16>().ok()).ok_or_else(|| {
+                Error::InvalidConfig(format!("{RENDEZVOUS_VAR}={} is not host:port", launched.rendezvous))
+            })?;
+            let listener = TcpListener::bind(("0.0.0.0", port)).map_err(|e| {
+                Error::InvalidConfig(format!("multi-GPU run: rank 0 cannot listen on port {port} ({RENDEZVOUS_VAR}={}): {e}", launched.rendezvous))
             })?;
             Links::accept(&Listener::Tcp(listener), launched.size, MEET_LIMIT, || Ok(()))
         } else {
@@ -320,6 +358,9 @@ mod tests {
         assert_eq!(launched(pmi).unwrap().map(|l| (l.rank, l.size)), Some((0, 3)));
         // One process: an ordinary program.
         assert_eq!(launched(env(&[("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1")])).unwrap(), None);
+        // An MPI launcher inside a Slurm allocation: the MPI ranks, not the batch's.
+        let inside = env(&[("PMI_RANK", "1"), ("PMI_SIZE", "2"), ("SLURM_PROCID", "0"), ("SLURM_NTASKS", "1"), (RENDEZVOUS_VAR, "h:4")]);
+        assert_eq!(launched(inside).unwrap().map(|l| (l.rank, l.size)), Some((1, 2)));
         // By hand, and wsdsl's own variables first.
         let both = env(&[("WSDSL_RANK", "1"), ("WSDSL_RANKS", "2"), ("SLURM_PROCID", "5"), ("SLURM_NTASKS", "8"), (RENDEZVOUS_VAR, "h:3")]);
         assert_eq!(launched(both).unwrap().map(|l| (l.rank, l.size)), Some((1, 2)));
@@ -368,6 +409,25 @@ mod tests {
             assert_eq!(got_first, want_first);
             assert_eq!(got_second, second);
         }
+    }
+
+    #[test]
+    fn strangers_at_the_rendezvous_are_dropped() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let stranger = address.clone();
+        let member = std::thread::spawn(move || {
+            // Someone who names a rank the job does not have, then the real rank 1.
+            let mut wrong = TcpStream::connect(&stranger).unwrap();
+            send(&mut wrong, &9u32.to_le_bytes()).unwrap();
+            let mut junk = TcpStream::connect(&stranger).unwrap();
+            send(&mut junk, b"hello").unwrap();
+            let mut links = Links::connect(&stranger, 1, Duration::from_secs(20)).unwrap();
+            links.broadcast(None).unwrap()
+        });
+        let mut root = Links::accept(&Listener::Tcp(listener), 2, Duration::from_secs(20), || Ok(())).unwrap();
+        root.broadcast(Some(b"id")).unwrap();
+        assert_eq!(member.join().unwrap(), b"id");
     }
 
     #[test]
