@@ -237,7 +237,8 @@ pub mod astar {
     #[spawn]
     fn expand(n: &Node, ctx: &mut Ctx) {
         let distance = n.board.distance();
-        if n.depth + distance >= ctx.buffers.moves.get(0) {
+        let incumbent = ctx.buffers.moves.get(0);
+        if n.depth + distance >= incumbent {
             ctx.counters.cut.add(1);
             return;
         }
@@ -255,6 +256,12 @@ pub mod astar {
             }
             if let Some(board) = n.board.slide(m) {
                 let f = n.depth + 1 + board.distance();
+                if f >= incumbent {
+                    // Cut before it is spawned (it is checked again when it runs, against
+                    // the incumbent then).
+                    ctx.counters.cut.add(1);
+                    continue;
+                }
                 let band = if ctx.params.ordered { f } else { 0 };
                 ctx.spawn_with_priority(band, Node { board, depth: n.depth + 1, last: Some(m) });
             }
