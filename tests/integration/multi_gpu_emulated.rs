@@ -370,3 +370,52 @@ fn the_multi_gpu_kernels_compile_for_every_policy() {
     let source = wsdsl::gpu::pe_kernel_source::<fib::fib::Kernel>(&config(Victim::Random));
     wsdsl::gpu::compile::compile_uncached("fib", &source, "sm_90").unwrap_or_else(|e| panic!("fork-join: {e}"));
 }
+
+/// Emulated GPUs split into emulated hosts: a GPU maps only its own host's heaps, so every
+/// steal from and termination word of another host's GPU goes through NVSHMEM's one-sided
+/// calls (`cuda/pe.cuh`, shimmed on the host); a direct access would read address 0. Every
+/// policy exact, and work crosses hosts.
+#[test]
+fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
+    use wsdsl::gpu::multi::emulate::run_emulated_hosts;
+    let mut failures = Vec::new();
+    for (hosts, per_host) in [(2, 1), (2, 2), (3, 1)] {
+        for victim in POLICIES {
+            let root = nqueens::nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
+            let ran = run_emulated_hosts::<nqueens::nqueens::Kernel>(&nqueens::nqueens::Params { n: 12 }, &(), &[root.into()], &config(victim), &emulation(), hosts, per_host);
+            match ran {
+                Ok((c, _, stats)) => {
+                    eprintln!("{hosts} hosts x {per_host} GPUs {victim:?}: {} solutions, tasks per GPU {:?}", c.solutions.get(), stats.per_gpu_tasks);
+                    if c.solutions.get() != 14_200 {
+                        failures.push(format!("{hosts} x {per_host} {victim:?}: {} solutions, not 14200", c.solutions.get()));
+                    }
+                    // The root starts on host 0: tasks on another host's GPU were stolen one-sided.
+                    if stats.per_gpu_tasks[per_host as usize..].iter().all(|&t| t == 0) {
+                        failures.push(format!("{hosts} x {per_host} {victim:?}: work never crossed hosts ({:?})", stats.per_gpu_tasks));
+                    }
+                }
+                Err(e) => failures.push(format!("{hosts} x {per_host} {victim:?}: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // DLB_Bench's roots on every GPU of 2 hosts x 2: every task once, the checksum exact.
+    use dlb_bench::dlb::{Cost, Params};
+    use dlb_bench::{Bench, Imbalance};
+    let bench = Bench { tasks: 4_000, holders: 64, imbalance: Imbalance::Paper, params: Params { cost: Cost::Uniform, mean: 40, spread: 15, seed: 3 } };
+    let want = dlb_bench::reference(&bench);
+    let roots: Vec<dlb_bench::dlb::Task> = bench.roots().into_iter().map(Into::into).collect();
+    for victim in [Victim::Random, Victim::Hws] {
+        let (c, _, stats) = run_emulated_hosts::<dlb_bench::dlb::Kernel>(&bench.params, &(), &roots, &config(victim), &emulation(), 2, 2)
+            .unwrap_or_else(|e| panic!("2 x 2 {victim:?}: {e}"));
+        assert_eq!((c.tasks.get(), c.units.get(), c.checksum.get()), (want.tasks, want.units, want.checksum), "2 x 2 {victim:?}");
+        assert_eq!(stats.tasks, bench.spawned(), "2 x 2 {victim:?}");
+    }
+
+    // Fork-join across hosts is not built: refused, saying so.
+    let e = run_emulated_hosts::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 10 }.into()], &config(Victim::Random), &emulation(), 2, 1)
+        .err()
+        .expect("refused");
+    assert!(e.to_string().contains("fork-join across hosts is not built"), "{e}");
+}

@@ -104,7 +104,48 @@ static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* 
 #else
     const unsigned pe = 0u, w = global;   // one GPU: the id is the worker (no division per probe)
 #endif
+#if WSDSL_PES_ONE_SIDED
+    // Another host's GPU: its deque by the symmetric address (pe.cuh), for one-sided calls.
+    if (!ws_pe_mapped(L, pe)) return {&L->deques[w], L->slots + (unsigned long long)w * L->capacity, pe};
+#endif
     return {ws_pe_ptr(L, &L->deques[w], pe), ws_pe_ptr(L, L->slots + (unsigned long long)w * L->capacity, pe), pe};
+}
+
+// What `v` offers to thieves (deque.cuh), through one-sided calls for another host's GPU.
+static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, ws_victim_deque v) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_pe_mapped(L, v.pe)) {
+        const unsigned split = nvshmem_uint32_atomic_fetch((unsigned*)&v.deque->split, (int)v.pe);
+        return split - ws_head_index(nvshmem_uint64_atomic_fetch((unsigned long long*)&v.deque->head, (int)v.pe));
+    }
+#else
+    (void)L;
+#endif
+    return ws_deque_public_count(v.deque);
+}
+
+// ws_deque_steal on `v`; for another host's GPU the same steps as one-sided calls: fetch the
+// head, then the split, get the slots, and claim them with a compare-and-swap on the head.
+static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, ws_victim_deque v, unsigned want, wsdsl_task* out, unsigned* from) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_pe_mapped(L, v.pe)) {
+        const int pe = (int)v.pe;
+        const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((unsigned long long*)&v.deque->head, pe);
+        const unsigned split = nvshmem_uint32_atomic_fetch((unsigned*)&v.deque->split, pe);
+        const unsigned index = ws_head_index(old_head);
+        if (split <= index) return 0;
+        unsigned n = split - index;
+        if (n > want) n = want;
+        if (n > WS_STEAL_CLAIM) n = WS_STEAL_CLAIM;
+        nvshmem_getmem(out, v.slots + index, n * sizeof(wsdsl_task), pe);
+        if (nvshmem_uint64_atomic_compare_swap((unsigned long long*)&v.deque->head, old_head, old_head + n, pe) != old_head) return 0;
+        *from = index;
+        return n;
+    }
+#else
+    (void)L;
+#endif
+    return ws_deque_steal(v.deque, v.slots, want, out, from);
 }
 
 // Steals up to `want` tasks from `v` into `into[0, n)`, a claim of up to WS_STEAL_CLAIM
@@ -118,7 +159,7 @@ static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigne
     while (got < want) {
         st->tries++;
         unsigned from = 0;
-        const unsigned n = ws_deque_steal(v.deque, v.slots, want - got, &into[got], &from);
+        const unsigned n = ws_victim_steal(L, v, want - got, &into[got], &from);
         if (n == 0) break;
 #if WS_AGE_TRACE && WSDSL_PROFILE
         // Stolen tasks keep their spawn times (only from this GPU's deques: another GPU's
@@ -153,7 +194,7 @@ static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_v
     for (unsigned visit = 0; visit < WS_HWS_VISITS && got < bulk; visit++) {
         const unsigned victim = ws_pick_victim(L, self, vs);
         const ws_victim_deque v = ws_victim_at(L, victim);
-        const unsigned available = ws_deque_public_count(v.deque);
+        const unsigned available = ws_victim_offers(L, v);
         if ((int)available <= 0) continue;
         unsigned want = (available + 1u) / 2u;
         if (want > bulk - got) want = bulk - got;
@@ -222,7 +263,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
         if (L->workers * L->n_pes > 1) {
             const unsigned victim = ws_pick_victim(L, self, vs);
             const ws_victim_deque v = ws_victim_at(L, victim);
-            const unsigned available = ws_deque_public_count(v.deque);
+            const unsigned available = ws_victim_offers(L, v);
             if ((int)available > 0) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->state); *idle = false; }

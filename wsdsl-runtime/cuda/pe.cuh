@@ -27,10 +27,27 @@
 // Failure: a GPU that stops with an error (a fault, an overflow, its watchdog) writes
 // `stop` to every other GPU; a GPU that sees `stop` ends with WS_STATUS_PEER, so every
 // process returns and the host names the GPU that failed.
+//
+// GPUs of other hosts (WSDSL_PES_ONE_SIDED): their entry in `pe_heaps` is 0, since nothing
+// maps them here. Every access to them goes through NVSHMEM's one-sided calls on the
+// *symmetric* address (this GPU's own address of the same object) and the GPU's index:
+// `nvshmem_uint64_atomic_fetch` / `_compare_swap` on a deque's head, `nvshmem_uint32_atomic_fetch`
+// on its split, `nvshmem_getmem` of its slots, and the same fetches and sets on the
+// termination words. The steal is the same algorithm (deque.cuh, Listing 35.3) with those
+// calls in place of the loads and the CAS. Built today for the host emulation only, whose
+// shims serve the calls from the emulated heaps (cuda/host/emulation.h): CI checks the
+// protocol with GPUs split into emulated hosts. Fork-join across hosts is not built (the
+// host refuses it).
 #pragma once
 
 #ifndef WSDSL_PES
 #define WSDSL_PES 0
+#endif
+#ifndef WSDSL_PES_ONE_SIDED
+#define WSDSL_PES_ONE_SIDED 0
+#endif
+#if WSDSL_PES_ONE_SIDED && WSDSL_JOIN
+#error "fork-join across hosts (one-sided joins) is not built"
 #endif
 // GPUs a run may span (the detector keeps one word per GPU in registers/local memory).
 #define WS_MAX_PES 64u
@@ -45,11 +62,35 @@ template <class T> static __device__ __forceinline__ T* ws_pe_ptr(const ws_launc
 #endif
 }
 
+// Whether GPU `pe`'s heap is mapped here; if not, it is reached by one-sided calls only.
+static __device__ __forceinline__ bool ws_pe_mapped(const ws_launch* L, unsigned pe) {
+#if WSDSL_PES_ONE_SIDED
+    return L->pe_heaps[pe] != 0ull;
+#else
+    (void)L; (void)pe;
+    return true;
+#endif
+}
+
+// A termination word of GPU `pe` (`field` of its `ws_pe_state`), read and written as a thief.
+static __device__ __forceinline__ ws_atom_u64 ws_pe_load_u64(const ws_launch* L, ws_atom_u64* field, unsigned pe) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_pe_mapped(L, pe)) return nvshmem_uint64_atomic_fetch((unsigned long long*)field, (int)pe);
+#endif
+    return ws_thief_load_acquire_u64(ws_pe_ptr(L, field, pe));
+}
+static __device__ __forceinline__ void ws_pe_store_u32(const ws_launch* L, ws_atom_u32* field, unsigned pe, unsigned v) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_pe_mapped(L, pe)) { nvshmem_uint32_atomic_set((unsigned*)field, v, (int)pe); return; }
+#endif
+    ws_thief_store_release_u32(ws_pe_ptr(L, field, pe), v);
+}
+
 // GPU 0's detector (see above). True when it declared the run over on every GPU.
 static __device__ bool ws_pe_detect(const ws_launch* L) {
     ws_atom_u64 first[WS_MAX_PES];
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        const ws_atom_u64 w = ws_thief_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes);
+        const ws_atom_u64 w = ws_pe_load_u64(L, &L->state->idle_wakes, pe);
         if (ws_idle_count(w) != L->workers) return false;
         first[pe] = w;
     }
@@ -62,9 +103,9 @@ static __device__ bool ws_pe_detect(const ws_launch* L) {
     }
 #endif
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
-        if (ws_thief_load_acquire_u64(&ws_pe_ptr(L, L->state, pe)->idle_wakes) != first[pe]) return false;
+        if (ws_pe_load_u64(L, &L->state->idle_wakes, pe) != first[pe]) return false;
     }
-    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_thief_store_release_u32(&ws_pe_ptr(L, L->state, pe)->done, 1u);
+    for (unsigned pe = 0; pe < L->n_pes; pe++) ws_pe_store_u32(L, &L->state->done, pe, 1u);
     return true;
 }
 
@@ -79,7 +120,7 @@ static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsign
 // This GPU failed: tell the others (each worker once, on its way out).
 static __device__ void ws_pe_forward_stop(const ws_launch* L) {
     for (unsigned pe = 0; pe < L->n_pes; pe++)
-        if (pe != L->pe) ws_thief_store_release_u32(&ws_pe_ptr(L, L->state, pe)->stop, 1u);
+        if (pe != L->pe) ws_pe_store_u32(L, &L->state->stop, pe, 1u);
 }
 
 // Whether another GPU failed (a local word, polled as often as the error word).

@@ -140,6 +140,34 @@ template <class T, class B> static inline T ws_emu_float_add(T* p, T v) {
 static inline float atomicAdd(float* p, float v) { return ws_emu_float_add<float, unsigned>(p, v); }
 static inline double atomicAdd(double* p, double v) { return ws_emu_float_add<double, unsigned long long>(p, v); }
 
+#if WSDSL_PES_ONE_SIDED
+// NVSHMEM's one-sided calls for GPUs of other emulated hosts (cuda/pe.cuh), served from the
+// emulated heaps: a symmetric address is this GPU's own address of an object, and GPU pe's
+// copy lies at the same offset of its heap (`ws_host_set_heaps` names them before a launch).
+// Sequentially consistent, the strongest NVSHMEM's atomics are used as.
+static unsigned long long ws_emu_heaps[64];
+static unsigned long long ws_emu_my_heap;
+template <class T> static T* ws_emu_remote(const T* sym, int pe) {
+    return (T*)((const char*)sym - (const char*)ws_emu_my_heap + ws_emu_heaps[pe]);
+}
+static inline unsigned long long nvshmem_uint64_atomic_fetch(const unsigned long long* p, int pe) {
+    return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
+}
+static inline unsigned nvshmem_uint32_atomic_fetch(const unsigned* p, int pe) {
+    return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
+}
+static inline void nvshmem_uint32_atomic_set(unsigned* p, unsigned v, int pe) {
+    __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
+}
+static inline unsigned long long nvshmem_uint64_atomic_compare_swap(unsigned long long* p, unsigned long long cond, unsigned long long v, int pe) {
+    __atomic_compare_exchange_n(ws_emu_remote(p, pe), &cond, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+    return cond;
+}
+static inline void nvshmem_getmem(void* dst, const void* src, size_t bytes, int pe) {
+    std::memcpy(dst, ws_emu_remote((const char*)src, pe), bytes);
+}
+#endif
+
 // Runs `kernel` over a grid: each block's threads as fibers on one of `os_threads` threads.
 template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigned os_threads, size_t shared_bytes, K kernel) {
     ws_emu_launch.grid = {grid, 1, 1};

@@ -197,9 +197,20 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
 }
 
 /// [`host_kernel_source`] for one emulated GPU of a multi-GPU run (the launch record names
-/// every emulated GPU's heap in host memory).
-pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
-    host_source::<P>(config, true)
+/// every emulated GPU's heap in host memory). With `across_hosts`, GPUs of other emulated
+/// hosts are reached only by NVSHMEM's one-sided calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`),
+/// which the library serves from the heaps `ws_host_set_heaps(heaps, n, pe)` names.
+pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bool) -> String {
+    let src = host_source::<P>(config, true);
+    if !across_hosts {
+        return src;
+    }
+    format!(
+        "#define WSDSL_PES_ONE_SIDED 1\n{src}\
+         extern \"C\" void ws_host_set_heaps(const unsigned long long* heaps, unsigned n, unsigned pe) {{\n\
+         \x20   for (unsigned i = 0; i < n && i < 64u; i++) ws_emu_heaps[i] = heaps[i];\n\
+         \x20   ws_emu_my_heap = heaps[pe];\n}}\n"
+    )
 }
 
 fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {

@@ -89,6 +89,7 @@ type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, Option<Ga
 type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 type QueueBytes = unsafe extern "C" fn() -> u64;
 type JoinAddress = unsafe extern "C" fn() -> *mut u8;
+type SetHeaps = unsafe extern "C" fn(*const u64, u32, u32);
 
 /// A compiled host kernel: its library stays loaded for the life of the process.
 pub(crate) struct HostKernel {
@@ -100,6 +101,9 @@ pub(crate) struct HostKernel {
     queue_bytes: Option<QueueBytes>,
     /// The address of `wsdsl_join` (programs with joins only).
     join: Option<JoinAddress>,
+    /// Names every emulated GPU's heap for the one-sided calls (libraries built to reach
+    /// other emulated hosts only: `host_pe_kernel_source`).
+    set_heaps: Option<SetHeaps>,
     /// Whether a run holds the library ([`Turn`]).
     busy: std::sync::atomic::AtomicBool,
 }
@@ -133,6 +137,15 @@ impl HostKernel {
         // this library runs now (the caller's run owns it).
         unsafe { std::ptr::copy_nonoverlapping(record.to_bytes().as_ptr(), address(), JOIN_RECORD_BYTES) };
         true
+    }
+
+    /// Tells the library, emulated GPU `pe`, where every emulated GPU's heap is (before a
+    /// launch across emulated hosts).
+    pub(crate) fn set_heaps(&self, heaps: &[u64], pe: u32) -> Result<(), Error> {
+        let set = self.set_heaps.ok_or_else(|| Error::InvalidConfig(format!("the host build of `{}` does not reach other hosts", self.program)))?;
+        // SAFETY: `ws_host_set_heaps` copies `heaps.len()` words; no kernel of this library runs.
+        unsafe { set(heaps.as_ptr(), heaps.len() as u32, pe) };
+        Ok(())
     }
 
     /// The library's `wsdsl_join` after a run (programs with joins).
@@ -186,7 +199,8 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let status = *library.get::<StatusAddress>(b"ws_host_status\0").map_err(|e| Error::InvalidConfig(e.to_string()))?;
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
-        HostKernel { program: P::NAME, launch, status, queue_bytes, join, busy: false.into() }
+        let set_heaps = library.get::<SetHeaps>(b"ws_host_set_heaps\0").ok().map(|f| *f);
+        HostKernel { program: P::NAME, launch, status, queue_bytes, join, set_heaps, busy: false.into() }
     };
     std::mem::forget(library);
     if copy > 0 || !kept {

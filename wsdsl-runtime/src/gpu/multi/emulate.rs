@@ -34,16 +34,40 @@ pub fn run_emulated_gpus<P: Program>(
     emu: &Emulation,
     gpus: u32,
 ) -> Result<RunResult<P>, Error> {
+    run_emulated_hosts::<P>(params, buffers, roots, config, emu, 1, gpus)
+}
+
+/// [`run_emulated_gpus`] on `hosts` emulated hosts of `gpus_per_host` GPUs each (GPUs
+/// `h * gpus_per_host ..` on host h): a GPU's launch record maps only its own host's heaps,
+/// so every access to another host's GPU takes NVSHMEM's one-sided calls (`cuda/pe.cuh`),
+/// as between real hosts; a forgotten one would read address 0 and end the process.
+/// Fork-join programs are refused across hosts (not built).
+pub fn run_emulated_hosts<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    config: &KernelConfig,
+    emu: &Emulation,
+    hosts: u32,
+    gpus_per_host: u32,
+) -> Result<RunResult<P>, Error> {
+    let gpus = hosts.max(1).saturating_mul(gpus_per_host);
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
     crate::gpu::emulate::check_task_size::<P>()?;
     check_program::<P>(&config, buffers, gpus)?;
+    if hosts > 1 && P::JOIN.is_some() {
+        return Err(Error::InvalidConfig(format!(
+            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
+            P::NAME
+        )));
+    }
     // One emulated multi-GPU run at a time in a process: runs of the same kernel share its
     // loaded copies, whose statics (status record, emulated grid) a run owns while it lasts.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
-    let source = host_pe_kernel_source::<P>(&config);
+    let source = host_pe_kernel_source::<P>(&config, hosts > 1);
     let kernels = (0..gpus).map(|g| host_kernel_copy::<P>(&source, g + 1)).collect::<Result<Vec<_>, _>>()?;
     let compile = started.elapsed();
 
@@ -57,12 +81,20 @@ pub fn run_emulated_gpus<P: Program>(
     let layout = HeapLayout::of::<P>(workers, capacity, frames, shape, roots.len(), gpus)?;
     let mut heaps: Vec<HostBuf> = (0..gpus).map(|_| HostBuf::zeroed(layout.bytes)).collect();
     let bases: Vec<u64> = heaps.iter_mut().map(|h| h.addr()).collect();
-    let mut table = HostBuf(bases.clone());
+    // Each GPU's table of heaps as mapped for it: its own host's, and 0 for the others'.
+    let host_of = |g: u32| g / gpus_per_host.max(1);
+    let mut heap_tables: Vec<HostBuf> =
+        (0..gpus).map(|g| HostBuf((0..gpus).map(|p| if host_of(p) == host_of(g) { bases[p as usize] } else { 0 }).collect())).collect();
+    if hosts > 1 {
+        for (g, kernel) in kernels.iter().enumerate() {
+            kernel.set_heaps(&bases, g as u32)?;
+        }
+    }
     if let Some(join) = &layout.join {
         for ((heap, kernel), g) in heaps.iter_mut().zip(&kernels).zip(0..gpus) {
             let stacks = join.stacks_image();
             heap.bytes_mut()[join.stacks_at as usize..][..stacks.len()].copy_from_slice(&stacks);
-            kernel.write_join(join.record(bases[g as usize], table.addr(), g, gpus));
+            kernel.write_join(join.record(bases[g as usize], heap_tables[g as usize].addr(), g, gpus));
         }
     }
 
@@ -80,7 +112,7 @@ pub fn run_emulated_gpus<P: Program>(
         .zip(0..gpus)
         .map(|(target, g)| {
             let (run, tables) = prepare_share::<P, _>(target, &config, emu.grid, params, buffers, roots, (g, gpus), true)?;
-            Ok(share_record(&run, &tables, &layout, capacity, bases[g as usize], table.addr(), (g, gpus)))
+            Ok(share_record(&run, &tables, &layout, capacity, bases[g as usize], heap_tables[g as usize].addr(), (g, gpus)))
         })
         .collect::<Result<Vec<_>, Error>>()?;
     // Every launch at once (each waits for the others' workers to go idle before it may end).
@@ -102,7 +134,7 @@ pub fn run_emulated_gpus<P: Program>(
         for target in &mut targets {
             target.abandon();
         }
-        std::mem::forget((heaps, table));
+        std::mem::forget((heaps, heap_tables));
         let results = launched.into_iter().map(|r| r.map_err(PeError::from).and_then(|_| Err(PeError::StoppedByPeer))).collect();
         return merge::<P>(results, roots);
     }
@@ -130,6 +162,6 @@ pub fn run_emulated_gpus<P: Program>(
         .map(|r: Result<_, Error>| decode_result::<P>(&encode_result(&r.map_err(PeError::from))))
         .collect::<Result<Vec<_>, String>>()
         .map_err(|m| Error::InvalidConfig(format!("an emulated GPU's result did not survive its bytes: {m}")))?;
-    drop((heaps, table));
+    drop((heaps, heap_tables));
     merge::<P>(results, roots)
 }
