@@ -379,7 +379,7 @@ fn the_multi_gpu_kernels_compile_for_every_policy() {
 fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
     use wsdsl::gpu::multi::emulate::run_emulated_hosts;
     let mut failures = Vec::new();
-    for (hosts, per_host) in [(2, 1), (2, 2), (3, 1)] {
+    for (hosts, per_host) in [(2, 1), (2, 2), (3, 1), (4, 4)] {
         for victim in POLICIES {
             let root = nqueens::nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
             let ran = run_emulated_hosts::<nqueens::nqueens::Kernel>(&nqueens::nqueens::Params { n: 12 }, &(), &[root.into()], &config(victim), &emulation(), hosts, per_host);
