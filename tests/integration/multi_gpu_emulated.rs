@@ -419,3 +419,29 @@ fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
         .expect("refused");
     assert!(e.to_string().contains("fork-join across hosts is not built"), "{e}");
 }
+
+/// The one-sided build for GPUs of several hosts includes NVSHMEM's headers and links with its
+/// device library (NVRTC `-rdc`, then nvJitLink): it must compile and link, calling the
+/// real `nvshmem_*` device functions in place of the emulation's shims.
+#[test]
+fn the_across_hosts_kernel_links_with_nvshmem() {
+    use std::io::Write;
+    use wsdsl::gpu::nvshmem::{compile_linked_with, jitlink, locate, Overrides, Toolchain};
+    let overrides = Overrides::from_env();
+    let toolchain = Toolchain::locate(&overrides).and_then(|tc| jitlink::probe(&overrides).map(|_| tc));
+    let tc = match toolchain {
+        Ok(tc) => tc,
+        Err(e) => {
+            let message = format!("SKIPPED the across-hosts kernel's NVSHMEM link: {e}\n(README's test command installs them: pip install {})\n", locate::PIP_PACKAGES);
+            let _ = std::io::stderr().write_all(message.as_bytes());
+            return;
+        }
+    };
+    for victim in [Victim::Random, Victim::Hws] {
+        let source = wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(victim));
+        assert!(source.contains("#include <nvshmem.h>") && source.contains("#define WSDSL_PES_ONE_SIDED 1"));
+        let cubin = compile_linked_with(&tc, "nqueens_hosts", &source, "sm_90").unwrap_or_else(|e| panic!("{victim:?}: {e}"));
+        let symbols = wsdsl::gpu::elf::function_symbols(&cubin.image).expect("a symbol table");
+        assert!(symbols.iter().any(|s| s == "wsdsl_megakernel"), "{victim:?}: {symbols:?}");
+    }
+}

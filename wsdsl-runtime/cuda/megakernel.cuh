@@ -115,8 +115,8 @@ static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* 
 static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, ws_victim_deque v) {
 #if WSDSL_PES_ONE_SIDED
     if (!ws_pe_mapped(L, v.pe)) {
-        const unsigned split = nvshmem_uint32_atomic_fetch((unsigned*)&v.deque->split, (int)v.pe);
-        return split - ws_head_index(nvshmem_uint64_atomic_fetch((unsigned long long*)&v.deque->head, (int)v.pe));
+        const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, (int)v.pe);
+        return split - ws_head_index(nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, (int)v.pe));
     }
 #else
     (void)L;
@@ -130,15 +130,15 @@ static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, w
 #if WSDSL_PES_ONE_SIDED
     if (!ws_pe_mapped(L, v.pe)) {
         const int pe = (int)v.pe;
-        const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((unsigned long long*)&v.deque->head, pe);
-        const unsigned split = nvshmem_uint32_atomic_fetch((unsigned*)&v.deque->split, pe);
+        const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, pe);
+        const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, pe);
         const unsigned index = ws_head_index(old_head);
         if (split <= index) return 0;
         unsigned n = split - index;
         if (n > want) n = want;
         if (n > WS_STEAL_CLAIM) n = WS_STEAL_CLAIM;
         nvshmem_getmem(out, v.slots + index, n * sizeof(wsdsl_task), pe);
-        if (nvshmem_uint64_atomic_compare_swap((unsigned long long*)&v.deque->head, old_head, old_head + n, pe) != old_head) return 0;
+        if (nvshmem_uint64_atomic_compare_swap((uint64_t*)&v.deque->head, old_head, old_head + n, pe) != old_head) return 0;
         *from = index;
         return n;
     }

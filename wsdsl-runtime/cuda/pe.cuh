@@ -75,13 +75,13 @@ static __device__ __forceinline__ bool ws_pe_mapped(const ws_launch* L, unsigned
 // A termination word of GPU `pe` (`field` of its `ws_pe_state`), read and written as a thief.
 static __device__ __forceinline__ ws_atom_u64 ws_pe_load_u64(const ws_launch* L, ws_atom_u64* field, unsigned pe) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_pe_mapped(L, pe)) return nvshmem_uint64_atomic_fetch((unsigned long long*)field, (int)pe);
+    if (!ws_pe_mapped(L, pe)) return nvshmem_uint64_atomic_fetch((uint64_t*)field, (int)pe);
 #endif
     return ws_thief_load_acquire_u64(ws_pe_ptr(L, field, pe));
 }
 static __device__ __forceinline__ void ws_pe_store_u32(const ws_launch* L, ws_atom_u32* field, unsigned pe, unsigned v) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_pe_mapped(L, pe)) { nvshmem_uint32_atomic_set((unsigned*)field, v, (int)pe); return; }
+    if (!ws_pe_mapped(L, pe)) { nvshmem_uint32_atomic_set((uint32_t*)field, v, (int)pe); return; }
 #endif
     ws_thief_store_release_u32(ws_pe_ptr(L, field, pe), v);
 }

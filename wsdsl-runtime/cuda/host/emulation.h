@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <sched.h>
@@ -150,16 +151,16 @@ static unsigned long long ws_emu_my_heap;
 template <class T> static T* ws_emu_remote(const T* sym, int pe) {
     return (T*)((const char*)sym - (const char*)ws_emu_my_heap + ws_emu_heaps[pe]);
 }
-static inline unsigned long long nvshmem_uint64_atomic_fetch(const unsigned long long* p, int pe) {
+static inline uint64_t nvshmem_uint64_atomic_fetch(const uint64_t* p, int pe) {
     return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
 }
-static inline unsigned nvshmem_uint32_atomic_fetch(const unsigned* p, int pe) {
+static inline uint32_t nvshmem_uint32_atomic_fetch(const uint32_t* p, int pe) {
     return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
 }
-static inline void nvshmem_uint32_atomic_set(unsigned* p, unsigned v, int pe) {
+static inline void nvshmem_uint32_atomic_set(uint32_t* p, uint32_t v, int pe) {
     __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
-static inline unsigned long long nvshmem_uint64_atomic_compare_swap(unsigned long long* p, unsigned long long cond, unsigned long long v, int pe) {
+static inline uint64_t nvshmem_uint64_atomic_compare_swap(uint64_t* p, uint64_t cond, uint64_t v, int pe) {
     __atomic_compare_exchange_n(ws_emu_remote(p, pe), &cond, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return cond;
 }

@@ -84,6 +84,13 @@ pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false, true)
 }
 
+/// [`pe_kernel_source`] for a GPU that reaches other hosts' GPUs through NVSHMEM's one-sided
+/// calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`): it includes `<nvshmem.h>`, so it is built
+/// relocatable and linked with NVSHMEM's device library (`gpu::nvshmem::compile_linked`).
+pub fn pe_kernel_source_across_hosts<P: Program>(config: &KernelConfig) -> String {
+    format!("#include <nvshmem.h>\n#define WSDSL_PES_ONE_SIDED 1\n{}", pe_kernel_source::<P>(config))
+}
+
 /// Appends a template header, with a `#line` naming it so compiler messages point at it.
 fn part(src: &mut String, file: &str, text: &str) {
     src.push_str(&format!("#line 1 \"wsdsl-runtime/cuda/{file}\"\n"));

@@ -30,7 +30,7 @@ mod target;
 mod watchdog;
 mod workspace;
 
-pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source};
+pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source, pe_kernel_source_across_hosts};
 pub use crate::schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
 pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
