@@ -30,7 +30,13 @@ pub(crate) fn load_source<P: Program>(
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
     }
-    let cubin = compile_cached(P::NAME, source, &dev.arch)?;
+    // A source that includes NVSHMEM's headers calls its device API: built relocatable and
+    // linked with its device library (`gpu/nvshmem/compile.rs`).
+    let cubin = if source.contains("#include <nvshmem.h>") {
+        crate::gpu::nvshmem::compile_linked(P::NAME, source, &dev.arch)?
+    } else {
+        compile_cached(P::NAME, source, &dev.arch)?
+    };
     let stack = match P::RECURSION {
         Some(r) => {
             let needed = super::stack::needed(&r, super::elf::frame_sizes(&cubin.image).as_deref());

@@ -49,6 +49,11 @@ impl<'a> OnGpu<'a> {
         Ok(())
     }
 
+    /// The loaded kernel's function (NVSHMEM binds its device state into its module).
+    pub fn function(&self) -> &CudaFunction {
+        &self.kernel.as_ref().expect("the kernel is loaded first").1
+    }
+
     fn ws(&mut self) -> &mut Workspace {
         self.ws.as_mut().expect("the kernel is loaded before the run's memory is taken")
     }

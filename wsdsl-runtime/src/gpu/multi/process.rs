@@ -45,6 +45,38 @@ pub(crate) struct Job {
     /// A process stopped answering or a kernel would not stop: no collective call may be
     /// made again (it would wait for good), and the job refuses further runs.
     broken: std::cell::Cell<bool>,
+    /// The host of every rank ([`Job::hosts`]), once gathered.
+    hosts: std::cell::RefCell<Option<Vec<u32>>>,
+}
+
+/// `WSDSL_HOST_GROUPS=g`: the job's GPUs count as g hosts of consecutive ranks, whatever
+/// machines they are on, so the path between hosts (`cuda/pe.cuh`, one-sided calls) can be
+/// run on one machine.
+pub const HOST_GROUPS_VAR: &str = "WSDSL_HOST_GROUPS";
+
+/// This machine's name (Linux), which ranks of one host share.
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unnamed host".into())
+}
+
+/// Hosts of ranks in rank order, numbered by first appearance.
+fn host_numbers(names: &[Vec<u8>]) -> Vec<u32> {
+    let mut seen: Vec<&[u8]> = Vec::new();
+    names
+        .iter()
+        .map(|n| match seen.iter().position(|s| *s == n.as_slice()) {
+            Some(k) => k as u32,
+            None => {
+                seen.push(n);
+                seen.len() as u32 - 1
+            }
+        })
+        .collect()
 }
 
 fn io(during: &'static str) -> impl Fn(std::io::Error) -> Error {
@@ -93,7 +125,7 @@ impl Job {
             received_id(&mut links)?
         };
         let pe = Pe::init(&dev.ctx, l.rank, l.size, &uid)?;
-        Ok(Job { rank: l.rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false) })
+        Ok(Job { rank: l.rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
     }
 
     fn coordinate(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
@@ -140,7 +172,7 @@ impl Job {
         // Joined: from here on the job owns the processes.
         let children = std::mem::take(&mut starting.children);
         drop(starting);
-        Ok(Job { rank: 0, gpus, links: std::cell::RefCell::new(links), children, pe: Some(pe), broken: std::cell::Cell::new(false) })
+        Ok(Job { rank: 0, gpus, links: std::cell::RefCell::new(links), children, pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
     }
 
     fn join(dev: &GpuDevice, rank: u32, gpus: u32) -> Result<Job, Error> {
@@ -149,7 +181,28 @@ impl Job {
         send(&mut coordinator, &rank.to_le_bytes()).map_err(io("joining"))?;
         let mut links = Links::Member(Conn::Unix(coordinator));
         let pe = Pe::init(&dev.ctx, rank, gpus, &received_id(&mut links)?)?;
-        Ok(Job { rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false) })
+        Ok(Job { rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
+    }
+
+    /// The host of every rank, in rank order (rank 0's is 0): ranks on machines of the same
+    /// name share one, unless `WSDSL_HOST_GROUPS` splits the job. Gathered at the first call
+    /// (collective: every process calls it at the same point of its run).
+    pub fn hosts(&self) -> Result<Vec<u32>, Error> {
+        if let Some(h) = self.hosts.borrow().as_ref() {
+            return Ok(h.clone());
+        }
+        let gpus = self.gpus;
+        let hosts = match std::env::var(HOST_GROUPS_VAR) {
+            Ok(v) => {
+                let groups: u32 = v.trim().parse().ok().filter(|g| (1..=gpus).contains(g)).ok_or_else(|| {
+                    Error::InvalidConfig(format!("{HOST_GROUPS_VAR}={v:?}: a number of groups from 1 to the run's {gpus} GPUs"))
+                })?;
+                (0..gpus).map(|r| (r as u64 * groups as u64 / gpus as u64) as u32).collect()
+            }
+            Err(_) => host_numbers(&self.all_gather(host_name().into_bytes())?),
+        };
+        *self.hosts.borrow_mut() = Some(hosts.clone());
+        Ok(hosts)
     }
 
     /// This process's PE.
@@ -232,5 +285,14 @@ impl Drop for Job {
                 let _ = c.wait();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn hosts_are_numbered_by_first_appearance() {
+        let names: Vec<Vec<u8>> = ["b", "b", "a", "b", "c", "a"].iter().map(|s| s.as_bytes().to_vec()).collect();
+        assert_eq!(super::host_numbers(&names), [0, 0, 1, 0, 2, 1]);
     }
 }

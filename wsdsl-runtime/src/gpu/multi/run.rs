@@ -15,7 +15,7 @@ use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
 use super::{check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
 use crate::error::Error;
-use crate::gpu::assemble::{pe_kernel_source, stable_hash_bytes};
+use crate::gpu::assemble::{pe_kernel_source, pe_kernel_source_across_hosts, stable_hash_bytes};
 use crate::gpu::inputs::{encode_tasks, status_result};
 use crate::gpu::join::PoolShape;
 use crate::gpu::launch::{read_worker_stats, record_bytes};
@@ -42,18 +42,29 @@ pub(crate) fn run_gpus<P: Program>(
 ) -> Result<RunResult<P>, Error> {
     check_program::<P>(&opts.kernel, buffers, job.gpus)?;
     let mut phases = Phases::default();
+    // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
+    // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
+    let hosts = job.hosts()?;
+    let across_hosts = hosts.iter().any(|&h| h != hosts[0]);
+    if across_hosts && P::JOIN.is_some() {
+        return Err(Error::InvalidConfig(format!(
+            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
+            P::NAME
+        )));
+    }
 
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
     //    names the run (program, kernel, parameters, roots), so processes that went apart are
     //    caught here rather than merged.
-    let source = pe_kernel_source::<P>(&opts.kernel);
+    let source = if across_hosts { pe_kernel_source_across_hosts::<P>(&opts.kernel) } else { pe_kernel_source::<P>(&opts.kernel) };
     let run_id = {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
         stable_hash_bytes(&[P::NAME.as_bytes(), source.as_bytes(), &param_bytes, &encode_tasks::<P>(roots)])
     };
     let mut target = OnGpu::new(dev, opts);
-    let prepared = propose::<P>(&mut target, &source, opts, job.gpus, &mut phases);
+    let prepared = propose::<P>(&mut target, &source, opts, job.gpus, &mut phases)
+        .and_then(|p| if across_hosts { job.pe().init_module(target.function()).map(|()| p) } else { Ok(p) });
     let mut w = Writer::default();
     match &prepared {
         Ok(p) => w.word(0).word(run_id).word(p.blocks as u64).word(p.capacity as u64).word(p.frames as u64),
@@ -180,12 +191,22 @@ fn run_share<P: Program>(
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
-            "GPU {} cannot reach GPU {other}'s memory directly (no NVLink or PCIe peer access): the multi-GPU scheduler steals through peer mappings, so its GPUs must be of one host (or joined by NVLink); stealing through NVSHMEM's one-sided calls across hosts is designed in docs/multi-gpu.md (Not built yet)",
-            job.rank
+            "GPU {} cannot reach GPU {other}'s memory directly, though both are on one host (no NVLink or PCIe peer access between them): the multi-GPU scheduler steals through peer mappings on one host; if they are in fact on different hosts of the same name, set {}=<number of hosts> (docs/multi-gpu.md)",
+            job.rank,
+            super::process::HOST_GROUPS_VAR
         ))
     };
-    let peers: Result<Vec<u64>, Error> =
-        heap_at.and_then(|at| (0..job.gpus).map(|other| pe.peer_address(at, other).ok_or_else(|| unreachable(other))).collect());
+    // Another host's GPU has no mapping here (0 in the table): the kernel reaches it by
+    // one-sided calls. A GPU of this host must be mapped.
+    let hosts = job.hosts()?;
+    let peers: Result<Vec<u64>, Error> = heap_at.and_then(|at| {
+        (0..job.gpus)
+            .map(|other| match hosts[other as usize] == hosts[job.rank as usize] {
+                true => pe.peer_address(at, other).ok_or_else(|| unreachable(other)),
+                false => Ok(0),
+            })
+            .collect()
+    });
     let table = peers.and_then(|p| {
         let at = target.upload("every GPU's heap, as mapped here", &p.iter().flat_map(|a| a.to_le_bytes()).collect::<Vec<u8>>())?;
         if let Some(join) = &layout.join {
