@@ -400,18 +400,26 @@ fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 
-    // DLB_Bench's roots on every GPU of 2 hosts x 2: every task once, the checksum exact.
+    // DLB_Bench's roots on every GPU: every task once, the checksum exact.
     use dlb_bench::dlb::{Cost, Params};
     use dlb_bench::{Bench, Imbalance};
     let bench = Bench { tasks: 4_000, holders: 64, imbalance: Imbalance::Paper, params: Params { cost: Cost::Uniform, mean: 40, spread: 15, seed: 3 } };
     let want = dlb_bench::reference(&bench);
     let roots: Vec<dlb_bench::dlb::Task> = bench.roots().into_iter().map(Into::into).collect();
-    for victim in [Victim::Random, Victim::Hws] {
-        let (c, _, stats) = run_emulated_hosts::<dlb_bench::dlb::Kernel>(&bench.params, &(), &roots, &config(victim), &emulation(), 2, 2)
-            .unwrap_or_else(|e| panic!("2 x 2 {victim:?}: {e}"));
-        assert_eq!((c.tasks.get(), c.units.get(), c.checksum.get()), (want.tasks, want.units, want.checksum), "2 x 2 {victim:?}");
-        assert_eq!(stats.tasks, bench.spawned(), "2 x 2 {victim:?}");
+    for (hosts, per_host) in [(2, 1), (2, 2), (3, 1)] {
+        for victim in POLICIES {
+            let (c, _, stats) = run_emulated_hosts::<dlb_bench::dlb::Kernel>(&bench.params, &(), &roots, &config(victim), &emulation(), hosts, per_host)
+                .unwrap_or_else(|e| panic!("{hosts} x {per_host} {victim:?}: {e}"));
+            assert_eq!((c.tasks.get(), c.units.get(), c.checksum.get()), (want.tasks, want.units, want.checksum), "{hosts} x {per_host} {victim:?}");
+            assert_eq!(stats.tasks, bench.spawned(), "{hosts} x {per_host} {victim:?}");
+        }
     }
+
+    // A fault on one host's GPU stops the other host's GPU too (its `stop` word set one-sided)
+    // and comes back named.
+    let roots: [faulty::Task; 2] = [faulty::Node { tree: 0, level: 0 }.into(), faulty::Node { tree: 1, level: 0 }.into()];
+    let err = run_emulated_hosts::<faulty::Kernel>(&faulty::Params { depth: 18, bad_tree: 1 }, &(), &roots, &config(Victim::Random), &emulation(), 2, 1).unwrap_err();
+    assert!(matches!(err, Error::OnGpu { gpu: 1, gpus: 2, .. }) && err.to_string().contains("the root of tree 1 is bad"), "{err}");
 
     // Fork-join across hosts is not built: refused, saying so.
     let e = run_emulated_hosts::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 10 }.into()], &config(Victim::Random), &emulation(), 2, 1)

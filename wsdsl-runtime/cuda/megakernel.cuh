@@ -131,6 +131,7 @@ static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, w
     if (!ws_pe_mapped(L, v.pe)) {
         const int pe = (int)v.pe;
         const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, pe);
+        ws_thief_fence_sc();   // the head is read before the split, as at home
         const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, pe);
         const unsigned index = ws_head_index(old_head);
         if (split <= index) return 0;

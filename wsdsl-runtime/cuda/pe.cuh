@@ -6,9 +6,10 @@
 // allocation of every GPU is mapped in this GPU's address space (`nvshmem_ptr` on the host:
 // NVLink or PCIe peer mappings). A worker reaches a deque of GPU `pe` at the same offset in
 // `pe_heaps[pe]` (`ws_pe_ptr`) and steals from it with the very operations it uses at home
-// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds. The
-// kernel calls no NVSHMEM function, so it is compiled like every other kernel (no `-rdc`,
-// no device library); the host emulation hands in its own heaps the same way.
+// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds. On one
+// host the kernel calls no NVSHMEM function, so it is compiled like every other kernel (no
+// `-rdc`, no device library); the host emulation hands in its own heaps the same way. GPUs
+// of other hosts are the exception (below).
 // Victims are global worker ids, `pe * workers + w` (victims.cuh: the policies extended by
 // one level of the hierarchy, thread < warp < block < SM < GPU).
 //
@@ -36,8 +37,11 @@
 // termination words. The steal is the same algorithm (deque.cuh, Listing 35.3) with those
 // calls in place of the loads and the CAS. Built today for the host emulation only, whose
 // shims serve the calls from the emulated heaps (cuda/host/emulation.h): CI checks the
-// protocol with GPUs split into emulated hosts. Fork-join across hosts is not built (the
-// host refuses it).
+// protocol with GPUs split into emulated hosts; GPU builds include <nvshmem.h> and link its
+// device library (gpu/multi/run.rs), not yet run on GPUs. Fork-join across hosts is not
+// built (the host refuses it). Open on real networks: NVSHMEM's atomics are atomic with one
+// another, not necessarily with the GPU's own atomics on the same word, so over InfiniBand the
+// owner's and local thieves' head CAS may need to be NVSHMEM atomics too.
 #pragma once
 
 #ifndef WSDSL_PES
@@ -106,6 +110,9 @@ static __device__ bool ws_pe_detect(const ws_launch* L) {
         if (ws_pe_load_u64(L, &L->state->idle_wakes, pe) != first[pe]) return false;
     }
     for (unsigned pe = 0; pe < L->n_pes; pe++) ws_pe_store_u32(L, &L->state->done, pe, 1u);
+#if WSDSL_PES_ONE_SIDED
+    nvshmem_quiet();   // the one-sided sets are delivered before this GPU's kernel ends
+#endif
     return true;
 }
 
@@ -121,6 +128,9 @@ static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsign
 static __device__ void ws_pe_forward_stop(const ws_launch* L) {
     for (unsigned pe = 0; pe < L->n_pes; pe++)
         if (pe != L->pe) ws_pe_store_u32(L, &L->state->stop, pe, 1u);
+#if WSDSL_PES_ONE_SIDED
+    nvshmem_quiet();
+#endif
 }
 
 // Whether another GPU failed (a local word, polled as often as the error word).

@@ -164,6 +164,7 @@ static inline uint64_t nvshmem_uint64_atomic_compare_swap(uint64_t* p, uint64_t 
     __atomic_compare_exchange_n(ws_emu_remote(p, pe), &cond, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return cond;
 }
+static inline void nvshmem_quiet() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void nvshmem_getmem(void* dst, const void* src, size_t bytes, int pe) {
     std::memcpy(dst, ws_emu_remote((const char*)src, pe), bytes);
 }

@@ -216,7 +216,7 @@ pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bo
         "#define WSDSL_PES_ONE_SIDED 1\n{src}\
          extern \"C\" void ws_host_set_heaps(const unsigned long long* heaps, unsigned n, unsigned pe) {{\n\
          \x20   for (unsigned i = 0; i < n && i < 64u; i++) ws_emu_heaps[i] = heaps[i];\n\
-         \x20   ws_emu_my_heap = heaps[pe];\n}}\n"
+         \x20   ws_emu_my_heap = pe < n && pe < 64u ? heaps[pe] : 0ull;\n}}\n"
     )
 }
 

@@ -192,14 +192,31 @@ impl Job {
             return Ok(h.clone());
         }
         let gpus = self.gpus;
-        let hosts = match std::env::var(HOST_GROUPS_VAR) {
-            Ok(v) => {
-                let groups: u32 = v.trim().parse().ok().filter(|g| (1..=gpus).contains(g)).ok_or_else(|| {
+        // Every rank sends its machine's name and its HOST_GROUPS_VAR (all must agree on it).
+        let groups_here = std::env::var(HOST_GROUPS_VAR).unwrap_or_default();
+        let mut mine = super::record::Writer::default();
+        mine.text(&host_name()).text(&groups_here);
+        let all = self.all_gather(mine.finish())?;
+        let mut names = Vec::new();
+        for (rank, bytes) in all.iter().enumerate() {
+            let mut r = super::record::Reader::new(bytes);
+            let bad = |m: String| Error::OnGpu { gpu: rank as u32, gpus, message: format!("its host's name: {m}") };
+            let (name, groups) = (r.text().map_err(bad)?, r.text().map_err(bad)?);
+            if groups != groups_here {
+                return Err(Error::InvalidConfig(format!(
+                    "{HOST_GROUPS_VAR} is {groups_here:?} here but {groups:?} in the process of GPU {rank}: set it alike for every process (or for none)"
+                )));
+            }
+            names.push(name.into_bytes());
+        }
+        let hosts = match groups_here.trim() {
+            "" => host_numbers(&names),
+            v => {
+                let groups: u32 = v.parse().ok().filter(|g| (1..=gpus).contains(g)).ok_or_else(|| {
                     Error::InvalidConfig(format!("{HOST_GROUPS_VAR}={v:?}: a number of groups from 1 to the run's {gpus} GPUs"))
                 })?;
                 (0..gpus).map(|r| (r as u64 * groups as u64 / gpus as u64) as u32).collect()
             }
-            Err(_) => host_numbers(&self.all_gather(host_name().into_bytes())?),
         };
         *self.hosts.borrow_mut() = Some(hosts.clone());
         Ok(hosts)

@@ -250,7 +250,9 @@ fn run_share<P: Program>(
         // This GPU's kernel never ran, stopped early or will not stop: the others must not
         // wait for it.
         let _ = dev.ctx.bind_to_thread();
-        for &peer in peers.iter().filter(|&&p| p != base) {
+        // (Another host's GPU has no mapping, 0 in the table: it is not told, and ends by its
+        // watchdog or its detector's `stop` from a GPU that did run.)
+        for &peer in peers.iter().filter(|&&p| p != base && p != 0) {
             // SAFETY: `peer` is another GPU's heap as mapped for this GPU; its `stop` word is
             // a u32 at STOP_OFFSET, which that GPU's kernel polls.
             let _ = unsafe { cudarc::driver::result::memcpy_htod_sync(peer + STOP_OFFSET, &[1u32][..]) };
