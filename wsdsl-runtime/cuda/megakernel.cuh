@@ -337,6 +337,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     vs.my_sm = ws_smid();
     vs.sm_leader = false;
     vs.gpu_leader = WSDSL_VICTIM == 3 && L.n_pes > 1 && self == 0;
+#if WSDSL_PES_ONE_SIDED
+    // The host leader: the GPU leader of the host's first GPU (the lowest one mapped here).
+    {
+        unsigned first = 0u;
+        while (first < L.pe && !ws_pe_mapped(&L, first)) first++;
+        vs.host_leader = vs.gpu_leader && first == L.pe;
+    }
+#endif
     ws_worker_stats st = {0, 0, 0, 0, 0, 0, 0};
     WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
     WS_PROF(const unsigned long long prof_start = ws_clock());

@@ -20,6 +20,11 @@
 // which robs only other GPUs and takes half (the SM leaders rob other SMs of their own GPU);
 // the small-world graph is drawn over all workers of all GPUs. On one GPU, ids are local.
 //
+// Across hosts (WSDSL_PES_ONE_SIDED, pe.cuh: another host's GPUs are the unmapped ones), hosts
+// are one more level: PWS accepts another host's worker with an eighth of the chance of
+// another GPU's (1/512), and under HWS only the leader of the host's first GPU robs other
+// hosts; the other GPUs' leaders rob GPUs of their own host.
+//
 // WSDSL_VICTIM and WSDSL_STEAL_HALF are tested with `if`, not `#if`: on the GPU they are
 // literals and the compiler keeps only the chosen branch; the host build of the templates
 // makes them variables set at launch, so one build serves every victim and steal choice.
@@ -53,6 +58,9 @@ struct ws_victim_state {
     unsigned my_sm;
     bool sm_leader;      // HWS: this worker robs other SMs for its SM
     bool gpu_leader;     // HWS across GPUs: this worker robs other GPUs for its GPU
+#if WSDSL_PES_ONE_SIDED
+    bool host_leader;    // HWS across hosts: this GPU leader also robs other hosts
+#endif
 };
 
 static __device__ __forceinline__ unsigned ws_random_other(unsigned self, unsigned workers, unsigned* rng) {
@@ -93,7 +101,13 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
             bool same_gpu = v - base < w;
             bool same_block = same_gpu && (v - base) / WS_GROUPS_PER_BLOCK == self / WS_GROUPS_PER_BLOCK;
             bool same_sm = same_gpu && ws_sm_of(L->sm_of, v - base) == st->my_sm;
-            if (same_block || (same_sm && r < 32u) || (same_gpu && r < 8u) || r == 0u) return v;
+#if WSDSL_PES_ONE_SIDED
+            // Another host's worker: a further 1-in-8 draw on top of another GPU's 1 in 64.
+            const bool far = !ws_pe_mapped(L, v / w) && (ws_xorshift(&st->rng) & 7u) != 0u;
+#else
+            const bool far = false;
+#endif
+            if (same_block || (same_sm && r < 32u) || (same_gpu && r < 8u) || (r == 0u && !far)) return v;
             v = ws_random_other(me, n, &st->rng);
         }
         return v;
@@ -102,6 +116,13 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
             // A worker of another GPU, uniformly.
             unsigned pe = ws_xorshift(&st->rng) % (L->n_pes - 1u);
             if (pe >= L->pe) pe++;
+#if WSDSL_PES_ONE_SIDED
+            // Only the host leader leaves the host; the others redraw for a GPU of their own.
+            for (int tries = 0; tries < 16 && !st->host_leader && !ws_pe_mapped(L, pe); tries++) {
+                pe = ws_xorshift(&st->rng) % (L->n_pes - 1u);
+                if (pe >= L->pe) pe++;
+            }
+#endif
             return pe * w + ws_xorshift(&st->rng) % w;
         }
         if (w < 2u) return (me + 1u) % n;   // alone on its GPU: only the leader can find work
