@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Ordered work on the GPU (issue 24): SSSP by delta-stepping on the priority scheduler
 # (`order = priority`, cuda/bands.cuh) beside the unordered variants, on a 2048 x 2048 grid
-# (weights 1..255 hashed from each edge's ends) and on R-MAT 22, with a few deltas and band
-# windows (W). Every run checks its distances against Dijkstra. Writes each run's full output
+# (weights 1..255 hashed from each edge's ends) and on R-MAT 22, with a few deltas, band
+# windows (W) and lookaheads (bands above the lowest live one a worker may take from). Every
+# run checks its distances against Dijkstra. Writes each run's full output
 # under $OUT (default ./ordered-logs) and prints one table, also saved as $OUT/ordered.md.
 #
 #   OUT=/tmp/ordered wsdsl-bench/gpu/ordered.sh            # from the repository root
@@ -26,12 +27,13 @@ fi
 TABLE="$OUT/ordered.md"
 printf '| graph | method | delta | W | run (ms) | edges scanned per edge | stale offers | bands | check |\n|---|---|---:|---:|---:|---:|---:|---|---|\n' | tee "$TABLE"
 
-# run NAME GRAPH-ARGS METHOD-ARGS W [extra env]
+# run NAME GRAPH-ARGS METHOD-ARGS W [LOOKAHEAD]
 run() {
-  local name=$1 graph=$2 method=$3 bands=$4
-  local log="$OUT/$(echo "$name $method W$bands" | tr -c 'A-Za-z0-9' '_').log"
+  local name=$1 graph=$2 method=$3 bands=$4 lookahead=${5:-}
+  local log="$OUT/$(echo "$name $method W$bands L$lookahead" | tr -c 'A-Za-z0-9' '_').log"
   local defines=""
   [ "$bands" != "-" ] && defines="WSDSL_BANDS=$bands"
+  [ -n "$lookahead" ] && defines="$defines WSDSL_BAND_LOOKAHEAD=$lookahead" && bands="$bands, lookahead $lookahead"
   # shellcheck disable=SC2086
   WSDSL_DEFINES="$defines" "$SSSP" $graph $method --backend "${BACKEND:-gpu}" > "$log" 2>&1 || true
   local ms per stale bandline check delta
@@ -53,6 +55,9 @@ for graph in "grid $SIDE x $SIDE|$G" "R-MAT $SCALE|$R"; do
   run "$name" "$args" "" 32
   for d in 16 64 256 1024; do run "$name" "$args" "--delta $d" 32; done
   for w in 8 128; do run "$name" "$args" "" "$w"; done
+  # The default lookahead is 1 band; 0 is strict order, 31 lets workers take from any band of
+  # the window while lower ones still run (nearly the rule before 2026-11-27).
+  for l in 0 4 31; do run "$name" "$args" "" 32 "$l"; done
   # The CPU backend runs data-driven relaxation depth first, rescanning a grid for minutes.
   [ "${BACKEND:-gpu}" = gpu ] && run "$name" "$args" "--data-driven" -
   run "$name" "$args" "--rounds" -
