@@ -226,17 +226,19 @@ pub mod astar {
         pub improved: Sum<u64>,
     }
 
-    /// A position after `depth` moves, the last of them `last` (none at the root).
+    /// A position after `depth` moves, the last of them `last` (none at the root), and its
+    /// Manhattan `distance` (its parent computed it for the band).
     #[task]
     pub struct Node {
         pub board: Board,
         pub depth: u32,
         pub last: Option<Move>,
+        pub distance: u32,
     }
 
     #[spawn]
     fn expand(n: &Node, ctx: &mut Ctx) {
-        let distance = n.board.distance();
+        let distance = n.distance;
         let incumbent = ctx.buffers.moves.get(0);
         if n.depth + distance >= incumbent {
             ctx.counters.cut.add(1);
@@ -255,7 +257,8 @@ pub mod astar {
                 continue;
             }
             if let Some(board) = n.board.slide(m) {
-                let f = n.depth + 1 + board.distance();
+                let to_go = board.distance();
+                let f = n.depth + 1 + to_go;
                 if f >= incumbent {
                     // Cut before it is spawned (it is checked again when it runs, against
                     // the incumbent then).
@@ -263,7 +266,7 @@ pub mod astar {
                     continue;
                 }
                 let band = if ctx.params.ordered { f } else { 0 };
-                ctx.spawn_with_priority(band, Node { board, depth: n.depth + 1, last: Some(m) });
+                ctx.spawn_with_priority(band, Node { board, depth: n.depth + 1, last: Some(m), distance: to_go });
             }
         }
     }
@@ -403,7 +406,8 @@ pub fn shortest(rt: &Runtime, grid: &Grid, above: u32, ordered: bool) -> Result<
     }
     let tiles: [u8; 16] = std::array::from_fn(|s| grid[s / 4][s % 4]);
     let blank = tiles.iter().position(|&t| t == 0).expect("a blank") as u8;
-    let root = astar::Node { board: astar::Board { tiles, blank }, depth: 0, last: None };
+    let board = astar::Board { tiles, blank };
+    let root = astar::Node { board, depth: 0, last: None, distance: board.distance() };
     let incumbent = astar::Incumbent { moves: Buffer::from_vec(vec![above.saturating_add(1)]) };
     let out = rt.run_with::<astar::Kernel>(astar::Params { ordered }, &incumbent, [root])?;
     let found = incumbent.moves.get(0);

@@ -35,10 +35,10 @@
 // `nvshmem_uint64_atomic_fetch` / `_compare_swap` on a deque's head, `nvshmem_uint32_atomic_fetch`
 // on its split, `nvshmem_getmem` of its slots, and the same fetches and sets on the
 // termination words. The steal is the same algorithm (deque.cuh, Listing 35.3) with those
-// calls in place of the loads and the CAS. Built today for the host emulation only, whose
-// shims serve the calls from the emulated heaps (cuda/host/emulation.h): CI checks the
-// protocol with GPUs split into emulated hosts; GPU builds include <nvshmem.h> and link its
-// device library (gpu/multi/run.rs), not yet run on GPUs. Fork-join across hosts is not
+// calls in place of the loads and the CAS. CI runs it on the host emulation, whose shims
+// serve the calls from the emulated heaps (cuda/host/emulation.h), with GPUs split into
+// emulated hosts; GPU builds include <nvshmem.h> and link its device library
+// (gpu/multi/run.rs), and have not run on GPUs yet. Fork-join across hosts is not
 // built (the host refuses it). Open on real networks: NVSHMEM's atomics are atomic with one
 // another, not necessarily with the GPU's own atomics on the same word, so over InfiniBand the
 // owner's and local thieves' head CAS may need to be NVSHMEM atomics too.

@@ -92,9 +92,28 @@ pub struct Runtime {
     cpu_pool: Mutex<Option<Arc<CpuPool>>>,
 }
 
+/// The GPU this process opens, however the program builds its runtime, and whether it is a
+/// launched process's rank on its host, to be taken modulo the GPUs it sees (a launcher that
+/// gives each process one GPU shows it as GPU 0). A process started for GPU k of a multi-GPU
+/// run opens GPU k (`gpu/multi/process.rs` sets `WSDSL_DEVICE`; `from_env` checks it again);
+/// a process a launcher started (`gpu/multi/launcher.rs`) opens `WSDSL_DEVICE`, else its rank
+/// on the host; any other opens GPU 0.
+fn process_gpu() -> (usize, bool) {
+    let device = crate::settings::DEVICE.from_env().ok().flatten();
+    match (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env()) {
+        (Some(_), _) => (device.unwrap_or(0) as usize, false),
+        (None, Ok(Some(l))) => match device {
+            Some(d) => (d as usize, false),
+            None => (l.local_rank.unwrap_or(0) as usize, true),
+        },
+        (None, _) => (0, false),
+    }
+}
+
 impl Runtime {
     /// A runtime for `backend` with default settings.
     pub fn new(backend: Backend) -> Runtime {
+        let (ordinal, ordinal_wraps) = process_gpu();
         Runtime {
             backend,
             cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -104,21 +123,8 @@ impl Runtime {
             frames: None,
             profile: false,
             progress: ProgressOptions::default(),
-            // A process started for GPU k of a multi-GPU run opens GPU k, however the program
-            // builds its runtime (`gpu/multi/process.rs` sets both variables).
-            // (The coordinator sets it to a valid ordinal; `from_env` checks it again.)
-            // A process a launcher started (`gpu/multi/launcher.rs`) opens `WSDSL_DEVICE`, else
-            // the GPU of its rank on the host (`gpu` wraps it to the GPUs it sees: a launcher
-            // that gives each process one GPU shows it as GPU 0).
-            ordinal: match (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env()) {
-                (Some(_), _) => crate::settings::DEVICE.from_env().ok().flatten().unwrap_or(0) as usize,
-                (None, Ok(Some(l))) => crate::settings::DEVICE.from_env().ok().flatten().map_or(l.local_rank.unwrap_or(0) as usize, |d| d as usize),
-                (None, _) => 0,
-            },
-            ordinal_wraps: matches!(
-                (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env(), crate::settings::DEVICE.from_env()),
-                (None, Ok(Some(_)), Ok(None))
-            ),
+            ordinal,
+            ordinal_wraps,
             gpus: GpuCount::Some(1),
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
             device: OnceLock::new(),

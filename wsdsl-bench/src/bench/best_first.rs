@@ -7,6 +7,13 @@ use super::{fifteen, host_median, knapsack, Bench, Row};
 use std::cell::Cell;
 use wsdsl::prelude::*;
 
+/// `n` strongly correlated items (weights 1..=1000) and half their total weight as capacity.
+fn strong_instance(n: usize, seed: u64) -> (Vec<knapsack::Item>, u32) {
+    let items = knapsack::generate(n, 1000, knapsack::Correlation::Strong, seed);
+    let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
+    (items, capacity)
+}
+
 impl Bench<'_> {
     /// A* (`ordered`) or the same kernel unordered on a `scramble`-move position, both from
     /// the scramble's length as the incumbent; beside the host's sequential IDA*.
@@ -32,8 +39,7 @@ impl Bench<'_> {
     /// Best-first branch and bound (`ordered`) or the same kernel unordered on `n` strongly
     /// correlated items; beside dynamic programming on the host.
     pub(crate) fn knapsack_best_first(&self, rt: &Runtime, n: usize, seed: u64, ordered: bool) -> Row {
-        let items = knapsack::generate(n, 1000, knapsack::Correlation::Strong, seed);
-        let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
+        let (items, capacity) = strong_instance(n, seed);
         let (optimum, ms) = host_median(self.args.repeat, || knapsack::reference(&items, capacity));
         let what = if ordered { "best-first, band by bound" } else { "unordered, every packing in band 0" };
         let expanded = Cell::new(0);
@@ -53,8 +59,7 @@ impl Bench<'_> {
 
     /// The depth-first knapsack module on the deques, for comparison.
     pub(crate) fn knapsack_depth_first(&self, rt: &Runtime, n: usize, seed: u64) -> Row {
-        let items = knapsack::generate(n, 1000, knapsack::Correlation::Strong, seed);
-        let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
+        let (items, capacity) = strong_instance(n, seed);
         let optimum = knapsack::reference(&items, capacity);
         let mut row = self.gpu_row(
             format!("knapsack {n} items seed {seed} (depth-first module, deques)"),

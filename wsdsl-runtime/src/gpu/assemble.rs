@@ -88,7 +88,16 @@ pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
 /// calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`): it includes `<nvshmem.h>`, so it is built
 /// relocatable and linked with NVSHMEM's device library (`gpu::nvshmem::compile_linked`).
 pub fn pe_kernel_source_across_hosts<P: Program>(config: &KernelConfig) -> String {
-    format!("#include <nvshmem.h>\n#define WSDSL_PES_ONE_SIDED 1\n{}", pe_kernel_source::<P>(config))
+    format!("{NVSHMEM_PRELUDE}{}", pe_kernel_source::<P>(config))
+}
+
+/// How a kernel source that calls NVSHMEM's device API begins.
+const NVSHMEM_PRELUDE: &str = "#include <nvshmem.h>\n#define WSDSL_PES_ONE_SIDED 1\n";
+
+/// Whether `source` calls NVSHMEM's device API ([`pe_kernel_source_across_hosts`]): it is then
+/// built relocatable and linked with NVSHMEM's device library.
+pub(crate) fn calls_nvshmem(source: &str) -> bool {
+    source.starts_with(NVSHMEM_PRELUDE)
 }
 
 /// Appends a template header, with a `#line` naming it so compiler messages point at it.

@@ -30,9 +30,7 @@ pub(crate) fn load_source<P: Program>(
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
     }
-    // A source that includes NVSHMEM's headers calls its device API: built relocatable and
-    // linked with its device library (`gpu/nvshmem/compile.rs`).
-    let cubin = if source.contains("#include <nvshmem.h>") {
+    let cubin = if super::assemble::calls_nvshmem(source) {
         crate::gpu::nvshmem::compile_linked(P::NAME, source, &dev.arch)?
     } else {
         compile_cached(P::NAME, source, &dev.arch)?

@@ -9,7 +9,7 @@
 //! (`record.rs`) before the same merge.
 
 use super::record::{decode_result, encode_result};
-use super::{check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare};
+use super::{check_across_hosts, check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare};
 use crate::error::Error;
 use crate::gpu::assemble::host_pe_kernel_source;
 use crate::gpu::emulate::{host_kernel_copy, Emulation, HostBuf, OnHost};
@@ -56,11 +56,8 @@ pub fn run_emulated_hosts<P: Program>(
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
     crate::gpu::emulate::check_task_size::<P>()?;
     check_program::<P>(&config, buffers, gpus)?;
-    if hosts > 1 && P::JOIN.is_some() {
-        return Err(Error::InvalidConfig(format!(
-            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
-            P::NAME
-        )));
+    if hosts > 1 {
+        check_across_hosts::<P>()?;
     }
     // One emulated multi-GPU run at a time in a process: runs of the same kernel share its
     // loaded copies, whose statics (status record, emulated grid) a run owns while it lasts.

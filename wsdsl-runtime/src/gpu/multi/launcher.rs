@@ -119,17 +119,17 @@ impl Conn {
     /// The rank a joining process names first, within `HELLO_LIMIT`; `None` if it says
     /// nothing well-formed in time.
     fn hello(&mut self) -> Option<u32> {
-        let limit = Some(HELLO_LIMIT);
+        self.read_timeout(Some(HELLO_LIMIT));
+        let rank = receive(self).ok().filter(|m| m.len() == 4).map(|m| u32::from_le_bytes(m.try_into().expect("4 bytes")));
+        self.read_timeout(None);
+        rank
+    }
+
+    fn read_timeout(&self, limit: Option<Duration>) {
         let _ = match self {
             Conn::Unix(s) => s.set_read_timeout(limit),
             Conn::Tcp(s) => s.set_read_timeout(limit),
         };
-        let rank = receive(self).ok().filter(|m| m.len() == 4).map(|m| u32::from_le_bytes(m.try_into().expect("4 bytes")));
-        let _ = match self {
-            Conn::Unix(s) => s.set_read_timeout(None),
-            Conn::Tcp(s) => s.set_read_timeout(None),
-        };
-        rank
     }
 }
 
@@ -196,7 +196,8 @@ pub(crate) fn receive(stream: &mut impl Read) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-fn io(during: &'static str) -> impl Fn(std::io::Error) -> Error {
+/// An I/O error of the job's links as the run's error, saying what was being done.
+pub(crate) fn io(during: &'static str) -> impl Fn(std::io::Error) -> Error {
     move |e| Error::InvalidConfig(format!("multi-GPU run: {during}: {e}"))
 }
 

@@ -195,6 +195,18 @@ pub(crate) fn share_record(run: &Run, tables: &WorkerTables, layout: &HeapLayout
     LaunchRecord { seed: seed_of(pe), pe_heaps, pe, n_pes, ..LaunchRecord::new(run, tables, at, capacity) }
 }
 
+/// Whether `P` can run on GPUs of several hosts, or why not: fork-join across hosts (the
+/// one-sided path, `cuda/pe.cuh`) is not built.
+pub(crate) fn check_across_hosts<P: Program>() -> Result<(), Error> {
+    match P::JOIN {
+        Some(_) => Err(Error::InvalidConfig(format!(
+            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
+            P::NAME
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// Whether `P` can run on `gpus` GPUs under `config`, or why not.
 pub(crate) fn check_program<P: Program>(config: &KernelConfig, buffers: &P::Buffers, gpus: u32) -> Result<(), Error> {
     if gpus == 0 || gpus > MAX_GPUS {

@@ -15,7 +15,7 @@
 //! take the same roles from the launcher's rank variables and meet over TCP instead
 //! (`launcher.rs`); nothing is spawned then.
 
-use super::launcher::{send, Conn, Launched, Links, Listener};
+use super::launcher::{io, send, Conn, Launched, Links, Listener};
 use crate::error::Error;
 use crate::gpu::nvshmem::{Pe, UniqueId};
 use crate::gpu::GpuDevice;
@@ -65,11 +65,11 @@ fn host_name() -> String {
 }
 
 /// Hosts of ranks in rank order, numbered by first appearance.
-fn host_numbers(names: &[Vec<u8>]) -> Vec<u32> {
-    let mut seen: Vec<&[u8]> = Vec::new();
+fn host_numbers(names: &[String]) -> Vec<u32> {
+    let mut seen: Vec<&str> = Vec::new();
     names
         .iter()
-        .map(|n| match seen.iter().position(|s| *s == n.as_slice()) {
+        .map(|n| match seen.iter().position(|s| s == n) {
             Some(k) => k as u32,
             None => {
                 seen.push(n);
@@ -79,23 +79,36 @@ fn host_numbers(names: &[Vec<u8>]) -> Vec<u32> {
         .collect()
 }
 
-fn io(during: &'static str) -> impl Fn(std::io::Error) -> Error {
-    move |e| Error::InvalidConfig(format!("multi-GPU run: {during}: {e}"))
-}
-
 /// The GPU this process is in a job started by a coordinator, if it is one.
 pub(crate) fn peer_rank() -> Option<u32> {
     std::env::var(PE_VAR).ok()?.trim().parse().ok()
 }
 
-/// NVSHMEM's unique id, from rank 0.
-fn received_id(links: &mut Links) -> Result<UniqueId, Error> {
+/// NVSHMEM's unique id of the job: rank 0 makes it and sends it to every rank.
+fn shared_id(links: &mut Links) -> Result<UniqueId, Error> {
+    if let Links::Root(_) = links {
+        let uid = UniqueId::new()?;
+        links.broadcast(Some(&uid.to_bytes()))?;
+        return Ok(uid);
+    }
     let bytes = links.broadcast(None)?;
     let uid: [u8; 128] = bytes.try_into().map_err(|_| Error::InvalidConfig("multi-GPU run: a malformed NVSHMEM unique id".into()))?;
     Ok(UniqueId::from_bytes(&uid))
 }
 
 impl Job {
+    fn new(rank: u32, gpus: u32, links: Links, children: Vec<Child>, pe: Pe) -> Job {
+        Job {
+            rank,
+            gpus,
+            links: std::cell::RefCell::new(links),
+            children,
+            pe: Some(pe),
+            broken: std::cell::Cell::new(false),
+            hosts: std::cell::RefCell::new(None),
+        }
+    }
+
     /// Joins (or, in the process the user started, creates) the job of `gpus` GPUs; this
     /// process's GPU is `dev`. A process a launcher started (`launched`) meets the others at
     /// the rendezvous instead.
@@ -117,15 +130,8 @@ impl Job {
             )));
         }
         let mut links = Links::meet(l)?;
-        let uid = if l.rank == 0 {
-            let uid = UniqueId::new()?;
-            links.broadcast(Some(&uid.to_bytes()))?;
-            uid
-        } else {
-            received_id(&mut links)?
-        };
-        let pe = Pe::init(&dev.ctx, l.rank, l.size, &uid)?;
-        Ok(Job { rank: l.rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
+        let pe = Pe::init(&dev.ctx, l.rank, l.size, &shared_id(&mut links)?)?;
+        Ok(Job::new(l.rank, gpus, links, Vec::new(), pe))
     }
 
     fn coordinate(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
@@ -166,13 +172,11 @@ impl Job {
             Ok(())
         })?;
         let mut links = links;
-        let uid = UniqueId::new()?;
-        links.broadcast(Some(&uid.to_bytes()))?;
-        let pe = Pe::init(&dev.ctx, 0, gpus, &uid)?;
+        let pe = Pe::init(&dev.ctx, 0, gpus, &shared_id(&mut links)?)?;
         // Joined: from here on the job owns the processes.
         let children = std::mem::take(&mut starting.children);
         drop(starting);
-        Ok(Job { rank: 0, gpus, links: std::cell::RefCell::new(links), children, pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
+        Ok(Job::new(0, gpus, links, children, pe))
     }
 
     fn join(dev: &GpuDevice, rank: u32, gpus: u32) -> Result<Job, Error> {
@@ -180,8 +184,8 @@ impl Job {
         let mut coordinator = UnixStream::connect(&path).map_err(io("connecting to GPU 0's process"))?;
         send(&mut coordinator, &rank.to_le_bytes()).map_err(io("joining"))?;
         let mut links = Links::Member(Conn::Unix(coordinator));
-        let pe = Pe::init(&dev.ctx, rank, gpus, &received_id(&mut links)?)?;
-        Ok(Job { rank, gpus, links: std::cell::RefCell::new(links), children: Vec::new(), pe: Some(pe), broken: std::cell::Cell::new(false), hosts: std::cell::RefCell::new(None) })
+        let pe = Pe::init(&dev.ctx, rank, gpus, &shared_id(&mut links)?)?;
+        Ok(Job::new(rank, gpus, links, Vec::new(), pe))
     }
 
     /// The host of every rank, in rank order (rank 0's is 0): ranks on machines of the same
@@ -207,7 +211,7 @@ impl Job {
                     "{HOST_GROUPS_VAR} is {groups_here:?} here but {groups:?} in the process of GPU {rank}: set it alike for every process (or for none)"
                 )));
             }
-            names.push(name.into_bytes());
+            names.push(name);
         }
         let hosts = match groups_here.trim() {
             "" => host_numbers(&names),
@@ -309,7 +313,7 @@ impl Drop for Job {
 mod tests {
     #[test]
     fn hosts_are_numbered_by_first_appearance() {
-        let names: Vec<Vec<u8>> = ["b", "b", "a", "b", "c", "a"].iter().map(|s| s.as_bytes().to_vec()).collect();
+        let names: Vec<String> = ["b", "b", "a", "b", "c", "a"].iter().map(|s| s.to_string()).collect();
         assert_eq!(super::host_numbers(&names), [0, 0, 1, 0, 2, 1]);
     }
 }

@@ -13,7 +13,7 @@
 
 use super::process::Job;
 use super::record::{decode_result, encode_result, Reader, Writer};
-use super::{check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
+use super::{check_across_hosts, check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
 use crate::error::Error;
 use crate::gpu::assemble::{pe_kernel_source, pe_kernel_source_across_hosts, stable_hash_bytes};
 use crate::gpu::inputs::{encode_tasks, status_result};
@@ -46,11 +46,8 @@ pub(crate) fn run_gpus<P: Program>(
     // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
     let hosts = job.hosts()?;
     let across_hosts = hosts.iter().any(|&h| h != hosts[0]);
-    if across_hosts && P::JOIN.is_some() {
-        return Err(Error::InvalidConfig(format!(
-            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
-            P::NAME
-        )));
+    if across_hosts {
+        check_across_hosts::<P>()?;
     }
 
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
@@ -98,7 +95,7 @@ pub(crate) fn run_gpus<P: Program>(
     let layout = HeapLayout::of::<P>(workers, capacity, frames as u32, shape, roots.len(), job.gpus)?;
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
-    let share = Share { grid, capacity, layout: &layout };
+    let share = Share { grid, capacity, layout: &layout, hosts: &hosts };
     let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, roots, opts, phases)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     let decoded = results
@@ -135,6 +132,8 @@ struct Share<'a> {
     grid: u32,
     capacity: u32,
     layout: &'a HeapLayout,
+    /// The host of every GPU (`Job::hosts`).
+    hosts: &'a [u32],
 }
 
 /// Every GPU's verdict on a step: `Ok` when all succeeded, else the first failure, named.
@@ -198,7 +197,7 @@ fn run_share<P: Program>(
     };
     // Another host's GPU has no mapping here (0 in the table): the kernel reaches it by
     // one-sided calls. A GPU of this host must be mapped.
-    let hosts = job.hosts()?;
+    let hosts = share.hosts;
     let peers: Result<Vec<u64>, Error> = heap_at.and_then(|at| {
         (0..job.gpus)
             .map(|other| match hosts[other as usize] == hosts[job.rank as usize] {
