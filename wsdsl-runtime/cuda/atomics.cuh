@@ -4,6 +4,10 @@
 // non-coherent L1 may serve stale. A value another block will read is published with a
 // release store (or a read-modify-write), and read with an acquire load, both at GPU scope.
 // These wrappers spell the PTX of the CUDA memory model directly, so NVRTC needs no headers.
+// They are for global memory only: their PTX names the .global state space, and handed a
+// shared-memory address they fault on the GPU (CUDA_ERROR_INVALID_ADDRESS_SPACE), while the
+// host emulation, which has one address space, runs them fine. Shared words take the plain
+// atomicAdd/atomicMin/... functions.
 //
 // Scope: GPU scope, unless the kernel runs on several GPUs (WSDSL_PES, `pe.cuh`): then a
 // thief on another GPU reads and CASes this GPU's deques through NVLink, and the orderings

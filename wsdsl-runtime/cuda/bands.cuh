@@ -87,27 +87,6 @@ enum {
     WS_BANDS_TOTALS = 4
 };
 
-// atomicMin / atomicMax of 32-bit words by compare-and-swap (the same on the GPU and the host
-// shim); the value seen before.
-static __device__ __forceinline__ unsigned ws_band_min(unsigned* p, unsigned v) {
-    unsigned old = ws_load_relaxed_u32((ws_atom_u32*)p);
-    while (v < old) {
-        const unsigned seen = atomicCAS(p, old, v);
-        if (seen == old) break;
-        old = seen;
-    }
-    return old;
-}
-static __device__ __forceinline__ unsigned ws_band_max(unsigned* p, unsigned v) {
-    unsigned old = ws_load_relaxed_u32((ws_atom_u32*)p);
-    while (v > old) {
-        const unsigned seen = atomicCAS(p, old, v);
-        if (seen == old) break;
-        old = seen;
-    }
-    return old;
-}
-
 // Everything a launch needs (host mirror: `gpu/bands.rs`, struct BandsRecord).
 struct ws_bands_launch {
     unsigned char* queues;              // WSDSL_BANDS bands, then the far queue; all-zero = empty
@@ -162,7 +141,7 @@ static __device__ bool ws_band_put_one(const ws_bands_launch* L, const wsdsl_tas
         ws_band_overflow(L, qi, 1u);
         return false;
     }
-    if (qi == WS_BAND_FAR) ws_band_min((unsigned*)&L->words[WS_BANDS_FAR_MIN], p);
+    if (qi == WS_BAND_FAR) atomicMin((unsigned*)&L->words[WS_BANDS_FAR_MIN], p);
     ws_band_box b;
     b.item.task = *task;
     b.item.prio = p;
@@ -206,7 +185,7 @@ static __device__ bool ws_band_group_enqueue(const ws_bands_launch* L, const wsd
             const unsigned p = prio[i];
             if (p != WS_BAND_PLACED && ws_band_of(p, low) == key) {
                 atomicAdd(&g->count, 1u);
-                if (key == WS_BAND_FAR) ws_band_min(&g->least, p);
+                if (key == WS_BAND_FAR) atomicMin(&g->least, p);
             }
         }
         ws_group_sync();
@@ -219,7 +198,7 @@ static __device__ bool ws_band_group_enqueue(const ws_bands_launch* L, const wsd
             } else {
                 int held = (int)ws_load_relaxed_u32(&q->count);
                 if (held > 0 && (unsigned long long)held > *peak) *peak = (unsigned long long)held;
-                if (key == WS_BAND_FAR) ws_band_min((unsigned*)&L->words[WS_BANDS_FAR_MIN], g->least);
+                if (key == WS_BAND_FAR) atomicMin((unsigned*)&L->words[WS_BANDS_FAR_MIN], g->least);
             }
             g->got = got;
             g->pos = pos;
@@ -298,7 +277,7 @@ static __device__ unsigned ws_band_reserve_far(const ws_bands_launch* L, unsigne
     if (in_far <= 0 || ws_load_relaxed_u32(L->pending) > (unsigned)in_far) return 0u;
     if (ws_load_relaxed_u32(&L->words[WS_BANDS_FAR_MIN]) != 0xffffffffu) {
         const unsigned least = atomicExch((unsigned*)&L->words[WS_BANDS_FAR_MIN], 0xffffffffu);
-        if (least != 0xffffffffu && ws_band_max((unsigned*)&L->words[WS_BANDS_LOW], least) < least) st->moves++;
+        if (least != 0xffffffffu && atomicMax((unsigned*)&L->words[WS_BANDS_LOW], least) < least) st->moves++;
     }
     const unsigned got = ws_bq_dequeue_reserve<WS_BROKER_LIN>(far, WS_GROUP, pos);
     st->rebanded += got;
@@ -452,5 +431,5 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (st.rebanded) atomicAdd(&L.totals[WS_BANDS_REBANDED], st.rebanded);
     }
     // Every thread's highest priority (each ran tasks of its own).
-    if (st.highest > 0u) ws_band_max((unsigned*)&L.words[WS_BANDS_HIGHEST], st.highest);
+    if (st.highest > 0u) atomicMax((unsigned*)&L.words[WS_BANDS_HIGHEST], st.highest);
 }

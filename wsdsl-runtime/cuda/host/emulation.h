@@ -164,14 +164,35 @@ static inline uint64_t nvshmem_uint64_atomic_compare_swap(uint64_t* p, uint64_t 
     __atomic_compare_exchange_n(ws_emu_remote(p, pe), &cond, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return cond;
 }
+static inline uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t* p, uint32_t v, int pe) {
+    return __atomic_fetch_add(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
+}
+static inline uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t* p, uint64_t v, int pe) {
+    return __atomic_fetch_add(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
+}
+static inline void nvshmem_uint64_atomic_set(uint64_t* p, uint64_t v, int pe) {
+    __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
+}
+static inline void nvshmem_uint32_p(uint32_t* p, uint32_t v, int pe) { __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_RELAXED); }
+static inline void nvshmem_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void nvshmem_quiet() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void nvshmem_getmem(void* dst, const void* src, size_t bytes, int pe) {
     std::memcpy(dst, ws_emu_remote((const char*)src, pe), bytes);
 }
 #endif
 
+// Whether `p` lies in the running block's shared arena (ws_host_shim.h's check that global
+// wrappers never see a shared address).
+static bool ws_emu_in_shared(const void* p) {
+    if (ws_emu_current == nullptr) return false;
+    const std::vector<unsigned char>& arena = ws_emu_current->block->shared;
+    const unsigned char* at = static_cast<const unsigned char*>(p);
+    return !arena.empty() && at >= arena.data() && at < arena.data() + arena.size();
+}
+
 // Runs `kernel` over a grid: each block's threads as fibers on one of `os_threads` threads.
 template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigned os_threads, size_t shared_bytes, K kernel) {
+    ws_host_in_shared = ws_emu_in_shared;
     ws_emu_launch.grid = {grid, 1, 1};
     ws_emu_launch.block = {block, 1, 1};
     std::vector<ws_emu_block> blocks(grid);

@@ -17,6 +17,8 @@
 #pragma once
 
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -43,21 +45,34 @@ static inline void ws_host_chaos() {
     if ((x & 255u) < ws_host_chaos_per_256) sched_yield();
 }
 
-static inline ws_atom_u32 ws_load_acquire_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline ws_atom_u64 ws_load_acquire_u64(const ws_atom_u64* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
-static inline ws_atom_u32 ws_load_relaxed_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline ws_atom_u64 ws_load_relaxed_u64(const ws_atom_u64* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void ws_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-static inline void ws_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
-static inline void ws_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
-static inline ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) { ws_host_chaos();
+// The GPU's wrappers (atomics.cuh) name the .global state space: given a shared-memory
+// address they fault there, though here, with one address space, they would run fine. The
+// emulation (emulation.h) sets this check of the running block's shared arena, so that such a
+// call fails in CI instead of on the GPU.
+static bool (*ws_host_in_shared)(const void*) = nullptr;
+static inline void ws_host_global(const void* p) {
+    if (ws_host_in_shared != nullptr && ws_host_in_shared(p)) {
+        fprintf(stderr, "wsdsl template bug: a global-memory atomic wrapper (atomics.cuh) was given a shared-memory address; on the GPU it faults with CUDA_ERROR_INVALID_ADDRESS_SPACE. Use atomicAdd/atomicMin/... on shared words.\n");
+        abort();
+    }
+    ws_host_chaos();
+}
+
+static inline ws_atom_u32 ws_load_acquire_u32(const ws_atom_u32* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline ws_atom_u64 ws_load_acquire_u64(const ws_atom_u64* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline ws_atom_u32 ws_load_relaxed_u32(const ws_atom_u32* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_load_relaxed_u64(const ws_atom_u64* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void ws_store_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void ws_store_release_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+static inline void ws_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) { ws_host_global(p);
     __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
     return expected;   // the value found (== the expected one on success)
 }
-static inline ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
-static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
-static inline ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
-static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
+static inline ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
+static inline ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
 // The thief's side (atomics.cuh): the same operations; the host has one scope.
 #define ws_thief_load_acquire_u32 ws_load_acquire_u32
 #define ws_thief_load_acquire_u64 ws_load_acquire_u64
@@ -75,15 +90,15 @@ static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws
 #define ws_gpu_cas_acq_rel_u64 ws_cas_acq_rel_u64
 #define ws_sys_fence_acq_rel ws_fence_acq_rel
 #define ws_sys_add_relaxed_u32 ws_add_relaxed_u32
-static inline ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_chaos(); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 #define ws_sys_load_relaxed_u32 ws_load_relaxed_u32
 #define ws_sys_load_relaxed_u64 ws_load_relaxed_u64
 #define ws_sys_load_acquire_u64 ws_load_acquire_u64
 #define ws_sys_store_release_u64 ws_store_release_u64
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
-static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_chaos(); return __atomic_load_n(p, __ATOMIC_RELAXED); }
-static inline void ws_store_volatile_sys_u64(ws_atom_u64* p, ws_atom_u64 v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void ws_store_volatile_sys_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 static inline unsigned long long ws_globaltimer() {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

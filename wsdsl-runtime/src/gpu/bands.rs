@@ -66,10 +66,12 @@ impl Scheme for Bands {
         // A staged child: its task and its priority.
         let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * (P::TASK_BYTES as u64 + 4);
         // Each slot holds a task and its priority: size them as a task 4 bytes longer.
-        // Twice the broker's total: 2 M slots per band rather than 1 M (with 33 queues, the
-        // broker's 2^26 leaves a band 1 M, and delta-stepping SSSP on R-MAT 22 needed 1.06 M
-        // in one band). A third of free memory still bounds it.
-        self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, 2 * DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 4)?;
+        // Four times the broker's total: 4 M slots per band rather than 1 M (with 33 queues,
+        // the broker's 2^26 leaves a band 1 M). Delta-stepping SSSP on R-MAT 22 needed 1.06 M
+        // in one band when the window raced ahead, and 2.1 M once the bands kept their order
+        // (H100, 2026-11-27): a band then holds a whole level of the graph. A third of free
+        // memory still bounds it; the queues are cleared for every run, about 1 ms per GB.
+        self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, 4 * DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 4)?;
         Ok(slots_define(self.slots))
     }
 
