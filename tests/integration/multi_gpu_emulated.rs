@@ -421,11 +421,35 @@ fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
     let err = run_emulated_hosts::<faulty::Kernel>(&faulty::Params { depth: 18, bad_tree: 1 }, &(), &roots, &config(Victim::Random), &emulation(), 2, 1).unwrap_err();
     assert!(matches!(err, Error::OnGpu { gpu: 1, gpus: 2, .. }) && err.to_string().contains("the root of tree 1 is bad"), "{err}");
 
-    // Fork-join across hosts is not built: refused, saying so.
-    let e = run_emulated_hosts::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n: 10 }.into()], &config(Victim::Random), &emulation(), 2, 1)
-        .err()
-        .expect("refused");
-    assert!(e.to_string().contains("fork-join across hosts is not built"), "{e}");
+}
+
+/// Fork-join across emulated hosts: a child stolen by another host's GPU delivers its value
+/// to its parent's frame with one-sided puts and a fetch-add, and the last one sends the
+/// continuation home through the home GPU's inbox, one-sided too (`cuda/join.cuh`). fib
+/// exact under every policy, joins crossing hosts, continuations sent home.
+#[test]
+fn fork_join_across_emulated_hosts_is_exact_under_every_policy() {
+    use wsdsl::gpu::multi::emulate::run_emulated_hosts;
+    let mut failures = Vec::new();
+    let n = 20;
+    let want = (fib::reference(n), fib::reference(n + 1));
+    for (hosts, per_host) in [(2, 1), (2, 2)] {
+        for victim in POLICIES {
+            match run_emulated_hosts::<fib::fib::Kernel>(&(), &(), &[fib::fib::Call { n }.into()], &config(victim), &emulation(), hosts, per_host) {
+                Ok((c, values, stats)) => {
+                    eprintln!("fib({n}) on {hosts} hosts x {per_host} GPUs {victim:?}: {} (tasks per GPU {:?}, {} sent home)", values[0], stats.per_gpu_tasks, stats.sent_home);
+                    if (values[0], c.leaves.get(), c.joins.get() + 1) != (want.0, want.1, want.1) || stats.completions != c.joins.get() {
+                        failures.push(format!("{hosts} x {per_host} {victim:?}: fib = {}, {} leaves, {} joins, {} completions; want {want:?}", values[0], c.leaves.get(), c.joins.get(), stats.completions));
+                    }
+                    if stats.per_gpu_tasks[per_host as usize..].iter().all(|&t| t == 0) || stats.sent_home == 0 {
+                        failures.push(format!("{hosts} x {per_host} {victim:?}: joins never crossed hosts (tasks per GPU {:?}, {} sent home)", stats.per_gpu_tasks, stats.sent_home));
+                    }
+                }
+                Err(e) => failures.push(format!("{hosts} x {per_host} {victim:?}: {e}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// The one-sided build for GPUs of several hosts includes NVSHMEM's headers and links with its
@@ -445,11 +469,16 @@ fn the_across_hosts_kernel_links_with_nvshmem() {
             return;
         }
     };
-    for victim in [Victim::Random, Victim::Hws] {
-        let source = wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(victim));
+    let sources = [
+        ("nqueens_hosts", Victim::Random, wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(Victim::Random))),
+        ("nqueens_hosts", Victim::Hws, wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(Victim::Hws))),
+        // Fork-join: the one-sided deliveries and inbox (puts, fences, fetch-adds, sets).
+        ("fib_hosts", Victim::Random, wsdsl::gpu::pe_kernel_source_across_hosts::<fib::fib::Kernel>(&config(Victim::Random))),
+    ];
+    for (name, victim, source) in sources {
         assert!(source.contains("#include <nvshmem.h>") && source.contains("#define WSDSL_PES_ONE_SIDED 1"));
-        let cubin = compile_linked_with(&tc, "nqueens_hosts", &source, "sm_90").unwrap_or_else(|e| panic!("{victim:?}: {e}"));
+        let cubin = compile_linked_with(&tc, name, &source, "sm_90").unwrap_or_else(|e| panic!("{name} {victim:?}: {e}"));
         let symbols = wsdsl::gpu::elf::function_symbols(&cubin.image).expect("a symbol table");
-        assert!(symbols.iter().any(|s| s == "wsdsl_megakernel"), "{victim:?}: {symbols:?}");
+        assert!(symbols.iter().any(|s| s == "wsdsl_megakernel"), "{name} {victim:?}: {symbols:?}");
     }
 }

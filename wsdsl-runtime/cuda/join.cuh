@@ -170,6 +170,18 @@ template <class T> static __device__ __forceinline__ T* ws_join_on(T* p, ws_u32 
 #endif
 }
 
+// Whether GPU `pe`'s pool is mapped here. Another host's GPU (WSDSL_PES_ONE_SIDED) is not:
+// it is reached by NVSHMEM's one-sided calls on this GPU's own, symmetric, address of the
+// same object, never through `ws_join_on`.
+static __device__ __forceinline__ bool ws_join_mapped(ws_u32 pe) {
+#if WSDSL_PES_ONE_SIDED
+    return wsdsl_join.pe_heaps[pe] != 0ull;
+#else
+    (void)pe;
+    return true;
+#endif
+}
+
 // This GPU's index in the run (0 on one GPU).
 static __device__ __forceinline__ ws_u32 ws_join_self() {
 #if WSDSL_PES
@@ -469,8 +481,28 @@ static __device__ __forceinline__ ws_atom_u64* ws_join_ring(ws_join_inbox* box, 
 
 // Another GPU's thread delivered the last value of `home`'s frame `index`: queue it there.
 static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
-    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, home);
     const ws_u32 w = index % wsdsl_join.workers;
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_join_mapped(home)) {
+        // Another host's GPU: the same steps through one-sided calls on the symmetric inbox.
+        // The fetching adds return only once done, so `sent` counts before this thread can
+        // go idle; the fence orders the frame's value and count before the entry.
+        ws_join_inbox* box = wsdsl_join.inbox;
+        nvshmem_uint64_atomic_fetch_add((uint64_t*)&box->sent, 1ull, (int)home);
+        const ws_atom_u64 ticket = nvshmem_uint64_atomic_fetch_add((uint64_t*)&box->tails[w], 1ull, (int)home);
+        const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
+        ws_atom_u64* slot = &ws_join_ring(box, w)[ticket & (wsdsl_join.inbox_capacity - 1u)];
+        while ((ws_u32)(nvshmem_uint64_atomic_fetch((uint64_t*)slot, (int)home) >> 32) != free_seq) {
+            if (ws_failed()) return;
+            __nanosleep(32);
+        }
+        nvshmem_fence();
+        nvshmem_uint64_atomic_set((uint64_t*)slot, ((ws_atom_u64)(free_seq + 1u) << 32) | index, (int)home);
+        nvshmem_quiet();
+        return;
+    }
+#endif
+    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, home);
     ws_sys_add_relaxed_u64(&box->sent, 1ull);   // before this thread can go idle (pe.cuh)
     const ws_atom_u64 ticket = ws_sys_add_relaxed_u64(&box->tails[w], 1ull);
     const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
@@ -488,6 +520,13 @@ static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
 
 // Whether GPU `pe` has continuations sent to it that no worker took yet (GPU 0's detector).
 static __device__ __forceinline__ bool ws_join_inbox_waiting(ws_u32 pe) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_join_mapped(pe)) {
+        ws_join_inbox* box = wsdsl_join.inbox;   // symmetric: GPU pe's by one-sided fetches
+        const ws_atom_u64 taken = nvshmem_uint64_atomic_fetch((uint64_t*)&box->taken, (int)pe);
+        return nvshmem_uint64_atomic_fetch((uint64_t*)&box->sent, (int)pe) != taken;
+    }
+#endif
     ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, pe);
     const ws_atom_u64 taken = ws_sys_load_acquire_u64(&box->taken);
     return ws_sys_load_acquire_u64(&box->sent) != taken;
@@ -527,19 +566,63 @@ static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_
 }
 #endif
 
+#if WSDSL_PES_ONE_SIDED
+// Writes `value` at the symmetric address `at` of GPU `pe`, a word at a time: a scalar put
+// carries its word in the call, so no source buffer needs registering with the network.
+static_assert(sizeof(wsdsl_value) % 4 == 0, "a value is whole 32-bit words");
+static __device__ __forceinline__ void ws_join_put_value(wsdsl_value* at, wsdsl_value value, ws_u32 pe) {
+    const ws_u32* words = (const ws_u32*)&value;
+    for (unsigned k = 0; k < sizeof(wsdsl_value) / 4u; k++) nvshmem_uint32_p((uint32_t*)at + k, words[k], (int)pe);
+}
+
+// A value for a frame of another host's GPU: the steps of a remote delivery below, through
+// one-sided calls on the frame's symmetric address. The value is put, and fenced before the
+// decrement (NVSHMEM delivers one PE's puts and atomics to another in order across
+// nvshmem_fence); the decrement carries the mark, so the home thread that finds the count at
+// zero acquires at system scope, as for a delivery from a GPU of its own host.
+static __device__ void ws_join_deliver_far(ws_u32 frame, ws_u32 slot, wsdsl_value value) {
+    const ws_u32 home = ws_frame_pe(frame);
+    const ws_u32 index = frame - home * wsdsl_join.capacity;
+    ws_frame* f = &wsdsl_join.frames[index];   // this GPU's address of the same frame
+    ws_sys_fence_acq_rel();
+    if (slot != WS_JOIN_NO_SLOT) {
+        ws_join_put_value(&f->values[slot], value, home);
+        nvshmem_fence();
+    }
+    const ws_u32 before = nvshmem_uint32_atomic_fetch_add((uint32_t*)&f->pending, WS_JOIN_REMOTE - 1u, (int)home);
+    if ((before & WS_JOIN_COUNT) == 1u) ws_join_send_home(home, index);
+}
+#endif
+
 // Hands a finished task's `value` to slot `slot` of `frame` (or to the host for a root);
 // the thread that delivers a frame's last value continues its task (across GPUs: sends it
 // home, when the frame is another GPU's).
 static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot, wsdsl_value value) {
     if (frame == WS_JOIN_ROOT) {
 #if WSDSL_PES
-        *ws_join_on(&wsdsl_join.root_values[slot / wsdsl_join.n_pes], slot % wsdsl_join.n_pes) = value;
+        const ws_u32 to = slot % wsdsl_join.n_pes;
+        wsdsl_value* at = &wsdsl_join.root_values[slot / wsdsl_join.n_pes];
+#if WSDSL_PES_ONE_SIDED
+        if (!ws_join_mapped(to)) {
+            // Delivered before this thread can go idle, so before the run can end.
+            ws_join_put_value(at, value, to);
+            nvshmem_quiet();
+            return;
+        }
+#endif
+        *ws_join_on(at, to) = value;
 #else
         wsdsl_join.root_values[slot] = value;
 #endif
         return;
     }
     if (frame >= WS_JOIN_NONE) return;   // nobody waits for this task
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_join_mapped(ws_frame_pe(frame))) {
+        ws_join_deliver_far(frame, slot, value);
+        return;
+    }
+#endif
     ws_frame* f = ws_frame_at(frame);
     if (slot != WS_JOIN_NO_SLOT) f->values[slot] = value;
 #if WSDSL_PES

@@ -50,9 +50,6 @@
 #ifndef WSDSL_PES_ONE_SIDED
 #define WSDSL_PES_ONE_SIDED 0
 #endif
-#if WSDSL_PES_ONE_SIDED && WSDSL_JOIN
-#error "fork-join across hosts (one-sided joins) is not built"
-#endif
 // GPUs a run may span (the detector keeps one word per GPU in registers/local memory).
 #define WS_MAX_PES 64u
 

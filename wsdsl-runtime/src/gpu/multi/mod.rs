@@ -195,16 +195,17 @@ pub(crate) fn share_record(run: &Run, tables: &WorkerTables, layout: &HeapLayout
     LaunchRecord { seed: seed_of(pe), pe_heaps, pe, n_pes, ..LaunchRecord::new(run, tables, at, capacity) }
 }
 
-/// Whether `P` can run on GPUs of several hosts, or why not: fork-join across hosts (the
-/// one-sided path, `cuda/pe.cuh`) is not built.
+/// Whether `P` can run on GPUs of several hosts, or why not: data-parallel jobs reach their
+/// frames through peer mappings only (`cuda/parallel.cuh`), which GPUs of other hosts lack.
+/// Fork-join itself crosses hosts (`cuda/join.cuh`, the one-sided deliveries).
 pub(crate) fn check_across_hosts<P: Program>() -> Result<(), Error> {
-    match P::JOIN {
-        Some(_) => Err(Error::InvalidConfig(format!(
-            "`{}` waits for its children (complete handlers or values): fork-join across hosts is not built yet; run it on the GPUs of one host",
+    if P::CUDA_TYPES.contains("#define WSDSL_JOBS 1") {
+        return Err(Error::InvalidConfig(format!(
+            "`{}` runs data-parallel jobs (`ctx.parallel`), which do not cross hosts yet; run it on the GPUs of one host",
             P::NAME
-        ))),
-        None => Ok(()),
+        )));
     }
+    Ok(())
 }
 
 /// Whether `P` can run on `gpus` GPUs under `config`, or why not.
