@@ -261,11 +261,13 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
             if (ws_take_sent_home(self, home_head, tail, resumes) > 0) return WS_FOUND;
         }
 #endif
-        if (L->workers * L->n_pes > 1) {
-            const unsigned victim = ws_pick_victim(L, self, vs);
+        unsigned victim = 0u;
+        if (L->workers * L->n_pes > 1 && ws_draw_victim(L, self, vs, &victim)) {
             const ws_victim_deque v = ws_victim_at(L, victim);
             const unsigned available = ws_victim_offers(L, v);
-            if ((int)available > 0) {
+            const bool worth = (int)available >= (int)ws_victim_min_offer(L, victim);
+            ws_remote_outcome(L, vs, victim, worth);
+            if (worth) {
                 // Leave the idle state before taking anything (termination.cuh invariant).
                 if (*idle) { ws_leave_idle(L->state); *idle = false; }
                 unsigned want = ws_steal_amount(available, vs);
@@ -337,6 +339,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     vs.my_sm = ws_smid();
     vs.sm_leader = false;
     vs.gpu_leader = WSDSL_VICTIM == 3 && L.n_pes > 1 && self == 0;
+#if WSDSL_PES
+    vs.remote_rest = 0u;
+    vs.remote_backoff = 0u;
+#endif
 #if WSDSL_PES_ONE_SIDED
     // The host leader: the GPU leader of the host's first GPU (the lowest one mapped here).
     {

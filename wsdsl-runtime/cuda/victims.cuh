@@ -61,6 +61,10 @@ struct ws_victim_state {
 #if WSDSL_PES_ONE_SIDED
     bool host_leader;    // HWS across hosts: this GPU leader also robs other hosts
 #endif
+#if WSDSL_PES
+    unsigned remote_rest;     // probes left before this thief tries another GPU again
+    unsigned remote_backoff;  // the rest after its last empty probe of another GPU
+#endif
 };
 
 static __device__ __forceinline__ unsigned ws_random_other(unsigned self, unsigned workers, unsigned* rng) {
@@ -140,6 +144,79 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
         return v == me ? (me + 1u) % n : v;
     }
     return ws_random_other(me, n, &st->rng);
+}
+
+// Resting from other GPUs (an experiment, off by default). A probe of another GPU costs a
+// round trip over NVLink, and a task taken there moves its whole subtree away from the GPU
+// that holds the rest of the run. With WS_REMOTE_BACKOFF_MAX > 0 a thief robs another GPU's
+// worker only when it offers at least WS_REMOTE_MIN tasks, and after a probe of another GPU
+// that comes back short it rests from other GPUs for twice as many probes as last time (up to
+// WS_REMOTE_BACKOFF_MAX), robbing its own GPU meanwhile; a steal that takes work ends the
+// rest. Measured on four H100s (BENCHMARKS.md, "Across GPUs and hosts", 2026-11-27) with
+// WS_REMOTE_MIN=2 and WS_REMOTE_BACKOFF_MAX=256: it did not make UTS T3L any faster on two
+// GPUs (0.65x of one GPU with it, 0.67x without: even with nothing stolen across GPUs the
+// multi-GPU kernel runs T3L 55% slower than the single-GPU one, its system-scope operations
+// being the cost), it cost UTS T1XL 6% and gained fib(42) 9% on four GPUs. So it stays off;
+// `WSDSL_DEFINES="WS_REMOTE_MIN=2 WS_REMOTE_BACKOFF_MAX=256"` turns it on for a run.
+#ifndef WS_REMOTE_MIN
+#define WS_REMOTE_MIN 1u
+#endif
+#ifndef WS_REMOTE_BACKOFF_MAX
+#define WS_REMOTE_BACKOFF_MAX 0u
+#endif
+
+// Whether `victim` (a global id) is on another GPU.
+static __device__ __forceinline__ bool ws_victim_remote(const ws_launch* L, unsigned victim) {
+#if WSDSL_PES
+    return victim / L->workers != L->pe;
+#else
+    (void)L; (void)victim;
+    return false;
+#endif
+}
+
+// Applies the rest to a drawn victim: while resting, a victim on another GPU is replaced by a
+// random worker of this one. Returns false when the probe is skipped instead (the thief has
+// no other worker on its GPU, or is an HWS GPU leader, which robs only other GPUs).
+static __device__ __forceinline__ bool ws_remote_admit(const ws_launch* L, unsigned self, ws_victim_state* st, unsigned* victim) {
+#if WSDSL_PES
+    if (WS_REMOTE_BACKOFF_MAX == 0u || st->remote_rest == 0u || !ws_victim_remote(L, *victim)) return true;
+    st->remote_rest--;
+    if (L->workers < 2u || (WSDSL_VICTIM == 3 && st->gpu_leader)) return false;
+    *victim = L->pe * L->workers + ws_random_other(self, L->workers, &st->rng);
+    return true;
+#else
+    (void)L; (void)self; (void)st; (void)victim;
+    return true;
+#endif
+}
+
+// Draws the next victim into *victim: ws_pick_victim, then the rest from other GPUs. False
+// when this probe is skipped.
+static __device__ __forceinline__ bool ws_draw_victim(const ws_launch* L, unsigned self, ws_victim_state* st, unsigned* victim) {
+    *victim = ws_pick_victim(L, self, st);
+    return ws_remote_admit(L, self, st, victim);
+}
+
+// What another GPU's victim must offer to be robbed (one at home).
+static __device__ __forceinline__ unsigned ws_victim_min_offer(const ws_launch* L, unsigned victim) {
+    return ws_victim_remote(L, victim) ? WS_REMOTE_MIN : 1u;
+}
+
+// Records a probe's outcome for the rest: an empty probe of another GPU doubles it.
+static __device__ __forceinline__ void ws_remote_outcome(const ws_launch* L, ws_victim_state* st, unsigned victim, bool took) {
+#if WSDSL_PES
+    if (WS_REMOTE_BACKOFF_MAX == 0u || !ws_victim_remote(L, victim)) return;
+    if (took) {
+        st->remote_backoff = 0u;
+        return;
+    }
+    const unsigned next = st->remote_backoff == 0u ? 1u : 2u * st->remote_backoff;
+    st->remote_backoff = next < WS_REMOTE_BACKOFF_MAX ? next : WS_REMOTE_BACKOFF_MAX;
+    st->remote_rest = st->remote_backoff;
+#else
+    (void)L; (void)st; (void)victim; (void)took;
+#endif
 }
 
 // How many tasks to take from a victim that holds `available`: one, or half (WSDSL_STEAL_HALF,

@@ -164,6 +164,21 @@ fn timed<T>(repeat: usize, mut run: impl FnMut() -> Result<(T, Stats, Duration),
         kernel.push(stats.phases.run.as_secs_f64() * 1e3);
         call.push(took.as_secs_f64() * 1e3);
         last = Some(value);
+        // Where a warm call's time goes (the whole-call target): the runtime's phases, and
+        // what the call spent outside them (the program's own preparation and reading).
+        let p = &stats.phases;
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let inside = p.context + p.compile + p.launch + p.run + p.copy_back;
+        println!(
+            "  call {:.1} ms: context {:.1}, compile {:.1}, launch {:.1}, run {:.3}, copy-back {:.1}, outside the runtime's phases {:.1}",
+            ms(took),
+            ms(p.context),
+            ms(p.compile),
+            ms(p.launch),
+            ms(p.run),
+            ms(p.copy_back),
+            ms(took.saturating_sub(inside))
+        );
     }
     let median = |mut v: Vec<f64>| {
         v.sort_by(f64::total_cmp);
