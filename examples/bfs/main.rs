@@ -1,12 +1,15 @@
 //! Breadth-first search from one vertex of a real or generated graph, checked against a
-//! sequential BFS (GPU if present, else CPU). By default direction-optimizing (Beamer's
-//! top-down and bottom-up steps, `direction.rs`); `--level` expands one depth at a time
-//! through a continuation, `--data-driven` passes every lowered depth on at once (on the
-//! Broker Queue).
+//! sequential BFS (GPU if present, else CPU). By default on the priority scheduler: depth d
+//! waits in band d, so levels run in order without a barrier per level (fastest on every
+//! graph class measured: BENCHMARKS.md, "Ordered work and graph classes beside GAPBS").
+//! `--direction-optimizing` runs Beamer's top-down and bottom-up steps (`direction.rs`),
+//! `--level` expands one depth at a time through a continuation, `--data-driven` passes every
+//! lowered depth on at once (on the Broker Queue).
 //!
 //!     cargo run --release --example bfs                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example bfs -- --rmat 18 --symmetrize
 //!     cargo run --release --example bfs -- --grid 2048x2048
+//!     cargo run --release --example bfs -- --rmat 18 --symmetrize --direction-optimizing
 //!     cargo run --release --example bfs -- roads.gr.gz --source 1 --level
 
 #[path = "../common/cli.rs"]
@@ -19,7 +22,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(about = "Breadth-first search (direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS")]
+#[command(about = "Breadth-first search (on the priority bands, direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -29,6 +32,10 @@ struct Args {
     /// Edges one task scans (longer edge lists are split across tasks).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
+    /// Direction-optimizing BFS instead of the bands: Beamer's top-down and bottom-up steps,
+    /// a round per level (fast on power-law graphs, slow on long diameters).
+    #[arg(long, conflicts_with_all = ["level", "data_driven", "ordered"])]
+    direction_optimizing: bool,
     /// Direction-optimizing: frontier vertices per top-down task.
     #[arg(long, default_value_t = kernel::Direction::default().frontier_grain)]
     frontier_grain: u32,
@@ -48,8 +55,9 @@ struct Args {
     /// Data-driven relaxation: pass every lowered depth on at once (on the Broker Queue).
     #[arg(long, conflicts_with = "ordered")]
     data_driven: bool,
-    /// On the priority scheduler: depth d waits in band d / DELTA (levels in order without
-    /// a barrier per level; within a band, depths may be lowered again).
+    /// On the priority scheduler (the default, DELTA 1): depth d waits in band d / DELTA
+    /// (levels in order without a barrier per level; within a band, depths may be lowered
+    /// again).
     #[arg(long, value_name = "DELTA", num_args = 0..=1, default_missing_value = "1")]
     ordered: Option<u32>,
     #[command(flatten)]
@@ -66,12 +74,12 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
-    let (style, found, kernel::Ran { stats, backend, note }) = if let Some(delta) = args.ordered {
-        let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, delta)?;
-        ("ordered (priority bands)", found, ran)
-    } else if args.level || args.data_driven {
+    let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
         let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
         (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
+    } else if !args.direction_optimizing {
+        let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, args.ordered.unwrap_or(1))?;
+        ("ordered (priority bands)", found, ran)
     } else {
         let how = kernel::Direction {
             frontier_grain: args.frontier_grain,
