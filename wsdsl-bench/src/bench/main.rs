@@ -56,6 +56,8 @@ mod pagerank;
 #[path = "../../../examples/common/relax.rs"]
 mod relax;
 mod kernels;
+#[cfg(test)]
+mod scaling_script;
 #[allow(dead_code, unused_imports)]
 #[path = "../../../examples/mergesort/kernel.rs"]
 mod mergesort;

@@ -1,0 +1,52 @@
+//! A check of `gpu/scaling.sh`'s own logic, without a GPU: stub examples that print a phases
+//! line and a verdict stand in for the real ones, and the table must hold the medians, the
+//! ratios against one GPU, the host groups' columns and every failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A stub example: prints a run time that depends on the GPU count (and the host groups),
+/// and PASS, except where `fail_on` names the GPU count (then FAIL).
+fn stub(dir: &Path, name: &str, fail_on: Option<u32>) {
+    let fail = fail_on.map_or(String::new(), |g| format!("[ \"$WSDSL_GPUS\" = {g} ] && {{ echo 'FAIL: wrong'; exit 1; }}\n"));
+    let body = format!(
+        "#!/bin/bash\n{fail}ms=$(( 100 / WSDSL_GPUS + ${{WSDSL_HOST_GROUPS:-0}} ))\necho \"phases      compile 1.0 ms, launch 1.0 ms, run $ms.000 ms, copy-back 1.0 ms\"\necho 'PASS: stub'\n"
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, body).expect("writing a stub");
+    Command::new("chmod").arg("+x").arg(&path).status().expect("chmod");
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("gpu/scaling.sh")
+}
+
+#[test]
+fn scaling_script_tables_medians_ratios_hosts_and_failures() {
+    let dir = std::env::temp_dir().join(format!("wsdsl-scaling-{}", std::process::id()));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a temporary directory");
+    for name in ["nqueens", "uts", "fib"] {
+        stub(&bin, name, None);
+    }
+    stub(&bin, "dlb_bench", Some(2));
+    let out = dir.join("out");
+    let ran = Command::new("bash")
+        .arg(script())
+        .env("BIN", &bin)
+        .env("OUT", &out)
+        .env("GPUS", "1 2 4")
+        .env("HOSTS", "2x1")
+        .env("REPEAT", "3")
+        .env("WORKLOADS", "nq18 dlb")
+        .output()
+        .expect("bash runs the script");
+    let table = std::fs::read_to_string(out.join("scaling.md")).expect("the table");
+    let _ = std::fs::remove_dir_all(&dir);
+    // 100/g ms on g GPUs; 2 host groups of 1 GPU: 50 + 2 ms.
+    assert!(table.contains("| nq18 | random | default | 100.000 ms | 50.000 ms (2.00x) | 25.000 ms (4.00x) | 52.000 ms (1.92x) |"), "{table}");
+    assert!(table.contains("2 hosts x 1"), "{table}");
+    // A failing run marks its cell and the script's exit status.
+    assert!(table.contains("| dlb | random | default | 100.000 ms | FAIL,FAIL,FAIL, |"), "{table}");
+    assert!(!ran.status.success(), "a failed run must fail the script");
+}
