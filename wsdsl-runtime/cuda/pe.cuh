@@ -38,10 +38,15 @@
 // calls in place of the loads and the CAS. CI runs it on the host emulation, whose shims
 // serve the calls from the emulated heaps (cuda/host/emulation.h), with GPUs split into
 // emulated hosts; GPU builds include <nvshmem.h> and link its device library
-// (gpu/multi/run.rs), and have not run on GPUs yet. Fork-join across hosts is not
-// built (the host refuses it). Open on real networks: NVSHMEM's atomics are atomic with one
-// another, not necessarily with the GPU's own atomics on the same word, so over InfiniBand the
-// owner's and local thieves' head CAS may need to be NVSHMEM atomics too.
+// (gpu/multi/run.rs); they ran exact on GPUs of one machine split into hosts, where
+// NVSHMEM carries the calls over NVLink. Fork-join across hosts goes the same way (join.cuh).
+// Open on real networks (InfiniBand, RoCE): NVSHMEM's atomics are atomic with one another,
+// not necessarily with the GPU's own atomics on the same word, and these builds mix them on a
+// deque's head (the owner's and local thieves' CAS), on a frame's `pending` count (home and
+// same-host children) and on an inbox's `sent` and `tails` (same-host senders): each may
+// need to become an NVSHMEM atomic on every side. And `nvshmem_fence` orders the delivery of
+// a far child's value before its count, not the home GPU's reads: a home thread that learns
+// the count through its own atomic may need NVSHMEM's wait or signal calls to see the value.
 #pragma once
 
 #ifndef WSDSL_PES

@@ -151,8 +151,8 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // that holds the rest of the run. With WS_REMOTE_BACKOFF_MAX > 0 a thief robs another GPU's
 // worker only when it offers at least WS_REMOTE_MIN tasks, and after a probe of another GPU
 // that comes back short it rests from other GPUs for twice as many probes as last time (up to
-// WS_REMOTE_BACKOFF_MAX), robbing its own GPU meanwhile; a steal that takes work ends the
-// rest. Measured on four H100s (BENCHMARKS.md, "Across GPUs and hosts", 2026-11-27) with
+// WS_REMOTE_BACKOFF_MAX), robbing its own GPU meanwhile; a probe of another GPU that finds
+// enough to rob ends the rest. Measured on four H100s (BENCHMARKS.md, "Across GPUs and hosts", 2026-11-27) with
 // WS_REMOTE_MIN=2 and WS_REMOTE_BACKOFF_MAX=256: it did not make UTS T3L any faster on two
 // GPUs (0.65x of one GPU with it, 0.67x without: even with nothing stolen across GPUs the
 // multi-GPU kernel runs T3L 55% slower than the single-GPU one, its system-scope operations
@@ -163,6 +163,11 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 #endif
 #ifndef WS_REMOTE_BACKOFF_MAX
 #define WS_REMOTE_BACKOFF_MAX 0u
+#endif
+#if WS_REMOTE_MIN < 1
+// An empty deque of another GPU would count as work: a thief would leave the idle state on
+// every such probe, and the termination detector's two waves might never agree.
+#error "WS_REMOTE_MIN must be at least 1"
 #endif
 
 // Whether `victim` (a global id) is on another GPU.
