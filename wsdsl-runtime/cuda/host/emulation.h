@@ -145,38 +145,47 @@ static inline double atomicAdd(double* p, double v) { return ws_emu_float_add<do
 // NVSHMEM's one-sided calls for GPUs of other emulated hosts (cuda/pe.cuh), served from the
 // emulated heaps: a symmetric address is this GPU's own address of an object, and GPU pe's
 // copy lies at the same offset of its heap (`ws_host_set_heaps` names them before a launch).
-// Sequentially consistent, the strongest NVSHMEM's atomics are used as.
+// Sequentially consistent, the strongest NVSHMEM's atomics are used as. Each call may first
+// yield the core under schedule noise, as every wrapper of ws_host_shim.h does.
 static unsigned long long ws_emu_heaps[64];
 static unsigned long long ws_emu_my_heap;
 template <class T> static T* ws_emu_remote(const T* sym, int pe) {
     return (T*)((const char*)sym - (const char*)ws_emu_my_heap + ws_emu_heaps[pe]);
 }
 static inline uint64_t nvshmem_uint64_atomic_fetch(const uint64_t* p, int pe) {
+    ws_host_chaos();
     return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
 }
 static inline uint32_t nvshmem_uint32_atomic_fetch(const uint32_t* p, int pe) {
+    ws_host_chaos();
     return __atomic_load_n(ws_emu_remote(p, pe), __ATOMIC_SEQ_CST);
 }
 static inline void nvshmem_uint32_atomic_set(uint32_t* p, uint32_t v, int pe) {
+    ws_host_chaos();
     __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
 static inline uint64_t nvshmem_uint64_atomic_compare_swap(uint64_t* p, uint64_t cond, uint64_t v, int pe) {
+    ws_host_chaos();
     __atomic_compare_exchange_n(ws_emu_remote(p, pe), &cond, v, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
     return cond;
 }
 static inline uint32_t nvshmem_uint32_atomic_fetch_add(uint32_t* p, uint32_t v, int pe) {
+    ws_host_chaos();
     return __atomic_fetch_add(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
 static inline uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t* p, uint64_t v, int pe) {
+    ws_host_chaos();
     return __atomic_fetch_add(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
 static inline void nvshmem_uint64_atomic_set(uint64_t* p, uint64_t v, int pe) {
+    ws_host_chaos();
     __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
-static inline void nvshmem_uint32_p(uint32_t* p, uint32_t v, int pe) { __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_RELAXED); }
-static inline void nvshmem_fence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-static inline void nvshmem_quiet() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void nvshmem_uint32_p(uint32_t* p, uint32_t v, int pe) { ws_host_chaos(); __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_RELAXED); }
+static inline void nvshmem_fence() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void nvshmem_quiet() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void nvshmem_getmem(void* dst, const void* src, size_t bytes, int pe) {
+    ws_host_chaos();
     std::memcpy(dst, ws_emu_remote((const char*)src, pe), bytes);
 }
 #endif
