@@ -479,57 +479,61 @@ static __device__ __forceinline__ ws_atom_u64* ws_join_ring(ws_join_inbox* box, 
     return &box->tails[wsdsl_join.workers] + (unsigned long long)w * wsdsl_join.inbox_capacity;
 }
 
-// Another GPU's thread delivered the last value of `home`'s frame `index`: queue it there.
-static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
-    const ws_u32 w = index % wsdsl_join.workers;
+// GPU `home`'s inbox as this thread reaches it: through the peer mapping on this host; for
+// another host's GPU, this GPU's own (symmetric) address of it, which the calls below hand to
+// NVSHMEM's one-sided calls with `home`. Their fetching add returns only once done;
+// publishing orders this thread's earlier deliveries to `home` before the entry.
+static __device__ __forceinline__ ws_join_inbox* ws_join_inbox_of(ws_u32 home) {
+    return ws_join_mapped(home) ? ws_join_on(wsdsl_join.inbox, home) : wsdsl_join.inbox;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_join_inbox_add(ws_atom_u64* word, ws_u32 home, ws_atom_u64 v) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_join_mapped(home)) return nvshmem_uint64_atomic_fetch_add((uint64_t*)word, v, (int)home);
+#endif
+    return ws_sys_add_relaxed_u64(word, v);
+}
+static __device__ __forceinline__ ws_atom_u64 ws_join_inbox_load(ws_atom_u64* word, ws_u32 home) {
+#if WSDSL_PES_ONE_SIDED
+    if (!ws_join_mapped(home)) return nvshmem_uint64_atomic_fetch((uint64_t*)word, (int)home);
+#endif
+    return ws_sys_load_acquire_u64(word);
+}
+static __device__ __forceinline__ void ws_join_inbox_publish(ws_atom_u64* word, ws_u32 home, ws_atom_u64 v) {
 #if WSDSL_PES_ONE_SIDED
     if (!ws_join_mapped(home)) {
-        // Another host's GPU: the same steps through one-sided calls on the symmetric inbox.
-        // The fetching adds return only once done, so `sent` counts before this thread can
-        // go idle; the fence orders the frame's value and count before the entry.
-        ws_join_inbox* box = wsdsl_join.inbox;
-        nvshmem_uint64_atomic_fetch_add((uint64_t*)&box->sent, 1ull, (int)home);
-        const ws_atom_u64 ticket = nvshmem_uint64_atomic_fetch_add((uint64_t*)&box->tails[w], 1ull, (int)home);
-        const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
-        ws_atom_u64* slot = &ws_join_ring(box, w)[ticket & (wsdsl_join.inbox_capacity - 1u)];
-        while ((ws_u32)(nvshmem_uint64_atomic_fetch((uint64_t*)slot, (int)home) >> 32) != free_seq) {
-            if (ws_failed()) return;
-            __nanosleep(32);
-        }
         nvshmem_fence();
-        nvshmem_uint64_atomic_set((uint64_t*)slot, ((ws_atom_u64)(free_seq + 1u) << 32) | index, (int)home);
+        nvshmem_uint64_atomic_set((uint64_t*)word, v, (int)home);
         nvshmem_quiet();
         return;
     }
 #endif
-    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, home);
-    ws_sys_add_relaxed_u64(&box->sent, 1ull);   // before this thread can go idle (pe.cuh)
-    const ws_atom_u64 ticket = ws_sys_add_relaxed_u64(&box->tails[w], 1ull);
+    ws_sys_store_release_u64(word, v);
+}
+
+// Another GPU's thread delivered the last value of `home`'s frame `index`: queue it there.
+static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
+    const ws_u32 w = index % wsdsl_join.workers;
+    ws_join_inbox* box = ws_join_inbox_of(home);
+    ws_join_inbox_add(&box->sent, home, 1ull);   // before this thread can go idle (pe.cuh)
+    const ws_atom_u64 ticket = ws_join_inbox_add(&box->tails[w], home, 1ull);
     const ws_u32 free_seq = (ws_u32)(2ull * (ticket / wsdsl_join.inbox_capacity));
     ws_atom_u64* slot = &ws_join_ring(box, w)[ticket & (wsdsl_join.inbox_capacity - 1u)];
     // Already free: the entry `inbox_capacity` tickets earlier was taken and cleared before
     // this ticket could be issued (entries not yet taken name different frames, a frame waits
     // in an inbox at most once, and the ring has a slot for every frame that maps to it). The
     // loop only waits for the clearing store to be seen, and gives up if the run failed.
-    while ((ws_u32)(ws_sys_load_acquire_u64(slot) >> 32) != free_seq) {
+    while ((ws_u32)(ws_join_inbox_load(slot, home) >> 32) != free_seq) {
         if (ws_failed()) return;
         __nanosleep(32);
     }
-    ws_sys_store_release_u64(slot, ((ws_atom_u64)(free_seq + 1u) << 32) | index);
+    ws_join_inbox_publish(slot, home, ((ws_atom_u64)(free_seq + 1u) << 32) | index);
 }
 
 // Whether GPU `pe` has continuations sent to it that no worker took yet (GPU 0's detector).
 static __device__ __forceinline__ bool ws_join_inbox_waiting(ws_u32 pe) {
-#if WSDSL_PES_ONE_SIDED
-    if (!ws_join_mapped(pe)) {
-        ws_join_inbox* box = wsdsl_join.inbox;   // symmetric: GPU pe's by one-sided fetches
-        const ws_atom_u64 taken = nvshmem_uint64_atomic_fetch((uint64_t*)&box->taken, (int)pe);
-        return nvshmem_uint64_atomic_fetch((uint64_t*)&box->sent, (int)pe) != taken;
-    }
-#endif
-    ws_join_inbox* box = ws_join_on(wsdsl_join.inbox, pe);
-    const ws_atom_u64 taken = ws_sys_load_acquire_u64(&box->taken);
-    return ws_sys_load_acquire_u64(&box->sent) != taken;
+    ws_join_inbox* box = ws_join_inbox_of(pe);
+    const ws_atom_u64 taken = ws_join_inbox_load(&box->taken, pe);
+    return ws_join_inbox_load(&box->sent, pe) != taken;
 }
 
 // Worker `self`'s inbox ticket: its inbox holds something when this differs from its head.

@@ -271,8 +271,8 @@ impl Bench<'_> {
         let want_depth = bfs::reference(&g, source);
         let traversed = bfs::traversed_edges(&g, &want_depth);
         let (reached, deepest) = bfs::reach(&want_depth);
-        // Direction-optimizing (the example's default), and level by level on the priority
-        // bands (depth d in band d), without a barrier per level.
+        // Direction-optimizing, and level by level on the priority bands (depth d in band d,
+        // the example's default), without a barrier per level.
         let dg = bfs::device_graph(&g);
         for ordered in [false, true] {
             let workload = format!("BFS {name} ({})", if ordered { "priority bands, delta 1" } else { "direction-optimizing" });

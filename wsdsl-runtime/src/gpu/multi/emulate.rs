@@ -41,7 +41,7 @@ pub fn run_emulated_gpus<P: Program>(
 /// `h * gpus_per_host ..` on host h): a GPU's launch record maps only its own host's heaps,
 /// so every access to another host's GPU takes NVSHMEM's one-sided calls (`cuda/pe.cuh`),
 /// as between real hosts; a forgotten one would read address 0 and end the process.
-/// Fork-join programs are refused across hosts (not built).
+/// Programs with data-parallel jobs are refused across hosts (`check_across_hosts`).
 pub fn run_emulated_hosts<P: Program>(
     params: &P::Params,
     buffers: &P::Buffers,
