@@ -150,7 +150,7 @@ template <int V> static __device__ void bench(const bench_params P) {
                         if ((int)ws_deque_public_count(vd) <= 0) continue;
                         unsigned task, from;
                         if (ws_deque_steal(vd, (const wsdsl_task*)(P.dq_slots + (unsigned long long)victim * DQ_CAP), 1u,
-                                           (wsdsl_task*)&task, &from) == 1u) {
+                                           (wsdsl_task*)&task, &from, false) == 1u) {
                             stolen = task; have_stolen = 1;
                         }
                     }

@@ -10,18 +10,17 @@
 // atomicAdd/atomicMin/... functions.
 //
 // Scope: GPU scope, unless the kernel runs on several GPUs (WSDSL_PES, `pe.cuh`): then a
-// thief on another GPU reads and CASes this GPU's deques through NVLink, and the orderings
-// the deque relies on must hold for it too, so every WS_SCOPE operation is at system scope, as
-// the PTX memory model asks of both sides of a synchronisation. The thief's side (the
-// ws_thief_* wrappers below: deque.cuh's steal and public count, pe.cuh's looks at other
-// GPUs) is always at system scope there; WSDSL_PE_OWNER_GPU_SCOPE (an experiment,
-// `WSDSL_PE_SCOPE=owner-gpu`, off by default) leaves the rest at GPU scope, relying on the
-// owner's L2 ordering both its own and the peers' accesses to its memory, which the model
-// does not promise. BENCHMARKS.md ("Beyond one GPU") measures both. The join machinery
-// across GPUs names its scopes itself (the ws_gpu_* and ws_sys_* wrappers at the end).
+// thief on another GPU reads and CASes this GPU's deques through NVLink, and other GPUs read
+// the termination words, so every WS_SCOPE operation is at system scope, as the PTX memory
+// model asks of both sides of a synchronisation. The thief's side (the ws_thief_* wrappers
+// below: pe.cuh's looks at other GPUs) is always at system scope there. The deques and the
+// idle counts go further: their accesses are system-scope relaxed operations ordered by
+// fences whose scope follows whether another GPU may use the deque (deque.cuh, "scope
+// follows sharing"; the ws_*_at fences at the end). The join machinery across GPUs names its
+// scopes itself (the ws_gpu_* and ws_sys_* wrappers at the end).
 #pragma once
 
-#if WSDSL_PES && !WSDSL_PE_OWNER_GPU_SCOPE
+#if WSDSL_PES
 #define WS_SCOPE "sys"
 #else
 #define WS_SCOPE "gpu"
@@ -197,6 +196,29 @@ static __device__ __forceinline__ ws_atom_u64 ws_gpu_cas_acq_rel_u64(ws_atom_u64
 }
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+
+// Scope follows sharing (deque.cuh, builds for several GPUs): a deque's words are accessed
+// only by system-scope relaxed operations, so every access is morally strong with every
+// other GPU's, and ordered by fences whose scope is chosen at run time: GPU scope while only
+// this GPU's workers use the deque, system scope once another GPU's thieves may.
+WS_EXPLICIT_STORE(ws_sys_store_relaxed_u32, "st.relaxed.sys", ws_atom_u32, 32, "r")
+WS_EXPLICIT_STORE(ws_sys_store_relaxed_u64, "st.relaxed.sys", ws_atom_u64, 64, "l")
+static __device__ __forceinline__ ws_atom_u64 ws_sys_cas_relaxed_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    ws_atom_u64 old;
+    asm volatile("atom.relaxed.sys.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
+    return old;
+}
+static __device__ __forceinline__ void ws_sys_or_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
+    asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
+}
+static __device__ __forceinline__ void ws_fence_sc_at(bool sys) {
+    if (sys) asm volatile("fence.sc.sys;" ::: "memory");
+    else asm volatile("fence.sc.gpu;" ::: "memory");
+}
+static __device__ __forceinline__ void ws_fence_acq_rel_at(bool sys) {
+    if (sys) asm volatile("fence.acq_rel.sys;" ::: "memory");
+    else asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
 
 // Nanoseconds of the GPU's global timer (comparable across SMs).
 static __device__ __forceinline__ unsigned long long ws_globaltimer() {

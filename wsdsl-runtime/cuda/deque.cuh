@@ -43,6 +43,25 @@
 //     reclaim moved down, below).
 // Capacity: slots are a fixed array; a push past the end is reported by the caller as a
 // queue overflow naming the capacity needed, never written.
+//
+// Scope follows sharing (builds for several GPUs, WSDSL_PES). The PTX memory model orders
+// two threads only through operations whose scope holds both, so a deque that a thief of
+// another GPU may rob needs system-scope fences on its owner's side too, and those sit on
+// the critical path of a deep tree with little parallelism (UTS T3L ran 55% slower on the
+// multi-GPU kernel with nothing stolen across GPUs). So a deque starts *private to its
+// GPU*: every access to head and split is a system-scope relaxed operation (morally strong
+// with any GPU's), but the owner and its GPU's thieves order them with GPU-scope fences.
+// A thief of another GPU that finds a private deque offering WS_REMOTE_ASK tasks or more
+// takes nothing: it sets WS_HEAD_ASKED in the head. The owner sees the bit in the head it
+// reads after each batch, issues a system-scope fence (which orders everything it and its
+// GPU did before, cumulatively) and sets WS_HEAD_SHARED with a CAS; from then on its fences
+// are at system scope. Thieves of other GPUs steal only from a head that shows
+// WS_HEAD_SHARED, read at system scope and followed by system-scope fences, so they
+// synchronise with the owner's switch and everything after it. Thieves of the owner's GPU
+// use GPU-scope fences always (their partner, the owner, is on their GPU), and
+// system-scope atomics on the head, so that their CAS and a thief's of another GPU are
+// atomic with each other. A deque stays shared once shared. The two bits live in the
+// head's ABA counter's top (the counter has 30 bits there).
 #pragma once
 
 // Per-worker control block, padded to a 128-byte line so that owners' split stores and
@@ -63,7 +82,104 @@ static __device__ __forceinline__ unsigned ws_head_index(ws_atom_u64 head) { ret
 struct ws_deque_owner {
     unsigned split;   // its copy of `split` (it is the only writer)
     unsigned top;     // end of the private part: the next free slot
+#if WSDSL_PES
+    bool shared;      // other GPUs' thieves may rob it (scope follows sharing, above)
+#endif
 };
+
+// The owner's and its GPU's thieves' orderings (scope follows sharing, above); on one GPU
+// the plain GPU-scope operations.
+#if WSDSL_PES
+#define WS_HEAD_SHARED (1ull << 63)   // set once, by the owner: other GPUs' thieves may steal
+#define WS_HEAD_ASKED (1ull << 62)    // set by another GPU's thief that found work here
+#ifndef WS_DEQUES_START_SHARED
+#define WS_DEQUES_START_SHARED 0
+#endif
+// The offer that makes another GPU's thief ask. Measured on two H100s (BENCHMARKS.md,
+// "Scope follows sharing"): at 32 UTS T3L crossed GPUs 248,000 times and ran 0.77x of one
+// GPU, at 128 it crossed 800 times (0.92x) while T1XL, N-Queens 18 and fib(42) still spread
+// (1.89x, 1.91x, 1.80x); at 256 fib(42)'s deques never asked (0.93x).
+#ifndef WS_REMOTE_ASK
+#define WS_REMOTE_ASK 128u
+#endif
+static __device__ __forceinline__ bool ws_own_sys(const ws_deque_owner* o) { return o->shared; }
+// The head after an emptying: the flags kept, the ABA counter (30 bits) bumped, index 0.
+static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) {
+    return (seen & (WS_HEAD_SHARED | WS_HEAD_ASKED)) | ((((seen >> 32) + 1ull) & 0x3fffffffull) << 32);
+}
+static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner* o) { ws_fence_sc_at(o->shared); }
+static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner* o, ws_atom_u32* p, ws_atom_u32 v) {
+    ws_fence_acq_rel_at(o->shared);
+    ws_sys_store_relaxed_u32(p, v);
+}
+static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_owner* o, ws_atom_u64* p, ws_atom_u64 v) {
+    ws_fence_acq_rel_at(o->shared);
+    ws_sys_store_relaxed_u64(p, v);
+}
+static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner* o, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    ws_fence_acq_rel_at(o->shared);
+    const ws_atom_u64 was = ws_sys_cas_relaxed_u64(p, expected, desired);
+    ws_fence_acq_rel_at(o->shared);
+    return was;
+}
+// A thief's steps; `sys`: the thief is on another GPU than the deque (system-scope fences),
+// else GPU-scope fences. WS_LOCAL_STEAL_SYS=1 (for WSDSL_DEFINES; not yet measured) gives a
+// thief of the deque's GPU the system-scope acquire loads and acq_rel CAS of the multi-GPU
+// builds before scope followed sharing: N-Queens 18 on two GPUs fell from 2.00x to 1.90x of
+// one GPU with this change (BENCHMARKS.md, "Scope follows sharing"), and this path is the
+// first suspect.
+#ifndef WS_LOCAL_STEAL_SYS
+#define WS_LOCAL_STEAL_SYS 0
+#endif
+static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool sys) {
+    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_load_acquire_u64(&d->head);
+    return sys ? ws_sys_load_acquire_u64(&d->head) : ws_sys_load_relaxed_u64(&d->head);
+}
+static __device__ __forceinline__ void ws_steal_fence_sc(bool sys) { ws_fence_sc_at(sys || WS_LOCAL_STEAL_SYS); }
+static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool sys) {
+    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_load_acquire_u32(&d->split);
+    const unsigned split = ws_sys_load_relaxed_u32(&d->split);
+    ws_fence_acq_rel_at(sys);
+    return split;
+}
+static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_u64 expected, ws_atom_u64 desired, bool sys) {
+    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_cas_acq_rel_u64(&d->head, expected, desired);
+    ws_fence_acq_rel_at(sys);
+    const ws_atom_u64 was = ws_sys_cas_relaxed_u64(&d->head, expected, desired);
+    ws_fence_acq_rel_at(sys);
+    return was;
+}
+// Owner, after a batch, with the head it read: another GPU's thief asked to steal here, so
+// the deque becomes shared (above). Returns whether it is shared now.
+static __device__ bool ws_deque_share_if_asked(ws_deque* d, ws_deque_owner* o, ws_atom_u64 head_seen) {
+    if (o->shared || (head_seen & WS_HEAD_ASKED) == 0ull) return o->shared;
+    ws_fence_sc_at(true);   // everything before, of this worker and what it saw, first
+    ws_atom_u64 seen = head_seen;
+    for (;;) {
+        const ws_atom_u64 was = ws_sys_cas_relaxed_u64(&d->head, seen, seen | WS_HEAD_SHARED);
+        if (was == seen) break;
+        seen = was;   // a thief of this GPU moved the head first
+    }
+    o->shared = true;
+    return true;
+}
+#else
+#define WS_HEAD_SHARED 0ull
+static __device__ __forceinline__ bool ws_own_sys(const ws_deque_owner*) { return false; }
+static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { return ((seen >> 32) + 1ull) << 32; }
+static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
+static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner*, ws_atom_u32* p, ws_atom_u32 v) { ws_store_release_u32(p, v); }
+static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 v) { ws_store_release_u64(p, v); }
+static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
+    return ws_cas_acq_rel_u64(p, expected, desired);
+}
+static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool) { return ws_thief_load_acquire_u64(&d->head); }
+static __device__ __forceinline__ void ws_steal_fence_sc(bool) { ws_thief_fence_sc(); }
+static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool) { return ws_thief_load_acquire_u32(&d->split); }
+static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_u64 expected, ws_atom_u64 desired, bool) {
+    return ws_thief_cas_acq_rel_u64(&d->head, expected, desired);
+}
+#endif
 
 // Owner: pops up to `want` tasks from the private part. They occupy [*first, *first + n);
 // the caller copies them out before it pushes again (children are written from `top`).
@@ -86,7 +202,7 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
     const unsigned take = old_split < want ? old_split : want;
     const unsigned new_split = old_split - take;                   // step 2
     ws_store_relaxed_u32(&d->split, new_split);
-    ws_fence_sc();
+    ws_own_fence_sc(o);
     const ws_atom_u64 old_head = ws_load_relaxed_u64(&d->head);
     const unsigned head_index = ws_head_index(old_head);
     if (new_split >= head_index + WS_STEAL_CLAIM) {                // step 3: uncontested
@@ -101,13 +217,13 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
     ws_atom_u64 seen = old_head;
     unsigned at = head_index;
     for (;;) {
-        const ws_atom_u64 reset = ((seen >> 32) + 1ull) << 32;
+        const ws_atom_u64 reset = ws_head_reset(seen);
         if (at >= old_split) {
-            ws_store_release_u64(&d->head, reset);                 // everything was stolen
+            ws_own_store_release_u64(o, &d->head, reset);          // everything was stolen
             return 0;
         }
         // The slots from `at` on may be under a concurrent steal: settle them (step 5).
-        const ws_atom_u64 was = ws_cas_acq_rel_u64(&d->head, seen, reset);
+        const ws_atom_u64 was = ws_own_cas_acq_rel_u64(o, &d->head, seen, reset);
         if (was == seen) break;
         // Thieves took [at, was.index); the slots above are still ours, unless a thief that
         // read the old split or the lowered one claims more first (step 6, retried).
@@ -135,7 +251,7 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
 // must order those fences before this call.
 static __device__ __forceinline__ void ws_deque_expose(ws_deque* d, ws_deque_owner* o, unsigned count) {
     o->split += count;
-    ws_store_release_u32(&d->split, o->split);
+    ws_own_store_release_u32(o, &d->split, o->split);
 }
 
 // Owner: whether thieves have taken everything public (from a head value read earlier; a
@@ -154,10 +270,13 @@ static __device__ __forceinline__ unsigned ws_deque_public_count(ws_deque* d) {
 // Returns n, or 0 when the part was empty or another thief or the owner came first.
 // (No __restrict__ on `slots`: with const it would allow the non-coherent read-only cache,
 // and slots are rewritten during the run.)
-static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* slots, unsigned want, wsdsl_task* out, unsigned* from) {
-    const ws_atom_u64 old_head = ws_thief_load_acquire_u64(&d->head);    // step 1
-    ws_thief_fence_sc();
-    const unsigned split = ws_thief_load_acquire_u32(&d->split);
+// `remote`: the thief is on another GPU (it steals only from a shared deque: scope follows
+// sharing, above).
+static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* slots, unsigned want, wsdsl_task* out, unsigned* from, bool remote) {
+    const ws_atom_u64 old_head = ws_steal_load_head(d, remote);          // step 1
+    if (remote && (old_head & WS_HEAD_SHARED) == 0ull) return 0;
+    ws_steal_fence_sc(remote);
+    const unsigned split = ws_steal_load_split(d, remote);
     const unsigned index = ws_head_index(old_head);
     if (split <= index) return 0;
     unsigned n = split - index;
@@ -170,7 +289,7 @@ static __device__ unsigned ws_deque_steal(ws_deque* d, const wsdsl_task* slots, 
         out[i] = a; out[i + 1u] = b; out[i + 2u] = c; out[i + 3u] = e;
     }
     for (; i < n; i++) out[i] = slots[index + i];
-    if (ws_thief_cas_acq_rel_u64(&d->head, old_head, old_head + n) != old_head) return 0;   // step 3
+    if (ws_steal_cas(d, old_head, old_head + n, remote) != old_head) return 0;   // step 3
     *from = index;
     return n;
 }

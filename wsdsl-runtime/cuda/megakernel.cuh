@@ -112,11 +112,34 @@ static __device__ __forceinline__ ws_victim_deque ws_victim_at(const ws_launch* 
 }
 
 // What `v` offers to thieves (deque.cuh), through one-sided calls for another host's GPU.
+// Another GPU's deque offers nothing until its owner shares it; one that holds
+// WS_REMOTE_ASK tasks or more is asked to (deque.cuh, "scope follows sharing").
 static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, ws_victim_deque v) {
+#if WSDSL_PES
+    if (v.pe != L->pe) {
+        ws_atom_u64 head;
+        unsigned split;
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_pe_mapped(L, v.pe)) {
-        const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, (int)v.pe);
-        return split - ws_head_index(nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, (int)v.pe));
+        const bool mapped = ws_pe_mapped(L, v.pe);
+        if (!mapped) {
+            split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, (int)v.pe);
+            head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, (int)v.pe);
+        } else
+#endif
+        {
+            split = ws_sys_load_relaxed_u32(&v.deque->split);
+            head = ws_sys_load_relaxed_u64(&v.deque->head);
+        }
+        const unsigned offered = split - ws_head_index(head);
+        if ((head & WS_HEAD_SHARED) != 0ull) return offered;
+        if ((head & WS_HEAD_ASKED) == 0ull && (int)offered >= (int)WS_REMOTE_ASK) {
+#if WSDSL_PES_ONE_SIDED
+            if (!mapped) nvshmem_uint64_atomic_or((uint64_t*)&v.deque->head, WS_HEAD_ASKED, (int)v.pe);
+            else
+#endif
+            ws_sys_or_relaxed_u64(&v.deque->head, WS_HEAD_ASKED);
+        }
+        return 0u;
     }
 #else
     (void)L;
@@ -131,6 +154,7 @@ static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, w
     if (!ws_pe_mapped(L, v.pe)) {
         const int pe = (int)v.pe;
         const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, pe);
+        if ((old_head & WS_HEAD_SHARED) == 0ull) return 0;   // not shared (deque.cuh)
         ws_thief_fence_sc();   // the head is read before the split, as at home
         const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, pe);
         const unsigned index = ws_head_index(old_head);
@@ -143,10 +167,13 @@ static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, w
         *from = index;
         return n;
     }
+#endif
+#if WSDSL_PES
+    return ws_deque_steal(v.deque, v.slots, want, out, from, v.pe != L->pe);
 #else
     (void)L;
+    return ws_deque_steal(v.deque, v.slots, want, out, from, false);
 #endif
-    return ws_deque_steal(v.deque, v.slots, want, out, from);
 }
 
 // Steals up to `want` tasks from `v` into `into[0, n)`, a claim of up to WS_STEAL_CLAIM
@@ -284,7 +311,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
             }
         }
         fails++;
-        if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->state); *idle = true; }
+        if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->state, ws_own_sys(own)); *idle = true; }
         if (*idle) {
             if (ws_all_idle(L->state, L->workers) && ws_pe_finished(L, self, round)) return WS_DONE;
             // Back off while nothing is found, so spinning thieves leave L2 to busy workers.
@@ -299,6 +326,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(unsigned, s_first, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_base, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_expose, WS_GROUPS_PER_BLOCK);
+#if WSDSL_PES
+    WS_SHARED(bool, s_shared, WS_GROUPS_PER_BLOCK);   // the worker's deque is shared (deque.cuh)
+#endif
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
@@ -354,7 +384,21 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     ws_worker_stats st = {0, 0, 0, 0, 0, 0, 0};
     WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
     WS_PROF(const unsigned long long prof_start = ws_clock());
+#if WSDSL_PES
+    ws_deque_owner own = {0u, 0u, false};
+#if WS_DEQUES_START_SHARED
+    // The comparison (WSDSL_DEFINES=WS_DEQUES_START_SHARED): every deque shared from the start,
+    // as before scope followed sharing.
+    if (leader) {
+        ws_fence_sc_at(true);
+        ws_sys_or_relaxed_u64(&dq->head, WS_HEAD_SHARED);
+        own.shared = true;
+    }
+#endif
+    if (leader) s_shared[group] = own.shared;
+#else
     ws_deque_owner own = {0u, 0u};
+#endif
     bool drained = true;   // whether thieves have taken everything public (last look)
     bool resumes_waited = false;   // continuations waited through a batch of spawns
     if (leader) {
@@ -495,7 +539,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #endif
         // Slots about to be exposed were written by this worker's threads, in this batch or
         // earlier: each orders its writes before the leader's release of `split`.
+#if WSDSL_PES
+        if (expose > 0) ws_fence_acq_rel_at(s_shared[group]);
+#else
         if (expose > 0) ws_fence_acq_rel();
+#endif
         ws_group_sync();
         WS_PROF(const unsigned long long publish_start = ws_clock());
         WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
@@ -523,6 +571,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 ws_deque_expose(dq, &own, expose);
                 drained = false;
             }
+#if WSDSL_PES
+            s_shared[group] = ws_deque_share_if_asked(dq, &own, head_seen);
+#endif
             WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
         }
     }

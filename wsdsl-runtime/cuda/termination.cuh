@@ -28,15 +28,32 @@ static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes)
 
 // Entering, across GPUs: the fence first makes whatever this worker saw before (a thief's
 // steal of its last task, read relaxed) happen before its entry, so that GPU 0's detector,
-// if it sees the entry, also sees the thief's wake-up (pe.cuh). Once per idle entry. (On one
-// GPU the idle count is one word, whose read-modify-writes the GPU's L2 orders anyway.)
-static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s) {
+// if it sees the entry, also sees the thief's wake-up (pe.cuh). Once per idle entry. A
+// thief of another GPU can have stolen only from a shared deque (`shared`; deque.cuh), so
+// the fence is at system scope only then; a thief of this GPU left the idle state on the
+// same word, whose read-modify-writes are ordered with this one anyway. The words are
+// read by other GPUs' detectors, so every access is at system scope (relaxed: the fences
+// order them). (On one GPU the idle count is one word, whose read-modify-writes the GPU's
+// L2 orders anyway.)
+static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s, bool shared) {
 #if WSDSL_PES
-    ws_fence_acq_rel();
-#endif
+    ws_fence_acq_rel_at(shared);
+    ws_sys_add_relaxed_u64(&s->idle_wakes, 1ull);
+#else
+    (void)shared;
     ws_add_acq_rel_u64(&s->idle_wakes, 1ull);
+#endif
 }
-static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) { ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull); }
+// Leaving: before the thief takes anything; its steal's own fences order this before its
+// claim (system scope in a steal from another GPU).
+static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) {
+#if WSDSL_PES
+    ws_sys_add_relaxed_u64(&s->idle_wakes, 0xffffffffull);
+    ws_gpu_fence_acq_rel();
+#else
+    ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull);
+#endif
+}
 // Relaxed: the answer decides only whether to stop, after which nothing is read. An acquire
 // here, polled by every idle worker, would invalidate its SM's L1 under the busy warps.
 static __device__ __forceinline__ bool ws_all_idle(ws_pe_state* s, unsigned workers) {

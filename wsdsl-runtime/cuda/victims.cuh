@@ -152,13 +152,13 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // worker only when it offers at least WS_REMOTE_MIN tasks, and after a probe of another GPU
 // that comes back short it rests from other GPUs for twice as many probes as last time (up to
 // WS_REMOTE_BACKOFF_MAX), robbing its own GPU meanwhile; a probe of another GPU that finds
-// enough to rob ends the rest. Measured on four H100s (BENCHMARKS.md, "Across GPUs and
-// hosts", 2026-11-27) with WS_REMOTE_MIN=2 and WS_REMOTE_BACKOFF_MAX=256: it did not make
-// UTS T3L any faster on two GPUs (0.65x of one GPU with it, 0.67x without: even with nothing
-// stolen across GPUs the multi-GPU kernel runs T3L 55% slower than the single-GPU one, its
-// system-scope operations being the cost), it cost UTS T1XL 6% and gained fib(42) 9% on four
-// GPUs. So it stays off; `WSDSL_DEFINES="WS_REMOTE_MIN=2 WS_REMOTE_BACKOFF_MAX=256"` turns it
-// on for a run.
+// enough to rob ends the rest. Measured on four H100s before scope followed sharing
+// (BENCHMARKS.md, "Across GPUs and hosts", 2026-11-27) with WS_REMOTE_MIN=2 and
+// WS_REMOTE_BACKOFF_MAX=256: UTS T3L 0.65x of one GPU with it, 0.67x without, T1XL 6% slower
+// and fib(42) 9% faster on four GPUs. On two H100s after (BENCHMARKS.md, "Scope follows
+// sharing"): T3L 0.90x with it, 0.92x without; T1XL 1.71x against 1.89x; fib(42) 1.23x
+// against 1.80x. So it stays off; `WSDSL_DEFINES="WS_REMOTE_MIN=2 WS_REMOTE_BACKOFF_MAX=256"`
+// turns it on for a run.
 #ifndef WS_REMOTE_MIN
 #define WS_REMOTE_MIN 1u
 #endif

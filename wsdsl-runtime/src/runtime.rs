@@ -423,6 +423,19 @@ impl Runtime {
         buffers: &P::Buffers,
         roots: impl IntoIterator<Item = impl Into<P::Task>>,
     ) -> Result<Output<P>, Error> {
+        let entered = Instant::now();
+        let mut out = self.run_call::<P>(params, buffers, roots)?;
+        out.stats.phases.call = entered.elapsed();
+        Ok(out)
+    }
+
+    /// `run_with` without the measure of the whole call.
+    fn run_call<P: Program>(
+        &self,
+        params: P::Params,
+        buffers: &P::Buffers,
+        roots: impl IntoIterator<Item = impl Into<P::Task>>,
+    ) -> Result<Output<P>, Error> {
         let since_process_start = crate::stats::process_age();
         self.check()?;
         let opening = Instant::now();

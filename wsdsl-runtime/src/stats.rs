@@ -44,6 +44,9 @@ pub struct Phases {
     pub run: Duration,
     /// Copying results back.
     pub copy_back: Duration,
+    /// The whole run call, from entry to return: the phases above and the runtime's own
+    /// work around them (what the program does before and after the call is not in it).
+    pub call: Duration,
     /// What the launch and copy-back phases moved between host and GPU (zero on the CPU
     /// backend and the emulated GPUs).
     pub transfers: Transfers,
@@ -330,6 +333,9 @@ impl fmt::Display for Stats {
             ms(p.run),
             ms(p.copy_back)
         )?;
+        if !p.call.is_zero() {
+            write!(f, "; whole call {:.1} ms", ms(p.call))?;
+        }
         if let Some(profile) = &self.profile {
             write!(f, "\n{profile}")?;
         }

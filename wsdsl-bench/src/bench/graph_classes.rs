@@ -164,20 +164,22 @@ fn timed<T>(repeat: usize, mut run: impl FnMut() -> Result<(T, Stats, Duration),
         kernel.push(stats.phases.run.as_secs_f64() * 1e3);
         call.push(took.as_secs_f64() * 1e3);
         last = Some(value);
-        // Where a warm call's time goes (the whole-call target): the runtime's phases, and
-        // what the call spent outside them (the program's own preparation and reading).
+        // Where a warm call's time goes (the whole-call target): the runtime's phases, the
+        // runtime's own work between them, and the program's around the run call (preparing
+        // its buffers, reading the results).
         let p = &stats.phases;
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         let inside = p.context + p.compile + p.launch + p.run + p.copy_back;
         println!(
-            "  call {:.1} ms: context {:.1}, compile {:.1}, launch {:.1}, run {:.3}, copy-back {:.1}, outside the runtime's phases {:.1}",
+            "  call {:.1} ms: context {:.1}, compile {:.1}, launch {:.1}, run {:.3}, copy-back {:.1}; in the run call between phases {:.1}, around the run call {:.1}",
             ms(took),
             ms(p.context),
             ms(p.compile),
             ms(p.launch),
             ms(p.run),
             ms(p.copy_back),
-            ms(took.saturating_sub(inside))
+            ms(p.call.saturating_sub(inside)),
+            ms(took.saturating_sub(p.call))
         );
     }
     let median = |mut v: Vec<f64>| {

@@ -177,6 +177,10 @@ static inline uint64_t nvshmem_uint64_atomic_fetch_add(uint64_t* p, uint64_t v, 
     ws_host_chaos();
     return __atomic_fetch_add(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
 }
+static inline void nvshmem_uint64_atomic_or(uint64_t* p, uint64_t v, int pe) {
+    ws_host_chaos();
+    __atomic_fetch_or(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);
+}
 static inline void nvshmem_uint64_atomic_set(uint64_t* p, uint64_t v, int pe) {
     ws_host_chaos();
     __atomic_store_n(ws_emu_remote(p, pe), v, __ATOMIC_SEQ_CST);

@@ -95,6 +95,16 @@ static inline ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) 
 #define ws_sys_load_relaxed_u64 ws_load_relaxed_u64
 #define ws_sys_load_acquire_u64 ws_load_acquire_u64
 #define ws_sys_store_release_u64 ws_store_release_u64
+#define ws_sys_store_relaxed_u32 ws_store_relaxed_u32
+static inline void ws_sys_store_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); __atomic_store_n(p, v, __ATOMIC_RELAXED); }
+static inline ws_atom_u64 ws_sys_cas_relaxed_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) { ws_host_global(p);
+    __atomic_compare_exchange_n(p, &expected, desired, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    return expected;
+}
+static inline void ws_sys_or_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); __atomic_fetch_or(p, v, __ATOMIC_RELAXED); }
+// Scope follows sharing: the host has one scope; the fence is the same either way.
+static inline void ws_fence_sc_at(bool) { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+static inline void ws_fence_acq_rel_at(bool) { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_RELAXED); }

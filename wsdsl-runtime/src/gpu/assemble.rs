@@ -140,11 +140,6 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     if policy_at_launch {
         src.push_str("static unsigned ws_host_victim, ws_host_steal_half;   // set by ws_host_launch\n");
     }
-    if pes && std::env::var("WSDSL_PE_SCOPE").is_ok_and(|v| v.trim() == "owner-gpu") {
-        // The scope experiment of atomics.cuh (not the default: see there): the owner's side
-        // of the deques and of the idle count. join.cuh names its scopes itself.
-        src.push_str("#define WSDSL_PE_OWNER_GPU_SCOPE 1\n");
-    }
     src.push_str(&experiment_defines());
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
@@ -217,7 +212,9 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
 /// hosts are reached only by NVSHMEM's one-sided calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`),
 /// which the library serves from the heaps `ws_host_set_heaps(heaps, n, pe)` names.
 pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bool) -> String {
-    let src = host_source::<P>(config, true);
+    // An emulated GPU has a few workers (8 warps by default), whose deques rarely hold the
+    // 128 tasks that make a GPU's thief ask to share one (`cuda/deque.cuh`): a quarter.
+    let src = format!("#ifndef WS_REMOTE_ASK\n#define WS_REMOTE_ASK 32u\n#endif\n{}", host_source::<P>(config, true));
     if !across_hosts {
         return src;
     }

@@ -8,6 +8,11 @@
 // or several (the WS_STEAL_CLAIM variant, here a variable so one build runs both). Every
 // pushed task carries a unique id; every id must be taken exactly once.
 //
+// Built with WSDSL_PES (deque_hammer_shared.cpp), the deque is the multi-GPU one whose scope
+// follows sharing: odd thieves play thieves of another GPU, which steal only from a shared
+// deque and otherwise ask (the asked bit in the head); owners share when they see the ask in
+// the head they read after each step; the flags ride through resets of the head.
+//
 // Note for ThreadSanitizer: ws_deque_steal copies the slot with a plain read before its CAS
 // validates it (Listing 35.3); when the CAS fails the copy may have raced with the owner
 // rewriting the slot and is discarded. That race is by design and suppressed (race:ws_deque_steal).
@@ -18,6 +23,7 @@ struct wsdsl_task {
     unsigned check;
 };
 static unsigned ws_hammer_claim = 1;   // tasks a thief may claim with one CAS
+static std::atomic<unsigned long long> ws_hammer_remote_stolen{0};   // by another GPU's thieves (WSDSL_PES)
 #define WS_STEAL_CLAIM ws_hammer_claim
 #include "../../cuda/deque.cuh"
 
@@ -85,6 +91,12 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
                     CHECK(n <= want, "reclaim returned more than asked");
                     take(first, n);
                 }
+#if WSDSL_PES
+                const bool was_shared = own.shared;
+                ws_deque_share_if_asked(d, &own, ws_load_relaxed_u64(&d->head));
+                CHECK(!was_shared || own.shared, "a shared deque became private");
+                CHECK(!own.shared || (ws_load_relaxed_u64(&d->head) & WS_HEAD_SHARED) != 0, "the shared bit was lost");
+#endif
             }
             // Drain the rest: the private part, then the public part.
             for (;;) {
@@ -104,9 +116,19 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
                 unsigned v = rng.below(c.deques);
                 wsdsl_task got[64];
                 unsigned from = 0, want = 1 + rng.below(2 * c.claim);
-                unsigned n = ws_deque_steal(&deques[v], &slots[(size_t)v * c.capacity], want, got, &from);
+#if WSDSL_PES
+                const bool remote = t % 2 == 1;
+                if (remote) {
+                    const ws_atom_u64 head = ws_load_relaxed_u64(&deques[v].head);
+                    if ((head & (WS_HEAD_SHARED | WS_HEAD_ASKED)) == 0) ws_sys_or_relaxed_u64(&deques[v].head, WS_HEAD_ASKED);
+                }
+#else
+                const bool remote = false;
+#endif
+                unsigned n = ws_deque_steal(&deques[v], &slots[(size_t)v * c.capacity], want, got, &from, remote);
                 for (unsigned i = 0; i < n; i++) ledger.take(Item{got[i].id, got[i].check});
                 mine += n;
+                if (remote) ws_hammer_remote_stolen += n;
                 if (n > 0) continue;
                 if (done) break;   // owners drained their deques before finishing
                 ab++;
@@ -141,6 +163,10 @@ int main(int argc, char** argv) {
         {3, 2, 256, pushes / 4, 32, 8, 32},
     };
     for (const Config& c : configs) total += run(c, seed++);
+#if WSDSL_PES
+    CHECK(ws_hammer_remote_stolen.load() > 0, "no thief of another GPU ever stole: deques were never shared");
+    std::printf("shared deques: %llu tasks stolen by thieves of another GPU after their asks\n", ws_hammer_remote_stolen.load());
+#endif
     std::printf("deque hammer: %llu tasks pushed and taken (owner's private pushes, pops, exposures and reclaims vs thieves' steals, capacities 4..256, claims of 1..32 tasks per CAS, some with schedule noise): "
                 "0 lost, 0 duplicated\n", total);
     return 0;

@@ -132,3 +132,8 @@ fn broker_queue_histories_are_linearizable() {
 fn work_stealing_deque_loses_and_duplicates_nothing() {
     hammer("deque_hammer", 100, 4);
 }
+
+#[test]
+fn the_deque_whose_scope_follows_sharing_loses_and_duplicates_nothing() {
+    hammer("deque_hammer_shared", 100, 4);
+}

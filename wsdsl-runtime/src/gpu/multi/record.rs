@@ -136,6 +136,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 run: d(p[4]),
                 copy_back: d(p[5]),
                 since_process_start: (p[6] != NONE).then(|| d(p[6])),
+                call: Duration::ZERO, // a peer's process has no run call of its own
                 transfers: Transfers { uploaded: moved[0], cleared: moved[1], downloaded: moved[2] },
             };
             let stats = Stats {
