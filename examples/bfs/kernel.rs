@@ -122,7 +122,7 @@ pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction)
     let (params, buffers, root) = direction_inputs(g, source, how)?;
     let out = rt.run_with::<direction::direction::Kernel>(params, &buffers, [root])?;
     let c = &out.counters;
-    let found = Searched { depth: buffers.depth.to_vec(), edges_scanned: c.edges.get(), stale: 0, levels: c.levels.get(), bottom_up: c.bottom_up.get() };
+    let found = Searched { depth: buffers.depth.into_vec(), edges_scanned: c.edges.get(), stale: 0, levels: c.levels.get(), bottom_up: c.bottom_up.get() };
     Ok((found, out))
 }
 

@@ -288,7 +288,7 @@ pub fn afforest(rt: &Runtime, g: &DeviceGraph, how: Afforest) -> Result<(Compone
     let (params, buffers, roots) = afforest_inputs(g, how)?;
     let out = rt.run_with::<afforest::Kernel>(params, &buffers, roots)?;
     let found = Components {
-        labels: buffers.comp.to_vec(),
+        labels: buffers.comp.into_vec(),
         links: out.counters.links.get(),
         skipped: out.counters.skipped.get(),
         largest_root: (buffers.largest.get(0) & 0xffff_ffff) as u32,

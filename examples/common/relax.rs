@@ -392,7 +392,7 @@ pub fn run(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[u32], h
     };
     let params = relax::Params { grain, weighted: weighted as u32, step: how.step };
     let out = rt.run_with::<relax::Kernel>(params, &buffers, [relax::Round { r: 0 }])?;
-    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get(), stale: 0 };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get(), stale: 0 };
     Ok((relaxed, out))
 }
 
@@ -415,7 +415,7 @@ pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &[
     let params = relax_driven::Params { grain, weighted: weighted as u32, step: how.step };
     let out = rt.run_with::<relax_driven::Kernel>(params, &buffers, roots)?;
     let c = &out.counters;
-    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
 }
 
@@ -439,7 +439,7 @@ pub fn run_ordered(rt: &Runtime, g: &DeviceGraph, initial: Vec<u32>, frontier: &
     let params = relax_ordered::Params { grain: how.grain, weighted: weighted as u32, step: how.step, delta };
     let out = rt.run_with::<relax_ordered::Kernel>(params, &buffers, roots)?;
     let c = &out.counters;
-    let relaxed = Relaxed { value: buffers.value.to_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
 }
 

@@ -160,13 +160,18 @@ pub mod pagerank_pull {
         pub edges: Sum<u64>,
     }
 
-    /// Runs the iterations: round k (0 in the spawn handler) sweeps iteration k.
+    /// Runs the iterations: round 0 (the spawn handler) prepares the shares of the first
+    /// one, round k + 1 sweeps iteration k.
     #[task]
     pub struct Sweep {
         pub n: u32,
     }
 
-    /// Vertices `lo..hi` in iteration `i`.
+    /// The `i` of the ranges of round 0: each vertex's share of the initial rank 1/n, computed
+    /// on the device (`share` is scratch memory, never uploaded).
+    pub const PREPARE: u32 = u32::MAX;
+
+    /// Vertices `lo..hi` in iteration `i` (or `PREPARE`).
     #[task]
     pub struct Range {
         pub i: u32,
@@ -192,16 +197,16 @@ pub mod pagerank_pull {
 
     #[spawn]
     fn sweep(t: &Sweep, ctx: &mut Ctx) {
-        if ctx.round() < ctx.params.iterations {
-            ctx.spawn(Range { i: ctx.round(), lo: 0, hi: t.n });
+        if ctx.params.iterations > 0 {
+            ctx.spawn(Range { i: PREPARE, lo: 0, hi: t.n });
         }
     }
 
-    /// Iteration `round - 1` is complete everywhere: start the next, if any.
+    /// Round `round - 1` is complete everywhere: sweep iteration `round - 1`, if any.
     #[complete]
     fn next_sweep(t: &Sweep, ctx: &mut Ctx) {
-        if ctx.round() < ctx.params.iterations {
-            ctx.spawn(Range { i: ctx.round(), lo: 0, hi: t.n });
+        if ctx.round() <= ctx.params.iterations {
+            ctx.spawn(Range { i: ctx.round() - 1, lo: 0, hi: t.n });
         }
     }
 
@@ -211,6 +216,10 @@ pub mod pagerank_pull {
     #[spawn]
     fn range(r: &Range, ctx: &mut Ctx) {
         let len = r.hi - r.lo;
+        if r.i == PREPARE {
+            prepare(r, ctx);
+            return;
+        }
         let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
         if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
             let parts = if len < SPLIT { len } else { SPLIT };
@@ -243,6 +252,24 @@ pub mod pagerank_pull {
             }
         }
         ctx.counters.edges.add(edges);
+    }
+
+    /// Round 0: the shares of iteration 0 (rank 1/n each), ranges of `grain` vertices.
+    fn prepare(r: &Range, ctx: &mut Ctx) {
+        let len = r.hi - r.lo;
+        if len > ctx.params.grain {
+            let parts = if len < SPLIT { len } else { SPLIT };
+            for p in 0..parts {
+                ctx.spawn(Range { i: PREPARE, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
+            }
+            return;
+        }
+        let n = ctx.buffers.out_degree.len();
+        for u in r.lo..r.hi {
+            let degree = ctx.buffers.out_degree.get(u as usize);
+            let share = if degree > 0 { ctx.params.damping / n as f64 / degree as f64 } else { 0.0 };
+            ctx.buffers.share.set(u as usize, share);
+        }
     }
 
     #[spawn]
@@ -440,22 +467,19 @@ pub fn pull(rt: &Runtime, g: &PullGraph, iterations: u32, grain: u32) -> Result<
     if iterations == 0 || n == 0 || grain == 0 {
         return Err(wsdsl::Error::InvalidConfig("PageRank needs at least one iteration, one vertex and a grain of at least 1".into()));
     }
-    let mut share = vec![0.0f64; 2 * n];
-    for (w, s) in share[..n].iter_mut().enumerate() {
-        let d = g.out_degree.get(w);
-        *s = if d > 0 { DAMPING / n as f64 / d as f64 } else { 0.0 };
-    }
+    // The shares and the hubs' partial sums live on the device only (the run computes the
+    // first shares itself); every rank is written by the last iteration.
     let buffers = pagerank_pull::Graph {
         in_offsets: g.in_offsets.clone(),
         sources: g.sources.clone(),
         out_degree: g.out_degree.clone(),
-        share: Buffer::from_vec(share),
-        hub_sum: Buffer::zeroed(n),
-        rank: Buffer::filled(n, 1.0 / n as f64),
+        share: Buffer::scratch(2 * n),
+        hub_sum: Buffer::scratch(n),
+        rank: Buffer::zeroed(n),
     };
     let params = pagerank_pull::Params { iterations, damping: DAMPING, grain };
     let out = rt.run_with::<pagerank_pull::Kernel>(params, &buffers, [pagerank_pull::Sweep { n: n as u32 }])?;
-    Ok((buffers.rank.to_vec(), out.counters.edges.get(), out))
+    Ok((buffers.rank.into_vec(), out.counters.edges.get(), out))
 }
 
 /// Ranks within `tolerance * (edges + n) / (1 - d)` in total of the fixed point; edges scanned.

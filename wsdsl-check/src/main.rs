@@ -41,6 +41,10 @@ mod graph_reference;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/knapsack/kernel.rs"]
 mod knapsack;
+
+#[path = "../../examples/pagerank/kernel.rs"]
+#[allow(dead_code)]
+mod pagerank;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/mergesort/kernel.rs"]
 mod mergesort;
@@ -499,6 +503,20 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
                 let (found, out) = cc::afforest(rt, &dg, cc::Afforest::default())?;
                 let got = if found.labels == labels { format!("{count} components") } else { "labels differ from the sequential BFS's".to_string() };
                 Ok((got, format!("{count} components"), out.stats))
+            }),
+        ));
+        // The pulled PageRank: shares computed on the device, scratch buffers never uploaded
+        // nor copied back.
+        let pg = pagerank::PullGraph::new(&g);
+        let ranks = pagerank::reference(&g, Some(8));
+        list.push((
+            format!("pagerank pulled {name}"),
+            Box::new(move |rt: &Runtime| {
+                let (rank, _, out) = pagerank::pull(rt, &pg, 8, pagerank::PULL_GRAIN)?;
+                let (rel, _) = pagerank::error(&rank, &ranks);
+                let expected = "every rank within 1e-9 of float64 power iteration".to_string();
+                let got = if rel <= 1e-9 { expected.clone() } else { format!("a rank off by {rel:.1e} (relative)") };
+                Ok((got, expected, out.stats))
             }),
         ));
     }

@@ -36,6 +36,11 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     fn from_le(bytes: &[u8]) -> Self;
     /// Whether every bit is zero (so `-0.0` is not).
     fn is_zero_bits(self) -> bool;
+    /// The value an atom holds, taking it.
+    fn from_atom(a: Self::Atom) -> Self;
+    /// `len` atoms holding zero, from memory the system zeroes when it is first touched (no
+    /// page of it is written here).
+    fn zeroed_atoms(len: usize) -> Box<[Self::Atom]>;
 }
 
 macro_rules! buffer_elem {
@@ -73,6 +78,13 @@ macro_rules! buffer_elem {
             fn is_zero_bits(self) -> bool {
                 $to(self) == 0
             }
+            fn from_atom(a: $atom) -> Self {
+                $from(a.into_inner())
+            }
+            fn zeroed_atoms(len: usize) -> Box<[$atom]> {
+                // SAFETY: an atomic integer whose bits are all zero is a valid zero.
+                unsafe { Box::<[$atom]>::new_zeroed_slice(len).assume_init() }
+            }
         }
     };
 }
@@ -86,17 +98,36 @@ buffer_elem!(f64, AtomicU64, u64, "ws_f64", f64::to_bits, f64::from_bits, |a: f6
 /// An array shared by all tasks of a run.
 pub struct Buffer<T: BufferElem> {
     cells: Box<[T::Atom]>,
+    /// Working memory of the run only (`Buffer::scratch`).
+    scratch: bool,
 }
 
 impl<T: BufferElem> Buffer<T> {
     /// A buffer holding `values`.
     pub fn from_vec(values: Vec<T>) -> Self {
-        Buffer { cells: values.into_iter().map(T::new_atom).collect() }
+        Buffer { cells: values.into_iter().map(T::new_atom).collect(), scratch: false }
     }
 
-    /// A buffer of `len` elements, all `T::default()` (zero).
+    /// A buffer of `len` elements, all `T::default()` (zero). Its memory is the system's
+    /// zeroed pages, written only when something writes the buffer.
     pub fn zeroed(len: usize) -> Self {
-        Self::from_vec(vec![T::default(); len])
+        Buffer { cells: T::zeroed_atoms(len), scratch: false }
+    }
+
+    /// Working memory of a run: `len` elements, zero. On the GPU (and the emulated GPUs) it
+    /// lives on the device only: cleared there at each launch instead of uploaded, and not
+    /// copied back, so the host's copy does not see what the run wrote; on the CPU backend
+    /// it is the buffer itself. For arrays a program uses only during the run (partial
+    /// sums, the next iteration's values): on the GPU they cost no transfer and no host
+    /// memory the program touches.
+    pub fn scratch(len: usize) -> Self {
+        Buffer { cells: T::zeroed_atoms(len), scratch: true }
+    }
+
+    /// The contents, taking the buffer: its memory becomes the vector's (no copy into new
+    /// memory, as `to_vec` makes).
+    pub fn into_vec(self) -> Vec<T> {
+        self.cells.into_vec().into_iter().map(T::from_atom).collect()
     }
 
     /// A buffer of `len` copies of `value`.
@@ -254,6 +285,11 @@ pub trait DeviceBuffer: Sync {
     fn residency(&self) -> Option<Residency> {
         None
     }
+    /// Whether the buffer is a run's working memory (`Buffer::scratch`): cleared on the
+    /// device, never copied either way.
+    fn scratch(&self) -> bool {
+        false
+    }
 }
 
 impl<T: BufferElem> ReadOnly<T> {
@@ -314,6 +350,9 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
 impl<T: BufferElem> DeviceBuffer for Buffer<T> {
     fn len(&self) -> usize {
         self.cells.len()
+    }
+    fn scratch(&self) -> bool {
+        self.scratch
     }
     fn elem_bytes(&self) -> usize {
         std::mem::size_of::<T>()
@@ -409,6 +448,27 @@ mod tests {
         assert_eq!(f.atomic_add(0, 2.0), 1.5);
         assert_eq!(f.get(0), 3.5);
         assert_eq!(Buffer::from_vec(vec![-3i32]).atomic_max(0, -5), -3);
+    }
+
+    #[test]
+    fn into_vec_hands_over_the_contents_and_zeroed_buffers_read_zero() {
+        let b = Buffer::from_vec(vec![1.5f64, -0.0, 7.0]);
+        b.set(2, 8.0);
+        let v = b.into_vec();
+        assert_eq!(v, vec![1.5, -0.0, 8.0]);
+        assert!(v[1].is_sign_negative(), "the bits themselves come back");
+        assert_eq!(Buffer::<i64>::zeroed(4).into_vec(), vec![0; 4]);
+        assert_eq!(Buffer::<f32>::zeroed(3).to_vec(), vec![0.0; 3]);
+        assert!(Buffer::<u32>::zeroed(0).into_vec().is_empty());
+    }
+
+    #[test]
+    fn scratch_buffers_are_zero_and_say_so_to_the_device() {
+        let s = Buffer::<u64>::scratch(5);
+        assert!(s.scratch() && !Buffer::<u64>::zeroed(5).scratch() && !Buffer::from_vec(vec![1u32]).scratch());
+        assert!(s.is_zero(0, 5));
+        s.atomic_add(3, 9);
+        assert_eq!(s.to_vec(), vec![0, 0, 0, 9, 0], "on the host it is an ordinary buffer");
     }
 
     #[test]

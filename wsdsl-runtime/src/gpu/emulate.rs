@@ -366,7 +366,9 @@ impl HostInputs {
     fn new<P: Program>(params: &P::Params, buffers: &P::Buffers) -> Self {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
-        let mut copies: Vec<HostBuf> = buffers.buffers().iter().map(|b| HostBuf::from_bytes(&b.to_bytes())).collect();
+        // A scratch buffer starts cleared, as on the GPU, whatever the host wrote into it.
+        let image = |b: &&dyn crate::buffer::DeviceBuffer| if b.scratch() { HostBuf::zeroed(b.len() * b.elem_bytes()) } else { HostBuf::from_bytes(&b.to_bytes()) };
+        let mut copies: Vec<HostBuf> = buffers.buffers().iter().map(image).collect();
         let mut table = Vec::new();
         for (copy, b) in copies.iter_mut().zip(buffers.buffers()) {
             table.push(copy.addr());
@@ -390,7 +392,7 @@ impl HostInputs {
     /// The counters' raw slots, with the host's writable buffers refreshed from their copies.
     fn read_back<P: Program>(&mut self, buffers: &P::Buffers) -> Vec<u64> {
         for (copy, b) in self.buffers.iter_mut().zip(buffers.buffers()) {
-            if b.residency().is_none() {
+            if b.residency().is_none() && !b.scratch() {
                 b.load_bytes(copy.bytes_mut());
             }
         }

@@ -13,7 +13,7 @@ use std::sync::Arc;
 pub(crate) struct Inputs {
     params: CudaSlice<u8>,
     /// Which buffers have a device copy of this run's to read back: all but the read-only
-    /// arrays, which the workspace keeps. The copies themselves live in the workspace.
+    /// arrays, which the workspace keeps, and the scratch buffers. The copies themselves live in the workspace.
     writable: Vec<bool>,
     buffer_table: CudaSlice<u64>,
     counters: CudaSlice<u64>,
@@ -32,7 +32,10 @@ impl Inputs {
         let mut table = Vec::new();
         for (position, b) in buffers.buffers().into_iter().enumerate() {
             let bytes = b.len() * b.elem_bytes();
-            if let Some(array) = b.residency() {
+            if b.scratch() {
+                table.push(ws.traced(|| format!("buffer {position} of `{}` cleared (scratch)", P::NAME), bytes, |ws| ws.scratch(stream, position, bytes))?);
+                writable.push(false);
+            } else if let Some(array) = b.residency() {
                 let uploaded = ws.holds(&array);
                 let what = || format!("buffer {position} of `{}` (read-only){}", P::NAME, if uploaded { ", already on the device" } else { " uploaded" });
                 table.push(ws.traced(what, bytes, |ws| ws.resident(stream, &array, b))?);

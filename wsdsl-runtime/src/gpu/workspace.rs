@@ -137,6 +137,20 @@ impl Workspace {
         Ok(address)
     }
 
+    /// The device copy of the scratch buffer at `position` (`bytes` long), cleared: it is
+    /// neither uploaded nor copied back.
+    pub fn scratch(&mut self, stream: &Arc<CudaStream>, position: usize, bytes: usize) -> Result<u64, Error> {
+        if self.copies.len() <= position {
+            self.copies.resize_with(position + 1, || None);
+        }
+        let address = at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")?;
+        let slot = self.copies[position].as_mut().expect("allocated above");
+        let mut head = slot.slice_mut(..bytes.max(1));
+        stream.memset_zeros(&mut head).map_err(Error::driver("clearing a scratch buffer on the device"))?;
+        self.moved.cleared += bytes as u64;
+        Ok(address)
+    }
+
     /// Refreshes `buffer` from its device copy at `position` (after the run).
     pub fn copy_out(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<(), Error> {
         let address = super::inputs::ptr(self.copies.get(position).and_then(Option::as_ref).expect("a buffer the run uploaded"), stream);
