@@ -293,6 +293,32 @@ pub mod wide {
     fn done(_f: &Fan, _ctx: &mut Ctx) {}
 }
 
+/// Scope follows sharing (`cuda/deque.cuh`): another GPU robs a deque only once its owner
+/// shares it, at the ask of a thief that found it offering `remote_ask` tasks or more. One
+/// root on GPU 0 fans out into 4,000 children: with an ask at 8,192 tasks no deque ever
+/// offers enough, so nothing crosses GPUs; with an ask at 128 the other GPU's thieves ask,
+/// are let in and steal (in at least one of up to twelve runs: an emulated GPU may get no
+/// time slice beside other tests). Exact either way.
+#[test]
+fn another_gpu_robs_a_deque_only_once_it_offers_enough_to_be_shared() {
+    let run = |remote_ask: u32| {
+        let emu = Emulation { capacity: 1 << 13, remote_ask, ..emulation() };
+        let (counters, _, stats) =
+            run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out: 4000 }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2)
+                .unwrap_or_else(|e| panic!("ask at {remote_ask}: {e}"));
+        assert_eq!(counters.leaves.get(), 4000, "ask at {remote_ask}: every child ran once");
+        stats.remote_steals
+    };
+    for _ in 0..4 {
+        assert_eq!(run(8192), 0, "a deque that never offers the ask's 8,192 tasks is never robbed by another GPU");
+    }
+    let mut crossed = Vec::new();
+    while crossed.len() < 12 && crossed.iter().all(|&n| n == 0) {
+        crossed.push(run(128));
+    }
+    assert!(crossed.iter().any(|&n| n > 0), "no run let the other GPU steal from a shared deque: {crossed:?}");
+}
+
 #[test]
 fn a_round_of_more_children_than_a_run_across_gpus_allows_is_refused_with_the_reason() {
     // Across GPUs a join counter keeps 16 bits for the children still to come.

@@ -2,7 +2,8 @@
 //
 // Contract: cross-block communication never relies on plain loads or stores, which the
 // non-coherent L1 may serve stale. A value another block will read is published with a
-// release store (or a read-modify-write), and read with an acquire load, both at GPU scope.
+// release store (or a read-modify-write), and read with an acquire load, both at GPU scope,
+// or with relaxed accesses ordered by fences (the deques across GPUs, below).
 // These wrappers spell the PTX of the CUDA memory model directly, so NVRTC needs no headers.
 // They are for global memory only: their PTX names the .global state space, and handed a
 // shared-memory address they fault on the GPU (CUDA_ERROR_INVALID_ADDRESS_SPACE), while the

@@ -22,9 +22,10 @@
 //     part: exactly the Cederman–Tsigas pop (Listing 35.4) applied to `split` (ws_deque_reclaim).
 //
 // Invariants of the public part (as in the published deque):
-//   * `head` packs the head index (low 32 bits) with an ABA counter (high 32 bits) that the
-//     owner bumps each time it moves head back to slot 0, so a thief delayed across a reset
-//     cannot succeed with a stale CAS (section 35.3.3.4).
+//   * `head` packs the head index (low 32 bits) with an ABA counter (high 32 bits; in builds
+//     for several GPUs the counter's top 2 bits are the sharing flags below and the counter
+//     has 30) that the owner bumps each time it moves head back to slot 0, so a thief
+//     delayed across a reset cannot succeed with a stale CAS (section 35.3.3.4).
 //   * A thief claims up to WS_STEAL_CLAIM tasks at the head with one CAS (32 by default; 1
 //     is the published deque, one CAS per task). A steal is a chain of dependent round trips
 //     to L2 (head, fence, split, slots, CAS), about 2 us under load on the H100: per task,
@@ -35,7 +36,8 @@
 //     WS_STEAL_CLAIM from a value it read before the reclaim published the lower split).
 //     Otherwise the deque is emptied: the slots from head.index on may be contested and are
 //     settled by a CAS that moves head back to slot 0 (step 5), retried while thieves move
-//     head first (with one-task claims it cannot fail twice: step 6).
+//     head first (with one-task claims it cannot fail twice: step 6; across GPUs an ask or
+//     the owner's own switch to sharing may add one more failure each).
 //   * Reclaim and steal each put a sequentially consistent fence between their store/load of
 //     split and head (the store-load order the algorithm assumes; Chase-Lev's C11 version
 //     does the same).
@@ -53,21 +55,25 @@
 // with any GPU's), but the owner and its GPU's thieves order them with GPU-scope fences.
 // A thief of another GPU that finds a private deque offering WS_REMOTE_ASK tasks or more
 // takes nothing: it sets WS_HEAD_ASKED in the head. The owner sees the bit in the head it
-// reads after each batch, issues a system-scope fence (which orders everything it and its
-// GPU did before, cumulatively) and sets WS_HEAD_SHARED with a CAS; from then on its fences
-// are at system scope. Thieves of other GPUs steal only from a head that shows
+// reads during each batch and acts after the batch: it issues a system-scope fence (which
+// orders everything that happens before it, the slots its worker's threads wrote included,
+// cumulatively) and sets WS_HEAD_SHARED with a CAS; from then on its fences are at system
+// scope. Thieves of other GPUs steal only from a head that shows
 // WS_HEAD_SHARED, read at system scope and followed by system-scope fences, so they
 // synchronise with the owner's switch and everything after it. Thieves of the owner's GPU
 // use GPU-scope fences always (their partner, the owner, is on their GPU), and
 // system-scope atomics on the head, so that their CAS and a thief's of another GPU are
 // atomic with each other. A deque stays shared once shared. The two bits live in the
-// head's ABA counter's top (the counter has 30 bits there).
+// head's ABA counter's top (the counter has 30 bits there). An ask may be lost (the owner's
+// store of an emptied head can overwrite it): the thief asks again on a later probe. The
+// host hammer (tests/hammer/deque_hammer_shared.cpp) checks the bits' logic; the host has
+// one memory scope, so the choice of scopes is checked on GPUs only.
 #pragma once
 
 // Per-worker control block, padded to a 128-byte line so that owners' split stores and
 // thieves' CASes on different deques never share a line.
 struct ws_deque {
-    ws_atom_u64 head;   // public part's first slot (low 32) | ABA counter (high 32)
+    ws_atom_u64 head;   // public part's first slot (low 32) | ABA counter (high 32; flags across GPUs)
     ws_atom_u32 split;  // public part's end = private part's start; written only by the owner
     ws_atom_u32 pad[29];
 };
@@ -102,7 +108,12 @@ struct ws_deque_owner {
 #ifndef WS_REMOTE_ASK
 #define WS_REMOTE_ASK 128u
 #endif
+// Whether the owner orders its deque at system scope (a builds-alike spelling of `shared`).
 static __device__ __forceinline__ bool ws_own_sys(const ws_deque_owner* o) { return o->shared; }
+// The owner's plain accesses to head and split: system-scope relaxed (morally strong with
+// another GPU's thief).
+static __device__ __forceinline__ void ws_own_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_sys_store_relaxed_u32(p, v); }
+static __device__ __forceinline__ ws_atom_u64 ws_own_load_relaxed_u64(const ws_atom_u64* p) { return ws_sys_load_relaxed_u64(p); }
 // The head after an emptying: the flags kept, the ABA counter (30 bits) bumped, index 0.
 static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) {
     return (seen & (WS_HEAD_SHARED | WS_HEAD_ASKED)) | ((((seen >> 32) + 1ull) & 0x3fffffffull) << 32);
@@ -166,6 +177,8 @@ static __device__ bool ws_deque_share_if_asked(ws_deque* d, ws_deque_owner* o, w
 #else
 #define WS_HEAD_SHARED 0ull
 static __device__ __forceinline__ bool ws_own_sys(const ws_deque_owner*) { return false; }
+static __device__ __forceinline__ void ws_own_store_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_store_relaxed_u32(p, v); }
+static __device__ __forceinline__ ws_atom_u64 ws_own_load_relaxed_u64(const ws_atom_u64* p) { return ws_load_relaxed_u64(p); }
 static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { return ((seen >> 32) + 1ull) << 32; }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
 static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner*, ws_atom_u32* p, ws_atom_u32 v) { ws_store_release_u32(p, v); }
@@ -201,9 +214,9 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
     if (old_split == 0) return 0;                                  // step 1: empty
     const unsigned take = old_split < want ? old_split : want;
     const unsigned new_split = old_split - take;                   // step 2
-    ws_store_relaxed_u32(&d->split, new_split);
+    ws_own_store_relaxed_u32(&d->split, new_split);
     ws_own_fence_sc(o);
-    const ws_atom_u64 old_head = ws_load_relaxed_u64(&d->head);
+    const ws_atom_u64 old_head = ws_own_load_relaxed_u64(&d->head);
     const unsigned head_index = ws_head_index(old_head);
     if (new_split >= head_index + WS_STEAL_CLAIM) {                // step 3: uncontested
         o->split = o->top = new_split;
@@ -213,7 +226,7 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
     // Steps 4-6: the batch reaches the head; empty the deque and move head back to slot 0
     // with a new ABA counter.
     o->split = o->top = 0;
-    ws_store_relaxed_u32(&d->split, 0u);
+    ws_own_store_relaxed_u32(&d->split, 0u);
     ws_atom_u64 seen = old_head;
     unsigned at = head_index;
     for (;;) {

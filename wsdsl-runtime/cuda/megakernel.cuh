@@ -387,8 +387,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
 #if WSDSL_PES
     ws_deque_owner own = {0u, 0u, false};
 #if WS_DEQUES_START_SHARED
-    // The comparison (WSDSL_DEFINES=WS_DEQUES_START_SHARED): every deque shared from the start,
-    // as before scope followed sharing.
+    // A comparison (WSDSL_DEFINES=WS_DEQUES_START_SHARED): every deque shared from the start,
+    // its owner's fences at system scope as before scope followed sharing (the GPU's own
+    // thieves keep theirs at GPU scope).
     if (leader) {
         ws_fence_sc_at(true);
         ws_sys_or_relaxed_u64(&dq->head, WS_HEAD_SHARED);
@@ -524,7 +525,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         // The head, for the next exposure decision: read now, used after the batch, so its
         // latency hides behind the handlers.
         ws_atom_u64 head_seen = 0;
-        if (leader) head_seen = ws_load_relaxed_u64(&dq->head);
+        if (leader) head_seen = ws_own_load_relaxed_u64(&dq->head);
         if (have) ws_run_task(&task, &ctx);
 #if WSDSL_JOBS && WS_JOB_COOPERATIVE
         // The jobs the batch queued run now, by all the worker's threads (parallel.cuh); a

@@ -6,7 +6,8 @@
 // allocation of every GPU is mapped in this GPU's address space (`nvshmem_ptr` on the host:
 // NVLink or PCIe peer mappings). A worker reaches a deque of GPU `pe` at the same offset in
 // `pe_heaps[pe]` (`ws_pe_ptr`) and steals from it with the very operations it uses at home
-// (deque.cuh); atomics.cuh puts every such operation at system scope in these builds. On one
+// (deque.cuh): system-scope accesses, fenced at system scope, from a deque its owner has
+// shared ("scope follows sharing" there). On one
 // host the kernel calls no NVSHMEM function, so it is compiled like every other kernel (no
 // `-rdc`, no device library); the host emulation hands in its own heaps the same way. GPUs
 // of other hosts are the exception (below).
@@ -43,7 +44,8 @@
 // Open on real networks (InfiniBand, RoCE): NVSHMEM's atomics are atomic with one another,
 // not necessarily with the GPU's own atomics on the same word, and these builds mix them on a
 // deque's head (the owner's and local thieves' CAS), on a frame's `pending` count (home and
-// same-host children) and on an inbox's `sent` and `tails` (same-host senders): each may
+// same-host children), on an inbox's `sent` and `tails` (same-host senders), and in the ask to
+// share a deque (an NVSHMEM OR on a head its owner writes with plain stores): each may
 // need to become an NVSHMEM atomic on every side. And `nvshmem_fence` orders the delivery of
 // a far child's value before its count, not the home GPU's reads: a home thread that learns
 // the count through its own atomic may need NVSHMEM's wait or signal calls to see the value.

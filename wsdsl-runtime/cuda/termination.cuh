@@ -26,30 +26,37 @@ struct ws_pe_state {
 
 static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes) { return (unsigned)idle_wakes; }
 
-// Entering, across GPUs: the fence first makes whatever this worker saw before (a thief's
-// steal of its last task, read relaxed) happen before its entry, so that GPU 0's detector,
-// if it sees the entry, also sees the thief's wake-up (pe.cuh). Once per idle entry. A
-// thief of another GPU can have stolen only from a shared deque (`shared`; deque.cuh), so
-// the fence is at system scope only then; a thief of this GPU left the idle state on the
-// same word, whose read-modify-writes are ordered with this one anyway. The words are
-// read by other GPUs' detectors, so every access is at system scope (relaxed: the fences
-// order them). (On one GPU the idle count is one word, whose read-modify-writes the GPU's
-// L2 orders anyway.)
-static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s, bool shared) {
+// Across GPUs the idle words are read by GPU 0's detector, so every access to them is a
+// system-scope relaxed read-modify-write, ordered by the fences below. On one GPU the idle
+// count is one word, whose read-modify-writes the GPU's L2 orders anyway.
+//
+// Entering: the fence first makes whatever this worker did or saw before happen before its
+// entry, so that the detector, if it sees the entry, sees that too (pe.cuh): a thief's steal
+// of its last task (read relaxed) with the thief's wake-up, and in programs with joins or
+// jobs the continuations it sent home to other GPUs (join.cuh, the inbox's `sent`). Those
+// cross GPUs, so the fence is at system scope when this worker's deque is shared (`sys`:
+// another GPU's thief may have robbed it; deque.cuh, "scope follows sharing") and always in
+// programs that send continuations home. Otherwise every party is on this GPU: a thief of
+// this GPU left the idle state on this very word, before its claim and with GPU-scope
+// fences, so that leave happens before this entry and the detector sees both. Once per idle
+// entry, after WS_IDLE_AFTER failed probes.
+static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s, bool sys) {
 #if WSDSL_PES
-    ws_fence_acq_rel_at(shared);
+    ws_fence_acq_rel_at(sys || WSDSL_JOIN || WSDSL_JOBS);
     ws_sys_add_relaxed_u64(&s->idle_wakes, 1ull);
 #else
-    (void)shared;
+    (void)sys;
     ws_add_acq_rel_u64(&s->idle_wakes, 1ull);
 #endif
 }
-// Leaving: before the thief takes anything; its steal's own fences order this before its
-// claim (system scope in a steal from another GPU).
+// Leaving: before the worker takes anything. A steal's own fences order the leave before its
+// claim (system scope in a steal from another GPU); taking continuations sent home has no
+// such fence before the inbox's `taken` that the detector reads, so programs with joins or
+// jobs fence at system scope here.
 static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) {
 #if WSDSL_PES
     ws_sys_add_relaxed_u64(&s->idle_wakes, 0xffffffffull);
-    ws_gpu_fence_acq_rel();
+    ws_fence_acq_rel_at(WSDSL_JOIN || WSDSL_JOBS);
 #else
     ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull);
 #endif

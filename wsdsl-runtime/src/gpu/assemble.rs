@@ -140,6 +140,13 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     if policy_at_launch {
         src.push_str("static unsigned ws_host_victim, ws_host_steal_half;   // set by ws_host_launch\n");
     }
+    if pes && std::env::var_os("WSDSL_PE_SCOPE").is_some() {
+        // The setting of an experiment that scope following sharing replaced (`cuda/deque.cuh`).
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            eprintln!("wsdsl: WSDSL_PE_SCOPE is no longer used: a deque's scope follows whether another GPU shares it (WSDSL_DEFINES=WS_DEQUES_START_SHARED shares every deque from the start); ignored")
+        });
+    }
     src.push_str(&experiment_defines());
     if let Some(kind) = config.broker_kind() {
         src.push_str(&format!("#define WSDSL_BROKER_KIND {kind}\n#define WS_SPAWN_SPILL 1\n"));
@@ -211,10 +218,13 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
 /// every emulated GPU's heap in host memory). With `across_hosts`, GPUs of other emulated
 /// hosts are reached only by NVSHMEM's one-sided calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`),
 /// which the library serves from the heaps `ws_host_set_heaps(heaps, n, pe)` names.
-pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bool) -> String {
-    // An emulated GPU has a few workers (8 warps by default), whose deques rarely hold the
-    // 128 tasks that make a GPU's thief ask to share one (`cuda/deque.cuh`): a quarter.
-    let src = format!("#ifndef WS_REMOTE_ASK\n#define WS_REMOTE_ASK 32u\n#endif\n{}", host_source::<P>(config, true));
+/// `remote_ask`: the offer at which another GPU's thief asks to share a deque.
+pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bool, remote_ask: u32) -> String {
+    // The offer that makes another GPU's thief ask to share a deque (`cuda/deque.cuh`),
+    // unless WSDSL_DEFINES sets it.
+    let asked_for = std::env::var("WSDSL_DEFINES").is_ok_and(|d| d.contains("WS_REMOTE_ASK"));
+    let ask = if asked_for { String::new() } else { format!("#define WS_REMOTE_ASK {remote_ask}u\n") };
+    let src = format!("{ask}{}", host_source::<P>(config, true));
     if !across_hosts {
         return src;
     }

@@ -45,6 +45,10 @@ pub struct Emulation {
     pub watchdog: Duration,
     /// Join frames in the pool (programs with complete handlers).
     pub frames: u32,
+    /// Across emulated GPUs: the offer at which another GPU's thief asks to share a deque
+    /// (`WS_REMOTE_ASK`, `cuda/deque.cuh`; 128 on GPUs). An emulated GPU has a few workers,
+    /// whose deques rarely hold 128 tasks: a quarter by default.
+    pub remote_ask: u32,
 }
 
 impl Default for Emulation {
@@ -57,6 +61,7 @@ impl Default for Emulation {
             queue_capacity: 1 << 20,
             watchdog: Duration::from_secs(120),
             frames: 1 << 18,
+            remote_ask: 32,
         }
     }
 }

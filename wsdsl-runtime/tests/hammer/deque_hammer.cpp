@@ -11,7 +11,9 @@
 // Built with WSDSL_PES (deque_hammer_shared.cpp), the deque is the multi-GPU one whose scope
 // follows sharing: odd thieves play thieves of another GPU, which steal only from a shared
 // deque and otherwise ask (the asked bit in the head); owners share when they see the ask in
-// the head they read after each step; the flags ride through resets of the head.
+// the head they read after each step; the flags ride through resets of the head. The host
+// has one memory scope, so this checks the bits' logic, not the choice of scopes (checked on
+// GPUs), nor the megakernel's threshold for asking (WS_REMOTE_ASK: here every probe asks).
 //
 // Note for ThreadSanitizer: ws_deque_steal copies the slot with a plain read before its CAS
 // validates it (Listing 35.3); when the CAS fails the copy may have raced with the owner
@@ -52,7 +54,7 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
             // Owner of deque t.
             ws_deque* d = &deques[t];
             wsdsl_task* my = &slots[(size_t)t * c.capacity];
-            ws_deque_owner own = {0u, 0u};
+            ws_deque_owner own{};   // split = top = 0 (and not shared, across GPUs)
             unsigned next = 0, base = t * stride;
             unsigned long long mine = 0;
             auto take = [&](unsigned first, unsigned n) {

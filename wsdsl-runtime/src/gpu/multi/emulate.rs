@@ -64,7 +64,7 @@ pub fn run_emulated_hosts<P: Program>(
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
-    let source = host_pe_kernel_source::<P>(&config, hosts > 1);
+    let source = host_pe_kernel_source::<P>(&config, hosts > 1, emu.remote_ask);
     let kernels = (0..gpus).map(|g| host_kernel_copy::<P>(&source, g + 1)).collect::<Result<Vec<_>, _>>()?;
     let compile = started.elapsed();
 
