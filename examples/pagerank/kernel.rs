@@ -215,17 +215,14 @@ pub mod pagerank_pull {
     /// similar work; a single vertex above the grain is a hub.
     #[spawn]
     fn range(r: &Range, ctx: &mut Ctx) {
-        let len = r.hi - r.lo;
         if r.i == PREPARE {
             prepare(r, ctx);
             return;
         }
+        let len = r.hi - r.lo;
         let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
         if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
-            let parts = if len < SPLIT { len } else { SPLIT };
-            for p in 0..parts {
-                ctx.spawn(Range { i: r.i, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
-            }
+            split(r, ctx);
             return;
         }
         let n = ctx.buffers.out_degree.len();
@@ -254,14 +251,19 @@ pub mod pagerank_pull {
         ctx.counters.edges.add(edges);
     }
 
+    /// `r` as up to SPLIT ranges of as many vertices each, in the same iteration.
+    fn split(r: &Range, ctx: &mut Ctx) {
+        let len = r.hi - r.lo;
+        let parts = if len < SPLIT { len } else { SPLIT };
+        for p in 0..parts {
+            ctx.spawn(Range { i: r.i, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
+        }
+    }
+
     /// Round 0: the shares of iteration 0 (rank 1/n each), ranges of `grain` vertices.
     fn prepare(r: &Range, ctx: &mut Ctx) {
-        let len = r.hi - r.lo;
-        if len > ctx.params.grain {
-            let parts = if len < SPLIT { len } else { SPLIT };
-            for p in 0..parts {
-                ctx.spawn(Range { i: PREPARE, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
-            }
+        if r.hi - r.lo > ctx.params.grain {
+            split(r, ctx);
             return;
         }
         let n = ctx.buffers.out_degree.len();

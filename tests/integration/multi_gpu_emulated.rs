@@ -457,7 +457,6 @@ fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
     let roots: [faulty::Task; 2] = [faulty::Node { tree: 0, level: 0 }.into(), faulty::Node { tree: 1, level: 0 }.into()];
     let err = run_emulated_hosts::<faulty::Kernel>(&faulty::Params { depth: 18, bad_tree: 1 }, &(), &roots, &config(Victim::Random), &emulation(), 2, 1).unwrap_err();
     assert!(matches!(err, Error::OnGpu { gpu: 1, gpus: 2, .. }) && err.to_string().contains("the root of tree 1 is bad"), "{err}");
-
 }
 
 /// Fork-join across emulated hosts: a child stolen by another host's GPU delivers its value

@@ -180,6 +180,12 @@ static __device__ __forceinline__ void ws_thief_store_release_u32(ws_atom_u32* p
     static __device__ __forceinline__ void name(T* p, T v) { asm volatile(op ".global.u" #bits " [%0], %1;" :: "l"(p), reg(v) : "memory"); }
 #define WS_EXPLICIT_ADD(name, op, T, bits, reg) \
     static __device__ __forceinline__ T name(T* p, T v) { T old; asm volatile(op ".global.add.u" #bits " %0, [%1], %2;" : "=" reg(old) : "l"(p), reg(v) : "memory"); return old; }
+#define WS_EXPLICIT_CAS_U64(name, op) \
+    static __device__ __forceinline__ ws_atom_u64 name(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) { \
+        ws_atom_u64 old; \
+        asm volatile(op ".global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory"); \
+        return old; \
+    }
 WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u32, "ld.relaxed.gpu", ws_atom_u32, 32, "r")
 WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u64, "ld.relaxed.gpu", ws_atom_u64, 64, "l")
 WS_EXPLICIT_LOAD(ws_gpu_load_acquire_u64, "ld.acquire.gpu", ws_atom_u64, 64, "l")
@@ -190,11 +196,7 @@ WS_EXPLICIT_LOAD(ws_sys_load_acquire_u64, "ld.acquire.sys", ws_atom_u64, 64, "l"
 WS_EXPLICIT_STORE(ws_sys_store_release_u64, "st.release.sys", ws_atom_u64, 64, "l")
 WS_EXPLICIT_ADD(ws_sys_add_relaxed_u32, "atom.relaxed.sys", ws_atom_u32, 32, "r")
 WS_EXPLICIT_ADD(ws_sys_add_relaxed_u64, "atom.relaxed.sys", ws_atom_u64, 64, "l")
-static __device__ __forceinline__ ws_atom_u64 ws_gpu_cas_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
-    ws_atom_u64 old;
-    asm volatile("atom.acq_rel.gpu.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
-    return old;
-}
+WS_EXPLICIT_CAS_U64(ws_gpu_cas_acq_rel_u64, "atom.acq_rel.gpu")
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
 
@@ -204,11 +206,7 @@ static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fe
 // this GPU's workers use the deque, system scope once another GPU's thieves may.
 WS_EXPLICIT_STORE(ws_sys_store_relaxed_u32, "st.relaxed.sys", ws_atom_u32, 32, "r")
 WS_EXPLICIT_STORE(ws_sys_store_relaxed_u64, "st.relaxed.sys", ws_atom_u64, 64, "l")
-static __device__ __forceinline__ ws_atom_u64 ws_sys_cas_relaxed_u64(ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
-    ws_atom_u64 old;
-    asm volatile("atom.relaxed.sys.global.cas.b64 %0, [%1], %2, %3;" : "=l"(old) : "l"(p), "l"(expected), "l"(desired) : "memory");
-    return old;
-}
+WS_EXPLICIT_CAS_U64(ws_sys_cas_relaxed_u64, "atom.relaxed.sys")
 static __device__ __forceinline__ void ws_sys_or_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
     asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }

@@ -13,7 +13,8 @@ use std::sync::Arc;
 pub(crate) struct Inputs {
     params: CudaSlice<u8>,
     /// Which buffers have a device copy of this run's to read back: all but the read-only
-    /// arrays, which the workspace keeps, and the scratch buffers. The copies themselves live in the workspace.
+    /// arrays, which the workspace keeps, and the scratch buffers. The copies themselves live
+    /// in the workspace.
     writable: Vec<bool>,
     buffer_table: CudaSlice<u64>,
     counters: CudaSlice<u64>,

@@ -126,12 +126,9 @@ impl Workspace {
     /// The device copy of the writable buffer at `position` in the program's buffer set,
     /// holding `buffer`'s contents (copied before the launch); its address.
     pub fn copy_in(&mut self, stream: &Arc<CudaStream>, position: usize, buffer: &dyn DeviceBuffer) -> Result<u64, Error> {
-        if self.copies.len() <= position {
-            self.copies.resize_with(position + 1, || None);
-        }
         // The upload below writes every byte the kernel may read (the buffer's length).
         let bytes = buffer.len() * buffer.elem_bytes();
-        let address = at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")?;
+        let address = self.copy_at(stream, position, bytes)?;
         let moved = self.staging(stream)?.upload(stream, buffer, address)?;
         self.count(moved);
         Ok(address)
@@ -140,15 +137,21 @@ impl Workspace {
     /// The device copy of the scratch buffer at `position` (`bytes` long), cleared: it is
     /// neither uploaded nor copied back.
     pub fn scratch(&mut self, stream: &Arc<CudaStream>, position: usize, bytes: usize) -> Result<u64, Error> {
-        if self.copies.len() <= position {
-            self.copies.resize_with(position + 1, || None);
-        }
-        let address = at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")?;
-        let slot = self.copies[position].as_mut().expect("allocated above");
+        let address = self.copy_at(stream, position, bytes)?;
+        let slot = self.copies[position].as_mut().expect("allocated by copy_at");
         let mut head = slot.slice_mut(..bytes.max(1));
         stream.memset_zeros(&mut head).map_err(Error::driver("clearing a scratch buffer on the device"))?;
         self.moved.cleared += bytes as u64;
         Ok(address)
+    }
+
+    /// The device copy of the buffer at `position`, at least `bytes` long, contents undefined;
+    /// its address.
+    fn copy_at(&mut self, stream: &Arc<CudaStream>, position: usize, bytes: usize) -> Result<u64, Error> {
+        if self.copies.len() <= position {
+            self.copies.resize_with(position + 1, || None);
+        }
+        at_least(&mut self.copies[position], stream, bytes, "allocating device memory for a buffer")
     }
 
     /// Refreshes `buffer` from its device copy at `position` (after the run).
