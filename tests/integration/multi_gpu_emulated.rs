@@ -495,7 +495,8 @@ fn fork_join_across_emulated_hosts_is_exact_under_every_policy() {
 
 /// The one-sided build for GPUs of several hosts includes NVSHMEM's headers and links with its
 /// device library (NVRTC `-rdc`, then nvJitLink): it must compile and link, calling the
-/// real `nvshmem_*` device functions in place of the emulation's shims.
+/// real `nvshmem_*` device functions in place of the emulation's shims, at no fewer blocks
+/// per SM than the same program's kernel for GPUs of one host.
 #[test]
 fn the_across_hosts_kernel_links_with_nvshmem() {
     use std::io::Write;
@@ -510,16 +511,37 @@ fn the_across_hosts_kernel_links_with_nvshmem() {
             return;
         }
     };
+    // Each across-hosts kernel beside the same program's kernel for GPUs of one host.
     let sources = [
-        ("nqueens_hosts", Victim::Random, wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(Victim::Random))),
-        ("nqueens_hosts", Victim::Hws, wsdsl::gpu::pe_kernel_source_across_hosts::<nqueens::nqueens::Kernel>(&config(Victim::Hws))),
+        ("nqueens_hosts", Victim::Random, across::<nqueens::nqueens::Kernel>(Victim::Random), one_host::<nqueens::nqueens::Kernel>(Victim::Random)),
+        ("nqueens_hosts", Victim::Hws, across::<nqueens::nqueens::Kernel>(Victim::Hws), one_host::<nqueens::nqueens::Kernel>(Victim::Hws)),
         // Fork-join: the one-sided deliveries and inbox (puts, fences, fetch-adds, sets).
-        ("fib_hosts", Victim::Random, wsdsl::gpu::pe_kernel_source_across_hosts::<fib::fib::Kernel>(&config(Victim::Random))),
+        ("fib_hosts", Victim::Random, across::<fib::fib::Kernel>(Victim::Random), one_host::<fib::fib::Kernel>(Victim::Random)),
     ];
-    for (name, victim, source) in sources {
+    let threads = config(Victim::Random).block_threads;
+    // Blocks of `threads` an SM of compute capability 9.0 holds at `registers` a thread
+    // (64 K registers, allocated to warps in 256s, at most 2,048 threads).
+    let blocks_per_sm = |registers: u32| (65536 / (registers.div_ceil(8) * 8 * threads)).min(2048 / threads);
+    for (name, victim, source, one_host_source) in sources {
         assert!(source.contains("#include <nvshmem.h>") && source.contains("#define WSDSL_PES_ONE_SIDED 1"));
         let cubin = compile_linked_with(&tc, name, &source, "sm_90").unwrap_or_else(|e| panic!("{name} {victim:?}: {e}"));
         let symbols = wsdsl::gpu::elf::function_symbols(&cubin.image).expect("a symbol table");
         assert!(symbols.iter().any(|s| s == "wsdsl_megakernel"), "{name} {victim:?}: {symbols:?}");
+        // NVSHMEM's calls must not cost the kernel its occupancy (`ACROSS_HOSTS_REGISTERS`).
+        let one_host = wsdsl::gpu::compile::compile_uncached(name, &one_host_source, "sm_90").unwrap_or_else(|e| panic!("{name} {victim:?}: {e}"));
+        let registers = |image: &[u8]| wsdsl::gpu::elf::register_count(image, "wsdsl_megakernel").expect("a register count");
+        let (across_hosts, one_host) = (registers(&cubin.image), registers(&one_host));
+        assert!(
+            blocks_per_sm(across_hosts) >= blocks_per_sm(one_host),
+            "{name} {victim:?}: {across_hosts} registers a thread across hosts, {one_host} on one host: fewer blocks per SM"
+        );
     }
+}
+
+fn across<P: wsdsl::Program>(victim: Victim) -> String {
+    wsdsl::gpu::pe_kernel_source_across_hosts::<P>(&config(victim))
+}
+
+fn one_host<P: wsdsl::Program>(victim: Victim) -> String {
+    wsdsl::gpu::pe_kernel_source::<P>(&config(victim))
 }

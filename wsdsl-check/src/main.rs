@@ -547,6 +547,8 @@ fn spreads(workload: &str) -> bool {
         // Ordered programs run on the broker queues' bands (`order = priority`), not deques.
         && !workload.contains("delta-stepping")
         && !workload.contains("(ordered)")
+        // The pulled PageRank names `scheduler = bq` in its module: a broker queue, no deques.
+        && !workload.starts_with("pagerank pulled")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

@@ -87,9 +87,25 @@ pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
 /// [`pe_kernel_source`] for a GPU that reaches other hosts' GPUs through NVSHMEM's one-sided
 /// calls (`WSDSL_PES_ONE_SIDED`, `cuda/pe.cuh`): it includes `<nvshmem.h>`, so it is built
 /// relocatable and linked with NVSHMEM's device library (`gpu::nvshmem::compile_linked`).
+///
+/// Unless the program or the user chose blocks per SM, it asks ptxas for the blocks of a
+/// kernel of 128 registers a thread ([`ACROSS_HOSTS_REGISTERS`]).
 pub fn pe_kernel_source_across_hosts<P: Program>(config: &KernelConfig) -> String {
-    format!("{NVSHMEM_PRELUDE}{}", pe_kernel_source::<P>(config))
+    let mut config = *config;
+    if config.min_blocks == 0 {
+        config.min_blocks = (65536 / (ACROSS_HOSTS_REGISTERS * config.block_threads.max(1))).max(1);
+    }
+    format!("{NVSHMEM_PRELUDE}{}", pe_kernel_source::<P>(&config))
 }
+
+/// Registers a thread that the across-hosts kernel is held to when nothing else says. Left
+/// to itself ptxas gave it 194-216 (N-Queens, fib), against 96-128 for the same programs
+/// built for one host: NVSHMEM's calls are ABI calls into a separately compiled library, and
+/// the registers live across them are kept. At 256 threads a block that is one block per SM
+/// instead of two, half the workers: on two H100s split into two "hosts", N-Queens 18 ran
+/// 1.04x one GPU with 1,056 workers a GPU where one host's two GPUs ran 1.90x with 2,112
+/// (BENCHMARKS.md, "Across hosts at the single host's occupancy").
+pub const ACROSS_HOSTS_REGISTERS: u32 = 128;
 
 /// How a kernel source that calls NVSHMEM's device API begins.
 const NVSHMEM_PRELUDE: &str = "#include <nvshmem.h>\n#define WSDSL_PES_ONE_SIDED 1\n";

@@ -1,6 +1,7 @@
 //! What the runtime reads of a CUBIN (an ELF64 file), without a GPU: the function symbols
 //! (tests and checks use them to see that a compiled or linked image really holds the kernels
-//! asked for) and the stack frame sizes ptxas recorded (`stack.rs` sizes the stack with them).
+//! asked for), the stack frame sizes ptxas recorded (`stack.rs` sizes the stack with them) and
+//! a function's registers per thread (what bounds its blocks per SM).
 
 /// A section header: (type, offset, size, link, entry size).
 type Section = (u32, usize, usize, usize, usize);
@@ -29,44 +30,42 @@ fn u64_at(b: &[u8], o: usize) -> Option<usize> {
     b.get(o..o + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
 }
 
+/// Every symbol's name and type (`STT_*`), by its index in `image`'s symbol table, or `None`
+/// if `image` is not a little-endian ELF64 file with one.
+fn symbols(image: &[u8]) -> Option<Vec<(String, u8)>> {
+    const SHT_SYMTAB: u32 = 2;
+    let sections = sections(image)?;
+    let &(_, offset, size, link, entsize) = sections.iter().find(|s| s.0 == SHT_SYMTAB && s.4 >= 24)?;
+    let &(_, strtab, strsize, _, _) = sections.get(link)?;
+    let strings = image.get(strtab..strtab + strsize)?;
+    image
+        .get(offset..offset + size)?
+        .chunks_exact(entsize)
+        .map(|sym| {
+            let name = strings.get(u32::from_le_bytes(sym[..4].try_into().unwrap()) as usize..)?;
+            let end = name.iter().position(|&b| b == 0)?;
+            Some((String::from_utf8_lossy(&name[..end]).into_owned(), sym[4] & 0xf))
+        })
+        .collect()
+}
+
 /// The names of the function symbols (`STT_FUNC`) in `image`'s symbol table, or `None` if
 /// `image` is not a little-endian ELF64 file with one.
 pub fn function_symbols(image: &[u8]) -> Option<Vec<String>> {
-    const SHT_SYMTAB: u32 = 2;
     const STT_FUNC: u8 = 2;
-    let sections = sections(image)?;
-    let mut names = Vec::new();
-    for &(kind, offset, size, link, entsize) in &sections {
-        if kind != SHT_SYMTAB || entsize < 24 {
-            continue;
-        }
-        let &(_, strtab, strsize, _, _) = sections.get(link)?;
-        let strings = image.get(strtab..strtab + strsize)?;
-        for sym in image.get(offset..offset + size)?.chunks_exact(entsize) {
-            if sym[4] & 0xf != STT_FUNC {
-                continue;
-            }
-            let name_at = u32::from_le_bytes(sym[..4].try_into().unwrap()) as usize;
-            let name = strings.get(name_at..)?;
-            let end = name.iter().position(|&b| b == 0)?;
-            names.push(String::from_utf8_lossy(&name[..end]).into_owned());
-        }
-    }
-    Some(names)
+    Some(symbols(image)?.into_iter().filter(|s| s.1 == STT_FUNC).map(|s| s.0).collect())
 }
 
-/// The stack frame of each function of `image` in bytes (its locals, spills and saved
-/// registers, without its callees), from the `EIATTR_FRAME_SIZE` records of its `.nv.info`
-/// sections; `None` if `image` is no ELF64 file or records none.
+/// The `.nv.info` attributes of `image` with the format `EIFMT_SVAL` and attribute
+/// `wanted`, as their bytes, or `None` if `image` is no ELF64 file.
 ///
 /// A `.nv.info` section (type `SHT_CUDA_INFO`) is a list of attributes: a format byte, an
 /// attribute byte, then a 16-bit value, or for the format `EIFMT_SVAL` a 16-bit size and that
-/// many bytes; `EIATTR_FRAME_SIZE`'s are a symbol index and the frame size, both 32-bit.
-pub fn frame_sizes(image: &[u8]) -> Option<Vec<u32>> {
+/// many bytes.
+fn info_values(image: &[u8], wanted: u8) -> Option<Vec<&[u8]>> {
     const SHT_CUDA_INFO: u32 = 0x7000_0000;
     const EIFMT_SVAL: u8 = 4;
-    const EIATTR_FRAME_SIZE: u8 = 0x11;
-    let mut frames = Vec::new();
+    let mut values = Vec::new();
     for (kind, offset, size, _, _) in sections(image)? {
         if kind != SHT_CUDA_INFO {
             continue;
@@ -76,23 +75,47 @@ pub fn frame_sizes(image: &[u8]) -> Option<Vec<u32>> {
         while at + 4 <= info.len() {
             let (format, attribute) = (info[at], info[at + 1]);
             let len = if format == EIFMT_SVAL { u16_at(info, at + 2)? } else { 0 };
-            if format == EIFMT_SVAL && attribute == EIATTR_FRAME_SIZE && len == 8 {
-                frames.push(u32_at(info, at + 8)?);
+            if format == EIFMT_SVAL && attribute == wanted {
+                values.push(info.get(at + 4..at + 4 + len)?);
             }
             at += 4 + len;
         }
     }
+    Some(values)
+}
+
+/// The stack frame of each function of `image` in bytes (its locals, spills and saved
+/// registers, without its callees), from the `EIATTR_FRAME_SIZE` records of its `.nv.info`
+/// sections (a symbol index and the frame size, both 32-bit); `None` if `image` is no ELF64
+/// file or records none.
+pub fn frame_sizes(image: &[u8]) -> Option<Vec<u32>> {
+    const EIATTR_FRAME_SIZE: u8 = 0x11;
+    let frames: Vec<u32> = info_values(image, EIATTR_FRAME_SIZE)?.into_iter().filter(|v| v.len() == 8).filter_map(|v| u32_at(v, 4)).collect();
     (!frames.is_empty()).then_some(frames)
+}
+
+/// The registers per thread that ptxas gave the function `name` of `image` (its
+/// `EIATTR_REGCOUNT` record: a symbol index and the count, both 32-bit), which bound how many
+/// blocks of it an SM holds; `None` if `image` records none for it.
+pub fn register_count(image: &[u8], name: &str) -> Option<u32> {
+    const EIATTR_REGCOUNT: u8 = 0x2f;
+    let symbols = symbols(image)?;
+    info_values(image, EIATTR_REGCOUNT)?
+        .into_iter()
+        .filter(|v| v.len() == 8)
+        .find(|v| u32_at(v, 0).and_then(|i| symbols.get(i as usize)).is_some_and(|s| s.0 == name))
+        .and_then(|v| u32_at(v, 4))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{frame_sizes, function_symbols};
+    use super::{frame_sizes, function_symbols, register_count};
 
     #[test]
     fn anything_but_elf64_has_no_symbols() {
         assert_eq!(function_symbols(b"not an ELF file at all, but long enough to have a header......"), None);
         assert_eq!(function_symbols(b"\x7fELF"), None);
         assert_eq!(frame_sizes(b"\x7fELF"), None);
+        assert_eq!(register_count(b"\x7fELF", "wsdsl_megakernel"), None);
     }
 }
