@@ -216,15 +216,15 @@ pub fn direction_inputs(
     let mut edge_tally = vec![0u64; 3];
     edge_tally[k::SCOUT] = (offsets[source as usize + 1] - offsets[source as usize]) as u64;
     edge_tally[k::UNEXPLORED] = *offsets.last().unwrap_or(&0) as u64;
-    let mut queue = vec![0u32; depth.len()];
-    queue[0] = source;
+    let queue = Buffer::zeroed(depth.len());
+    queue.set(0, source);
     let buffers = k::Graph {
         offsets: g.out.offsets.clone(),
         targets: g.out.targets.clone(),
         in_offsets: g.in_offsets.clone(),
         in_sources: g.in_sources.clone(),
-        depth: Buffer::from_vec(depth),
-        queue: Buffer::from_vec(queue),
+        depth,
+        queue,
         tally: Buffer::from_vec(tally),
         edge_tally: Buffer::from_vec(edge_tally),
     };
@@ -247,15 +247,17 @@ pub fn direction_inputs(
 }
 
 /// Every depth unreached but the source's.
-fn start(g: &DeviceGraph, source: u32) -> Result<Vec<u32>, wsdsl::Error> {
+fn start(g: &DeviceGraph, source: u32) -> Result<Buffer<u32>, wsdsl::Error> {
     let vertices = g.offsets.len() - 1;
     if source as usize >= vertices {
         return Err(wsdsl::Error::InvalidConfig(format!(
             "the source vertex {source} is not in the graph (vertices 0..{vertices})"
         )));
     }
-    let mut depth = vec![UNREACHED; vertices];
-    depth[source as usize] = 0;
+    // Filled, not built from a vector: one value but the source's, which the GPU backend
+    // sets on the device instead of copying.
+    let depth = Buffer::filled(vertices, UNREACHED);
+    depth.set(source as usize, 0);
     Ok(depth)
 }
 

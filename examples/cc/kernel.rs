@@ -391,7 +391,7 @@ pub fn afforest_inputs(
     let buffers = afforest::Graph {
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
-        comp: Buffer::from_vec((0..vertices as u32).collect()),
+        comp: Buffer::from_fn(vertices, |v| v as u32),
         votes: Buffer::zeroed(BUCKETS),
         largest: Buffer::zeroed(1),
     };

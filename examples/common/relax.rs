@@ -422,10 +422,11 @@ pub struct Relaxation {
 pub fn run(
     rt: &Runtime,
     g: &DeviceGraph,
-    initial: Vec<u32>,
+    initial: impl Into<Buffer<u32>>,
     frontier: &[u32],
     how: Relaxation,
 ) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+    let initial: Buffer<u32> = initial.into();
     check_inputs(g, &initial, frontier)?;
     let grain = how.grain;
     let vertices = g.offsets.len() - 1;
@@ -441,7 +442,7 @@ pub fn run(
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
         weights: g.weights.clone(),
-        value: Buffer::from_vec(initial),
+        value: initial,
         queued: Buffer::zeroed(vertices),
         frontier: Buffer::from_vec(halves),
         sizes: Buffer::from_vec(vec![frontier.len() as u32, 0]),
@@ -466,10 +467,11 @@ pub fn run(
 pub fn run_driven(
     rt: &Runtime,
     g: &DeviceGraph,
-    initial: Vec<u32>,
+    initial: impl Into<Buffer<u32>>,
     frontier: &[u32],
     how: Relaxation,
 ) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+    let initial: Buffer<u32> = initial.into();
     check_inputs(g, &initial, frontier)?;
     let grain = how.grain;
     if grain == 0 {
@@ -485,7 +487,7 @@ pub fn run_driven(
             v,
             lo: offsets[v as usize],
             hi: offsets[v as usize + 1],
-            base: initial[v as usize],
+            base: initial.get(v as usize),
         })
         .filter(|o| o.hi > o.lo)
         .collect();
@@ -493,7 +495,7 @@ pub fn run_driven(
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
         weights: g.weights.clone(),
-        value: Buffer::from_vec(initial),
+        value: initial,
     };
     let params = relax_driven::Params {
         grain,
@@ -515,11 +517,12 @@ pub fn run_driven(
 pub fn run_ordered(
     rt: &Runtime,
     g: &DeviceGraph,
-    initial: Vec<u32>,
+    initial: impl Into<Buffer<u32>>,
     frontier: &[u32],
     how: Relaxation,
     delta: u32,
 ) -> Result<(Relaxed, Output<relax_ordered::Kernel>), wsdsl::Error> {
+    let initial: Buffer<u32> = initial.into();
     check_inputs(g, &initial, frontier)?;
     if how.grain == 0 {
         return Err(wsdsl::Error::InvalidConfig(
@@ -539,7 +542,7 @@ pub fn run_ordered(
             v,
             lo: offsets[v as usize],
             hi: offsets[v as usize + 1],
-            base: initial[v as usize],
+            base: initial.get(v as usize),
         })
         .filter(|o| o.hi > o.lo)
         .collect();
@@ -547,7 +550,7 @@ pub fn run_ordered(
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
         weights: g.weights.clone(),
-        value: Buffer::from_vec(initial),
+        value: initial,
     };
     let params = relax_ordered::Params {
         grain: how.grain,
@@ -609,7 +612,7 @@ impl Method {
 pub fn solve(
     rt: &Runtime,
     g: &DeviceGraph,
-    initial: Vec<u32>,
+    initial: impl Into<Buffer<u32>>,
     frontier: &[u32],
     how: Relaxation,
     method: Method,
@@ -631,7 +634,7 @@ pub fn solve(
 }
 
 /// One initial value per vertex, and a first frontier of distinct vertices of the graph.
-fn check_inputs(g: &DeviceGraph, initial: &[u32], frontier: &[u32]) -> Result<(), wsdsl::Error> {
+fn check_inputs(g: &DeviceGraph, initial: &Buffer<u32>, frontier: &[u32]) -> Result<(), wsdsl::Error> {
     let vertices = g.offsets.len() - 1;
     let bad = |what: String| Err(wsdsl::Error::InvalidConfig(what));
     if initial.len() != vertices {

@@ -80,8 +80,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         )));
     }
     let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
-    let mut initial = vec![UNREACHED; graph.vertices()];
-    initial[source as usize] = 0;
+    let initial = wsdsl::Buffer::filled(graph.vertices(), UNREACHED);
+    initial.set(source as usize, 0);
     let how = relax::Relaxation {
         grain: args.grain,
         step: 0,

@@ -134,27 +134,22 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
     return was;
 }
 // A thief's steps; `sys`: the thief is on another GPU than the deque (system-scope fences),
-// else GPU-scope fences. WS_LOCAL_STEAL_SYS=1 (for WSDSL_DEFINES; not yet measured) gives a
-// thief of the deque's GPU the system-scope acquire loads and acq_rel CAS of the multi-GPU
-// builds before scope followed sharing: N-Queens 18 on two GPUs fell from 2.00x to 1.90x of
-// one GPU with this change (BENCHMARKS.md, "Scope follows sharing"), and this path is the
-// first suspect.
-#ifndef WS_LOCAL_STEAL_SYS
-#define WS_LOCAL_STEAL_SYS 0
-#endif
+// else GPU-scope fences. Measured on two H100s (BENCHMARKS.md, "Across hosts at the single
+// host's occupancy"): a same-GPU thief with the system-scope acquire loads and acq_rel CAS of
+// the builds before scope followed sharing ran UTS T3L 12% slower and N-Queens 18 no faster;
+// one with the one-GPU kernel's GPU-scope acquire loads and CAS (outside the PTX model once
+// another GPU's thief CASes the head) changed neither. These fences are not what is left of
+// T3L's two-GPU gap.
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool sys) {
-    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_load_acquire_u64(&d->head);
     return sys ? ws_sys_load_acquire_u64(&d->head) : ws_sys_load_relaxed_u64(&d->head);
 }
-static __device__ __forceinline__ void ws_steal_fence_sc(bool sys) { ws_fence_sc_at(sys || WS_LOCAL_STEAL_SYS); }
+static __device__ __forceinline__ void ws_steal_fence_sc(bool sys) { ws_fence_sc_at(sys); }
 static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool sys) {
-    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_load_acquire_u32(&d->split);
     const unsigned split = ws_sys_load_relaxed_u32(&d->split);
     ws_fence_acq_rel_at(sys);
     return split;
 }
 static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_u64 expected, ws_atom_u64 desired, bool sys) {
-    if (WS_LOCAL_STEAL_SYS && !sys) return ws_thief_cas_acq_rel_u64(&d->head, expected, desired);
     ws_fence_acq_rel_at(sys);
     const ws_atom_u64 was = ws_sys_cas_relaxed_u64(&d->head, expected, desired);
     ws_fence_acq_rel_at(sys);

@@ -34,8 +34,8 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     fn add(self, other: Self) -> Self;
     fn to_le(self, out: &mut [u8]);
     fn from_le(bytes: &[u8]) -> Self;
-    /// Whether every bit is zero (so `-0.0` is not).
-    fn is_zero_bits(self) -> bool;
+    /// The value's bits, zero-extended (so `-0.0` is not zero).
+    fn bits(self) -> u64;
     /// The value an atom holds, taking it.
     fn from_atom(a: Self::Atom) -> Self;
     /// `len` atoms holding zero, from memory the system zeroes when it is first touched (no
@@ -75,15 +75,17 @@ macro_rules! buffer_elem {
             fn from_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes[..std::mem::size_of::<$t>()].try_into().expect("element width"))
             }
-            fn is_zero_bits(self) -> bool {
-                $to(self) == 0
+            fn bits(self) -> u64 {
+                $to(self) as u64
             }
             fn from_atom(a: $atom) -> Self {
                 $from(a.into_inner())
             }
             fn zeroed_atoms(len: usize) -> Box<[$atom]> {
                 // SAFETY: an atomic integer whose bits are all zero is a valid zero.
-                unsafe { Box::<[$atom]>::new_zeroed_slice(len).assume_init() }
+                let atoms = unsafe { Box::<[$atom]>::new_zeroed_slice(len).assume_init() };
+                crate::host_memory::advise_huge_pages(atoms.as_ptr() as *const u8, std::mem::size_of_val(&*atoms));
+                atoms
             }
         }
     };
@@ -102,9 +104,18 @@ pub struct Buffer<T: BufferElem> {
     scratch: bool,
 }
 
+impl<T: BufferElem> From<Vec<T>> for Buffer<T> {
+    fn from(values: Vec<T>) -> Self {
+        Buffer::from_vec(values)
+    }
+}
+
 impl<T: BufferElem> Buffer<T> {
     /// A buffer holding `values`.
     pub fn from_vec(values: Vec<T>) -> Self {
+        // Pages of the vector that nothing wrote yet (`vec![0; n]`) are faulted in by the
+        // conversion below, which reuses the vector's memory: as huge pages where granted.
+        crate::host_memory::advise_huge_pages(values.as_ptr() as *const u8, std::mem::size_of_val(&*values));
         Buffer { cells: values.into_iter().map(T::new_atom).collect(), scratch: false }
     }
 
@@ -130,9 +141,25 @@ impl<T: BufferElem> Buffer<T> {
         self.cells.into_vec().into_iter().map(T::from_atom).collect()
     }
 
-    /// A buffer of `len` copies of `value`.
+    /// A buffer of `len` copies of `value`, written on every core into the pages of
+    /// [`Buffer::zeroed`] (none written for a zero `value`).
     pub fn filled(len: usize, value: T) -> Self {
-        Self::from_vec(vec![value; len])
+        if value.bits() == 0 {
+            return Self::zeroed(len);
+        }
+        Self::from_fn(len, |_| value)
+    }
+
+    /// A buffer whose element `i` is `f(i)` (labels `0..n`, say), written on every core into
+    /// the pages of [`Buffer::zeroed`].
+    pub fn from_fn(len: usize, f: impl Fn(usize) -> T + Sync) -> Self {
+        let b = Self::zeroed(len);
+        b.cells.par_chunks(CHUNK).enumerate().for_each(|(k, chunk)| {
+            for (i, c) in chunk.iter().enumerate() {
+                T::store(c, f(k * CHUNK + i));
+            }
+        });
+        b
     }
 
     /// The current contents.
@@ -267,9 +294,11 @@ pub trait DeviceBuffer: Sync {
     /// Overwrites elements `first..` from a little-endian image (whole elements, as many as
     /// it holds or as there are; after a GPU run).
     fn read_le(&self, first: usize, bytes: &[u8]);
-    /// Whether elements `first..first + count` are all zero bits (a piece the GPU backend
-    /// clears on the device instead of copying). Stops at the first non-zero element.
-    fn is_zero(&self, first: usize, count: usize) -> bool;
+    /// The 32-bit word that the little-endian image of elements `first..first + count`
+    /// repeats, if it repeats one (every element alike, and for 8-byte elements both halves
+    /// alike: zero, `u64::MAX`): the GPU backend sets such a piece on the device instead of
+    /// copying it. Stops at the first element that differs.
+    fn repeated_word(&self, first: usize, count: usize) -> Option<u32>;
     /// Little-endian image of all elements.
     fn to_bytes(&self) -> Cow<'_, [u8]> {
         let mut out = vec![0u8; self.len() * self.elem_bytes()];
@@ -322,15 +351,8 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
         write_image(&self.values, first, out, |&v| v);
     }
     fn read_le(&self, _first: usize, _bytes: &[u8]) {}
-    fn is_zero(&self, first: usize, count: usize) -> bool {
-        #[cfg(target_endian = "little")]
-        {
-            let w = std::mem::size_of::<T>();
-            let image = &self.image()[first * w..(first + count) * w];
-            image.first().is_none_or(|&b| b == 0) && image.par_chunks(CHUNK).all(|chunk| chunk.iter().all(|&b| b == 0))
-        }
-        #[cfg(not(target_endian = "little"))]
-        all_zero(&self.values[first..first + count], |&v| v)
+    fn repeated_word(&self, first: usize, count: usize) -> Option<u32> {
+        repeated_word(&self.values[first..first + count], |&v| v)
     }
     fn to_bytes(&self) -> Cow<'_, [u8]> {
         #[cfg(target_endian = "little")]
@@ -360,8 +382,8 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
     fn write_le(&self, first: usize, out: &mut [u8]) {
         write_image(&self.cells, first, out, T::load);
     }
-    fn is_zero(&self, first: usize, count: usize) -> bool {
-        all_zero(&self.cells[first..first + count], T::load)
+    fn repeated_word(&self, first: usize, count: usize) -> Option<u32> {
+        repeated_word(&self.cells[first..first + count], T::load)
     }
     fn read_le(&self, first: usize, bytes: &[u8]) {
         // Element by element with atomic stores, never a plain copy into the cells: another
@@ -398,12 +420,19 @@ fn copy_on_every_core(dst: &mut [u8], src: &[u8]) {
     dst.par_chunks_mut(CHUNK * 8).zip(src.par_chunks(CHUNK * 8)).for_each(|(d, s)| d.copy_from_slice(s));
 }
 
-/// Whether every element of `items` is zero bits. The first is looked at alone, so that the
-/// usual answer for an input (no) costs no parallel scan; the rest in chunks, each a plain
-/// loop (a parallel job per element cost ten times as much).
-fn all_zero<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync) -> bool {
-    items.first().is_none_or(|first| value(first).is_zero_bits())
-        && items.par_chunks(CHUNK).all(|chunk| chunk.iter().fold(true, |zero, item| zero & value(item).is_zero_bits()))
+/// The 32-bit word the image of `items` repeats (`DeviceBuffer::repeated_word`). The first
+/// few elements are looked at alone, so that the usual answer for an input (no) costs no
+/// parallel scan; the rest in chunks, each a plain loop (a parallel job per element cost ten
+/// times as much).
+fn repeated_word<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync) -> Option<u32> {
+    let Some(first) = items.first() else { return Some(0) };
+    let bits = value(first).bits();
+    let word = bits as u32;
+    if std::mem::size_of::<T>() == 8 && (bits >> 32) as u32 != word {
+        return None;
+    }
+    let alike = |chunk: &[E]| chunk.iter().fold(true, |same, item| same & (value(item).bits() == bits));
+    (alike(&items[..items.len().min(64)]) && items.par_chunks(CHUNK).all(alike)).then_some(word)
 }
 
 /// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.
@@ -466,9 +495,30 @@ mod tests {
     fn scratch_buffers_are_zero_and_say_so_to_the_device() {
         let s = Buffer::<u64>::scratch(5);
         assert!(s.scratch() && !Buffer::<u64>::zeroed(5).scratch() && !Buffer::from_vec(vec![1u32]).scratch());
-        assert!(s.is_zero(0, 5));
+        assert_eq!(s.repeated_word(0, 5), Some(0));
         s.atomic_add(3, 9);
         assert_eq!(s.to_vec(), vec![0, 0, 0, 9, 0], "on the host it is an ordinary buffer");
+    }
+
+    #[test]
+    fn pieces_that_repeat_one_word_say_which() {
+        let depth = Buffer::filled(5, u32::MAX);
+        assert_eq!(depth.to_vec(), vec![u32::MAX; 5]);
+        assert_eq!(depth.repeated_word(0, 5), Some(u32::MAX));
+        depth.set(3, 7);
+        assert!(depth.repeated_word(0, 5).is_none() && depth.repeated_word(4, 1) == Some(u32::MAX));
+        assert_eq!(Buffer::filled(3, u64::MAX).repeated_word(0, 3), Some(u32::MAX), "both halves alike");
+        assert!(Buffer::filled(3, 1u64).repeated_word(0, 3).is_none(), "halves differ: no 32-bit pattern");
+        assert!(Buffer::filled(3, 0.25f64).repeated_word(0, 3).is_none());
+        assert_eq!(Buffer::filled(2, 1.5f32).repeated_word(0, 2), Some(1.5f32.to_bits()));
+        assert_eq!(ReadOnly::from_vec(vec![-1i32; 4]).repeated_word(1, 3), Some(u32::MAX));
+        assert_eq!(Buffer::filled(0, 9u32).repeated_word(0, 0), Some(0), "nothing to copy");
+        let labels = Buffer::from_fn(CHUNK + 3, |i| i as u32);
+        assert!(labels.to_vec().iter().enumerate().all(|(i, &l)| l == i as u32), "element i is f(i), across chunks");
+        // Large enough for huge pages: still every element, and zero where asked.
+        let big = Buffer::filled(3 << 20, 2.5f32);
+        assert!(big.repeated_word(0, 3 << 20) == Some(2.5f32.to_bits()) && big.get(3 << 19) == 2.5);
+        assert_eq!(Buffer::<u64>::zeroed(3 << 20).repeated_word(0, 3 << 20), Some(0));
     }
 
     #[test]
@@ -493,11 +543,11 @@ mod tests {
         r.write_le(1, &mut image);
         assert_eq!(image, (-2.0f64).to_le_bytes());
         assert_eq!(r.to_bytes().len(), 16);
-        assert!(c.is_zero(0, 7) && !c.is_zero(5, 3));
-        assert!(!Buffer::from_vec(vec![0.0f64, -0.0]).is_zero(0, 2), "-0.0 has a bit set");
+        assert!(c.repeated_word(0, 7) == Some(0) && c.repeated_word(5, 3).is_none());
+        assert!(Buffer::from_vec(vec![0.0f64, -0.0]).repeated_word(0, 2).is_none(), "-0.0 has a bit set");
         let r = ReadOnly::from_vec(vec![0u32, 0, 0x100, 0]);
-        assert!(r.is_zero(0, 2) && r.is_zero(3, 1) && !r.is_zero(1, 2), "a read-only array's zero elements");
-        assert!(!ReadOnly::from_vec(vec![-0.0f32]).is_zero(0, 1), "-0.0 has a bit set");
+        assert!(r.repeated_word(0, 2) == Some(0) && r.repeated_word(3, 1) == Some(0) && r.repeated_word(1, 2).is_none(), "a read-only array's zero elements");
+        assert_eq!(ReadOnly::from_vec(vec![-0.0f32]).repeated_word(0, 1), Some(0x8000_0000), "-0.0 repeats its own word");
         let mut image = vec![0u8; 8];
         r.write_le(2, &mut image);
         assert_eq!(image, [0, 1, 0, 0, 0, 0, 0, 0], "the last elements of a read-only array");

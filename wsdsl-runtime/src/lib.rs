@@ -8,6 +8,7 @@
 
 pub mod buffer;
 mod cache;
+mod host_memory;
 pub mod chart;
 pub mod cpu;
 pub mod error;

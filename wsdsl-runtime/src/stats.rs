@@ -57,7 +57,8 @@ pub struct Phases {
 pub struct Transfers {
     /// Copied to the device: parameters, roots, buffers (read-only arrays the first time).
     pub uploaded: u64,
-    /// Buffer pieces of zeros cleared on the device instead of copied.
+    /// Bytes of buffer pieces set on the device instead of copied: zeros, or one value
+    /// repeated (`DeviceBuffer::repeated_word`).
     pub cleared: u64,
     /// Copied back: counters, buffers, statistics, the roots' values.
     pub downloaded: u64,

@@ -308,8 +308,6 @@ impl Bench<'_> {
         let traversed = bfs::traversed_edges(&g, &want_dist);
         {
             let dg = relax::DeviceGraph::new(&g, Some(weights.clone()));
-            let mut initial = vec![u32::MAX; g.vertices()];
-            initial[source as usize] = 0;
             let how = relax::Relaxation { grain: relax::DEFAULT_GRAIN, step: 0 };
             let ordered = relax::default_delta(&g, &weights);
             let delta_stepping = format!("delta-stepping, delta {ordered}");
@@ -328,7 +326,8 @@ impl Bench<'_> {
                     continue;
                 }
                 let run = timed(self.args.repeat, || {
-                    let start = initial.clone();
+                    let start = Buffer::filled(g.vertices(), u32::MAX);
+                    start.set(source as usize, 0);
                     let ((found, ran), took) = clocked(|| relax::solve(&rt, &dg, start, &[source], how, method))?;
                     Ok((found, ran.stats, took))
                 });
