@@ -240,7 +240,9 @@ fn complete_handlers_that_spawn_again_run_their_rounds_across_gpus() {
         // One root: the other GPUs start with nothing, so work (and continuations sent home)
         // must cross GPUs; GPUs busy with roots of their own would keep to them. An emulated
         // GPU starved of time slices beside other tests may still finish alone (exact, not
-        // wrong), so the crossing is asked of one run in four, exactness of every run.
+        // wrong), so the crossing is asked of one run in four, exactness of every run. A
+        // crossing is work on more than one GPU and a continuation sent home: on 3 GPUs a
+        // third GPU may find no deque offering enough to ask for (`Emulation::remote_ask`).
         let roots: Vec<rounds::Task> = vec![rounds::Node { depth: 10, seed: 7 }.into()];
         let want = vec![rounds_reference(10, 7, 3)];
         let mut crossed = Vec::new();
@@ -251,7 +253,7 @@ fn complete_handlers_that_spawn_again_run_their_rounds_across_gpus() {
             crossed.push((stats.per_gpu_tasks.clone(), stats.sent_home));
         }
         assert!(
-            crossed.iter().any(|(tasks, sent)| tasks.iter().all(|&t| t > 0) && *sent > 0),
+            crossed.iter().any(|(tasks, sent)| tasks.iter().filter(|&&t| t > 0).count() > 1 && *sent > 0),
             "{gpus} GPUs: no run spread its work and sent continuations home: (tasks per GPU, sent home) {crossed:?}"
         );
     }
