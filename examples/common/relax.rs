@@ -426,8 +426,7 @@ pub fn run(
     frontier: &[u32],
     how: Relaxation,
 ) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
-    let initial: Buffer<u32> = initial.into();
-    check_inputs(g, &initial, frontier)?;
+    let initial = checked_inputs(g, initial, frontier)?;
     let grain = how.grain;
     let vertices = g.offsets.len() - 1;
     if grain == 0 {
@@ -471,8 +470,7 @@ pub fn run_driven(
     frontier: &[u32],
     how: Relaxation,
 ) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
-    let initial: Buffer<u32> = initial.into();
-    check_inputs(g, &initial, frontier)?;
+    let initial = checked_inputs(g, initial, frontier)?;
     let grain = how.grain;
     if grain == 0 {
         return Err(wsdsl::Error::InvalidConfig(
@@ -522,8 +520,7 @@ pub fn run_ordered(
     how: Relaxation,
     delta: u32,
 ) -> Result<(Relaxed, Output<relax_ordered::Kernel>), wsdsl::Error> {
-    let initial: Buffer<u32> = initial.into();
-    check_inputs(g, &initial, frontier)?;
+    let initial = checked_inputs(g, initial, frontier)?;
     if how.grain == 0 {
         return Err(wsdsl::Error::InvalidConfig(
             "the grain (vertices or edges per task) must be at least 1".into(),
@@ -633,8 +630,10 @@ pub fn solve(
     })
 }
 
-/// One initial value per vertex, and a first frontier of distinct vertices of the graph.
-fn check_inputs(g: &DeviceGraph, initial: &Buffer<u32>, frontier: &[u32]) -> Result<(), wsdsl::Error> {
+/// The initial values as a buffer, once checked: one per vertex, and a first frontier of
+/// vertices of the graph.
+fn checked_inputs(g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32]) -> Result<Buffer<u32>, wsdsl::Error> {
+    let initial = initial.into();
     let vertices = g.offsets.len() - 1;
     let bad = |what: String| Err(wsdsl::Error::InvalidConfig(what));
     if initial.len() != vertices {
@@ -653,7 +652,7 @@ fn check_inputs(g: &DeviceGraph, initial: &Buffer<u32>, frontier: &[u32]) -> Res
         Some(v) => bad(format!(
             "vertex {v} of the first frontier is not in the graph (vertices 0..{vertices})"
         )),
-        None => Ok(()),
+        None => Ok(initial),
     }
 }
 
