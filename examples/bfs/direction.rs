@@ -127,11 +127,7 @@ pub mod direction {
         }
         let n = ctx.buffers.depth.len() as u32;
         let step = if l.last == BOTTOM_UP {
-            if size >= l.awake || size > n / ctx.params.beta {
-                BOTTOM_UP
-            } else {
-                GATHER
-            }
+            if size >= l.awake || size > n / ctx.params.beta { BOTTOM_UP } else { GATHER }
         } else if l.last == GATHER {
             TOP_DOWN
         } else {
@@ -140,23 +136,17 @@ pub mod direction {
             if ctx.params.alpha > 0 && scout > unexplored / ctx.params.alpha as u64 {
                 BOTTOM_UP
             } else {
-                ctx.buffers
-                    .edge_tally
-                    .set(UNEXPLORED, unexplored.saturating_sub(scout));
+                ctx.buffers.edge_tally.set(UNEXPLORED, unexplored.saturating_sub(scout));
                 TOP_DOWN
             }
         };
         if step == GATHER {
             // Level r is recounted as it is queued.
-            ctx.buffers
-                .tally
-                .set(START + here, ctx.buffers.tally.get(TAIL));
+            ctx.buffers.tally.set(START + here, ctx.buffers.tally.get(TAIL));
             ctx.buffers.tally.set(SIZE + here, 0);
         } else {
             ctx.counters.levels.max(r + 1);
-            ctx.buffers
-                .tally
-                .set(START + next, ctx.buffers.tally.get(TAIL));
+            ctx.buffers.tally.set(START + next, ctx.buffers.tally.get(TAIL));
             ctx.buffers.tally.set(SIZE + next, 0);
             ctx.buffers.edge_tally.set(SCOUT + next, 0);
         }
@@ -178,20 +168,11 @@ pub mod direction {
     #[spawn]
     fn part(p: &Part, ctx: &mut Ctx) {
         let count = p.hi - p.lo;
-        let grain = if p.step == TOP_DOWN {
-            ctx.params.frontier_grain
-        } else {
-            ctx.params.vertex_grain
-        };
+        let grain = if p.step == TOP_DOWN { ctx.params.frontier_grain } else { ctx.params.vertex_grain };
         if count > grain {
             let parts = parts(count, grain);
             for k in 0..parts {
-                ctx.spawn(Part {
-                    step: p.step,
-                    r: p.r,
-                    lo: cut(p.lo, count, k, parts),
-                    hi: cut(p.lo, count, k + 1, parts),
-                });
+                ctx.spawn(Part { step: p.step, r: p.r, lo: cut(p.lo, count, k, parts), hi: cut(p.lo, count, k + 1, parts) });
             }
             return;
         }
@@ -210,74 +191,42 @@ pub mod direction {
                 continue;
             }
             let top_down = p.step == TOP_DOWN;
-            let v = if top_down {
-                ctx.buffers.queue.get(i as usize)
-            } else {
-                i
-            };
+            let v = if top_down { ctx.buffers.queue.get(i as usize) } else { i };
             if !top_down && ctx.buffers.depth.get(v as usize) != UNREACHED {
                 continue;
             }
-            let lo = if top_down {
-                ctx.buffers.offsets.get(v as usize)
-            } else {
-                ctx.buffers.in_offsets.get(v as usize)
-            };
-            let hi = if top_down {
-                ctx.buffers.offsets.get(v as usize + 1)
-            } else {
-                ctx.buffers.in_offsets.get(v as usize + 1)
-            };
+            let lo = if top_down { ctx.buffers.offsets.get(v as usize) } else { ctx.buffers.in_offsets.get(v as usize) };
+            let hi = if top_down { ctx.buffers.offsets.get(v as usize + 1) } else { ctx.buffers.in_offsets.get(v as usize + 1) };
             if hi - lo > ctx.params.edge_grain {
                 // A hub: its own task, counted before it is spawned (this part's units,
                 // not yet retired, keep the count above zero until then).
                 ctx.buffers.tally.atomic_add(PENDING, 1);
                 ctx.fence();
-                ctx.spawn(Edges {
-                    step: p.step,
-                    r: p.r,
-                    v,
-                    lo,
-                    hi,
-                });
+                ctx.spawn(Edges { step: p.step, r: p.r, v, lo, hi });
                 continue;
             }
             for e in lo..hi {
                 scanned += 1;
                 if top_down {
                     let u = ctx.buffers.targets.get(e as usize);
-                    if ctx.buffers.depth.get(u as usize) == UNREACHED
-                        && ctx.buffers.depth.atomic_cas(u as usize, UNREACHED, next) == UNREACHED
-                    {
+                    if ctx.buffers.depth.get(u as usize) == UNREACHED && ctx.buffers.depth.atomic_cas(u as usize, UNREACHED, next) == UNREACHED {
                         let at = ctx.buffers.tally.atomic_add(TAIL, 1);
                         ctx.buffers.queue.set(at as usize, u);
                         found += 1;
-                        scout += (ctx.buffers.offsets.get(u as usize + 1)
-                            - ctx.buffers.offsets.get(u as usize))
-                            as u64;
+                        scout += (ctx.buffers.offsets.get(u as usize + 1) - ctx.buffers.offsets.get(u as usize)) as u64;
                     }
-                } else if ctx
-                    .buffers
-                    .depth
-                    .get(ctx.buffers.in_sources.get(e as usize) as usize)
-                    == p.r
-                {
+                } else if ctx.buffers.depth.get(ctx.buffers.in_sources.get(e as usize) as usize) == p.r {
                     // No other task looks at v's depth for UNREACHED in this step: a plain store.
                     ctx.buffers.depth.set(v as usize, next);
                     found += 1;
-                    scout += (ctx.buffers.offsets.get(v as usize + 1)
-                        - ctx.buffers.offsets.get(v as usize)) as u64;
+                    scout += (ctx.buffers.offsets.get(v as usize + 1) - ctx.buffers.offsets.get(v as usize)) as u64;
                     break;
                 }
             }
         }
         ctx.counters.edges.add(scanned);
         // A gather recounts level r itself; the other steps count level r + 1.
-        let slot = if p.step == GATHER {
-            here
-        } else {
-            (next % 2) as usize
-        };
+        let slot = if p.step == GATHER { here } else { (next % 2) as usize };
         if found > 0 {
             ctx.buffers.tally.atomic_add(SIZE + slot, found);
         }
@@ -287,12 +236,7 @@ pub mod direction {
         // Retire this part's units after every write above; the task that retires the
         // step's last unit starts the next one.
         ctx.fence();
-        if ctx
-            .buffers
-            .tally
-            .atomic_add(PENDING, 0u32.wrapping_sub(count))
-            == count
-        {
+        if ctx.buffers.tally.atomic_add(PENDING, 0u32.wrapping_sub(count)) == count {
             ctx.fence();
             let size = ctx.buffers.tally.get(SIZE + here);
             ctx.spawn(after(p.step, p.r, size));
@@ -308,13 +252,7 @@ pub mod direction {
             ctx.buffers.tally.atomic_add(PENDING, parts - 1);
             ctx.fence();
             for k in 0..parts {
-                ctx.spawn(Edges {
-                    step: t.step,
-                    r: t.r,
-                    v: t.v,
-                    lo: cut(t.lo, count, k, parts),
-                    hi: cut(t.lo, count, k + 1, parts),
-                });
+                ctx.spawn(Edges { step: t.step, r: t.r, v: t.v, lo: cut(t.lo, count, k, parts), hi: cut(t.lo, count, k + 1, parts) });
             }
             return;
         }
@@ -326,14 +264,11 @@ pub mod direction {
             if t.step == TOP_DOWN {
                 scanned += 1;
                 let u = ctx.buffers.targets.get(e as usize);
-                if ctx.buffers.depth.get(u as usize) == UNREACHED
-                    && ctx.buffers.depth.atomic_cas(u as usize, UNREACHED, next) == UNREACHED
-                {
+                if ctx.buffers.depth.get(u as usize) == UNREACHED && ctx.buffers.depth.atomic_cas(u as usize, UNREACHED, next) == UNREACHED {
                     let at = ctx.buffers.tally.atomic_add(TAIL, 1);
                     ctx.buffers.queue.set(at as usize, u);
                     found += 1;
-                    scout += (ctx.buffers.offsets.get(u as usize + 1)
-                        - ctx.buffers.offsets.get(u as usize)) as u64;
+                    scout += (ctx.buffers.offsets.get(u as usize + 1) - ctx.buffers.offsets.get(u as usize)) as u64;
                 }
             } else {
                 // Another part of this edge list may have found the parent already.
@@ -341,17 +276,10 @@ pub mod direction {
                     break;
                 }
                 scanned += 1;
-                if ctx
-                    .buffers
-                    .depth
-                    .get(ctx.buffers.in_sources.get(e as usize) as usize)
-                    == t.r
-                {
+                if ctx.buffers.depth.get(ctx.buffers.in_sources.get(e as usize) as usize) == t.r {
                     if ctx.buffers.depth.atomic_cas(t.v as usize, UNREACHED, next) == UNREACHED {
                         found += 1;
-                        scout += (ctx.buffers.offsets.get(t.v as usize + 1)
-                            - ctx.buffers.offsets.get(t.v as usize))
-                            as u64;
+                        scout += (ctx.buffers.offsets.get(t.v as usize + 1) - ctx.buffers.offsets.get(t.v as usize)) as u64;
                     }
                     break;
                 }
@@ -377,17 +305,9 @@ pub mod direction {
     /// the next one, whose frontier the step found, after the others.
     fn after(step: u32, r: u32, size: u32) -> Level {
         if step == GATHER {
-            Level {
-                r,
-                last: GATHER,
-                awake: 0,
-            }
+            Level { r, last: GATHER, awake: 0 }
         } else {
-            Level {
-                r: r + 1,
-                last: step,
-                awake: size,
-            }
+            Level { r: r + 1, last: step, awake: size }
         }
     }
 

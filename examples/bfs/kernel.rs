@@ -52,13 +52,7 @@ pub struct Searched {
 
 impl From<Relaxed> for Searched {
     fn from(r: Relaxed) -> Self {
-        Searched {
-            depth: r.value,
-            edges_scanned: r.edges,
-            stale: r.stale,
-            levels: r.rounds,
-            bottom_up: 0,
-        }
+        Searched { depth: r.value, edges_scanned: r.edges, stale: r.stale, levels: r.rounds, bottom_up: 0 }
     }
 }
 
@@ -74,40 +68,19 @@ pub struct BfsGraph {
 pub fn device_graph(g: &Graph) -> BfsGraph {
     let out = DeviceGraph::new(g, None);
     let reversed = g.transpose();
-    let (in_offsets, in_sources) = if reversed.offsets == g.offsets && reversed.targets == g.targets
-    {
+    let (in_offsets, in_sources) = if reversed.offsets == g.offsets && reversed.targets == g.targets {
         (out.offsets.clone(), out.targets.clone())
     } else {
-        (
-            ReadOnly::from_vec(reversed.offsets),
-            ReadOnly::from_vec(reversed.targets),
-        )
+        (ReadOnly::from_vec(reversed.offsets), ReadOnly::from_vec(reversed.targets))
     };
-    BfsGraph {
-        out,
-        in_offsets,
-        in_sources,
-    }
+    BfsGraph { out, in_offsets, in_sources }
 }
 
 /// Hop distances from `source` (`UNREACHED` where there is no path): data-driven, or level
 /// by level.
-pub fn search(
-    rt: &Runtime,
-    g: &BfsGraph,
-    source: u32,
-    grain: u32,
-    data_driven: bool,
-) -> Result<(Searched, Ran), wsdsl::Error> {
+pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
     let initial = start(&g.out, source)?;
-    let (found, ran) = relax::solve(
-        rt,
-        &g.out,
-        initial,
-        &[source],
-        Relaxation { grain, step: 1 },
-        relax::Method::driven_or_rounds(data_driven),
-    )?;
+    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
     Ok((found.into(), ran))
 }
 
@@ -115,22 +88,9 @@ pub fn search(
 /// is expanded in band d / `delta`, so the search runs level by level (a band of `delta`
 /// levels at a time) without a kernel or a barrier per level, as delta-stepping SSSP with unit
 /// weights. Depths within a band may be lowered again, each a stale scan.
-pub fn search_ordered(
-    rt: &Runtime,
-    g: &BfsGraph,
-    source: u32,
-    grain: u32,
-    delta: u32,
-) -> Result<(Searched, Ran), wsdsl::Error> {
+pub fn search_ordered(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, delta: u32) -> Result<(Searched, Ran), wsdsl::Error> {
     let initial = start(&g.out, source)?;
-    let (found, ran) = relax::solve(
-        rt,
-        &g.out,
-        initial,
-        &[source],
-        Relaxation { grain, step: 1 },
-        relax::Method::Ordered { delta },
-    )?;
+    let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::Ordered { delta })?;
     Ok((found.into(), ran))
 }
 
@@ -153,61 +113,29 @@ pub struct Direction {
 impl Default for Direction {
     /// GAPBS's thresholds (alpha 15, beta 18).
     fn default() -> Self {
-        Direction {
-            frontier_grain: 1,
-            vertex_grain: 64,
-            edge_grain: DEFAULT_GRAIN,
-            alpha: 15,
-            beta: 18,
-        }
+        Direction { frontier_grain: 1, vertex_grain: 64, edge_grain: DEFAULT_GRAIN, alpha: 15, beta: 18 }
     }
 }
 
 /// Hop distances from `source` by the direction-optimizing search (`direction.rs`).
-pub fn search_direction(
-    rt: &Runtime,
-    g: &BfsGraph,
-    source: u32,
-    how: Direction,
-) -> Result<(Searched, Output<direction::direction::Kernel>), wsdsl::Error> {
+pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction) -> Result<(Searched, Output<direction::direction::Kernel>), wsdsl::Error> {
     let (params, buffers, root) = direction_inputs(g, source, how)?;
     let out = rt.run_with::<direction::direction::Kernel>(params, &buffers, [root])?;
     let c = &out.counters;
-    let found = Searched {
-        depth: buffers.depth.into_vec(),
-        edges_scanned: c.edges.get(),
-        stale: 0,
-        levels: c.levels.get(),
-        bottom_up: c.bottom_up.get(),
-    };
+    let found = Searched { depth: buffers.depth.into_vec(), edges_scanned: c.edges.get(), stale: 0, levels: c.levels.get(), bottom_up: c.bottom_up.get() };
     Ok((found, out))
 }
 
 /// What [`search_direction`] hands the runtime: the parameters, the buffers (level 0 is
 /// the source, queued) and the root task.
-pub fn direction_inputs(
-    g: &BfsGraph,
-    source: u32,
-    how: Direction,
-) -> Result<
-    (
-        direction::direction::Params,
-        direction::direction::Graph,
-        direction::direction::Level,
-    ),
-    wsdsl::Error,
-> {
+pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(direction::direction::Params, direction::direction::Graph, direction::direction::Level), wsdsl::Error> {
     use direction::direction as k;
     let depth = start(&g.out, source)?;
     if how.frontier_grain == 0 || how.vertex_grain == 0 || how.edge_grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "every grain (frontier vertices, vertices, edges per task) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("every grain (frontier vertices, vertices, edges per task) must be at least 1".into()));
     }
     if how.beta == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "beta must be at least 1 (top-down again below vertices / beta)".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("beta must be at least 1 (top-down again below vertices / beta)".into()));
     }
     let offsets = g.out.offsets.as_slice();
     let mut tally = vec![0u32; 6];
@@ -228,31 +156,15 @@ pub fn direction_inputs(
         tally: Buffer::from_vec(tally),
         edge_tally: Buffer::from_vec(edge_tally),
     };
-    let params = k::Params {
-        frontier_grain: how.frontier_grain,
-        vertex_grain: how.vertex_grain,
-        edge_grain: how.edge_grain,
-        alpha: how.alpha,
-        beta: how.beta,
-    };
-    Ok((
-        params,
-        buffers,
-        k::Level {
-            r: 0,
-            last: k::TOP_DOWN,
-            awake: 0,
-        },
-    ))
+    let params = k::Params { frontier_grain: how.frontier_grain, vertex_grain: how.vertex_grain, edge_grain: how.edge_grain, alpha: how.alpha, beta: how.beta };
+    Ok((params, buffers, k::Level { r: 0, last: k::TOP_DOWN, awake: 0 }))
 }
 
 /// Every depth unreached but the source's.
 fn start(g: &DeviceGraph, source: u32) -> Result<Buffer<u32>, wsdsl::Error> {
     let vertices = g.offsets.len() - 1;
     if source as usize >= vertices {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "the source vertex {source} is not in the graph (vertices 0..{vertices})"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{vertices})")));
     }
     // Filled, not built from a vector: one value but the source's, which the GPU backend
     // sets on the device instead of copying.

@@ -22,9 +22,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Breadth-first search (on the priority bands, direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS"
-)]
+#[command(about = "Breadth-first search (on the priority bands, direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -74,38 +72,13 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(false, false)?;
     println!("{what}");
-    let source = args
-        .source
-        .unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
+    let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
-    let (
-        style,
-        found,
-        kernel::Ran {
-            stats,
-            backend,
-            note,
-        },
-    ) = if args.level || args.data_driven {
-        let (found, ran) =
-            kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
-        (
-            if args.level {
-                "level-synchronous"
-            } else {
-                "data-driven"
-            },
-            found,
-            ran,
-        )
+    let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
+        let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
+        (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
     } else if !args.direction_optimizing {
-        let (found, ran) = kernel::search_ordered(
-            &rt,
-            &device_graph,
-            source,
-            args.grain,
-            args.ordered.unwrap_or(1),
-        )?;
+        let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, args.ordered.unwrap_or(1))?;
         ("ordered (priority bands)", found, ran)
     } else {
         let how = kernel::Direction {
@@ -122,9 +95,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (reached, max_depth) = kernel::reach(&found.depth);
     let traversed = kernel::traversed_edges(&graph, &found.depth);
     let steps = match style {
-        "direction-optimizing" => {
-            format!("{} levels ({} bottom-up); ", found.levels, found.bottom_up)
-        }
+        "direction-optimizing" => format!("{} levels ({} bottom-up); ", found.levels, found.bottom_up),
         "level-synchronous" => format!("{} levels; ", found.levels),
         _ => String::new(),
     };
@@ -136,14 +107,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(
-        &stats,
-        format!(
-            "{style} BFS on {} ({backend})",
-            what.split(':').next().unwrap_or("graph")
-        ),
-    );
-    let verdict = kernel::check(&graph, source, &found.depth)
-        .map(|()| "every depth equals a sequential BFS's".to_string());
+    args.common.chart(&stats, format!("{style} BFS on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let verdict = kernel::check(&graph, source, &found.depth).map(|()| "every depth equals a sequential BFS's".to_string());
     Ok(cli::report(verdict))
 }

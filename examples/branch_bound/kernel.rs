@@ -128,11 +128,7 @@ pub mod bnb {
         const SLOT: usize = 0;
 
         fn value(&self, inst: &Instances) -> Option<i64> {
-            if self.next == inst.knapsack.n {
-                Some(self.value as i64)
-            } else {
-                None
-            }
+            if self.next == inst.knapsack.n { Some(self.value as i64) } else { None }
         }
 
         /// The fractional relaxation: items go in by density, whole while they fit, then
@@ -157,34 +153,19 @@ pub mod bnb {
             let item = k.items[self.next as usize];
             let mut n = 0;
             if self.weight + item.weight <= k.capacity {
-                children[n] = Packing {
-                    next: self.next + 1,
-                    weight: self.weight + item.weight,
-                    value: self.value + item.value,
-                };
+                children[n] = Packing { next: self.next + 1, weight: self.weight + item.weight, value: self.value + item.value };
                 n += 1;
             }
-            children[n] = Packing {
-                next: self.next + 1,
-                weight: self.weight,
-                value: self.value,
-            };
+            children[n] = Packing { next: self.next + 1, weight: self.weight, value: self.value };
             n + 1
         }
 
         /// Every remaining item that still fits, by density.
         fn greedy(&self, inst: &Instances) -> Option<i64> {
             let k = &inst.knapsack;
-            let (_, value) = k.items[self.next as usize..k.n as usize].iter().fold(
-                (k.capacity - self.weight, self.value),
-                |(room, value), item| {
-                    if item.weight <= room {
-                        (room - item.weight, value + item.value)
-                    } else {
-                        (room, value)
-                    }
-                },
-            );
+            let (_, value) = k.items[self.next as usize..k.n as usize].iter().fold((k.capacity - self.weight, self.value), |(room, value), item| {
+                if item.weight <= room { (room - item.weight, value + item.value) } else { (room, value) }
+            });
             Some(value as i64)
         }
     }
@@ -210,11 +191,7 @@ pub mod bnb {
 
         fn value(&self, inst: &Instances) -> Option<i64> {
             let c = &inst.cities;
-            if self.count == c.n {
-                Some(-((self.cost + c.dist[self.last as usize][0]) as i64))
-            } else {
-                None
-            }
+            if self.count == c.n { Some(-((self.cost + c.dist[self.last as usize][0]) as i64)) } else { None }
         }
 
         /// The path must still leave `last` once, and each open city once (for another open
@@ -223,20 +200,10 @@ pub mod bnb {
             let c = &inst.cities;
             let n = c.n as usize;
             let here = self.last as usize;
-            let leave = (0..n)
-                .filter(|&to| self.open(to))
-                .map(|to| c.dist[here][to])
-                .min()
-                .unwrap_or(0);
+            let leave = (0..n).filter(|&to| self.open(to)).map(|to| c.dist[here][to]).min().unwrap_or(0);
             let rest: u32 = (0..n)
                 .filter(|&from| self.open(from))
-                .map(|from| {
-                    (0..n)
-                        .filter(|&to| to != from && (to == 0 || self.open(to)))
-                        .map(|to| c.dist[from][to])
-                        .min()
-                        .unwrap_or(0)
-                })
+                .map(|from| (0..n).filter(|&to| to != from && (to == 0 || self.open(to))).map(|to| c.dist[from][to]).min().unwrap_or(0))
                 .sum();
             -((self.cost + leave + rest) as i64)
         }
@@ -256,12 +223,7 @@ pub mod bnb {
             next[..m].sort_unstable_by_key(|&city| c.dist[here][city as usize]);
             for (i, &city) in next[..m].iter().enumerate() {
                 let cost = self.cost + c.dist[here][city as usize];
-                children[i] = Tour {
-                    visited: self.visited | 1 << city,
-                    last: city,
-                    count: self.count + 1,
-                    cost,
-                };
+                children[i] = Tour { visited: self.visited | 1 << city, last: city, count: self.count + 1, cost };
             }
             m
         }
@@ -285,10 +247,7 @@ pub type Item = (u32, u32);
 /// 10, the hard case for branch and bound), and a capacity of half their weight.
 pub fn knapsack_instance(n: usize, seed: u64) -> (Vec<Item>, u32) {
     let mut rng = SplitMix64::new(seed);
-    let items: Vec<Item> = (0..n)
-        .map(|_| rng.within(1, 100))
-        .map(|w| (w, w + 10))
-        .collect();
+    let items: Vec<Item> = (0..n).map(|_| rng.within(1, 100)).map(|w| (w, w + 10)).collect();
     let capacity = items.iter().map(|&(w, _)| w).sum::<u32>() / 2;
     (items, capacity)
 }
@@ -296,18 +255,8 @@ pub fn knapsack_instance(n: usize, seed: u64) -> (Vec<Item>, u32) {
 /// `n` cities at random points of a 1000 x 1000 square; distances rounded to integers.
 pub fn cities(n: usize, seed: u64) -> Vec<Vec<u32>> {
     let mut rng = SplitMix64::new(seed ^ 0x7A5);
-    let points: Vec<(f64, f64)> = (0..n)
-        .map(|_| (rng.below(1000) as f64, rng.below(1000) as f64))
-        .collect();
-    points
-        .iter()
-        .map(|a| {
-            points
-                .iter()
-                .map(|b| ((a.0 - b.0).hypot(a.1 - b.1)).round() as u32)
-                .collect()
-        })
-        .collect()
+    let points: Vec<(f64, f64)> = (0..n).map(|_| (rng.below(1000) as f64, rng.below(1000) as f64)).collect();
+    points.iter().map(|a| points.iter().map(|b| ((a.0 - b.0).hypot(a.1 - b.1)).round() as u32).collect()).collect()
 }
 
 /// The best value of a knapsack, by dynamic programming: `best[c]` is the most value of the
@@ -345,55 +294,25 @@ pub fn tour_reference(dist: &[Vec<u32>]) -> u32 {
             }
         }
     }
-    (0..n - 1)
-        .map(|j| len[full - 1][j] + dist[j + 1][0])
-        .min()
-        .unwrap_or(0)
+    (0..n - 1).map(|j| len[full - 1][j] + dist[j + 1][0]).min().unwrap_or(0)
 }
 
 /// The kernel's params: the knapsack's items by value per weight, best first (ties: lighter
 /// first), and the distances.
-pub fn instances(
-    items: &[Item],
-    capacity: u32,
-    dist: &[Vec<u32>],
-) -> Result<bnb::Instances, wsdsl::Error> {
+pub fn instances(items: &[Item], capacity: u32, dist: &[Vec<u32>]) -> Result<bnb::Instances, wsdsl::Error> {
     if items.len() > bnb::MAX_ITEMS || items.iter().any(|&(w, _)| w == 0) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "at most {} items, each weighing something",
-            bnb::MAX_ITEMS
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("at most {} items, each weighing something", bnb::MAX_ITEMS)));
     }
-    if dist.is_empty()
-        || dist.len() > bnb::MAX_CITIES
-        || dist.iter().any(|row| row.len() != dist.len())
-    {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "1 to {} cities, with a square distance matrix",
-            bnb::MAX_CITIES
-        )));
+    if dist.is_empty() || dist.len() > bnb::MAX_CITIES || dist.iter().any(|row| row.len() != dist.len()) {
+        return Err(wsdsl::Error::InvalidConfig(format!("1 to {} cities, with a square distance matrix", bnb::MAX_CITIES)));
     }
     let mut sorted = items.to_vec();
-    sorted.sort_by(|&(wa, va), &(wb, vb)| {
-        (vb as u64 * wa as u64)
-            .cmp(&(va as u64 * wb as u64))
-            .then(wa.cmp(&wb))
-    });
-    let mut knapsack = bnb::Knapsack {
-        n: items.len() as u32,
-        capacity,
-        items: [bnb::Item {
-            weight: 0,
-            value: 0,
-        }; bnb::MAX_ITEMS],
-    };
+    sorted.sort_by(|&(wa, va), &(wb, vb)| (vb as u64 * wa as u64).cmp(&(va as u64 * wb as u64)).then(wa.cmp(&wb)));
+    let mut knapsack = bnb::Knapsack { n: items.len() as u32, capacity, items: [bnb::Item { weight: 0, value: 0 }; bnb::MAX_ITEMS] };
     for (slot, &(weight, value)) in knapsack.items.iter_mut().zip(&sorted) {
         *slot = bnb::Item { weight, value };
     }
-    let mut cities = bnb::Cities {
-        n: dist.len() as u32,
-        dist: [[0; bnb::MAX_CITIES]; bnb::MAX_CITIES],
-    };
+    let mut cities = bnb::Cities { n: dist.len() as u32, dist: [[0; bnb::MAX_CITIES]; bnb::MAX_CITIES] };
     for (row, from) in cities.dist.iter_mut().zip(dist) {
         row[..from.len()].copy_from_slice(from);
     }
@@ -408,45 +327,16 @@ pub struct Solution {
 }
 
 /// Both problems in one run on `rt`: a root task for each, the same search for both.
-pub fn solve(
-    rt: &Runtime,
-    items: &[Item],
-    capacity: u32,
-    dist: &[Vec<u32>],
-) -> Result<(Solution, Output<bnb::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, items: &[Item], capacity: u32, dist: &[Vec<u32>]) -> Result<(Solution, Output<bnb::Kernel>), wsdsl::Error> {
     let inst = instances(items, capacity, dist)?;
-    let best = bnb::Best {
-        best: Buffer::from_vec(vec![0, i64::MIN]),
-    };
-    let roots: [bnb::Task; 2] = [
-        bnb::Packing {
-            next: 0,
-            weight: 0,
-            value: 0,
-        }
-        .into(),
-        bnb::Tour {
-            visited: 1,
-            last: 0,
-            count: 1,
-            cost: 0,
-        }
-        .into(),
-    ];
+    let best = bnb::Best { best: Buffer::from_vec(vec![0, i64::MIN]) };
+    let roots: [bnb::Task; 2] =
+        [bnb::Packing { next: 0, weight: 0, value: 0 }.into(), bnb::Tour { visited: 1, last: 0, count: 1, cost: 0 }.into()];
     let out = rt.run_with::<bnb::Kernel>(inst, &best, roots)?;
-    Ok((
-        Solution {
-            knapsack: best.best.get(0),
-            tour: (-best.best.get(1)) as u32,
-        },
-        out,
-    ))
+    Ok((Solution { knapsack: best.best.get(0), tour: (-best.best.get(1)) as u32 }, out))
 }
 
 /// What the references say.
 pub fn reference(items: &[Item], capacity: u32, dist: &[Vec<u32>]) -> Solution {
-    Solution {
-        knapsack: knapsack_reference(items, capacity),
-        tour: tour_reference(dist),
-    }
+    Solution { knapsack: knapsack_reference(items, capacity), tour: tour_reference(dist) }
 }

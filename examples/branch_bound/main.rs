@@ -12,9 +12,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(
-    about = "Branch and bound over a trait (0/1 knapsack and a tour), checked against dynamic programming"
-)]
+#[command(about = "Branch and bound over a trait (0/1 knapsack and a tour), checked against dynamic programming")]
 struct Args {
     /// Knapsack items (0..=40): weights 1..=100, values strongly correlated with them.
     #[arg(long, default_value_t = 30)]
@@ -50,26 +48,14 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         out.counters.improved.get()
     );
     println!("{}", out.stats);
-    args.common
-        .chart(&out.stats, format!("Branch and bound on {}", out.backend));
+    args.common.chart(&out.stats, format!("Branch and bound on {}", out.backend));
     let started = Instant::now();
     let want = kernel::reference(&items, capacity, &dist);
-    println!(
-        "dynamic programming: value {}, length {} in {:.2?}",
-        want.knapsack,
-        want.tour,
-        started.elapsed()
-    );
+    println!("dynamic programming: value {}, length {} in {:.2?}", want.knapsack, want.tour, started.elapsed());
     let verdict = if got == want {
-        Ok(format!(
-            "matches dynamic programming (value {}, tour length {})",
-            want.knapsack, want.tour
-        ))
+        Ok(format!("matches dynamic programming (value {}, tour length {})", want.knapsack, want.tour))
     } else {
-        Err(format!(
-            "dynamic programming says value {}, tour length {}",
-            want.knapsack, want.tour
-        ))
+        Err(format!("dynamic programming says value {}, tour length {}", want.knapsack, want.tour))
     };
     Ok(cli::report(verdict))
 }

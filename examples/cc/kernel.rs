@@ -92,13 +92,7 @@ pub mod afforest {
 
     #[spawn]
     fn start(c: &Components, ctx: &mut Ctx) {
-        ctx.spawn(phase(
-            0,
-            ctx.params.rounds,
-            c.vertices,
-            ctx.params.samples,
-            0,
-        ));
+        ctx.spawn(phase(0, ctx.params.rounds, c.vertices, ctx.params.samples, 0));
     }
 
     #[complete]
@@ -106,13 +100,7 @@ pub mod afforest {
         let k = ctx.round();
         if k < 2 * ctx.params.rounds + 3 {
             let largest = (ctx.buffers.largest.get(0) & 0xffff_ffff) as u32;
-            ctx.spawn(phase(
-                k,
-                ctx.params.rounds,
-                c.vertices,
-                ctx.params.samples,
-                largest,
-            ));
+            ctx.spawn(phase(k, ctx.params.rounds, c.vertices, ctx.params.samples, largest));
         }
     }
 
@@ -122,12 +110,7 @@ pub mod afforest {
         if n > ctx.params.grain {
             let parts = parts(n, ctx.params.grain);
             for k in 0..parts {
-                ctx.spawn(Part {
-                    job: p.job,
-                    arg: p.arg,
-                    lo: cut(p.lo, n, k, parts),
-                    hi: cut(p.lo, n, k + 1, parts),
-                });
+                ctx.spawn(Part { job: p.job, arg: p.arg, lo: cut(p.lo, n, k, parts), hi: cut(p.lo, n, k + 1, parts) });
             }
             return;
         }
@@ -148,14 +131,8 @@ pub mod afforest {
             let buckets = ctx.buffers.votes.len() as u32;
             for s in p.lo..p.hi {
                 let root = ctx.buffers.comp.get((mix(s) % vertices) as usize);
-                let votes = ctx
-                    .buffers
-                    .votes
-                    .atomic_add((mix(root ^ 0x9e37_79b9) % buckets) as usize, 1)
-                    + 1;
-                ctx.buffers
-                    .largest
-                    .atomic_max(0, (votes as u64) << 32 | root as u64);
+                let votes = ctx.buffers.votes.atomic_add((mix(root ^ 0x9e37_79b9) % buckets) as usize, 1) + 1;
+                ctx.buffers.largest.atomic_max(0, (votes as u64) << 32 | root as u64);
             }
             return;
         }
@@ -171,40 +148,24 @@ pub mod afforest {
                 let hi = ctx.buffers.offsets.get(x as usize + 1);
                 if p.job == LINK {
                     let at = lo + p.arg;
-                    if at < hi {
-                        (at, at + 1)
-                    } else {
-                        (hi, hi)
-                    }
+                    if at < hi { (at, at + 1) } else { (hi, hi) }
                 } else if ctx.buffers.comp.get(x as usize) == p.arg {
                     skipped += 1;
                     (hi, hi)
                 } else {
                     let from = lo + ctx.params.rounds;
-                    if from < hi {
-                        (from, hi)
-                    } else {
-                        (hi, hi)
-                    }
+                    if from < hi { (from, hi) } else { (hi, hi) }
                 }
             };
             if last - first > ctx.params.grain {
-                ctx.spawn(Part {
-                    job: EDGES,
-                    arg: u,
-                    lo: first,
-                    hi: last,
-                });
+                ctx.spawn(Part { job: EDGES, arg: u, lo: first, hi: last });
                 continue;
             }
             for e in first..last {
                 links += 1;
                 // Link u and v: hook the higher of their roots under the lower.
                 let mut a = ctx.buffers.comp.get(u as usize);
-                let mut b = ctx
-                    .buffers
-                    .comp
-                    .get(ctx.buffers.targets.get(e as usize) as usize);
+                let mut b = ctx.buffers.comp.get(ctx.buffers.targets.get(e as usize) as usize);
                 while a != b {
                     let high = if a > b { a } else { b };
                     let low = if a > b { b } else { a };
@@ -212,15 +173,10 @@ pub mod afforest {
                     if above == low {
                         break;
                     }
-                    if above == high
-                        && ctx.buffers.comp.atomic_cas(high as usize, high, low) == high
-                    {
+                    if above == high && ctx.buffers.comp.atomic_cas(high as usize, high, low) == high {
                         break;
                     }
-                    a = ctx
-                        .buffers
-                        .comp
-                        .get(ctx.buffers.comp.get(high as usize) as usize);
+                    a = ctx.buffers.comp.get(ctx.buffers.comp.get(high as usize) as usize);
                     b = ctx.buffers.comp.get(low as usize);
                 }
             }
@@ -237,33 +193,13 @@ pub mod afforest {
     fn phase(k: u32, rounds: u32, vertices: u32, samples: u32, largest: u32) -> Part {
         if k < 2 * rounds {
             let job = if k % 2 == 0 { LINK } else { COMPRESS };
-            Part {
-                job,
-                arg: k / 2,
-                lo: 0,
-                hi: vertices,
-            }
+            Part { job, arg: k / 2, lo: 0, hi: vertices }
         } else if k == 2 * rounds {
-            Part {
-                job: SAMPLE,
-                arg: 0,
-                lo: 0,
-                hi: samples,
-            }
+            Part { job: SAMPLE, arg: 0, lo: 0, hi: samples }
         } else if k == 2 * rounds + 1 {
-            Part {
-                job: FINISH,
-                arg: largest,
-                lo: 0,
-                hi: vertices,
-            }
+            Part { job: FINISH, arg: largest, lo: 0, hi: vertices }
         } else {
-            Part {
-                job: COMPRESS,
-                arg: 0,
-                lo: 0,
-                hi: vertices,
-            }
+            Part { job: COMPRESS, arg: 0, lo: 0, hi: vertices }
         }
     }
 
@@ -308,11 +244,7 @@ pub struct Afforest {
 
 impl Default for Afforest {
     fn default() -> Self {
-        Afforest {
-            grain: DEFAULT_GRAIN,
-            rounds: 2,
-            samples: 1024,
-        }
+        Afforest { grain: DEFAULT_GRAIN, rounds: 2, samples: 1024 }
     }
 }
 
@@ -335,10 +267,7 @@ impl DeviceGraph {
                 "connected components need an undirected graph (every edge in both directions): symmetrize it".into(),
             ));
         }
-        Ok(DeviceGraph {
-            offsets: ReadOnly::from_vec(g.offsets.clone()),
-            targets: ReadOnly::from_vec(g.targets.clone()),
-        })
+        Ok(DeviceGraph { offsets: ReadOnly::from_vec(g.offsets.clone()), targets: ReadOnly::from_vec(g.targets.clone()) })
     }
 }
 
@@ -355,11 +284,7 @@ pub struct Components {
 }
 
 /// Connected components of the undirected graph `g` by Afforest.
-pub fn afforest(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    how: Afforest,
-) -> Result<(Components, Output<afforest::Kernel>), wsdsl::Error> {
+pub fn afforest(rt: &Runtime, g: &DeviceGraph, how: Afforest) -> Result<(Components, Output<afforest::Kernel>), wsdsl::Error> {
     let (params, buffers, roots) = afforest_inputs(g, how)?;
     let out = rt.run_with::<afforest::Kernel>(params, &buffers, roots)?;
     let found = Components {
@@ -373,19 +298,12 @@ pub fn afforest(
 
 /// What [`afforest`] hands the runtime: the parameters, the buffers (every vertex its own
 /// root) and the root task (none for a graph without vertices: nothing to sample).
-pub fn afforest_inputs(
-    g: &DeviceGraph,
-    how: Afforest,
-) -> Result<(afforest::Params, afforest::Graph, Vec<afforest::Components>), wsdsl::Error> {
+pub fn afforest_inputs(g: &DeviceGraph, how: Afforest) -> Result<(afforest::Params, afforest::Graph, Vec<afforest::Components>), wsdsl::Error> {
     if how.grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the grain (vertices or edges per task) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
     }
     if how.samples == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "sample at least 1 vertex to find the largest component".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("sample at least 1 vertex to find the largest component".into()));
     }
     let vertices = g.offsets.len() - 1;
     let buffers = afforest::Graph {
@@ -395,17 +313,7 @@ pub fn afforest_inputs(
         votes: Buffer::zeroed(BUCKETS),
         largest: Buffer::zeroed(1),
     };
-    let params = afforest::Params {
-        grain: how.grain,
-        rounds: how.rounds,
-        samples: how.samples,
-    };
-    let roots = if vertices == 0 {
-        vec![]
-    } else {
-        vec![afforest::Components {
-            vertices: vertices as u32,
-        }]
-    };
+    let params = afforest::Params { grain: how.grain, rounds: how.rounds, samples: how.samples };
+    let roots = if vertices == 0 { vec![] } else { vec![afforest::Components { vertices: vertices as u32 }] };
     Ok((params, buffers, roots))
 }

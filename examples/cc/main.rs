@@ -23,9 +23,7 @@ use graph_reference::{component_summary, components};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Connected components by union-find (Afforest) or label propagation, checked against a sequential BFS"
-)]
+#[command(about = "Connected components by union-find (Afforest) or label propagation, checked against a sequential BFS")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -59,43 +57,18 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (labels, style, stats, backend, note) = if args.label_propagation {
         let device_graph = relax::DeviceGraph::new(&graph, None);
         let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
-        let how = relax::Relaxation {
-            grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN),
-            step: 0,
-        };
-        let (
-            found,
-            relax::Ran {
-                stats,
-                backend,
-                note,
-            },
-        ) = relax::solve(
-            &rt,
-            &device_graph,
-            everyone.clone(),
-            &everyone,
-            how,
-            relax::Method::driven_or_rounds(args.data_driven),
-        )?;
+        let how = relax::Relaxation { grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN), step: 0 };
+        let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
         let style = format!(
             "label propagation{}: {} rounds, {} edges scanned, {} stale offers",
-            if args.data_driven {
-                " (data-driven)"
-            } else {
-                ""
-            },
+            if args.data_driven { " (data-driven)" } else { "" },
             found.rounds,
             found.edges,
             found.stale
         );
         (found.value, style, stats, backend, note)
     } else {
-        let how = kernel::Afforest {
-            grain: args.grain.unwrap_or(kernel::DEFAULT_GRAIN),
-            rounds: args.rounds,
-            samples: args.samples,
-        };
+        let how = kernel::Afforest { grain: args.grain.unwrap_or(kernel::DEFAULT_GRAIN), rounds: args.rounds, samples: args.samples };
         let (found, out) = kernel::afforest(&rt, &kernel::DeviceGraph::new(&graph)?, how)?;
         let style = format!(
             "union-find (Afforest): {} phases, {} edges linked ({:.2} per edge), {} vertices skipped with the sampled largest component (root {})",
@@ -114,15 +87,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         graph.edges() as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(
-        &stats,
-        format!(
-            "connected components on {} ({backend})",
-            what.split(':').next().unwrap_or("graph")
-        ),
-    );
-    let verdict = relax::compare(&labels, &components(&graph), "labels").map(|()| {
-        "every label is the smallest vertex of its component (sequential BFS)".to_string()
-    });
+    args.common.chart(&stats, format!("connected components on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let verdict = relax::compare(&labels, &components(&graph), "labels")
+        .map(|()| "every label is the smallest vertex of its component (sequential BFS)".to_string());
     Ok(cli::report(verdict))
 }

@@ -38,9 +38,7 @@ pub mod chain {
     #[spawn]
     fn start(s: &Start, ctx: &mut Ctx) {
         for _ in 0..s.chains {
-            ctx.spawn(Link {
-                left: ctx.params.length,
-            });
+            ctx.spawn(Link { left: ctx.params.length });
         }
     }
 
@@ -105,22 +103,14 @@ impl Measured {
     pub fn check(&self, chains: u32, length: u32, joined: bool) -> Result<(), String> {
         let want = chains as u64 * length as u64;
         if self.links != want {
-            return Err(format!(
-                "{} links ran, expected {chains} x {length} = {want}",
-                self.links
-            ));
+            return Err(format!("{} links ran, expected {chains} x {length} = {want}", self.links));
         }
         if joined {
             if self.values.len() != chains as usize {
-                return Err(format!(
-                    "{} chain values came back, expected {chains}",
-                    self.values.len()
-                ));
+                return Err(format!("{} chain values came back, expected {chains}", self.values.len()));
             }
             if let Some((i, v)) = self.values.iter().enumerate().find(|(_, &v)| v != length) {
-                return Err(format!(
-                    "chain {i} has value {v}, expected its length {length}"
-                ));
+                return Err(format!("chain {i} has value {v}, expected its length {length}"));
             }
         }
         Ok(())
@@ -134,34 +124,17 @@ pub const MAX_CHAINS: u32 = 1 << 24;
 /// Runs `chains` chains of `length` links; `joined` makes each link wait for its child.
 pub fn run(rt: &Runtime, chains: u32, length: u32, joined: bool) -> Result<Measured, wsdsl::Error> {
     if length == 0 || chains == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "a chain run needs at least one chain of at least one link".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("a chain run needs at least one chain of at least one link".into()));
     }
     if chains > MAX_CHAINS {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "at most {MAX_CHAINS} chains side by side, not {chains}"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("at most {MAX_CHAINS} chains side by side, not {chains}")));
     }
     if joined {
         // One root per chain: their values come back in `Output::values`.
-        let out =
-            rt.run::<joined::Kernel>((), (0..chains).map(|_| joined::Link { left: length }))?;
-        Ok(Measured {
-            links: out.counters.links.get(),
-            values: out.values,
-            stats: out.stats,
-            backend: out.backend,
-            note: out.note,
-        })
+        let out = rt.run::<joined::Kernel>((), (0..chains).map(|_| joined::Link { left: length }))?;
+        Ok(Measured { links: out.counters.links.get(), values: out.values, stats: out.stats, backend: out.backend, note: out.note })
     } else {
         let out = rt.run::<chain::Kernel>(chain::Params { length }, [chain::Start { chains }])?;
-        Ok(Measured {
-            links: out.counters.links.get(),
-            values: Vec::new(),
-            stats: out.stats,
-            backend: out.backend,
-            note: out.note,
-        })
+        Ok(Measured { links: out.counters.links.get(), values: Vec::new(), stats: out.stats, backend: out.backend, note: out.note })
     }
 }

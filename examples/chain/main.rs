@@ -45,18 +45,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         m.per_level(args.length).as_secs_f64() * 1e6
     );
     println!("{}", m.stats);
-    args.common.chart(
-        &m.stats,
-        format!("chain {} x {} on {}", args.chains, args.length, m.backend),
-    );
+    args.common.chart(&m.stats, format!("chain {} x {} on {}", args.chains, args.length, m.backend));
     let links = args.chains as u64 * args.length as u64;
-    let values = if args.joined {
-        ", every chain's value is its length"
-    } else {
-        ""
-    };
-    Ok(cli::report(
-        m.check(args.chains, args.length, args.joined)
-            .map(|()| format!("{links} links ran{values}")),
-    ))
+    let values = if args.joined { ", every chain's value is its length" } else { "" };
+    Ok(cli::report(m.check(args.chains, args.length, args.joined).map(|()| format!("{links} links ran{values}"))))
 }

@@ -25,16 +25,10 @@ impl Common {
     /// work is done).
     pub fn runtime(&self) -> Result<Runtime, wsdsl::Error> {
         if let Some(path) = &self.chart {
-            let ext = path
-                .extension()
-                .and_then(|e| e.to_str())
-                .map(str::to_ascii_lowercase);
+            let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
             if !matches!(ext.as_deref(), Some("svg" | "png")) {
                 let reason = "the file name must end in .svg or .png".to_string();
-                return Err(wsdsl::Error::Chart {
-                    path: path.clone(),
-                    reason,
-                });
+                return Err(wsdsl::Error::Chart { path: path.clone(), reason });
             }
         }
         runtime(self.backend.as_deref())

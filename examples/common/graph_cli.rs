@@ -46,14 +46,8 @@ pub struct GraphArgs {
 
 /// `2048x2048` as (rows, columns).
 fn parse_grid(text: &str) -> Result<(u32, u32), String> {
-    let (rows, columns) = text
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("`{text}` is not ROWSxCOLUMNS (e.g. 2048x2048)"))?;
-    let side = |s: &str| {
-        s.trim()
-            .parse::<u32>()
-            .map_err(|e| format!("`{s}` in `{text}`: {e}"))
-    };
+    let (rows, columns) = text.split_once(['x', 'X']).ok_or_else(|| format!("`{text}` is not ROWSxCOLUMNS (e.g. 2048x2048)"))?;
+    let side = |s: &str| s.trim().parse::<u32>().map_err(|e| format!("`{s}` in `{text}`: {e}"));
     Ok((side(rows)?, side(columns)?))
 }
 
@@ -62,75 +56,33 @@ impl GraphArgs {
     /// With no file and no generator, the p2p-Gnutella31 graph in `data/graphs`. `weighted`:
     /// a generated graph gets weights (1..=255; by length for the geometric graph).
     pub fn load(&self, weighted: bool, symmetrize: bool) -> Result<(Graph, String), wsdsl::Error> {
-        let opts = GraphOptions {
-            symmetrize: symmetrize || self.symmetrize,
-            remove_self_loops: true,
-            remove_duplicates: true,
-            quiet: false,
-        };
+        let opts = GraphOptions { symmetrize: symmetrize || self.symmetrize, remove_self_loops: true, remove_duplicates: true, quiet: false };
         self.check_options()?;
         let started = Instant::now();
         let seed = self.seed;
         let (graph, name) = if let Some(scale) = self.rmat {
             let edge_factor = self.edge_factor.unwrap_or(16);
-            let g = Rmat {
-                scale,
-                edge_factor,
-                seed,
-                weighted,
-            }
-            .generate(&opts)?;
-            (
-                g,
-                format!("R-MAT scale {scale}, edge factor {edge_factor}, seed {seed}"),
-            )
+            let g = Rmat { scale, edge_factor, seed, weighted }.generate(&opts)?;
+            (g, format!("R-MAT scale {scale}, edge factor {edge_factor}, seed {seed}"))
         } else if let Some((rows, columns)) = self.grid {
             let delete = self.delete.unwrap_or(0.0);
-            let g = Grid {
-                rows,
-                columns,
-                delete,
-                seed,
-                weighted,
-            }
-            .generate()?;
-            let holes = if delete > 0.0 {
-                format!(", edges deleted with probability {delete}")
-            } else {
-                String::new()
-            };
+            let g = Grid { rows, columns, delete, seed, weighted }.generate()?;
+            let holes = if delete > 0.0 { format!(", edges deleted with probability {delete}") } else { String::new() };
             (g, format!("grid {rows} x {columns}{holes}, seed {seed}"))
         } else if let Some(vertices) = self.geometric {
             let degree = self.degree.unwrap_or(8.0);
-            let g = Geometric {
-                vertices,
-                degree,
-                seed,
-                weighted,
-            }
-            .generate()?;
+            let g = Geometric { vertices, degree, seed, weighted }.generate()?;
             (g, format!("random geometric graph of {vertices} vertices, average degree {degree}, seed {seed}"))
         } else if let Some(vertices) = self.uniform {
             let degree = self.degree.unwrap_or(16.0);
             if degree < 0.0 || degree.fract() != 0.0 || degree > f64::from(u32::MAX) {
-                return Err(wsdsl::Error::InvalidConfig(format!(
-                    "--degree {degree}: the uniform graph's degree is a whole number"
-                )));
+                return Err(wsdsl::Error::InvalidConfig(format!("--degree {degree}: the uniform graph's degree is a whole number")));
             }
-            let g = Uniform {
-                vertices,
-                degree: degree as u32,
-                seed,
-                weighted,
-            }
-            .generate()?;
+            let g = Uniform { vertices, degree: degree as u32, seed, weighted }.generate()?;
             (g, format!("uniform random graph of {vertices} vertices, average degree {degree}, seed {seed}"))
         } else {
             let path = self.file.clone().unwrap_or_else(default_graph);
-            (
-                wsdsl::graph::read(&path, &opts)?,
-                path.display().to_string(),
-            )
+            (wsdsl::graph::read(&path, &opts)?, path.display().to_string())
         };
         let what = format!(
             "{name}{}: {} vertices, {} edges, largest degree {} (loaded in {:.0} ms)",
@@ -146,9 +98,7 @@ impl GraphArgs {
     /// A generator's option given without its generator would be ignored: refuse it instead.
     fn check_options(&self) -> Result<(), wsdsl::Error> {
         let unused = |option: &str, generators: &str| {
-            Err(wsdsl::Error::InvalidConfig(format!(
-                "{option} applies to {generators} only, and no such graph was asked for"
-            )))
+            Err(wsdsl::Error::InvalidConfig(format!("{option} applies to {generators} only, and no such graph was asked for")))
         };
         if self.edge_factor.is_some() && self.rmat.is_none() {
             return unused("--edge-factor", "--rmat");
@@ -165,8 +115,5 @@ impl GraphArgs {
 
 /// SNAP's p2p-Gnutella31 (62,586 vertices, 147,892 edges), shipped gzipped with the repository.
 pub fn default_graph() -> PathBuf {
-    PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/graphs/p2p-Gnutella31.txt.gz"
-    ))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data/graphs/p2p-Gnutella31.txt.gz"))
 }

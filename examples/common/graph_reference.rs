@@ -55,10 +55,7 @@ pub fn component_summary(labels: &[u32]) -> (usize, usize) {
     for &l in labels {
         size[l as usize] += 1;
     }
-    (
-        size.iter().filter(|&&s| s > 0).count(),
-        size.iter().copied().max().unwrap_or(0),
-    )
+    (size.iter().filter(|&&s| s > 0).count(), size.iter().copied().max().unwrap_or(0))
 }
 
 /// Each vertex labelled with the smallest vertex of its component: a BFS from every vertex

@@ -112,11 +112,7 @@ pub mod relax {
         if n > ctx.params.grain {
             let parts = parts(n, ctx.params.grain);
             for p in 0..parts {
-                ctx.spawn(Chunk {
-                    r: c.r,
-                    lo: cut(c.lo, n, p, parts),
-                    hi: cut(c.lo, n, p + 1, parts),
-                });
+                ctx.spawn(Chunk { r: c.r, lo: cut(c.lo, n, p, parts), hi: cut(c.lo, n, p + 1, parts) });
             }
             return;
         }
@@ -138,12 +134,7 @@ pub mod relax {
         if n > ctx.params.grain {
             let parts = parts(n, ctx.params.grain);
             for p in 0..parts {
-                ctx.spawn(Edges {
-                    v: e.v,
-                    r: e.r,
-                    lo: cut(e.lo, n, p, parts),
-                    hi: cut(e.lo, n, p + 1, parts),
-                });
+                ctx.spawn(Edges { v: e.v, r: e.r, lo: cut(e.lo, n, p, parts), hi: cut(e.lo, n, p + 1, parts) });
             }
             return;
         }
@@ -153,18 +144,10 @@ pub mod relax {
         let next = e.r + 1;
         for i in e.lo..e.hi {
             let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 {
-                base + ctx.buffers.weights.get(i as usize)
-            } else {
-                base + ctx.params.step
-            };
-            if ctx.buffers.value.atomic_min(u, offer) > offer
-                && ctx.buffers.queued.atomic_max(u, next) < next
-            {
+            let offer = if ctx.params.weighted == 1 { base + ctx.buffers.weights.get(i as usize) } else { base + ctx.params.step };
+            if ctx.buffers.value.atomic_min(u, offer) > offer && ctx.buffers.queued.atomic_max(u, next) < next {
                 let at = ctx.buffers.sizes.atomic_add((next % 2) as usize, 1) as usize;
-                ctx.buffers
-                    .frontier
-                    .set((next % 2) as usize * vertices + at, u as u32);
+                ctx.buffers.frontier.set((next % 2) as usize * vertices + at, u as u32);
             }
         }
         ctx.counters.edges.add(n as u64);
@@ -242,32 +225,18 @@ pub mod relax_driven {
             for p in 0..parts {
                 let lo = t.lo + ((n as u64 * p as u64) / parts as u64) as u32;
                 let hi = t.lo + ((n as u64 * (p + 1) as u64) / parts as u64) as u32;
-                ctx.spawn(Offer {
-                    v: t.v,
-                    lo,
-                    hi,
-                    base: t.base,
-                });
+                ctx.spawn(Offer { v: t.v, lo, hi, base: t.base });
             }
             return;
         }
         for i in t.lo..t.hi {
             let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 {
-                t.base + ctx.buffers.weights.get(i as usize)
-            } else {
-                t.base + ctx.params.step
-            };
+            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base + ctx.params.step };
             if ctx.buffers.value.atomic_min(u, offer) > offer {
                 let lo = ctx.buffers.offsets.get(u);
                 let hi = ctx.buffers.offsets.get(u + 1);
                 if hi > lo {
-                    ctx.spawn(Offer {
-                        v: u as u32,
-                        lo,
-                        hi,
-                        base: offer,
-                    });
+                    ctx.spawn(Offer { v: u as u32, lo, hi, base: offer });
                 }
             }
         }
@@ -331,35 +300,18 @@ pub mod relax_ordered {
             for p in 0..parts {
                 let lo = t.lo + ((n as u64 * p as u64) / parts as u64) as u32;
                 let hi = t.lo + ((n as u64 * (p + 1) as u64) / parts as u64) as u32;
-                ctx.spawn(Offer {
-                    v: t.v,
-                    lo,
-                    hi,
-                    base: t.base,
-                });
+                ctx.spawn(Offer { v: t.v, lo, hi, base: t.base });
             }
             return;
         }
         for i in t.lo..t.hi {
             let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 {
-                t.base + ctx.buffers.weights.get(i as usize)
-            } else {
-                t.base + ctx.params.step
-            };
+            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base + ctx.params.step };
             if ctx.buffers.value.atomic_min(u, offer) > offer {
                 let lo = ctx.buffers.offsets.get(u);
                 let hi = ctx.buffers.offsets.get(u + 1);
                 if hi > lo {
-                    ctx.spawn_with_priority(
-                        offer / ctx.params.delta,
-                        Offer {
-                            v: u as u32,
-                            lo,
-                            hi,
-                            base: offer,
-                        },
-                    );
+                    ctx.spawn_with_priority(offer / ctx.params.delta, Offer { v: u as u32, lo, hi, base: offer });
                 }
             }
         }
@@ -419,20 +371,12 @@ pub struct Relaxation {
     pub step: u32,
 }
 
-pub fn run(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    initial: impl Into<Buffer<u32>>,
-    frontier: &[u32],
-    how: Relaxation,
-) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
+pub fn run(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
     let initial = checked_inputs(g, initial, frontier)?;
     let grain = how.grain;
     let vertices = g.offsets.len() - 1;
     if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the grain (vertices or edges per task) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
     }
     let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
     let mut halves = vec![0u32; 2 * vertices];
@@ -446,123 +390,56 @@ pub fn run(
         frontier: Buffer::from_vec(halves),
         sizes: Buffer::from_vec(vec![frontier.len() as u32, 0]),
     };
-    let params = relax::Params {
-        grain,
-        weighted: weighted as u32,
-        step: how.step,
-    };
+    let params = relax::Params { grain, weighted: weighted as u32, step: how.step };
     let out = rt.run_with::<relax::Kernel>(params, &buffers, [relax::Round { r: 0 }])?;
-    let relaxed = Relaxed {
-        value: buffers.value.into_vec(),
-        edges: out.counters.edges.get(),
-        rounds: out.counters.rounds.get(),
-        stale: 0,
-    };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: out.counters.edges.get(), rounds: out.counters.rounds.get(), stale: 0 };
     Ok((relaxed, out))
 }
 
 /// [`run`] without rounds (`relax_driven`): the vertices of `frontier` offer their initial
 /// values first.
-pub fn run_driven(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    initial: impl Into<Buffer<u32>>,
-    frontier: &[u32],
-    how: Relaxation,
-) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
+pub fn run_driven(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax_driven::Kernel>), wsdsl::Error> {
     let initial = checked_inputs(g, initial, frontier)?;
     let grain = how.grain;
     if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the grain (vertices or edges per task) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
     }
     let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
     let offsets = g.offsets.as_slice();
     let roots: Vec<relax_driven::Offer> = frontier
         .iter()
-        .map(|&v| relax_driven::Offer {
-            v,
-            lo: offsets[v as usize],
-            hi: offsets[v as usize + 1],
-            base: initial.get(v as usize),
-        })
+        .map(|&v| relax_driven::Offer { v, lo: offsets[v as usize], hi: offsets[v as usize + 1], base: initial.get(v as usize) })
         .filter(|o| o.hi > o.lo)
         .collect();
-    let buffers = relax_driven::Graph {
-        offsets: g.offsets.clone(),
-        targets: g.targets.clone(),
-        weights: g.weights.clone(),
-        value: initial,
-    };
-    let params = relax_driven::Params {
-        grain,
-        weighted: weighted as u32,
-        step: how.step,
-    };
+    let buffers = relax_driven::Graph { offsets: g.offsets.clone(), targets: g.targets.clone(), weights: g.weights.clone(), value: initial };
+    let params = relax_driven::Params { grain, weighted: weighted as u32, step: how.step };
     let out = rt.run_with::<relax_driven::Kernel>(params, &buffers, roots)?;
     let c = &out.counters;
-    let relaxed = Relaxed {
-        value: buffers.value.into_vec(),
-        edges: c.edges.get(),
-        rounds: 0,
-        stale: c.stale.get(),
-    };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
 }
 
 /// [`run_driven`] in bands of `delta` (`relax_ordered`, delta-stepping).
-pub fn run_ordered(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    initial: impl Into<Buffer<u32>>,
-    frontier: &[u32],
-    how: Relaxation,
-    delta: u32,
-) -> Result<(Relaxed, Output<relax_ordered::Kernel>), wsdsl::Error> {
+pub fn run_ordered(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation, delta: u32) -> Result<(Relaxed, Output<relax_ordered::Kernel>), wsdsl::Error> {
     let initial = checked_inputs(g, initial, frontier)?;
     if how.grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the grain (vertices or edges per task) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the grain (vertices or edges per task) must be at least 1".into()));
     }
     if delta == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "delta (the width of a band in distance) must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("delta (the width of a band in distance) must be at least 1".into()));
     }
     let weighted = g.weights.len() == g.targets.len() && !g.targets.is_empty();
     let offsets = g.offsets.as_slice();
     let roots: Vec<relax_ordered::Offer> = frontier
         .iter()
-        .map(|&v| relax_ordered::Offer {
-            v,
-            lo: offsets[v as usize],
-            hi: offsets[v as usize + 1],
-            base: initial.get(v as usize),
-        })
+        .map(|&v| relax_ordered::Offer { v, lo: offsets[v as usize], hi: offsets[v as usize + 1], base: initial.get(v as usize) })
         .filter(|o| o.hi > o.lo)
         .collect();
-    let buffers = relax_ordered::Graph {
-        offsets: g.offsets.clone(),
-        targets: g.targets.clone(),
-        weights: g.weights.clone(),
-        value: initial,
-    };
-    let params = relax_ordered::Params {
-        grain: how.grain,
-        weighted: weighted as u32,
-        step: how.step,
-        delta,
-    };
+    let buffers = relax_ordered::Graph { offsets: g.offsets.clone(), targets: g.targets.clone(), weights: g.weights.clone(), value: initial };
+    let params = relax_ordered::Params { grain: how.grain, weighted: weighted as u32, step: how.step, delta };
     let out = rt.run_with::<relax_ordered::Kernel>(params, &buffers, roots)?;
     let c = &out.counters;
-    let relaxed = Relaxed {
-        value: buffers.value.into_vec(),
-        edges: c.edges.get(),
-        rounds: 0,
-        stale: c.stale.get(),
-    };
+    let relaxed = Relaxed { value: buffers.value.into_vec(), edges: c.edges.get(), rounds: 0, stale: c.stale.get() };
     Ok((relaxed, out))
 }
 
@@ -575,11 +452,7 @@ pub struct Ran {
 
 impl<K: wsdsl::Program> From<Output<K>> for Ran {
     fn from(out: Output<K>) -> Self {
-        Ran {
-            stats: out.stats,
-            backend: out.backend,
-            note: out.note,
-        }
+        Ran { stats: out.stats, backend: out.backend, note: out.note }
     }
 }
 
@@ -597,23 +470,12 @@ pub enum Method {
 impl Method {
     /// [`Method::DataDriven`] when `data_driven`, else [`Method::Rounds`].
     pub fn driven_or_rounds(data_driven: bool) -> Method {
-        if data_driven {
-            Method::DataDriven
-        } else {
-            Method::Rounds
-        }
+        if data_driven { Method::DataDriven } else { Method::Rounds }
     }
 }
 
 /// [`run`], [`run_driven`] or [`run_ordered`], as `method` says.
-pub fn solve(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    initial: impl Into<Buffer<u32>>,
-    frontier: &[u32],
-    how: Relaxation,
-    method: Method,
-) -> Result<(Relaxed, Ran), wsdsl::Error> {
+pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation, method: Method) -> Result<(Relaxed, Ran), wsdsl::Error> {
     Ok(match method {
         Method::DataDriven => {
             let (found, out) = run_driven(rt, g, initial, frontier, how)?;
@@ -637,21 +499,13 @@ fn checked_inputs(g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[
     let vertices = g.offsets.len() - 1;
     let bad = |what: String| Err(wsdsl::Error::InvalidConfig(what));
     if initial.len() != vertices {
-        return bad(format!(
-            "{} initial values for a graph of {vertices} vertices",
-            initial.len()
-        ));
+        return bad(format!("{} initial values for a graph of {vertices} vertices", initial.len()));
     }
     if frontier.len() > vertices {
-        return bad(format!(
-            "a first frontier of {} vertices in a graph of {vertices}: list each vertex once",
-            frontier.len()
-        ));
+        return bad(format!("a first frontier of {} vertices in a graph of {vertices}: list each vertex once", frontier.len()));
     }
     match frontier.iter().find(|&&v| v as usize >= vertices) {
-        Some(v) => bad(format!(
-            "vertex {v} of the first frontier is not in the graph (vertices 0..{vertices})"
-        )),
+        Some(v) => bad(format!("vertex {v} of the first frontier is not in the graph (vertices 0..{vertices})")),
         None => Ok(initial),
     }
 }
@@ -659,10 +513,7 @@ fn checked_inputs(g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[
 /// Edges of the vertices with a value (`u32::MAX`: none, not reached): what "traversed edges
 /// per second" counts (Graph500).
 pub fn traversed_edges(g: &Graph, value: &[u32]) -> u64 {
-    (0..g.vertices())
-        .filter(|&v| value[v] != u32::MAX)
-        .map(|v| g.degree(v as u32) as u64)
-        .sum()
+    (0..g.vertices()).filter(|&v| value[v] != u32::MAX).map(|v| g.degree(v as u32) as u64).sum()
 }
 
 /// The first vertex that differs from `want` (`what` names the values), or `Ok`.
@@ -671,14 +522,6 @@ pub fn compare(got: &[u32], want: &[u32], what: &str) -> Result<(), String> {
     if bad.is_empty() {
         return Ok(());
     }
-    let show: Vec<String> = bad
-        .iter()
-        .take(5)
-        .map(|&v| format!("vertex {v}: {} (want {})", got[v], want[v]))
-        .collect();
-    Err(format!(
-        "{} {what} differ from the reference: {}",
-        bad.len(),
-        show.join(", ")
-    ))
+    let show: Vec<String> = bad.iter().take(5).map(|&v| format!("vertex {v}: {} (want {})", got[v], want[v])).collect();
+    Err(format!("{} {what} differ from the reference: {}", bad.len(), show.join(", ")))
 }

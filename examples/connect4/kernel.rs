@@ -61,10 +61,7 @@ pub mod exact {
     /// Cells (occupied or not, reachable or not) that complete four of `stones` in a column,
     /// a row or either diagonal.
     fn completing_cells(stones: u64) -> u64 {
-        completing_along(stones, 1)
-            | completing_along(stones, 7)
-            | completing_along(stones, 6)
-            | completing_along(stones, 8)
+        completing_along(stones, 1) | completing_along(stones, 7) | completing_along(stones, 6) | completing_along(stones, 8)
     }
 
     #[spawn]
@@ -85,10 +82,7 @@ pub mod exact {
             let cell = moves & moves.wrapping_neg();
             moves ^= cell;
             // The opponent moves next, and their stones are those that are not ours.
-            ctx.spawn(Node {
-                mine: node.mine ^ node.mask,
-                mask: node.mask | cell,
-            });
+            ctx.spawn(Node { mine: node.mine ^ node.mask, mask: node.mask | cell });
         }
         0 // replaced by `best` once the children are done
     }
@@ -163,8 +157,7 @@ pub mod heuristic {
             // Windows whose four cells are all on the board (69 over the four directions).
             let starts = BOARD & (BOARD >> shift) & (BOARD >> (2 * shift)) & (BOARD >> (3 * shift));
             let (c0, c1, c2, c3) = (own, own >> shift, own >> (2 * shift), own >> (3 * shift));
-            let blocked =
-                other | (other >> shift) | (other >> (2 * shift)) | (other >> (3 * shift));
+            let blocked = other | (other >> shift) | (other >> (2 * shift)) | (other >> (3 * shift));
             let at_least_two = (c0 & (c1 | c2 | c3)) | (c1 & (c2 | c3)) | (c2 & c3);
             let all_four = c0 & c1 & c2 & c3;
             lines += (starts & at_least_two & !all_four & !blocked).count_ones() as i32;
@@ -185,23 +178,14 @@ pub mod heuristic {
         }
         let playable = (node.mask + BOTTOM_ROW) & BOARD;
         if node.ply == ctx.params.plies || playable == 0 {
-            return lines_of_two_or_three(node.computer, opponent)
-                - lines_of_two_or_three(opponent, node.computer);
+            return lines_of_two_or_three(node.computer, opponent) - lines_of_two_or_three(opponent, node.computer);
         }
         let mut moves = playable;
         while moves != 0 {
             let cell = moves & moves.wrapping_neg();
             moves ^= cell;
-            let computer = if computer_moved_last {
-                node.computer
-            } else {
-                node.computer | cell
-            };
-            ctx.spawn(Node {
-                computer,
-                mask: node.mask | cell,
-                ply: node.ply + 1,
-            });
+            let computer = if computer_moved_last { node.computer } else { node.computer | cell };
+            ctx.spawn(Node { computer, mask: node.mask | cell, ply: node.ply + 1 });
         }
         0 // replaced by `choose` once the children are done
     }
@@ -212,11 +196,7 @@ pub mod heuristic {
         let computer_to_move = node.ply % 2 == 0;
         let mut value = children[0];
         for i in 1..children.len() {
-            value = if computer_to_move {
-                value.max(children[i])
-            } else {
-                value.min(children[i])
-            };
+            value = if computer_to_move { value.max(children[i]) } else { value.min(children[i]) };
         }
         value
     }
@@ -276,11 +256,7 @@ pub struct Position {
 
 impl Position {
     pub fn empty() -> Position {
-        Position {
-            cells: [[None; HEIGHT]; WIDTH],
-            heights: [0; WIDTH],
-            moves: 0,
-        }
+        Position { cells: [[None; HEIGHT]; WIDTH], heights: [0; WIDTH], moves: 0 }
     }
 
     /// Plays `moves`, a string of 1-based columns, from the empty board; every move must go
@@ -294,16 +270,10 @@ impl Position {
                 _ => return Err(MoveError::NotAColumn { move_number, found }),
             };
             if !position.can_play(column) {
-                return Err(MoveError::ColumnFull {
-                    move_number,
-                    column: column + 1,
-                });
+                return Err(MoveError::ColumnFull { move_number, column: column + 1 });
             }
             if position.completes_four(column) {
-                return Err(MoveError::GameOver {
-                    move_number,
-                    column: column + 1,
-                });
+                return Err(MoveError::GameOver { move_number, column: column + 1 });
             }
             position = position.played(column);
         }
@@ -316,11 +286,7 @@ impl Position {
     }
 
     pub fn side_to_move(&self) -> Player {
-        if self.moves.is_multiple_of(2) {
-            Player::First
-        } else {
-            Player::Second
-        }
+        if self.moves.is_multiple_of(2) { Player::First } else { Player::Second }
     }
 
     pub fn can_play(&self, column: usize) -> bool {
@@ -348,9 +314,7 @@ impl Position {
         [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dc, dr)| {
             let run = |sign: i32| {
                 (1..4)
-                    .take_while(|&k| {
-                        self.cell(col + sign * k * dc, row + sign * k * dr) == Some(player)
-                    })
+                    .take_while(|&k| self.cell(col + sign * k * dc, row + sign * k * dr) == Some(player))
                     .count()
             };
             1 + run(1) + run(-1) >= 4
@@ -433,9 +397,7 @@ impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "line {}: ", self.line)?;
         match &self.problem {
-            LineProblem::FieldCount(n) => {
-                write!(f, "expected two fields, `<moves> <score>`, found {n}")
-            }
+            LineProblem::FieldCount(n) => write!(f, "expected two fields, `<moves> <score>`, found {n}"),
             LineProblem::Moves(e) => write!(f, "{e}"),
             LineProblem::Score(s) => write!(f, "the score `{s}` is not an integer"),
         }
@@ -456,33 +418,20 @@ pub fn parse_test_set(text: &str) -> Result<Vec<TestCase>, ParseError> {
                 return Err(fail(LineProblem::FieldCount(fields.len())));
             };
             let position = Position::from_moves(moves).map_err(|e| fail(LineProblem::Moves(e)))?;
-            let score = score
-                .parse()
-                .map_err(|_| fail(LineProblem::Score(score.to_string())))?;
-            Ok(TestCase {
-                line,
-                moves: moves.to_string(),
-                position,
-                score,
-            })
+            let score = score.parse().map_err(|_| fail(LineProblem::Score(score.to_string())))?;
+            Ok(TestCase { line, moves: moves.to_string(), position, score })
         })
         .collect()
 }
 
 /// The task that computes the exact value of `position`.
 pub fn exact_root(position: &Position) -> exact::Node {
-    exact::Node {
-        mine: position.bitboard(position.side_to_move()),
-        mask: position.occupied(),
-    }
+    exact::Node { mine: position.bitboard(position.side_to_move()), mask: position.occupied() }
 }
 
 /// The exact value of every position in one run, one root task each. Returns the values in
 /// the order of `positions`; the output's `stats.tasks` is the number of nodes evaluated.
-pub fn solve_all(
-    rt: &Runtime,
-    positions: &[Position],
-) -> Result<(Vec<i32>, Output<exact::Kernel>), wsdsl::Error> {
+pub fn solve_all(rt: &Runtime, positions: &[Position]) -> Result<(Vec<i32>, Output<exact::Kernel>), wsdsl::Error> {
     let out = rt.run::<exact::Kernel>((), positions.iter().map(exact_root))?;
     Ok((out.values.clone(), out))
 }
@@ -496,10 +445,7 @@ pub fn reference_score(position: &Position) -> (i32, u64) {
             return (CELLS as i32 + 1 - p.moves() as i32) / 2;
         }
         let children = (0..WIDTH).filter(|&c| p.can_play(c));
-        children
-            .map(|c| -negamax(&p.played(c), nodes))
-            .max()
-            .unwrap_or(0) // a full board is a draw
+        children.map(|c| -negamax(&p.played(c), nodes)).max().unwrap_or(0) // a full board is a draw
     }
     let mut nodes = 0;
     let score = negamax(position, &mut nodes);
@@ -522,23 +468,16 @@ impl Lookahead {
             .filter(|&c| values[c].is_some())
             .max_by_key(|&c| values[c])
             .expect("a position that is not full has a legal move");
-        Lookahead {
-            values,
-            best_column,
-        }
+        Lookahead { values, best_column }
     }
 }
 
 fn check_lookahead(position: &Position, plies: u32) -> Result<(), wsdsl::Error> {
     if !(1..=MAX_PLIES).contains(&plies) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "look-ahead of {plies} plies: use 1 to {MAX_PLIES}"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("look-ahead of {plies} plies: use 1 to {MAX_PLIES}")));
     }
     if position.is_full() {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the board is full: there is no move to look ahead from".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the board is full: there is no move to look ahead from".into()));
     }
     Ok(())
 }
@@ -551,14 +490,7 @@ pub fn lookahead_roots(position: &Position) -> Vec<(usize, heuristic::Node)> {
         .filter(|&c| position.can_play(c))
         .map(|c| {
             let after = position.played(c);
-            (
-                c,
-                heuristic::Node {
-                    computer: after.bitboard(computer),
-                    mask: after.occupied(),
-                    ply: 1,
-                },
-            )
+            (c, heuristic::Node { computer: after.bitboard(computer), mask: after.occupied(), ply: 1 })
         })
         .collect()
 }
@@ -571,8 +503,7 @@ pub fn lookahead(
     plies: u32,
 ) -> Result<(Lookahead, Output<heuristic::Kernel>), wsdsl::Error> {
     check_lookahead(position, plies)?;
-    let (first_moves, roots): (Vec<usize>, Vec<heuristic::Node>) =
-        lookahead_roots(position).into_iter().unzip();
+    let (first_moves, roots): (Vec<usize>, Vec<heuristic::Node>) = lookahead_roots(position).into_iter().unzip();
     let out = rt.run::<heuristic::Kernel>(heuristic::Params { plies }, roots)?;
     let mut values = [None; WIDTH];
     for (&column, &value) in first_moves.iter().zip(&out.values) {
@@ -613,24 +544,13 @@ pub fn reference_heuristic(position: &Position, computer: Player) -> i32 {
 
 /// The independent reference for [`lookahead`]: the same minimax, recursive, on the grid.
 /// Returns the result and the number of positions searched (the kernel's task count).
-pub fn reference_lookahead(
-    position: &Position,
-    plies: u32,
-) -> Result<(Lookahead, u64), wsdsl::Error> {
+pub fn reference_lookahead(position: &Position, plies: u32) -> Result<(Lookahead, u64), wsdsl::Error> {
     check_lookahead(position, plies)?;
-    let search = Search {
-        computer: position.side_to_move(),
-        plies,
-    };
+    let search = Search { computer: position.side_to_move(), plies };
     let mut nodes = 0;
     let mut values = [None; WIDTH];
     for column in (0..WIDTH).filter(|&c| position.can_play(c)) {
-        values[column] = Some(search.value(
-            &position.played(column),
-            1,
-            position.completes_four(column),
-            &mut nodes,
-        ));
+        values[column] = Some(search.value(&position.played(column), 1, position.completes_four(column), &mut nodes));
     }
     Ok((Lookahead::from_values(values), nodes))
 }
@@ -648,11 +568,7 @@ impl Search {
         *nodes += 1;
         if won {
             // The winner is the one who just moved, not the side to move now.
-            return if p.side_to_move() == self.computer {
-                -WIN
-            } else {
-                WIN
-            };
+            return if p.side_to_move() == self.computer { -WIN } else { WIN };
         }
         if ply == self.plies || p.is_full() {
             return reference_heuristic(p, self.computer);
@@ -660,11 +576,7 @@ impl Search {
         let children = (0..WIDTH)
             .filter(|&c| p.can_play(c))
             .map(|c| self.value(&p.played(c), ply + 1, p.completes_four(c), nodes));
-        let value = if p.side_to_move() == self.computer {
-            children.max()
-        } else {
-            children.min()
-        };
+        let value = if p.side_to_move() == self.computer { children.max() } else { children.min() };
         value.expect("a position that is not full has a legal move")
     }
 }

@@ -21,9 +21,7 @@ use wsdsl::prelude::*;
 use wsdsl::BackendKind;
 
 #[derive(Parser)]
-#[command(
-    about = "Connect Four minimax as a task tree, checked against known scores and a reference"
-)]
+#[command(about = "Connect Four minimax as a task tree, checked against known scores and a reference")]
 struct Args {
     #[command(subcommand)]
     mode: Mode,
@@ -67,11 +65,7 @@ fn main() -> ExitCode {
 fn run(args: &Args) -> Result<bool, Failure> {
     let rt = args.common.runtime()?;
     match &args.mode {
-        Mode::Solve {
-            file,
-            limit,
-            reference,
-        } => solve(&rt, &args.common, file, *limit, *reference),
+        Mode::Solve { file, limit, reference } => solve(&rt, &args.common, file, *limit, *reference),
         Mode::Lookahead { moves, plies } => lookahead(&rt, &args.common, moves, *plies),
     }
 }
@@ -80,17 +74,9 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
 
-fn solve(
-    rt: &Runtime,
-    common: &cli::Common,
-    file: &Path,
-    limit: Option<usize>,
-    reference: bool,
-) -> Result<bool, Failure> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let mut cases =
-        kernel::parse_test_set(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+fn solve(rt: &Runtime, common: &cli::Common, file: &Path, limit: Option<usize>, reference: bool) -> Result<bool, Failure> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let mut cases = kernel::parse_test_set(&text).map_err(|e| format!("{}: {e}", file.display()))?;
     cases.truncate(limit.unwrap_or(cases.len()));
     if cases.is_empty() {
         return Err(format!("{}: no positions to solve", file.display()).into());
@@ -109,22 +95,11 @@ fn solve(
         cases.len(),
         out.backend
     );
-    let mismatches: Vec<_> = cases
-        .iter()
-        .zip(&values)
-        .filter(|(case, &value)| case.score != value)
-        .collect();
+    let mismatches: Vec<_> = cases.iter().zip(&values).filter(|(case, &value)| case.score != value).collect();
     for (case, value) in mismatches.iter().take(10) {
-        println!(
-            "  line {}: {} scores {} in the file, {value} here",
-            case.line, case.moves, case.score
-        );
+        println!("  line {}: {} scores {} in the file, {value} here", case.line, case.moves, case.score);
     }
-    println!(
-        "scores      {} of {} match the file",
-        cases.len() - mismatches.len(),
-        cases.len()
-    );
+    println!("scores      {} of {} match the file", cases.len() - mismatches.len(), cases.len());
     println!(
         "nodes       {} evaluated in {:.1} ms ({:.1} ms in all, with setup)",
         out.stats.tasks,
@@ -132,14 +107,7 @@ fn solve(
         ms(elapsed)
     );
     println!("{}", out.stats);
-    common.chart(
-        &out.stats,
-        format!(
-            "connect4 solve of {} positions on {}",
-            cases.len(),
-            out.backend
-        ),
-    );
+    common.chart(&out.stats, format!("connect4 solve of {} positions on {}", cases.len(), out.backend));
     let mut pass = mismatches.is_empty();
 
     if reference {
@@ -147,10 +115,7 @@ fn solve(
         let answers: Vec<(i32, u64)> = positions.iter().map(kernel::reference_score).collect();
         let elapsed = start.elapsed();
         let nodes: u64 = answers.iter().map(|&(_, n)| n).sum();
-        let same_scores = answers
-            .iter()
-            .zip(&values)
-            .all(|(&(score, _), &value)| score == value);
+        let same_scores = answers.iter().zip(&values).all(|(&(score, _), &value)| score == value);
         println!(
             "reference   plain recursive negamax, one thread: {nodes} nodes in {:.1} ms; scores {}, node count {}",
             ms(elapsed),
@@ -159,23 +124,12 @@ fn solve(
         );
         pass &= same_scores && nodes == out.stats.tasks;
     }
-    Ok(cli::report(if pass {
-        Ok("every score and node count agrees".into())
-    } else {
-        Err("a score or a node count differs (above)".into())
-    }))
+    Ok(cli::report(if pass { Ok("every score and node count agrees".into()) } else { Err("a score or a node count differs (above)".into()) }))
 }
 
 fn show_values(label: &str, result: &Lookahead) {
-    let cells: String = result
-        .values
-        .iter()
-        .map(|v| format!("{:>9}", v.map_or("full".to_string(), |v| v.to_string())))
-        .collect();
-    println!(
-        "{label:<10}{cells}   best: column {}",
-        result.best_column + 1
-    );
+    let cells: String = result.values.iter().map(|v| format!("{:>9}", v.map_or("full".to_string(), |v| v.to_string()))).collect();
+    println!("{label:<10}{cells}   best: column {}", result.best_column + 1);
 }
 
 fn lookahead(rt: &Runtime, common: &cli::Common, moves: &str, plies: u32) -> Result<bool, Failure> {
@@ -187,30 +141,17 @@ fn lookahead(rt: &Runtime, common: &cli::Common, moves: &str, plies: u32) -> Res
     let (result, out) = kernel::lookahead(rt, &position, plies)?;
     cli::note_fallback(&out.note);
     println!("{position}");
-    println!(
-        "{} moves played; {computer} to move looks {plies} plies ahead on {}",
-        position.moves(),
-        out.backend
-    );
-    let header: String = (1..=kernel::WIDTH)
-        .map(|c| format!("{:>9}", format!("col {c}")))
-        .collect();
+    println!("{} moves played; {computer} to move looks {plies} plies ahead on {}", position.moves(), out.backend);
+    let header: String = (1..=kernel::WIDTH).map(|c| format!("{:>9}", format!("col {c}"))).collect();
     println!("{:<10}{header}", "");
     show_values("values", &result);
     let run_ms = ms(out.stats.phases.run);
     println!(
         "tasks       {} in {run_ms:.3} ms: {:.0} tasks/ms",
         out.stats.tasks,
-        if run_ms > 0.0 {
-            out.stats.tasks as f64 / run_ms
-        } else {
-            0.0
-        }
+        if run_ms > 0.0 { out.stats.tasks as f64 / run_ms } else { 0.0 }
     );
-    common.chart(
-        &out.stats,
-        format!("connect4 look-ahead of {plies} plies on {}", out.backend),
-    );
+    common.chart(&out.stats, format!("connect4 look-ahead of {plies} plies on {}", out.backend));
     let mut pass = true;
 
     if !matches!(out.backend, BackendKind::Cpu { .. }) {
@@ -239,9 +180,5 @@ fn lookahead(rt: &Runtime, common: &cli::Common, moves: &str, plies: u32) -> Res
         if agree { "agrees" } else { "DIFFERS" }
     );
     pass &= agree;
-    Ok(cli::report(if pass {
-        Ok("the look-ahead agrees with the sequential search".into())
-    } else {
-        Err("the look-ahead differs (above)".into())
-    }))
+    Ok(cli::report(if pass { Ok("the look-ahead agrees with the sequential search".into()) } else { Err("the look-ahead differs (above)".into()) }))
 }

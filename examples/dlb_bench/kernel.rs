@@ -242,11 +242,7 @@ impl Bench {
                 let mut shares = Vec::with_capacity(h as usize);
                 for (i, w) in weights.iter().enumerate() {
                     cumulative += w;
-                    let end = if i as u64 == h - 1 {
-                        n
-                    } else {
-                        ((n as f64) * (cumulative / total)).round() as u64
-                    };
+                    let end = if i as u64 == h - 1 { n } else { ((n as f64) * (cumulative / total)).round() as u64 };
                     let end = end.clamp(start, n);
                     shares.push(end - start);
                     start = end;
@@ -273,10 +269,7 @@ impl Bench {
     /// Tasks the run spawns in all, splitting tasks and empty roots included: a holder with
     /// `n >= 1` tasks is a binary tree of `2n - 1` tasks, one with none a single task.
     pub fn spawned(&self) -> u64 {
-        self.shares()
-            .iter()
-            .map(|&n| if n == 0 { 1 } else { 2 * n - 1 })
-            .sum()
+        self.shares().iter().map(|&n| if n == 0 { 1 } else { 2 * n - 1 }).sum()
     }
 }
 
@@ -294,14 +287,7 @@ pub fn run(rt: &Runtime, bench: &Bench) -> Result<(Totals, Output<dlb::Kernel>),
     bench.validate()?;
     let out = rt.run::<dlb::Kernel>(bench.params, bench.roots())?;
     let c = &out.counters;
-    Ok((
-        Totals {
-            tasks: c.tasks.get(),
-            units: c.units.get(),
-            checksum: c.checksum.get(),
-        },
-        out,
-    ))
+    Ok((Totals { tasks: c.tasks.get(), units: c.units.get(), checksum: c.checksum.get() }, out))
 }
 
 /// The host's cost of a task, written from the description of `dlb::Cost` without the
@@ -356,8 +342,7 @@ pub fn reference(bench: &Bench) -> Totals {
             .map(|start| {
                 scope.spawn(move || {
                     // The stream's state before output `start` is seed + start * GOLDEN.
-                    let mut keys =
-                        SplitMix64::new(p.seed.wrapping_add(start.wrapping_mul(dlb::GOLDEN)));
+                    let mut keys = SplitMix64::new(p.seed.wrapping_add(start.wrapping_mul(dlb::GOLDEN)));
                     let mut t = Totals::default();
                     for _ in start..(start + chunk).min(n) {
                         let key = keys.next_u64();
@@ -371,13 +356,10 @@ pub fn reference(bench: &Bench) -> Totals {
                 })
             })
             .collect();
-        parts
-            .into_iter()
-            .map(|h| h.join().expect("a reference thread panicked"))
-            .fold(Totals::default(), |a, b| Totals {
-                tasks: a.tasks + b.tasks,
-                units: a.units + b.units,
-                checksum: a.checksum.wrapping_add(b.checksum),
-            })
+        parts.into_iter().map(|h| h.join().expect("a reference thread panicked")).fold(Totals::default(), |a, b| Totals {
+            tasks: a.tasks + b.tasks,
+            units: a.units + b.units,
+            checksum: a.checksum.wrapping_add(b.checksum),
+        })
     })
 }

@@ -84,28 +84,15 @@ fn bench(args: &Args) -> Bench {
         ImbalanceArg::None => Imbalance::None,
     };
     let spread = args.spread.unwrap_or(args.mean_cost / 4);
-    let params = Params {
-        cost,
-        mean: args.mean_cost,
-        spread,
-        seed: args.seed,
-    };
-    Bench {
-        tasks: args.tasks,
-        holders: args.holders,
-        imbalance,
-        params,
-    }
+    let params = Params { cost, mean: args.mean_cost, spread, seed: args.seed };
+    Bench { tasks: args.tasks, holders: args.holders, imbalance, params }
 }
 
 fn describe(b: &Bench) -> String {
     let p = &b.params;
     let placement = match b.imbalance {
         Imbalance::Paper => {
-            format!(
-                "the paper's imbalance: the busiest 10% hold {:.1}%",
-                100.0 * kernel::busiest_tenth(&b.shares())
-            )
+            format!("the paper's imbalance: the busiest 10% hold {:.1}%", 100.0 * kernel::busiest_tenth(&b.shares()))
         }
         Imbalance::None => "evenly".to_string(),
     };
@@ -114,19 +101,14 @@ fn describe(b: &Bench) -> String {
         Cost::Uniform => format!("uniform cost {} ± {}", p.mean, p.spread),
         Cost::Gaussian => format!("gaussian cost, mean {}, sd {}", p.mean, p.spread),
     };
-    format!(
-        "{} tasks on {} holders ({placement}), {cost}, seed {}",
-        b.tasks, b.holders, p.seed
-    )
+    format!("{} tasks on {} holders ({placement}), {cost}, seed {}", b.tasks, b.holders, p.seed)
 }
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let bench = bench(args);
     bench.validate()?;
     if args.repeat == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "--repeat must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("--repeat must be at least 1".into()));
     }
     let rt = args.common.runtime()?;
     // The warm-up opens the GPU and compiles (or loads) the kernel, so that the timed runs
@@ -145,37 +127,20 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     // Every run is checked; the median one (by kernel time) is reported.
     runs.sort_by_key(|(_, out)| out.stats.phases.run);
     let times: Vec<Duration> = runs.iter().map(|(_, out)| out.stats.phases.run).collect();
-    let wrong = runs
-        .iter()
-        .find(|(got, _)| *got != want)
-        .map(|(got, _)| *got);
+    let wrong = runs.iter().find(|(got, _)| *got != want).map(|(got, _)| *got);
     // Each task runs once, so the run's task count is the size of the holders' task trees.
     let spawned = bench.spawned();
-    let miscounted = runs
-        .iter()
-        .map(|(_, out)| out.stats.tasks)
-        .find(|&t| t != spawned);
+    let miscounted = runs.iter().map(|(_, out)| out.stats.tasks).find(|&t| t != spawned);
     let (got, out) = &runs[runs.len() / 2];
     cli::note_fallback(&out.note);
     println!("DLB_Bench: {} on {}", describe(&bench), out.backend);
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!(
-            "DLB_Bench, {} tasks on {} holders, on {}",
-            bench.tasks, bench.holders, out.backend
-        ),
-    );
+    args.common
+        .chart(&out.stats, format!("DLB_Bench, {} tasks on {} holders, on {}", bench.tasks, bench.holders, out.backend));
     let secs = out.stats.phases.run.as_secs_f64();
     if runs.len() > 1 {
-        let listed: Vec<String> = times
-            .iter()
-            .map(|t| format!("{:.3}", t.as_secs_f64() * 1e3))
-            .collect();
-        println!(
-            "runs        {} ms; the median is reported",
-            listed.join(", ")
-        );
+        let listed: Vec<String> = times.iter().map(|t| format!("{:.3}", t.as_secs_f64() * 1e3)).collect();
+        println!("runs        {} ms; the median is reported", listed.join(", "));
     }
     println!(
         "kernel      {:.3} ms: {:.2} M tasks/s, {:.3} G cost units/s ({:.1} units a task)",

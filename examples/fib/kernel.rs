@@ -64,10 +64,7 @@ fn leaves_of(n: u32) -> String {
 /// The output's `joins` counter is the number of complete handlers that ran.
 pub fn solve(rt: &Runtime, n: u32) -> Result<(u64, u64, Output<fib::Kernel>), wsdsl::Error> {
     if n > 60 {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "fib({n}) has {} leaves, too many to enumerate; use n <= 60",
-            leaves_of(n)
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("fib({n}) has {} leaves, too many to enumerate; use n <= 60", leaves_of(n))));
     }
     let out = rt.run::<fib::Kernel>((), [fib::Call { n }])?;
     Ok((out.counters.leaves.get(), out.values[0], out))

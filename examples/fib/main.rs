@@ -30,22 +30,14 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (leaves, value, out) = kernel::solve(&rt, args.n)?;
     cli::note_fallback(&out.note);
     let joins = out.counters.joins.get();
-    println!(
-        "fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}",
-        args.n, out.backend
-    );
+    println!("fib({}) = {value}, call tree with {leaves} leaves and {joins} joins, on {}", args.n, out.backend);
     println!("{}", out.stats);
-    args.common
-        .chart(&out.stats, format!("fib({}) on {}", args.n, out.backend));
+    args.common.chart(&out.stats, format!("fib({}) on {}", args.n, out.backend));
     let (want_value, want_leaves) = (kernel::reference(args.n), kernel::reference(args.n + 1));
     let verdict = if value == want_value && leaves == want_leaves && joins + 1 == want_leaves {
         Ok(format!("fib({}) = {want_value}, {want_leaves} leaves and {} joins, as the iterative reference says", args.n, want_leaves - 1))
     } else {
-        Err(format!(
-            "expected fib({}) = {want_value} with {want_leaves} leaves and {} joins",
-            args.n,
-            want_leaves - 1
-        ))
+        Err(format!("expected fib({}) = {want_value} with {want_leaves} leaves and {} joins", args.n, want_leaves - 1))
     };
     Ok(cli::report(verdict))
 }

@@ -125,11 +125,7 @@ pub mod fifteen {
                 continue;
             }
             if let Some(board) = n.board.slide(m) {
-                ctx.spawn(Node {
-                    board,
-                    depth: n.depth + 1,
-                    last: Some(m),
-                });
+                ctx.spawn(Node { board, depth: n.depth + 1, last: Some(m) });
             }
         }
     }
@@ -201,8 +197,7 @@ pub mod astar {
             for (square, &t) in self.tiles.iter().enumerate() {
                 if t != 0 {
                     let home = t as usize - 1;
-                    sum +=
-                        ((square / 4).abs_diff(home / 4) + (square % 4).abs_diff(home % 4)) as u32;
+                    sum += ((square / 4).abs_diff(home / 4) + (square % 4).abs_diff(home % 4)) as u32;
                 }
             }
             sum
@@ -271,15 +266,7 @@ pub mod astar {
                     continue;
                 }
                 let band = if ctx.params.ordered { f } else { 0 };
-                ctx.spawn_with_priority(
-                    band,
-                    Node {
-                        board,
-                        depth: n.depth + 1,
-                        last: Some(m),
-                        distance: to_go,
-                    },
-                );
+                ctx.spawn_with_priority(band, Node { board, depth: n.depth + 1, last: Some(m), distance: to_go });
             }
         }
     }
@@ -295,10 +282,7 @@ pub const SOLVED: Grid = [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12], [13, 14, 
 const STEPS: [(i32, i32); 4] = [(-1, 0), (1, 0), (0, -1), (0, 1)];
 
 fn blank_of(grid: &Grid) -> (i32, i32) {
-    (0..16)
-        .map(|s| (s / 4, s % 4))
-        .find(|&(r, c)| grid[r as usize][c as usize] == 0)
-        .expect("a blank")
+    (0..16).map(|s| (s / 4, s % 4)).find(|&(r, c)| grid[r as usize][c as usize] == 0).expect("a blank")
 }
 
 /// `grid` after the blank moves by `step` from `blank`, if it stays on the board.
@@ -330,9 +314,7 @@ pub fn manhattan(grid: &Grid) -> u32 {
 /// Whether `grid` holds each of 0..=15 once.
 pub fn is_permutation(grid: &Grid) -> bool {
     let mut seen = [false; 16];
-    grid.iter()
-        .flatten()
-        .all(|&t| t < 16 && !std::mem::replace(&mut seen[t as usize], true))
+    grid.iter().flatten().all(|&t| t < 16 && !std::mem::replace(&mut seen[t as usize], true))
 }
 
 /// A position `moves` random moves from the solved one (never undoing the move before).
@@ -356,15 +338,7 @@ pub fn scramble(moves: u32, seed: u64) -> Grid {
 /// Sequential recursive search: the solutions of at most `bound` moves from `grid` (`depth`
 /// moves made, the last one `last`), stopping at the solved position, never undoing a move.
 /// Adds them to `found` and the shortest to `shortest`.
-fn count(
-    grid: &Grid,
-    blank: (i32, i32),
-    depth: u32,
-    last: Option<usize>,
-    bound: u32,
-    found: &mut u64,
-    shortest: &mut u32,
-) {
+fn count(grid: &Grid, blank: (i32, i32), depth: u32, last: Option<usize>, bound: u32, found: &mut u64, shortest: &mut u32) {
     let h = manhattan(grid);
     if h == 0 {
         *found += 1;
@@ -387,24 +361,14 @@ fn count(
 /// The solutions of `grid` of at most `bound` moves, and the fewest moves of any of them.
 pub fn reference(grid: &Grid, bound: u32) -> (u64, u32) {
     let (mut found, mut shortest) = (0, u32::MAX);
-    count(
-        grid,
-        blank_of(grid),
-        0,
-        None,
-        bound,
-        &mut found,
-        &mut shortest,
-    );
+    count(grid, blank_of(grid), 0, None, bound, &mut found, &mut shortest);
     (found, shortest)
 }
 
 /// The fewest moves that solve `grid` (IDA*: bounds from its Manhattan distance up, by two),
 /// or `None` if no bound up to `limit` finds one.
 pub fn optimal(grid: &Grid, limit: u32) -> Option<u32> {
-    (manhattan(grid)..=limit)
-        .step_by(2)
-        .find(|&bound| reference(grid, bound).0 > 0)
+    (manhattan(grid)..=limit).step_by(2).find(|&bound| reference(grid, bound).0 > 0)
 }
 
 /// The kernel's board of `grid`.
@@ -416,27 +380,13 @@ pub fn board(grid: &Grid) -> fifteen::Board {
 
 /// Counts the solutions of `grid` of at most `bound` moves on `rt`; also the fewest moves of
 /// one (`u32::MAX` if none).
-pub fn solve(
-    rt: &Runtime,
-    grid: &Grid,
-    bound: u32,
-) -> Result<(u64, u32, Output<fifteen::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, grid: &Grid, bound: u32) -> Result<(u64, u32, Output<fifteen::Kernel>), wsdsl::Error> {
     if !is_permutation(grid) {
-        return Err(wsdsl::Error::InvalidConfig(
-            "a position holds each of 0..=15 once".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("a position holds each of 0..=15 once".into()));
     }
-    let root = fifteen::Node {
-        board: board(grid),
-        depth: 0,
-        last: None,
-    };
+    let root = fifteen::Node { board: board(grid), depth: 0, last: None };
     let out = rt.run::<fifteen::Kernel>(fifteen::Params { bound }, [root])?;
-    Ok((
-        out.counters.solutions.get(),
-        out.counters.shortest.get(),
-        out,
-    ))
+    Ok((out.counters.solutions.get(), out.counters.shortest.get(), out))
 }
 
 /// What an A* run found: the fewest moves (`None` if no solution is shorter than the `above`
@@ -450,34 +400,16 @@ pub struct Shortest {
 /// The fewest moves that solve `grid`, by A* on `rt` (`ordered`: in band order; otherwise
 /// every position in band 0). `above` is a number of moves known to be enough (a scramble's
 /// length): the search looks for solutions shorter than `above + 1`.
-pub fn shortest(
-    rt: &Runtime,
-    grid: &Grid,
-    above: u32,
-    ordered: bool,
-) -> Result<Shortest, wsdsl::Error> {
+pub fn shortest(rt: &Runtime, grid: &Grid, above: u32, ordered: bool) -> Result<Shortest, wsdsl::Error> {
     if !is_permutation(grid) {
-        return Err(wsdsl::Error::InvalidConfig(
-            "a position holds each of 0..=15 once".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("a position holds each of 0..=15 once".into()));
     }
     let tiles: [u8; 16] = std::array::from_fn(|s| grid[s / 4][s % 4]);
     let blank = tiles.iter().position(|&t| t == 0).expect("a blank") as u8;
     let board = astar::Board { tiles, blank };
-    let root = astar::Node {
-        board,
-        depth: 0,
-        last: None,
-        distance: board.distance(),
-    };
-    let incumbent = astar::Incumbent {
-        moves: Buffer::from_vec(vec![above.saturating_add(1)]),
-    };
+    let root = astar::Node { board, depth: 0, last: None, distance: board.distance() };
+    let incumbent = astar::Incumbent { moves: Buffer::from_vec(vec![above.saturating_add(1)]) };
     let out = rt.run_with::<astar::Kernel>(astar::Params { ordered }, &incumbent, [root])?;
     let found = incumbent.moves.get(0);
-    Ok(Shortest {
-        moves: (found <= above).then_some(found),
-        expanded: out.counters.expanded.get(),
-        out,
-    })
+    Ok(Shortest { moves: (found <= above).then_some(found), expanded: out.counters.expanded.get(), out })
 }

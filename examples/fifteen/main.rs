@@ -17,9 +17,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(
-    about = "Count the shortest (and near-shortest) solutions of a 15-puzzle, checked against a sequential search"
-)]
+#[command(about = "Count the shortest (and near-shortest) solutions of a 15-puzzle, checked against a sequential search")]
 struct Args {
     /// Random moves from the solved position.
     #[arg(long, default_value_t = 50)]
@@ -47,8 +45,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let grid = kernel::scramble(args.scramble, args.seed);
     let started = Instant::now();
-    let optimal =
-        kernel::optimal(&grid, args.scramble).expect("a scramble of k moves is solved within k");
+    let optimal = kernel::optimal(&grid, args.scramble).expect("a scramble of k moves is solved within k");
     println!(
         "position {:?}: Manhattan distance {}, solved in {optimal} moves at best (sequential IDA*, {:.2?})",
         grid,
@@ -67,16 +64,10 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         out.counters.cut.get()
     );
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("15-puzzle within {bound} moves on {}", out.backend),
-    );
+    args.common.chart(&out.stats, format!("15-puzzle within {bound} moves on {}", out.backend));
     let started = Instant::now();
     let (expected, expected_shortest) = kernel::reference(&grid, bound);
-    println!(
-        "sequential search: {expected} solutions in {:.2?}",
-        started.elapsed()
-    );
+    println!("sequential search: {expected} solutions in {:.2?}", started.elapsed());
     let verdict = if (solutions, shortest) == (expected, expected_shortest) && shortest == optimal {
         Ok(format!("{expected} solutions within {bound} moves, the shortest {optimal}, as the sequential search finds"))
     } else {
@@ -87,21 +78,12 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
 
 /// A* and the same search unordered, both started from the scramble's length as the
 /// incumbent, against the sequential IDA*'s optimum.
-fn astar(
-    args: &Args,
-    rt: &wsdsl::Runtime,
-    grid: &kernel::Grid,
-    optimal: u32,
-) -> Result<bool, wsdsl::Error> {
+fn astar(args: &Args, rt: &wsdsl::Runtime, grid: &kernel::Grid, optimal: u32) -> Result<bool, wsdsl::Error> {
     let mut runs = Vec::new();
     for ordered in [true, false] {
         let found = kernel::shortest(rt, grid, args.scramble, ordered)?;
         cli::note_fallback(&found.out.note);
-        let name = if ordered {
-            "A* (band = moves + distance)"
-        } else {
-            "unordered (every position in band 0)"
-        };
+        let name = if ordered { "A* (band = moves + distance)" } else { "unordered (every position in band 0)" };
         let moves = found.moves.map_or("none".to_string(), |m| m.to_string());
         println!(
             "{name}: fewest moves {moves}, {} positions expanded, {} cut off, run {:.2?} on {}",
@@ -121,14 +103,9 @@ fn astar(
         unordered.expanded as f64 / ordered.expanded.max(1) as f64
     );
     let verdict = if ordered.moves == Some(optimal) && unordered.moves == Some(optimal) {
-        Ok(format!(
-            "both searches find {optimal} moves, the sequential IDA*'s optimum"
-        ))
+        Ok(format!("both searches find {optimal} moves, the sequential IDA*'s optimum"))
     } else {
-        Err(format!(
-            "the sequential IDA* finds {optimal} moves; A* {:?}, unordered {:?}",
-            ordered.moves, unordered.moves
-        ))
+        Err(format!("the sequential IDA* finds {optimal} moves; A* {:?}, unordered {:?}", ordered.moves, unordered.moves))
     };
     Ok(cli::report(verdict))
 }

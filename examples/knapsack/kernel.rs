@@ -79,16 +79,13 @@ pub mod knapsack {
         /// value is one the search can reach.
         pub fn greedy(&self, p: &Packing) -> u64 {
             let rest = &self.items[p.next as usize..self.n as usize];
-            let (_, value) = rest.iter().fold(
-                (self.capacity - p.weight, p.value),
-                |(room, value), item| {
-                    if item.weight <= room {
-                        (room - item.weight, value + item.value as u64)
-                    } else {
-                        (room, value)
-                    }
-                },
-            );
+            let (_, value) = rest.iter().fold((self.capacity - p.weight, p.value), |(room, value), item| {
+                if item.weight <= room {
+                    (room - item.weight, value + item.value as u64)
+                } else {
+                    (room, value)
+                }
+            });
             value
         }
     }
@@ -96,31 +93,16 @@ pub mod knapsack {
     #[spawn]
     fn branch(p: &Packing, ctx: &mut Ctx) {
         let inst = ctx.params;
-        assert!(
-            p.weight <= inst.capacity,
-            "a packing of weight {} over the capacity {}",
-            p.weight,
-            inst.capacity
-        );
+        assert!(p.weight <= inst.capacity, "a packing of weight {} over the capacity {}", p.weight, inst.capacity);
         let best = ctx.buffers.value.get(0);
         let bound = inst.bound(p);
-        assert!(
-            bound >= p.value,
-            "bound {} below the value {} already packed",
-            bound,
-            p.value
-        );
+        assert!(bound >= p.value, "bound {} below the value {} already packed", bound, p.value);
         if bound <= best {
             ctx.counters.pruned.add(1);
             return;
         }
         let greedy = inst.greedy(p);
-        assert!(
-            greedy <= bound,
-            "greedy value {} above the bound {}",
-            greedy,
-            bound
-        );
+        assert!(greedy <= bound, "greedy value {} above the bound {}", greedy, bound);
         if greedy > best && ctx.buffers.value.atomic_max(0, greedy) < greedy {
             ctx.counters.improved.add(1);
         }
@@ -130,17 +112,9 @@ pub mod knapsack {
         }
         let item = inst.items[p.next as usize];
         let next = p.next + 1;
-        ctx.spawn(Packing {
-            next,
-            weight: p.weight,
-            value: p.value,
-        });
+        ctx.spawn(Packing { next, weight: p.weight, value: p.value });
         if p.weight + item.weight <= inst.capacity {
-            ctx.spawn(Packing {
-                next,
-                weight: p.weight + item.weight,
-                value: p.value + item.value as u64,
-            });
+            ctx.spawn(Packing { next, weight: p.weight + item.weight, value: p.value + item.value as u64 });
         }
     }
 }
@@ -238,11 +212,7 @@ pub mod best_first {
                 return 0;
             }
             let band = (self.top - bound) / self.width;
-            if band < 0xffff_fffe {
-                band as u32
-            } else {
-                0xffff_fffe
-            }
+            if band < 0xffff_fffe { band as u32 } else { 0xffff_fffe }
         }
     }
 
@@ -256,12 +226,7 @@ pub mod best_first {
         }
         ctx.counters.expanded.add(1);
         let greedy = inst.greedy(p.next, p.weight, p.value);
-        assert!(
-            greedy <= p.bound,
-            "greedy value {} above the bound {}",
-            greedy,
-            p.bound
-        );
+        assert!(greedy <= p.bound, "greedy value {} above the bound {}", greedy, p.bound);
         let mut best = best;
         if greedy > best {
             if ctx.buffers.value.atomic_max(0, greedy) < greedy {
@@ -277,15 +242,7 @@ pub mod best_first {
         let next = p.next + 1;
         let without = inst.bound(next, p.weight, p.value);
         if without > best {
-            ctx.spawn_with_priority(
-                inst.band(without),
-                Packing {
-                    next,
-                    weight: p.weight,
-                    value: p.value,
-                    bound: without,
-                },
-            );
+            ctx.spawn_with_priority(inst.band(without), Packing { next, weight: p.weight, value: p.value, bound: without });
         } else {
             ctx.counters.pruned.add(1);
         }
@@ -293,15 +250,7 @@ pub mod best_first {
             let (weight, value) = (p.weight + item.weight, p.value + item.value as u64);
             let with = inst.bound(next, weight, value);
             if with > best {
-                ctx.spawn_with_priority(
-                    inst.band(with),
-                    Packing {
-                        next,
-                        weight,
-                        value,
-                        bound: with,
-                    },
-                );
+                ctx.spawn_with_priority(inst.band(with), Packing { next, weight, value, bound: with });
             } else {
                 ctx.counters.pruned.add(1);
             }
@@ -331,9 +280,7 @@ pub fn generate(n: usize, range: u32, correlation: Correlation, seed: u64) -> Ve
             let weight = rng.within(1, range);
             let value = match correlation {
                 Correlation::None => rng.within(1, range),
-                Correlation::Weak => (weight as i64 + rng.within(0, range / 5) as i64
-                    - (range / 10) as i64)
-                    .max(1) as u32,
+                Correlation::Weak => (weight as i64 + rng.within(0, range / 5) as i64 - (range / 10) as i64).max(1) as u32,
                 Correlation::Strong => weight + range / 10,
             };
             (weight, value)
@@ -360,27 +307,17 @@ pub fn reference(items: &[Item], capacity: u32) -> u64 {
 fn by_density(items: &[Item]) -> Vec<Item> {
     let mut sorted = items.to_vec();
     // a before b when v_a / w_a > v_b / w_b, compared exactly as v_a * w_b > v_b * w_a.
-    sorted.sort_by(|&(wa, va), &(wb, vb)| {
-        (vb as u64 * wa as u64)
-            .cmp(&(va as u64 * wb as u64))
-            .then(wa.cmp(&wb))
-    });
+    sorted.sort_by(|&(wa, va), &(wb, vb)| (vb as u64 * wa as u64).cmp(&(va as u64 * wb as u64)).then(wa.cmp(&wb)));
     sorted
 }
 
 /// Refuses instances the kernels cannot hold.
 fn check_items(items: &[Item]) -> Result<(), wsdsl::Error> {
     if items.len() > knapsack::MAX_ITEMS {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "at most {} items, not {}",
-            knapsack::MAX_ITEMS,
-            items.len()
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("at most {} items, not {}", knapsack::MAX_ITEMS, items.len())));
     }
     if items.iter().any(|&(w, _)| w == 0) {
-        return Err(wsdsl::Error::InvalidConfig(
-            "every item must weigh something".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("every item must weigh something".into()));
     }
     Ok(())
 }
@@ -392,10 +329,7 @@ pub fn instance(items: &[Item], capacity: u32) -> Result<knapsack::Instance, wsd
     let mut inst = knapsack::Instance {
         n: items.len() as u32,
         capacity,
-        items: [knapsack::Item {
-            weight: 0,
-            value: 0,
-        }; knapsack::MAX_ITEMS],
+        items: [knapsack::Item { weight: 0, value: 0 }; knapsack::MAX_ITEMS],
     };
     for (slot, &(weight, value)) in inst.items.iter_mut().zip(&sorted) {
         *slot = knapsack::Item { weight, value };
@@ -404,24 +338,10 @@ pub fn instance(items: &[Item], capacity: u32) -> Result<knapsack::Instance, wsd
 }
 
 /// The best value of `items` within `capacity` by branch and bound on `rt`.
-pub fn solve(
-    rt: &Runtime,
-    items: &[Item],
-    capacity: u32,
-) -> Result<(u64, Output<knapsack::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, items: &[Item], capacity: u32) -> Result<(u64, Output<knapsack::Kernel>), wsdsl::Error> {
     let inst = instance(items, capacity)?;
-    let best = knapsack::Best {
-        value: Buffer::zeroed(1),
-    };
-    let out = rt.run_with::<knapsack::Kernel>(
-        inst,
-        &best,
-        [knapsack::Packing {
-            next: 0,
-            weight: 0,
-            value: 0,
-        }],
-    )?;
+    let best = knapsack::Best { value: Buffer::zeroed(1) };
+    let out = rt.run_with::<knapsack::Kernel>(inst, &best, [knapsack::Packing { next: 0, weight: 0, value: 0 }])?;
     Ok((best.value.get(0), out))
 }
 
@@ -438,21 +358,13 @@ pub const BANDS: u64 = 64;
 
 /// The best value of `items` within `capacity` by best-first branch and bound on `rt`
 /// (`ordered`: highest bound first; otherwise every packing in band 0).
-pub fn solve_best_first(
-    rt: &Runtime,
-    items: &[Item],
-    capacity: u32,
-    ordered: bool,
-) -> Result<BestFirst, wsdsl::Error> {
+pub fn solve_best_first(rt: &Runtime, items: &[Item], capacity: u32, ordered: bool) -> Result<BestFirst, wsdsl::Error> {
     check_items(items)?;
     let sorted = by_density(items);
     let mut inst = best_first::Instance {
         n: items.len() as u32,
         capacity,
-        items: [best_first::Item {
-            weight: 0,
-            value: 0,
-        }; best_first::MAX_ITEMS],
+        items: [best_first::Item { weight: 0, value: 0 }; best_first::MAX_ITEMS],
         top: 0,
         width: 1,
         ordered,
@@ -462,19 +374,8 @@ pub fn solve_best_first(
     }
     inst.top = inst.bound(0, 0, 0);
     inst.width = ((inst.top - inst.greedy(0, 0, 0)) / BANDS).max(1);
-    let best = best_first::Best {
-        value: Buffer::zeroed(1),
-    };
-    let root = best_first::Packing {
-        next: 0,
-        weight: 0,
-        value: 0,
-        bound: inst.top,
-    };
+    let best = best_first::Best { value: Buffer::zeroed(1) };
+    let root = best_first::Packing { next: 0, weight: 0, value: 0, bound: inst.top };
     let out = rt.run_with::<best_first::Kernel>(inst, &best, [root])?;
-    Ok(BestFirst {
-        best: best.value.get(0),
-        expanded: out.counters.expanded.get(),
-        out,
-    })
+    Ok(BestFirst { best: best.value.get(0), expanded: out.counters.expanded.get(), out })
 }

@@ -49,15 +49,10 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     if args.range == 0 || args.range > 1_000_000 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "--range must be 1..=1000000".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("--range must be 1..=1000000".into()));
     }
     if args.items == 0 || args.items > kernel::knapsack::MAX_ITEMS {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "--items must be 1..={}",
-            kernel::knapsack::MAX_ITEMS
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("--items must be 1..={}", kernel::knapsack::MAX_ITEMS)));
     }
     let rt = args.common.runtime()?;
     let items = kernel::generate(args.items, args.range, args.correlation, args.seed);
@@ -74,33 +69,20 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         out.counters.improved.get()
     );
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("Knapsack, {} items on {}", items.len(), out.backend),
-    );
+    args.common.chart(&out.stats, format!("Knapsack, {} items on {}", items.len(), out.backend));
     let started = Instant::now();
     let expected = kernel::reference(&items, capacity);
-    println!(
-        "dynamic programming: {expected} in {:.2?}",
-        started.elapsed()
-    );
+    println!("dynamic programming: {expected} in {:.2?}", started.elapsed());
     let mut wrong = Vec::new();
     if best != expected {
         wrong.push(format!("branch and bound found {best}"));
     }
     if args.best_first {
         let tasks = out.stats.tasks;
-        println!(
-            "depth-first ({}): {tasks} packings run, run {:.2?}",
-            out.backend, out.stats.phases.run
-        );
+        println!("depth-first ({}): {tasks} packings run, run {:.2?}", out.backend, out.stats.phases.run);
         for ordered in [true, false] {
             let run = kernel::solve_best_first(&rt, &items, capacity, ordered)?;
-            let name = if ordered {
-                "best-first (band by bound)"
-            } else {
-                "unordered (every packing in band 0)"
-            };
+            let name = if ordered { "best-first (band by bound)" } else { "unordered (every packing in band 0)" };
             println!(
                 "{name}: best value {}, {} packings run, {} expanded, {} pruned, run {:.2?} on {}",
                 run.best,
@@ -121,10 +103,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let verdict = if wrong.is_empty() {
         Ok(format!("matches dynamic programming ({expected})"))
     } else {
-        Err(format!(
-            "dynamic programming says {expected}; {}",
-            wrong.join(", ")
-        ))
+        Err(format!("dynamic programming says {expected}; {}", wrong.join(", ")))
     };
     Ok(cli::report(verdict))
 }

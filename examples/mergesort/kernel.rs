@@ -69,16 +69,8 @@ pub mod mergesort {
             return;
         }
         let mid = middle(s.lo, s.hi);
-        ctx.spawn(Sort {
-            lo: s.lo,
-            hi: mid,
-            dst: 1 - s.dst,
-        });
-        ctx.spawn(Sort {
-            lo: mid,
-            hi: s.hi,
-            dst: 1 - s.dst,
-        });
+        ctx.spawn(Sort { lo: s.lo, hi: mid, dst: 1 - s.dst });
+        ctx.spawn(Sort { lo: mid, hi: s.hi, dst: 1 - s.dst });
     }
 
     /// Round 1 of a range that was split: both halves are sorted, in the other buffer; merge
@@ -88,21 +80,9 @@ pub mod mergesort {
         if ctx.round() == 1 && s.hi - s.lo > ctx.params.cutoff {
             let (lo, mid, hi) = (s.lo as usize, middle(s.lo, s.hi) as usize, s.hi as usize);
             if s.dst == 0 {
-                ctx.merge(
-                    &ctx.buffers.scratch,
-                    lo..mid,
-                    mid..hi,
-                    &ctx.buffers.data,
-                    lo,
-                );
+                ctx.merge(&ctx.buffers.scratch, lo..mid, mid..hi, &ctx.buffers.data, lo);
             } else {
-                ctx.merge(
-                    &ctx.buffers.data,
-                    lo..mid,
-                    mid..hi,
-                    &ctx.buffers.scratch,
-                    lo,
-                );
+                ctx.merge(&ctx.buffers.data, lo..mid, mid..hi, &ctx.buffers.scratch, lo);
             }
             ctx.counters.merges.add(1);
         }
@@ -121,28 +101,13 @@ pub struct Sorted {
 }
 
 /// Sorts `input`, ranges of at most `cutoff` keys by `ctx.sort`.
-pub fn sort(
-    rt: &Runtime,
-    input: &[u32],
-    cutoff: u32,
-) -> Result<(Sorted, Output<mergesort::Kernel>), wsdsl::Error> {
+pub fn sort(rt: &Runtime, input: &[u32], cutoff: u32) -> Result<(Sorted, Output<mergesort::Kernel>), wsdsl::Error> {
     keys::check_options(input.len(), cutoff, mergesort::LEAF)?;
-    let buffers = mergesort::Buffers {
-        data: Buffer::from_vec(input.to_vec()),
-        scratch: Buffer::zeroed(input.len()),
-    };
-    let root = mergesort::Sort {
-        lo: 0,
-        hi: input.len() as u32,
-        dst: 0,
-    };
+    let buffers = mergesort::Buffers { data: Buffer::from_vec(input.to_vec()), scratch: Buffer::zeroed(input.len()) };
+    let root = mergesort::Sort { lo: 0, hi: input.len() as u32, dst: 0 };
     let out = rt.run_with::<mergesort::Kernel>(mergesort::Params { cutoff }, &buffers, [root])?;
     let c = &out.counters;
-    let sorted = Sorted {
-        data: buffers.data.to_vec(),
-        leaves: c.leaves.get(),
-        merges: c.merges.get(),
-    };
+    let sorted = Sorted { data: buffers.data.to_vec(), leaves: c.leaves.get(), merges: c.merges.get() };
     Ok((sorted, out))
 }
 

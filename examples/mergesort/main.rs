@@ -9,18 +9,16 @@
 
 #[path = "../common/cli.rs"]
 mod cli;
-mod kernel;
 #[path = "../common/sort_cli.rs"]
 mod sort_cli;
+mod kernel;
 
 use clap::Parser;
 use kernel::merge_path;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Merge sort whose complete handler merges with ctx.merge, checked against the standard library's sort"
-)]
+#[command(about = "Merge sort whose complete handler merges with ctx.merge, checked against the standard library's sort")]
 struct Args {
     #[command(flatten)]
     input: sort_cli::KeyArgs,
@@ -44,10 +42,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let input = kernel::checked_keys(args.input.keys, args.input.seed, args.input.distinct)?;
     let title = format!("mergesort of {} keys", args.input.keys);
     if args.merge_path {
-        let cutoff = args
-            .input
-            .cutoff
-            .unwrap_or(merge_path::merge_path::LEAF as u32);
+        let cutoff = args.input.cutoff.unwrap_or(merge_path::merge_path::LEAF as u32);
         let (sorted, out) = merge_path::sort(&rt, &input, cutoff, args.grain)?;
         cli::note_fallback(&out.note);
         println!(
@@ -55,8 +50,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
             args.input.keys, args.grain, sorted.leaves, sorted.merges, sorted.pieces, out.backend
         );
         println!("{}", out.stats);
-        args.common
-            .chart(&out.stats, format!("{title} on {}", out.backend));
+        args.common.chart(&out.stats, format!("{title} on {}", out.backend));
         let shape = merge_path::tree_shape(args.input.keys as u32, cutoff, args.grain);
         let got = (sorted.leaves, sorted.merges, sorted.pieces);
         let verdict = kernel::check(&input, &sorted.data).and_then(|()| {
@@ -76,20 +70,14 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         args.input.keys, sorted.leaves, sorted.merges, out.backend
     );
     println!("{}", out.stats);
-    args.common
-        .chart(&out.stats, format!("{title} on {}", out.backend));
+    args.common.chart(&out.stats, format!("{title} on {}", out.backend));
     let shape = kernel::tree_shape(args.input.keys as u32, cutoff);
     let got = (sorted.leaves, sorted.merges);
     let verdict = kernel::check(&input, &sorted.data).and_then(|()| {
         if got == shape {
-            Ok(format!(
-                "sorted, a permutation of the input, and {} leaves / {} merges as the tree has",
-                shape.0, shape.1
-            ))
+            Ok(format!("sorted, a permutation of the input, and {} leaves / {} merges as the tree has", shape.0, shape.1))
         } else {
-            Err(format!(
-                "sorted, but the task tree has {got:?} leaves / merges, not {shape:?}"
-            ))
+            Err(format!("sorted, but the task tree has {got:?} leaves / merges, not {shape:?}"))
         }
     });
     Ok(cli::report(verdict))

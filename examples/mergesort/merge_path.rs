@@ -71,16 +71,8 @@ pub mod merge_path {
         let n = s.hi - s.lo;
         if n > ctx.params.cutoff {
             let mid = middle(s.lo, s.hi);
-            ctx.spawn(Sort {
-                lo: s.lo,
-                hi: mid,
-                dst: 1 - s.dst,
-            });
-            ctx.spawn(Sort {
-                lo: mid,
-                hi: s.hi,
-                dst: 1 - s.dst,
-            });
+            ctx.spawn(Sort { lo: s.lo, hi: mid, dst: 1 - s.dst });
+            ctx.spawn(Sort { lo: mid, hi: s.hi, dst: 1 - s.dst });
             return;
         }
         // A leaf: insertion sort in a local array, written to `dst`.
@@ -112,14 +104,7 @@ pub mod merge_path {
     fn merge_halves(s: &Sort, ctx: &mut Ctx) {
         if ctx.round() == 1 {
             ctx.counters.merges.add(1);
-            ctx.spawn(Merge {
-                lo: s.lo,
-                mid: middle(s.lo, s.hi),
-                hi: s.hi,
-                d0: 0,
-                d1: s.hi - s.lo,
-                dst: s.dst,
-            });
+            ctx.spawn(Merge { lo: s.lo, mid: middle(s.lo, s.hi), hi: s.hi, d0: 0, d1: s.hi - s.lo, dst: s.dst });
         }
     }
 
@@ -133,37 +118,19 @@ pub mod merge_path {
             for p in 0..parts {
                 let d0 = m.d0 + ((len as u64 * p as u64) / parts as u64) as u32;
                 let d1 = m.d0 + ((len as u64 * (p + 1) as u64) / parts as u64) as u32;
-                ctx.spawn(Merge {
-                    lo: m.lo,
-                    mid: m.mid,
-                    hi: m.hi,
-                    d0,
-                    d1,
-                    dst: m.dst,
-                });
+                ctx.spawn(Merge { lo: m.lo, mid: m.mid, hi: m.hi, d0, d1, dst: m.dst });
             }
             return;
         }
         let (na, nb) = (m.mid - m.lo, m.hi - m.mid);
         // Where output key d0 comes from: i keys of the left run and d0 - i of the right,
         // with ties taken from the left (a stable merge).
-        let (mut lo, mut hi) = (
-            if m.d0 > nb { m.d0 - nb } else { 0 },
-            if m.d0 < na { m.d0 } else { na },
-        );
+        let (mut lo, mut hi) = (if m.d0 > nb { m.d0 - nb } else { 0 }, if m.d0 < na { m.d0 } else { na });
         while lo < hi {
             let probe = lo + (hi - lo) / 2;
-            let a = if m.dst == 0 {
-                ctx.buffers.scratch.get((m.lo + probe) as usize)
-            } else {
-                ctx.buffers.data.get((m.lo + probe) as usize)
-            };
+            let a = if m.dst == 0 { ctx.buffers.scratch.get((m.lo + probe) as usize) } else { ctx.buffers.data.get((m.lo + probe) as usize) };
             let b_at = (m.mid + m.d0 - probe - 1) as usize;
-            let b = if m.dst == 0 {
-                ctx.buffers.scratch.get(b_at)
-            } else {
-                ctx.buffers.data.get(b_at)
-            };
+            let b = if m.dst == 0 { ctx.buffers.scratch.get(b_at) } else { ctx.buffers.data.get(b_at) };
             if a <= b {
                 lo = probe + 1;
             } else {
@@ -175,18 +142,10 @@ pub mod merge_path {
         let mut a = 0u32;
         let mut b = 0u32;
         if i < na {
-            a = if m.dst == 0 {
-                ctx.buffers.scratch.get((m.lo + i) as usize)
-            } else {
-                ctx.buffers.data.get((m.lo + i) as usize)
-            };
+            a = if m.dst == 0 { ctx.buffers.scratch.get((m.lo + i) as usize) } else { ctx.buffers.data.get((m.lo + i) as usize) };
         }
         if j < nb {
-            b = if m.dst == 0 {
-                ctx.buffers.scratch.get((m.mid + j) as usize)
-            } else {
-                ctx.buffers.data.get((m.mid + j) as usize)
-            };
+            b = if m.dst == 0 { ctx.buffers.scratch.get((m.mid + j) as usize) } else { ctx.buffers.data.get((m.mid + j) as usize) };
         }
         for d in m.d0..m.d1 {
             let take_left = j >= nb || (i < na && a <= b);
@@ -199,20 +158,12 @@ pub mod merge_path {
             if take_left {
                 i += 1;
                 if i < na && d + 1 < m.d1 {
-                    a = if m.dst == 0 {
-                        ctx.buffers.scratch.get((m.lo + i) as usize)
-                    } else {
-                        ctx.buffers.data.get((m.lo + i) as usize)
-                    };
+                    a = if m.dst == 0 { ctx.buffers.scratch.get((m.lo + i) as usize) } else { ctx.buffers.data.get((m.lo + i) as usize) };
                 }
             } else {
                 j += 1;
                 if j < nb && d + 1 < m.d1 {
-                    b = if m.dst == 0 {
-                        ctx.buffers.scratch.get((m.mid + j) as usize)
-                    } else {
-                        ctx.buffers.data.get((m.mid + j) as usize)
-                    };
+                    b = if m.dst == 0 { ctx.buffers.scratch.get((m.mid + j) as usize) } else { ctx.buffers.data.get((m.mid + j) as usize) };
                 }
             }
         }
@@ -242,36 +193,16 @@ pub struct Sorted {
 }
 
 /// Sorts `input`: ranges of at most `cutoff` keys directly, merges in pieces of `grain` keys.
-pub fn sort(
-    rt: &Runtime,
-    input: &[u32],
-    cutoff: u32,
-    grain: u32,
-) -> Result<(Sorted, Output<merge_path::Kernel>), wsdsl::Error> {
+pub fn sort(rt: &Runtime, input: &[u32], cutoff: u32, grain: u32) -> Result<(Sorted, Output<merge_path::Kernel>), wsdsl::Error> {
     keys::check_options(input.len(), cutoff, merge_path::LEAF)?;
     if grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the merge grain must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the merge grain must be at least 1".into()));
     }
-    let buffers = merge_path::Buffers {
-        data: Buffer::from_vec(input.to_vec()),
-        scratch: Buffer::zeroed(input.len()),
-    };
-    let root = merge_path::Sort {
-        lo: 0,
-        hi: input.len() as u32,
-        dst: 0,
-    };
-    let out =
-        rt.run_with::<merge_path::Kernel>(merge_path::Params { cutoff, grain }, &buffers, [root])?;
+    let buffers = merge_path::Buffers { data: Buffer::from_vec(input.to_vec()), scratch: Buffer::zeroed(input.len()) };
+    let root = merge_path::Sort { lo: 0, hi: input.len() as u32, dst: 0 };
+    let out = rt.run_with::<merge_path::Kernel>(merge_path::Params { cutoff, grain }, &buffers, [root])?;
     let c = &out.counters;
-    let sorted = Sorted {
-        data: buffers.data.to_vec(),
-        leaves: c.leaves.get(),
-        merges: c.merges.get(),
-        pieces: c.pieces.get(),
-    };
+    let sorted = Sorted { data: buffers.data.to_vec(), leaves: c.leaves.get(), merges: c.merges.get(), pieces: c.pieces.get() };
     Ok((sorted, out))
 }
 
@@ -280,10 +211,7 @@ pub fn tree_shape(n: u32, cutoff: u32, grain: u32) -> (u64, u64, u64) {
     if n <= cutoff {
         return (1, 0, 0);
     }
-    let (a, b) = (
-        tree_shape(n / 2, cutoff, grain),
-        tree_shape(n - n / 2, cutoff, grain),
-    );
+    let (a, b) = (tree_shape(n / 2, cutoff, grain), tree_shape(n - n / 2, cutoff, grain));
     (a.0 + b.0, a.1 + b.1 + 1, a.2 + b.2 + merge_pieces(n, grain))
 }
 
@@ -293,12 +221,5 @@ fn merge_pieces(n: u32, grain: u32) -> u64 {
         return 1;
     }
     let parts = n.div_ceil(grain).min(merge_path::SPLIT) as u64;
-    (0..parts)
-        .map(|p| {
-            merge_pieces(
-                ((n as u64 * (p + 1)) / parts - (n as u64 * p) / parts) as u32,
-                grain,
-            )
-        })
-        .sum()
+    (0..parts).map(|p| merge_pieces(((n as u64 * (p + 1)) / parts - (n as u64 * p) / parts) as u32, grain)).sum()
 }

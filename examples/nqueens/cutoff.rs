@@ -44,14 +44,7 @@ pub mod nqueens_cutoff {
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            total += solve(
-                n,
-                all,
-                row + 1,
-                cols | bit,
-                ((left | bit) << 1) & all,
-                (right | bit) >> 1,
-            );
+            total += solve(n, all, row + 1, cols | bit, ((left | bit) << 1) & all, (right | bit) >> 1);
         }
         total
     }
@@ -61,42 +54,24 @@ pub mod nqueens_cutoff {
         let n = ctx.params.n;
         let all = ((1u64 << n) - 1) as u32;
         if b.row >= ctx.params.cutoff || b.row + 1 == n {
-            ctx.counters
-                .solutions
-                .add(solve(n, all, b.row, b.cols, b.left, b.right));
+            ctx.counters.solutions.add(solve(n, all, b.row, b.cols, b.left, b.right));
             return;
         }
         let mut free = !(b.cols | b.left | b.right) & all;
         while free != 0 {
             let bit = free & free.wrapping_neg();
             free ^= bit;
-            ctx.spawn(Board {
-                row: b.row + 1,
-                cols: b.cols | bit,
-                left: ((b.left | bit) << 1) & all,
-                right: (b.right | bit) >> 1,
-            });
+            ctx.spawn(Board { row: b.row + 1, cols: b.cols | bit, left: ((b.left | bit) << 1) & all, right: (b.right | bit) >> 1 });
         }
     }
 }
 
 /// Counts the solutions of the n-queens problem on `rt`, with tasks down to row `cutoff`.
-pub fn solve(
-    rt: &Runtime,
-    n: u32,
-    cutoff: u32,
-) -> Result<(u64, Output<nqueens_cutoff::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, n: u32, cutoff: u32) -> Result<(u64, Output<nqueens_cutoff::Kernel>), wsdsl::Error> {
     if !(1..=20).contains(&n) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "n must be between 1 and 20, not {n}"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("n must be between 1 and 20, not {n}")));
     }
-    let root = nqueens_cutoff::Board {
-        row: 0,
-        cols: 0,
-        left: 0,
-        right: 0,
-    };
+    let root = nqueens_cutoff::Board { row: 0, cols: 0, left: 0, right: 0 };
     let out = rt.run::<nqueens_cutoff::Kernel>(nqueens_cutoff::Params { n, cutoff }, [root])?;
     Ok((out.counters.solutions.get(), out))
 }

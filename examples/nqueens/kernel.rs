@@ -52,26 +52,8 @@ pub mod nqueens {
 
 /// Solutions for n = 1..=20 (OEIS A000170).
 pub const KNOWN: [u64; 20] = [
-    1,
-    0,
-    0,
-    2,
-    10,
-    4,
-    40,
-    92,
-    352,
-    724,
-    2_680,
-    14_200,
-    73_712,
-    365_596,
-    2_279_184,
-    14_772_512,
-    95_815_104,
-    666_090_624,
-    4_968_057_848,
-    39_029_188_884,
+    1, 0, 0, 2, 10, 4, 40, 92, 352, 724, 2_680, 14_200, 73_712, 365_596, 2_279_184, 14_772_512,
+    95_815_104, 666_090_624, 4_968_057_848, 39_029_188_884,
 ];
 
 /// The known number of solutions, if `n` is in the table.
@@ -82,16 +64,9 @@ pub fn expected(n: u32) -> Option<u64> {
 /// Counts the solutions of the n-queens problem on `rt`.
 pub fn solve(rt: &Runtime, n: u32) -> Result<(u64, Output<nqueens::Kernel>), wsdsl::Error> {
     if !(1..=20).contains(&n) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "n must be between 1 and 20, not {n}"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("n must be between 1 and 20, not {n}")));
     }
-    let root = nqueens::Board {
-        row: 0,
-        cols: 0,
-        left: 0,
-        right: 0,
-    };
+    let root = nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
     let out = rt.run::<nqueens::Kernel>(nqueens::Params { n }, [root])?;
     Ok((out.counters.solutions.get(), out))
 }

@@ -35,22 +35,16 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (solutions, note, backend, stats) = match args.cutoff {
         None => kernel::solve(&rt, args.n).map(|(s, out)| (s, out.note, out.backend, out.stats))?,
-        Some(k) => {
-            cutoff::solve(&rt, args.n, k).map(|(s, out)| (s, out.note, out.backend, out.stats))?
-        }
+        Some(k) => cutoff::solve(&rt, args.n, k).map(|(s, out)| (s, out.note, out.backend, out.stats))?,
     };
     cli::note_fallback(&note);
     let form = match args.cutoff {
         None => String::new(),
         Some(k) => format!(" (tasks to row {k}, then recursion)"),
     };
-    println!(
-        "N-Queens n={}{form}: {solutions} solutions on {backend}",
-        args.n
-    );
+    println!("N-Queens n={}{form}: {solutions} solutions on {backend}", args.n);
     println!("{stats}");
-    args.common
-        .chart(&stats, format!("N-Queens {}{form} on {backend}", args.n));
+    args.common.chart(&stats, format!("N-Queens {}{form} on {backend}", args.n));
     let expected = kernel::expected(args.n).expect("solve rejects n outside the table");
     let verdict = if solutions == expected {
         Ok(format!("matches OEIS A000170 ({expected})"))

@@ -130,23 +130,12 @@ pub mod octree {
             for u in 0..IN_FLIGHT {
                 if u < live {
                     let p = id[u] as usize;
-                    point[u] = [
-                        ctx.buffers.x.get(p),
-                        ctx.buffers.y.get(p),
-                        ctx.buffers.z.get(p),
-                    ];
+                    point[u] = [ctx.buffers.x.get(p), ctx.buffers.y.get(p), ctx.buffers.z.get(p)];
                 }
             }
             for u in 0..IN_FLIGHT {
                 if u < live {
-                    let k = octant(
-                        point[u][0],
-                        point[u][1],
-                        point[u][2],
-                        cell.cx,
-                        cell.cy,
-                        cell.cz,
-                    );
+                    let k = octant(point[u][0], point[u][1], point[u][2], cell.cx, cell.cy, cell.cz);
                     mine[k as usize] += 1;
                 }
             }
@@ -188,23 +177,12 @@ pub mod octree {
             for u in 0..IN_FLIGHT {
                 if u < live {
                     let p = id[u] as usize;
-                    point[u] = [
-                        ctx.buffers.x.get(p),
-                        ctx.buffers.y.get(p),
-                        ctx.buffers.z.get(p),
-                    ];
+                    point[u] = [ctx.buffers.x.get(p), ctx.buffers.y.get(p), ctx.buffers.z.get(p)];
                 }
             }
             for u in 0..IN_FLIGHT {
                 if u < live {
-                    let k = octant(
-                        point[u][0],
-                        point[u][1],
-                        point[u][2],
-                        cell.cx,
-                        cell.cy,
-                        cell.cz,
-                    ) as usize;
+                    let k = octant(point[u][0], point[u][1], point[u][2], cell.cx, cell.cy, cell.cz) as usize;
                     ctx.buffers.index.set(to + next[k] as usize, id[u]);
                     next[k] += 1;
                 }
@@ -284,11 +262,7 @@ impl Particles {
     /// `n` particles drawn from `distribution`; the same seed gives the same particles.
     pub fn generate(distribution: Distribution, n: usize, seed: u64) -> Particles {
         let mut rng = SplitMix64(seed);
-        let mut out = Particles {
-            x: Vec::with_capacity(n),
-            y: Vec::with_capacity(n),
-            z: Vec::with_capacity(n),
-        };
+        let mut out = Particles { x: Vec::with_capacity(n), y: Vec::with_capacity(n), z: Vec::with_capacity(n) };
         for _ in 0..n {
             let [x, y, z] = match distribution {
                 Distribution::Uniform => [rng.unit_f32(), rng.unit_f32(), rng.unit_f32()],
@@ -352,11 +326,7 @@ fn plummer_point(rng: &mut SplitMix64) -> [f32; 3] {
     let cos_theta = 2.0 * rng.open_unit_f64() - 1.0;
     let sin_theta = (1.0 - cos_theta * cos_theta).sqrt();
     let phi = 2.0 * std::f64::consts::PI * rng.open_unit_f64();
-    [
-        (r * sin_theta * phi.cos()) as f32,
-        (r * sin_theta * phi.sin()) as f32,
-        (r * cos_theta) as f32,
-    ]
+    [(r * sin_theta * phi.cos()) as f32, (r * sin_theta * phi.sin()) as f32, (r * cos_theta) as f32]
 }
 
 /// Most particles a run can take: ranges and ids are `u32`.
@@ -365,9 +335,7 @@ pub const MAX_PARTICLES: usize = u32::MAX as usize;
 /// Rejects sizes the kernel cannot take, before anything is allocated for them.
 pub fn validate(particles: usize, max_leaf: u32) -> Result<(), wsdsl::Error> {
     if particles == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "no particles: an octree needs at least one".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("no particles: an octree needs at least one".into()));
     }
     if particles > MAX_PARTICLES {
         return Err(wsdsl::Error::InvalidConfig(format!(
@@ -375,9 +343,7 @@ pub fn validate(particles: usize, max_leaf: u32) -> Result<(), wsdsl::Error> {
         )));
     }
     if max_leaf == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "max_leaf must be at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("max_leaf must be at least 1".into()));
     }
     Ok(())
 }
@@ -386,35 +352,17 @@ pub fn validate(particles: usize, max_leaf: u32) -> Result<(), wsdsl::Error> {
 pub fn root_cell(particles: &Particles) -> octree::Cell {
     let mut centre = [0f32; 3];
     let mut reach = 0f64;
-    for (axis, values) in [&particles.x, &particles.y, &particles.z]
-        .into_iter()
-        .enumerate()
-    {
-        let (lo, hi) = values
-            .iter()
-            .fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| {
-                (lo.min(v), hi.max(v))
-            });
+    for (axis, values) in [&particles.x, &particles.y, &particles.z].into_iter().enumerate() {
+        let (lo, hi) = values.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
         centre[axis] = ((lo as f64 + hi as f64) / 2.0) as f32;
-        reach = reach
-            .max(hi as f64 - centre[axis] as f64)
-            .max(centre[axis] as f64 - lo as f64);
+        reach = reach.max(hi as f64 - centre[axis] as f64).max(centre[axis] as f64 - lo as f64);
     }
     // Round the half-width up, so the cube still encloses every particle after rounding.
     let mut half = reach as f32;
     if (half as f64) < reach {
         half = half.next_up();
     }
-    octree::Cell {
-        cx: centre[0],
-        cy: centre[1],
-        cz: centre[2],
-        half,
-        lo: 0,
-        hi: particles.len() as u32,
-        depth: 0,
-        code: 1,
-    }
+    octree::Cell { cx: centre[0], cy: centre[1], cz: centre[2], half, lo: 0, hi: particles.len() as u32, depth: 0, code: 1 }
 }
 
 /// Everything one run needs: parameters, buffers and the root task.
@@ -442,10 +390,7 @@ pub fn inputs(particles: &Particles, max_leaf: u32) -> Result<Inputs, wsdsl::Err
         )));
     }
     if let Some(p) = (0..n).find(|&p| particles.at(p).iter().any(|c| !c.is_finite())) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "particle {p} is at {:?}, not a finite point",
-            particles.at(p)
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("particle {p} is at {:?}, not a finite point", particles.at(p))));
     }
     // Only the root can hold `max_leaf` particles or fewer, so any width up to `max_leaf + 1`
     // works; clamping to `n` keeps it a `u32` without changing the number of slots.
@@ -464,16 +409,8 @@ pub fn inputs(particles: &Particles, max_leaf: u32) -> Result<Inputs, wsdsl::Err
         leaf_len: Buffer::zeroed(n),
         leaf_code: Buffer::zeroed(n),
     };
-    let params = octree::Params {
-        n: n as u32,
-        max_leaf,
-        slot_width,
-    };
-    Ok(Inputs {
-        params,
-        buffers,
-        root: root_cell(particles),
-    })
+    let params = octree::Params { n: n as u32, max_leaf, slot_width };
+    Ok(Inputs { params, buffers, root: root_cell(particles) })
 }
 
 /// One leaf as the kernel recorded it.
@@ -522,33 +459,13 @@ impl Octree {
 pub fn read_tree(inputs: &Inputs, counters: &octree::Counters, tasks: u64) -> Octree {
     let b = &inputs.buffers;
     let count = b.leaf_count.get(0) as usize;
-    let (start, len, code) = (
-        b.leaf_start.to_vec(),
-        b.leaf_len.to_vec(),
-        b.leaf_code.to_vec(),
-    );
-    let leaves = (0..count.min(start.len()))
-        .map(|l| Leaf {
-            start: start[l],
-            len: len[l],
-            code: code[l],
-        })
-        .collect();
-    Octree {
-        root: inputs.root,
-        leaves,
-        index: b.index.to_vec(),
-        placed: counters.placed.get(),
-        tasks,
-    }
+    let (start, len, code) = (b.leaf_start.to_vec(), b.leaf_len.to_vec(), b.leaf_code.to_vec());
+    let leaves = (0..count.min(start.len())).map(|l| Leaf { start: start[l], len: len[l], code: code[l] }).collect();
+    Octree { root: inputs.root, leaves, index: b.index.to_vec(), placed: counters.placed.get(), tasks }
 }
 
 /// Builds the octree of `particles` on `rt`.
-pub fn build(
-    rt: &Runtime,
-    particles: &Particles,
-    max_leaf: u32,
-) -> Result<(Octree, Output<octree::Kernel>), wsdsl::Error> {
+pub fn build(rt: &Runtime, particles: &Particles, max_leaf: u32) -> Result<(Octree, Output<octree::Kernel>), wsdsl::Error> {
     let inputs = inputs(particles, max_leaf)?;
     let out = rt.run_with::<octree::Kernel>(inputs.params, &inputs.buffers, [inputs.root])?;
     let tree = read_tree(&inputs, &out.counters, out.stats.tasks);
@@ -594,57 +511,31 @@ impl fmt::Display for Summary {
 pub fn check(particles: &Particles, max_leaf: u32, tree: &Octree) -> Result<Summary, String> {
     let n = particles.len();
     if tree.particles() != n {
-        return Err(format!(
-            "the tree indexes {} particles, not {n}",
-            tree.particles()
-        ));
+        return Err(format!("the tree indexes {} particles, not {n}", tree.particles()));
     }
     if tree.placed != n as u64 {
-        return Err(format!(
-            "the placed counter is {}, not the {n} particles",
-            tree.placed
-        ));
+        return Err(format!("the placed counter is {}, not the {n} particles", tree.placed));
     }
     let root = tree.root;
     let centre = [root.cx, root.cy, root.cz];
-    if let Some(p) = (0..n).find(|&p| {
-        (0..3).any(|a| (particles.at(p)[a] as f64 - centre[a] as f64).abs() > root.half as f64)
-    }) {
-        return Err(format!(
-            "particle {p} at {:?} lies outside the root cube",
-            particles.at(p)
-        ));
+    if let Some(p) = (0..n).find(|&p| (0..3).any(|a| (particles.at(p)[a] as f64 - centre[a] as f64).abs() > root.half as f64)) {
+        return Err(format!("particle {p} at {:?} lies outside the root cube", particles.at(p)));
     }
     let mut covered = vec![false; n];
     let mut seen = vec![false; n];
-    let mut summary = Summary {
-        leaves: tree.leaves.len(),
-        internal: 0,
-        max_depth: 0,
-        largest_leaf: 0,
-        capped_leaves: 0,
-    };
+    let mut summary = Summary { leaves: tree.leaves.len(), internal: 0, max_depth: 0, largest_leaf: 0, capped_leaves: 0 };
     for (l, leaf) in tree.leaves.iter().enumerate() {
         let is_location_code = leaf.code != 0 && leaf.code.leading_zeros() % 3 == 0;
         if !is_location_code || leaf.depth() == 0 || leaf.depth() > octree::MAX_DEPTH {
-            return Err(format!(
-                "leaf {l} has code {:#x}, not the location code of a cell below the root",
-                leaf.code
-            ));
+            return Err(format!("leaf {l} has code {:#x}, not the location code of a cell below the root", leaf.code));
         }
         let depth = leaf.depth();
         if leaf.len == 0 || leaf.start as u64 + leaf.len as u64 > n as u64 {
-            return Err(format!(
-                "leaf {l} has the range {}..+{} (n = {n})",
-                leaf.start, leaf.len
-            ));
+            return Err(format!("leaf {l} has the range {}..+{} (n = {n})", leaf.start, leaf.len));
         }
         if leaf.len > max_leaf {
             if depth < octree::MAX_DEPTH {
-                return Err(format!(
-                    "leaf {l} at depth {depth} holds {} particles, more than max_leaf = {max_leaf}",
-                    leaf.len
-                ));
+                return Err(format!("leaf {l} at depth {depth} holds {} particles, more than max_leaf = {max_leaf}", leaf.len));
             }
             summary.capped_leaves += 1;
         }
@@ -654,27 +545,17 @@ pub fn check(particles: &Particles, max_leaf: u32, tree: &Octree) -> Result<Summ
         for (offset, &p) in tree.members(leaf).iter().enumerate() {
             let position = leaf.start as usize + offset;
             if std::mem::replace(&mut covered[position], true) {
-                return Err(format!(
-                    "position {position} belongs to leaf {l} and to an earlier leaf"
-                ));
+                return Err(format!("position {position} belongs to leaf {l} and to an earlier leaf"));
             }
             let p = p as usize;
             if p >= n {
-                return Err(format!(
-                    "leaf {l} holds particle id {p}, but there are {n} particles"
-                ));
+                return Err(format!("leaf {l} holds particle id {p}, but there are {n} particles"));
             }
             if std::mem::replace(&mut seen[p], true) {
-                return Err(format!(
-                    "particle {p} is in leaf {l} and in an earlier leaf"
-                ));
+                return Err(format!("particle {p} is in leaf {l} and in an earlier leaf"));
             }
             if !bounds.contains(particles.at(p)) {
-                return Err(format!(
-                    "particle {p} at {:?} lies outside leaf {l} (cell {:#x})",
-                    particles.at(p),
-                    leaf.code
-                ));
+                return Err(format!("particle {p} at {:?} lies outside leaf {l} (cell {:#x})", particles.at(p), leaf.code));
             }
         }
     }
@@ -684,10 +565,7 @@ pub fn check(particles: &Particles, max_leaf: u32, tree: &Octree) -> Result<Summ
     check_disjoint(&tree.leaves)?;
     summary.internal = check_splits(&tree.leaves, max_leaf)?;
     if summary.internal as u64 != tree.tasks {
-        return Err(format!(
-            "{} cells were split but {} tasks ran",
-            summary.internal, tree.tasks
-        ));
+        return Err(format!("{} cells were split but {} tasks ran", summary.internal, tree.tasks));
     }
     Ok(summary)
 }
@@ -704,10 +582,7 @@ impl CellBounds {
         let depth = (63 - code.leading_zeros()) / 3;
         let mut centre = [root.cx, root.cy, root.cz];
         let mut half = root.half;
-        let mut bounds = CellBounds {
-            ge: [f32::NEG_INFINITY; 3],
-            lt: [f32::INFINITY; 3],
-        };
+        let mut bounds = CellBounds { ge: [f32::NEG_INFINITY; 3], lt: [f32::INFINITY; 3] };
         for level in (0..depth).rev() {
             let octant = (code >> (3 * level)) & 7;
             half *= 0.5;
@@ -749,10 +624,7 @@ fn check_disjoint(leaves: &[Leaf]) -> Result<(), String> {
     spans.sort_unstable();
     for pair in spans.windows(2) {
         if pair[1].0 < pair[0].1 {
-            return Err(format!(
-                "leaf cells {:#x} and {:#x} overlap",
-                pair[0].2, pair[1].2
-            ));
+            return Err(format!("leaf cells {:#x} and {:#x} overlap", pair[0].2, pair[1].2));
         }
     }
     Ok(())
@@ -769,13 +641,8 @@ fn check_splits(leaves: &[Leaf], max_leaf: u32) -> Result<usize, String> {
             code >>= 3;
         }
     }
-    if let Some((code, particles)) = held
-        .iter()
-        .find(|&(&code, &particles)| code != 1 && particles <= max_leaf as u64)
-    {
-        return Err(format!(
-            "cell {code:#x} holds only {particles} particles (max_leaf = {max_leaf}) but was split"
-        ));
+    if let Some((code, particles)) = held.iter().find(|&(&code, &particles)| code != 1 && particles <= max_leaf as u64) {
+        return Err(format!("cell {code:#x} holds only {particles} particles (max_leaf = {max_leaf}) but was split"));
     }
     Ok(held.len())
 }

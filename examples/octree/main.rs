@@ -65,10 +65,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         args.particles, args.seed, args.max_leaf, out.backend
     );
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("octree of {} particles on {}", args.particles, out.backend),
-    );
+    args.common.chart(&out.stats, format!("octree of {} particles on {}", args.particles, out.backend));
     let ms = out.stats.phases.run.as_secs_f64() * 1e3;
     println!(
         "built in {ms:.1} ms: {:.1} tasks/ms, {:.1} M particles/s",
@@ -80,9 +77,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let check_ms = started.elapsed().as_secs_f64() * 1e3;
     let verdict = verdict.map(|summary| {
         println!("{summary}");
-        format!(
-            "every particle is in exactly one leaf that contains it (checked in {check_ms:.0} ms)"
-        )
+        format!("every particle is in exactly one leaf that contains it (checked in {check_ms:.0} ms)")
     });
     Ok(cli::report(verdict))
 }

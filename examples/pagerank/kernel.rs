@@ -79,13 +79,7 @@ pub mod pagerank {
         if t.whole == 1 && ctx.buffers.in_degree.get(v) == 0 {
             ctx.buffers.rank.set((i + 1) * n + v, teleport);
             if t.i + 1 < ctx.params.iterations {
-                ctx.spawn(Node {
-                    v: t.v,
-                    i: t.i + 1,
-                    lo: t.lo,
-                    hi: t.hi,
-                    whole: 1,
-                });
+                ctx.spawn(Node { v: t.v, i: t.i + 1, lo: t.lo, hi: t.hi, whole: 1 });
             }
         }
         let len = t.hi - t.lo;
@@ -96,13 +90,7 @@ pub mod pagerank {
             for p in 0..parts {
                 let lo = t.lo + ((len as u64 * p as u64) / parts as u64) as u32;
                 let hi = t.lo + ((len as u64 * (p + 1) as u64) / parts as u64) as u32;
-                ctx.spawn(Node {
-                    v: t.v,
-                    i: t.i,
-                    lo,
-                    hi,
-                    whole: 0,
-                });
+                ctx.spawn(Node { v: t.v, i: t.i, lo, hi, whole: 0 });
             }
             return;
         }
@@ -127,13 +115,7 @@ pub mod pagerank {
                 if t.i + 1 < ctx.params.iterations {
                     let lo = ctx.buffers.offsets.get(u);
                     let hi = ctx.buffers.offsets.get(u + 1);
-                    ctx.spawn(Node {
-                        v: u as u32,
-                        i: t.i + 1,
-                        lo,
-                        hi,
-                        whole: 1,
-                    });
+                    ctx.spawn(Node { v: u as u32, i: t.i + 1, lo, hi, whole: 1 });
                 }
             }
         }
@@ -216,11 +198,7 @@ pub mod pagerank_pull {
     #[spawn]
     fn sweep(t: &Sweep, ctx: &mut Ctx) {
         if ctx.params.iterations > 0 {
-            ctx.spawn(Range {
-                i: PREPARE,
-                lo: 0,
-                hi: t.n,
-            });
+            ctx.spawn(Range { i: PREPARE, lo: 0, hi: t.n });
         }
     }
 
@@ -228,11 +206,7 @@ pub mod pagerank_pull {
     #[complete]
     fn next_sweep(t: &Sweep, ctx: &mut Ctx) {
         if ctx.round() <= ctx.params.iterations {
-            ctx.spawn(Range {
-                i: ctx.round() - 1,
-                lo: 0,
-                hi: t.n,
-            });
+            ctx.spawn(Range { i: ctx.round() - 1, lo: 0, hi: t.n });
         }
     }
 
@@ -246,8 +220,7 @@ pub mod pagerank_pull {
             return;
         }
         let len = r.hi - r.lo;
-        let edges_in =
-            ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
+        let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
         if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
             split(r, ctx);
             return;
@@ -265,19 +238,12 @@ pub mod pagerank_pull {
             } else {
                 let mut sum = 0.0f64;
                 for e in lo..hi {
-                    sum += ctx
-                        .buffers
-                        .share
-                        .get(here + ctx.buffers.sources.get(e as usize) as usize);
+                    sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
                 }
                 let rank = teleport + sum;
                 ctx.buffers.rank.set(u as usize, rank);
                 let degree = ctx.buffers.out_degree.get(u as usize);
-                let passed = if degree > 0 {
-                    ctx.params.damping * rank / degree as f64
-                } else {
-                    0.0
-                };
+                let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
                 ctx.buffers.share.set(next + u as usize, passed);
                 edges += (hi - lo) as u64;
             }
@@ -290,11 +256,7 @@ pub mod pagerank_pull {
         let len = r.hi - r.lo;
         let parts = if len < SPLIT { len } else { SPLIT };
         for p in 0..parts {
-            ctx.spawn(Range {
-                i: r.i,
-                lo: cut(r.lo, len, p, parts),
-                hi: cut(r.lo, len, p + 1, parts),
-            });
+            ctx.spawn(Range { i: r.i, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
         }
     }
 
@@ -307,11 +269,7 @@ pub mod pagerank_pull {
         let n = ctx.buffers.out_degree.len();
         for u in r.lo..r.hi {
             let degree = ctx.buffers.out_degree.get(u as usize);
-            let share = if degree > 0 {
-                ctx.params.damping / n as f64 / degree as f64
-            } else {
-                0.0
-            };
+            let share = if degree > 0 { ctx.params.damping / n as f64 / degree as f64 } else { 0.0 };
             ctx.buffers.share.set(u as usize, share);
         }
     }
@@ -321,12 +279,7 @@ pub mod pagerank_pull {
         let lo = ctx.buffers.in_offsets.get(h.u as usize);
         let hi = ctx.buffers.in_offsets.get(h.u as usize + 1);
         ctx.buffers.hub_sum.set(h.u as usize, 0.0);
-        ctx.spawn(Part {
-            i: h.i,
-            u: h.u,
-            lo,
-            hi,
-        });
+        ctx.spawn(Part { i: h.i, u: h.u, lo, hi });
     }
 
     /// Every part of the hub's in-edges is summed: complete its rank.
@@ -337,14 +290,8 @@ pub mod pagerank_pull {
         let rank = (1.0 - ctx.params.damping) / n as f64 + ctx.buffers.hub_sum.get(u);
         ctx.buffers.rank.set(u, rank);
         let degree = ctx.buffers.out_degree.get(u);
-        let passed = if degree > 0 {
-            ctx.params.damping * rank / degree as f64
-        } else {
-            0.0
-        };
-        ctx.buffers
-            .share
-            .set(((h.i + 1) % 2) as usize * n + u, passed);
+        let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
+        ctx.buffers.share.set(((h.i + 1) % 2) as usize * n + u, passed);
     }
 
     #[spawn]
@@ -353,22 +300,14 @@ pub mod pagerank_pull {
         if len > ctx.params.grain {
             let parts = parts(len, ctx.params.grain);
             for k in 0..parts {
-                ctx.spawn(Part {
-                    i: p.i,
-                    u: p.u,
-                    lo: cut(p.lo, len, k, parts),
-                    hi: cut(p.lo, len, k + 1, parts),
-                });
+                ctx.spawn(Part { i: p.i, u: p.u, lo: cut(p.lo, len, k, parts), hi: cut(p.lo, len, k + 1, parts) });
             }
             return;
         }
         let here = (p.i % 2) as usize * ctx.buffers.out_degree.len();
         let mut sum = 0.0f64;
         for e in p.lo..p.hi {
-            sum += ctx
-                .buffers
-                .share
-                .get(here + ctx.buffers.sources.get(e as usize) as usize);
+            sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
         }
         ctx.buffers.hub_sum.atomic_add(p.u as usize, sum);
         ctx.counters.edges.add(len as u64);
@@ -479,24 +418,14 @@ impl DeviceGraph {
 }
 
 /// Ranks after `iterations` iterations from 1/n each (the paper's formulation); edges scanned.
-pub fn iterate(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    iterations: u32,
-) -> Result<(Vec<f64>, u64, Output<pagerank::Kernel>), wsdsl::Error> {
+pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f64>, u64, Output<pagerank::Kernel>), wsdsl::Error> {
     let n = g.in_degree.len();
     if iterations == 0 || n == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "PageRank needs at least one iteration and one vertex".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("PageRank needs at least one iteration and one vertex".into()));
     }
-    let slots = (iterations as usize + 1)
-        .checked_mul(n)
-        .filter(|&s| s < u32::MAX as usize);
+    let slots = (iterations as usize + 1).checked_mul(n).filter(|&s| s < u32::MAX as usize);
     let Some(slots) = slots else {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "{iterations} iterations of {n} vertices need too many rank slots; use --tolerance"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("{iterations} iterations of {n} vertices need too many rank slots; use --tolerance")));
     };
     let mut rank = vec![0.0f64; slots];
     rank[..n].fill(1.0 / n as f64);
@@ -508,23 +437,9 @@ pub fn iterate(
         arrived: Buffer::zeroed(iterations as usize * n),
     };
     let offsets = g.offsets.as_slice();
-    let roots: Vec<pagerank::Node> = (0..n as u32)
-        .map(|v| pagerank::Node {
-            v,
-            i: 0,
-            lo: offsets[v as usize],
-            hi: offsets[v as usize + 1],
-            whole: 1,
-        })
-        .collect();
-    let out = rt.run_with::<pagerank::Kernel>(
-        pagerank::Params {
-            iterations,
-            damping: DAMPING,
-        },
-        &buffers,
-        roots,
-    )?;
+    let roots: Vec<pagerank::Node> =
+        (0..n as u32).map(|v| pagerank::Node { v, i: 0, lo: offsets[v as usize], hi: offsets[v as usize + 1], whole: 1 }).collect();
+    let out = rt.run_with::<pagerank::Kernel>(pagerank::Params { iterations, damping: DAMPING }, &buffers, roots)?;
     let all = buffers.rank.to_vec();
     let last = iterations as usize * n;
     Ok((all[last..last + n].to_vec(), out.counters.edges.get(), out))
@@ -544,26 +459,15 @@ impl PullGraph {
     pub fn new(g: &Graph) -> Self {
         let t = g.transpose();
         let out_degree = (0..g.vertices() as u32).map(|v| g.degree(v)).collect();
-        PullGraph {
-            in_offsets: ReadOnly::from_vec(t.offsets),
-            sources: ReadOnly::from_vec(t.targets),
-            out_degree: ReadOnly::from_vec(out_degree),
-        }
+        PullGraph { in_offsets: ReadOnly::from_vec(t.offsets), sources: ReadOnly::from_vec(t.targets), out_degree: ReadOnly::from_vec(out_degree) }
     }
 }
 
 /// Ranks after `iterations` synchronous iterations from 1/n, pulled over in-edges; edges summed.
-pub fn pull(
-    rt: &Runtime,
-    g: &PullGraph,
-    iterations: u32,
-    grain: u32,
-) -> Result<(Vec<f64>, u64, Output<pagerank_pull::Kernel>), wsdsl::Error> {
+pub fn pull(rt: &Runtime, g: &PullGraph, iterations: u32, grain: u32) -> Result<(Vec<f64>, u64, Output<pagerank_pull::Kernel>), wsdsl::Error> {
     let n = g.out_degree.len();
     if iterations == 0 || n == 0 || grain == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "PageRank needs at least one iteration, one vertex and a grain of at least 1".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("PageRank needs at least one iteration, one vertex and a grain of at least 1".into()));
     }
     // The shares and the hubs' partial sums live on the device only (the run computes the
     // first shares itself); every rank is written by the last iteration.
@@ -575,35 +479,19 @@ pub fn pull(
         hub_sum: Buffer::scratch(n),
         rank: Buffer::zeroed(n),
     };
-    let params = pagerank_pull::Params {
-        iterations,
-        damping: DAMPING,
-        grain,
-    };
-    let out = rt.run_with::<pagerank_pull::Kernel>(
-        params,
-        &buffers,
-        [pagerank_pull::Sweep { n: n as u32 }],
-    )?;
+    let params = pagerank_pull::Params { iterations, damping: DAMPING, grain };
+    let out = rt.run_with::<pagerank_pull::Kernel>(params, &buffers, [pagerank_pull::Sweep { n: n as u32 }])?;
     Ok((buffers.rank.into_vec(), out.counters.edges.get(), out))
 }
 
 /// Ranks within `tolerance * (edges + n) / (1 - d)` in total of the fixed point; edges scanned.
-pub fn converge(
-    rt: &Runtime,
-    g: &DeviceGraph,
-    tolerance: f64,
-) -> Result<(Vec<f64>, u64, Output<pagerank_delta::Kernel>), wsdsl::Error> {
+pub fn converge(rt: &Runtime, g: &DeviceGraph, tolerance: f64) -> Result<(Vec<f64>, u64, Output<pagerank_delta::Kernel>), wsdsl::Error> {
     let n = g.in_degree.len();
     if !(tolerance > 0.0) || n == 0 {
-        return Err(wsdsl::Error::InvalidConfig(
-            "the tolerance must be a positive number and the graph not empty".into(),
-        ));
+        return Err(wsdsl::Error::InvalidConfig("the tolerance must be a positive number and the graph not empty".into()));
     }
     let offsets = g.offsets.as_slice();
-    let threshold: Vec<f64> = (0..n)
-        .map(|v| tolerance * (offsets[v + 1] - offsets[v]).max(1) as f64)
-        .collect();
+    let threshold: Vec<f64> = (0..n).map(|v| tolerance * (offsets[v + 1] - offsets[v]).max(1) as f64).collect();
     let buffers = pagerank_delta::Graph {
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
@@ -611,13 +499,8 @@ pub fn converge(
         rank: Buffer::zeroed(n),
         residual: Buffer::filled(n, (1.0 - DAMPING) / n as f64),
     };
-    let roots: Vec<pagerank_delta::Push> =
-        (0..n as u32).map(|v| pagerank_delta::Push { v }).collect();
-    let out = rt.run_with::<pagerank_delta::Kernel>(
-        pagerank_delta::Params { damping: DAMPING },
-        &buffers,
-        roots,
-    )?;
+    let roots: Vec<pagerank_delta::Push> = (0..n as u32).map(|v| pagerank_delta::Push { v }).collect();
+    let out = rt.run_with::<pagerank_delta::Kernel>(pagerank_delta::Params { damping: DAMPING }, &buffers, roots)?;
     Ok((buffers.rank.to_vec(), out.counters.edges.get(), out))
 }
 
@@ -652,11 +535,7 @@ pub fn reference(g: &Graph, iterations: Option<u32>) -> Vec<f64> {
 
 /// The largest difference from the reference relative to its rank, and the total difference.
 pub fn error(got: &[f64], want: &[f64]) -> (f64, f64) {
-    let rel = got
-        .iter()
-        .zip(want)
-        .map(|(a, b)| (a - b).abs() / b.abs().max(f64::MIN_POSITIVE))
-        .fold(0.0, f64::max);
+    let rel = got.iter().zip(want).map(|(a, b)| (a - b).abs() / b.abs().max(f64::MIN_POSITIVE)).fold(0.0, f64::max);
     let total = got.iter().zip(want).map(|(a, b)| (a - b).abs()).sum();
     (rel, total)
 }

@@ -16,9 +16,7 @@ use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Data-driven PageRank (the Broker Queue paper's formulation), checked against float64 power iteration"
-)]
+#[command(about = "Data-driven PageRank (the Broker Queue paper's formulation), checked against float64 power iteration")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -51,91 +49,45 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let n = graph.vertices() as f64;
     let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {
         None if args.pull => {
-            let (rank, edges, out) = kernel::pull(
-                &rt,
-                &kernel::PullGraph::new(&graph),
-                args.iterations,
-                args.grain,
-            )?;
+            let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, args.grain)?;
             let want = kernel::reference(&graph, Some(args.iterations));
-            (
-                rank,
-                edges,
-                out.stats,
-                out.backend,
-                out.note,
-                want,
-                1e-9,
-                format!("{} iterations, pulled", args.iterations),
-            )
+            (rank, edges, out.stats, out.backend, out.note, want, 1e-9, format!("{} iterations, pulled", args.iterations))
         }
         None => {
             let (rank, edges, out) = kernel::iterate(&rt, &device_graph, args.iterations)?;
             let want = kernel::reference(&graph, Some(args.iterations));
             // Only the order of the additions differs from the reference.
-            (
-                rank,
-                edges,
-                out.stats,
-                out.backend,
-                out.note,
-                want,
-                1e-9,
-                format!("{} iterations", args.iterations),
-            )
+            (rank, edges, out.stats, out.backend, out.note, want, 1e-9, format!("{} iterations", args.iterations))
         }
         Some(tol) => {
             let (rank, edges, out) = kernel::converge(&rt, &device_graph, tol)?;
             let want = kernel::reference(&graph, None);
             let bound = tol * (n + graph.edges() as f64) / (1.0 - kernel::DAMPING);
-            (
-                rank,
-                edges,
-                out.stats,
-                out.backend,
-                out.note,
-                want,
-                bound,
-                format!("to a tolerance of {tol:e}"),
-            )
+            (rank, edges, out.stats, out.backend, out.note, want, bound, format!("to a tolerance of {tol:e}"))
         }
     };
     cli::note_fallback(&note);
     let mut top: Vec<usize> = (0..rank.len()).collect();
     top.sort_by(|&a, &b| rank[b].total_cmp(&rank[a]));
-    let show: Vec<String> = top
-        .iter()
-        .take(3)
-        .map(|&v| format!("{v} ({:.3e})", rank[v]))
-        .collect();
+    let show: Vec<String> = top.iter().take(3).map(|&v| format!("{v} ({:.3e})", rank[v])).collect();
     println!(
         "PageRank {mode} on {backend}: {edges} edges scanned ({:.3} G edges/s); highest ranks: {}",
         edges as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9,
         show.join(", ")
     );
     println!("{stats}");
-    args.common.chart(
-        &stats,
-        format!(
-            "PageRank on {} ({backend})",
-            what.split(':').next().unwrap_or("graph")
-        ),
-    );
+    args.common.chart(&stats, format!("PageRank on {} ({backend})", what.split(':').next().unwrap_or("graph")));
     let (rel, total) = kernel::error(&rank, &want);
     let verdict = if args.tolerance.is_none() {
         if rel <= allowed {
-            Ok(format!(
-                "every rank within {rel:.1e} (relative) of float64 power iteration"
-            ))
+            Ok(format!("every rank within {rel:.1e} (relative) of float64 power iteration"))
         } else {
             Err(format!("a rank differs by {rel:.1e} (relative) from float64 power iteration; allowed {allowed:.0e}"))
         }
     } else if total <= allowed {
         Ok(format!("ranks within {total:.2e} in total of the fixed point (bound tolerance x (edges + n) / (1 - d) = {allowed:.2e})"))
     } else {
-        Err(format!(
-            "ranks differ by {total:.2e} in total from the fixed point; the bound is {allowed:.2e}"
-        ))
+        Err(format!("ranks differ by {total:.2e} in total from the fixed point; the bound is {allowed:.2e}"))
     };
     Ok(cli::report(verdict))
 }

@@ -59,18 +59,10 @@ pub mod blocks {
         } else {
             match c.kind {
                 0 => ctx.copy(&ctx.buffers.wide, lo..hi, &ctx.buffers.wide_out, at),
-                1 => ctx.merge(
-                    &ctx.buffers.wide,
-                    lo..mid,
-                    mid..hi,
-                    &ctx.buffers.wide_out,
-                    at,
-                ),
+                1 => ctx.merge(&ctx.buffers.wide, lo..mid, mid..hi, &ctx.buffers.wide_out, at),
                 2 => ctx.sort(&ctx.buffers.wide, lo..hi, &ctx.buffers.wide_out, at),
                 3 => ctx.partition(&ctx.buffers.wide, lo..hi, c.arg, &ctx.buffers.wide_out, at),
-                4 => {
-                    ctx.exclusive_scan(&ctx.buffers.wide, lo..hi, c.arg, &ctx.buffers.wide_out, at)
-                }
+                4 => ctx.exclusive_scan(&ctx.buffers.wide, lo..hi, c.arg, &ctx.buffers.wide_out, at),
                 5 => ctx.reduce_sum(&ctx.buffers.wide, lo..hi),
                 6 => ctx.reduce_min(&ctx.buffers.wide, lo..hi),
                 _ => ctx.reduce_max(&ctx.buffers.wide, lo..hi),
@@ -83,9 +75,7 @@ pub mod blocks {
     fn finish(c: &Case, ctx: &mut Ctx) {
         assert_eq!(ctx.round(), 1);
         ctx.buffers.results.set(2 * c.slot as usize, ctx.result(0));
-        ctx.buffers
-            .results
-            .set(2 * c.slot as usize + 1, ctx.result(1));
+        ctx.buffers.results.set(2 * c.slot as usize + 1, ctx.result(1));
     }
 
     /// Jobs and children together over `keys[lo..hi]`: three jobs between three children that
@@ -136,9 +126,7 @@ pub mod blocks {
         } else {
             ctx.buffers.results.set(at + 5, ctx.result(0));
             ctx.buffers.results.set(at + 6, ctx.result(1));
-            ctx.buffers
-                .results
-                .set(at + 7, children.len() as u64 + 100 * ctx.round() as u64);
+            ctx.buffers.results.set(at + 7, children.len() as u64 + 100 * ctx.round() as u64);
         }
     }
 }
@@ -161,17 +149,7 @@ fn xorshift(seed: u64) -> impl FnMut() -> u64 {
 }
 
 /// The building blocks by `Case::kind`, then (`MIXED`) several jobs and children of one task.
-pub const KINDS: [&str; 9] = [
-    "copy",
-    "merge",
-    "sort",
-    "partition",
-    "exclusive_scan",
-    "reduce_sum",
-    "reduce_min",
-    "reduce_max",
-    "mixed",
-];
+pub const KINDS: [&str; 9] = ["copy", "merge", "sort", "partition", "exclusive_scan", "reduce_sum", "reduce_min", "reduce_max", "mixed"];
 pub const MIXED: u32 = 8;
 
 /// The inputs, the cases and what plain Rust makes of them.
@@ -211,60 +189,31 @@ impl Suite {
                     let distinct = if n % 2 == 0 { 97 } else { 1 << 40 };
                     // (32-bit keys are drawn as such, so that a merge's runs are sorted as u32.)
                     let mut vals: Vec<i64> = (0..n)
-                        .map(|_| {
-                            if wide {
-                                (rng() % distinct) as i64 - (distinct / 2) as i64
-                            } else {
-                                (rng() % distinct) as u32 as i64
-                            }
-                        })
+                        .map(|_| if wide { (rng() % distinct) as i64 - (distinct / 2) as i64 } else { (rng() % distinct) as u32 as i64 })
                         .collect();
                     let mid = n / 3;
                     if kind == 1 {
                         vals[..mid].sort_unstable();
                         vals[mid..].sort_unstable();
                     }
-                    let arg = if vals.is_empty() {
-                        5
-                    } else {
-                        vals[(rng() % n as u64) as usize]
-                    };
-                    let (lo, at) = if wide {
-                        (s.wide.len(), s.wide_out.len())
-                    } else {
-                        (s.keys.len(), s.out.len())
-                    };
+                    let arg = if vals.is_empty() { 5 } else { vals[(rng() % n as u64) as usize] };
+                    let (lo, at) = if wide { (s.wide.len(), s.wide_out.len()) } else { (s.keys.len(), s.out.len()) };
                     let slot = (s.results.len() / 2) as u32;
                     if kind == MIXED {
-                        s.mixed.push(Mixed {
-                            lo: lo as u32,
-                            hi: (lo + n) as u32,
-                            slot,
-                        });
+                        s.mixed.push(Mixed { lo: lo as u32, hi: (lo + n) as u32, slot });
                         s.results.extend([0; 8]);
                     } else {
                         let arg = if wide { arg } else { arg as u32 as i64 };
-                        s.cases.push(Case {
-                            kind,
-                            wide,
-                            lo: lo as u32,
-                            mid: (lo + mid) as u32,
-                            hi: (lo + n) as u32,
-                            at: at as u32,
-                            arg,
-                            slot,
-                        });
+                        s.cases.push(Case { kind, wide, lo: lo as u32, mid: (lo + mid) as u32, hi: (lo + n) as u32, at: at as u32, arg, slot });
                         s.results.extend([0; 2]);
                     }
                     let writes = kind < 5;
                     if wide {
                         s.wide.extend(&vals);
-                        s.wide_out
-                            .extend(std::iter::repeat_n(-1, if writes { n } else { 0 }));
+                        s.wide_out.extend(std::iter::repeat_n(-1, if writes { n } else { 0 }));
                     } else {
                         s.keys.extend(vals.iter().map(|&v| v as u32));
-                        s.out
-                            .extend(std::iter::repeat_n(u32::MAX, if writes { n } else { 0 }));
+                        s.out.extend(std::iter::repeat_n(u32::MAX, if writes { n } else { 0 }));
                     }
                 }
             }
@@ -305,16 +254,7 @@ impl Suite {
         let (scanned, total) = reference(&input, 0, 4, 1, |v| v as u64);
         self.scanned[lo..hi].copy_from_slice(&scanned);
         let word = |kind| reference(&input, 0, kind, 0, |v| v as u64).1[0];
-        let seen = [
-            word(6),
-            word(7),
-            total[0],
-            0,
-            10 | 20 << 16 | 30 << 32,
-            word(5),
-            0,
-            200,
-        ];
+        let seen = [word(6), word(7), total[0], 0, 10 | 20 << 16 | 30 << 32, word(5), 0, 200];
         self.results[2 * m.slot as usize..][..8].copy_from_slice(&seen);
     }
 
@@ -333,56 +273,21 @@ impl Suite {
     pub fn check(&self, b: &Buffers) -> Result<(), String> {
         let first = |got: &[u64], want: &[u64]| got.iter().zip(want).position(|(g, w)| g != w);
         let words = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<_>>();
-        let case_at = |at: usize, wide: bool| {
-            self.cases
-                .iter()
-                .rfind(|c| c.wide == wide && c.kind < 5 && (c.at as usize) <= at)
-                .copied()
-        };
+        let case_at = |at: usize, wide: bool| self.cases.iter().rfind(|c| c.wide == wide && c.kind < 5 && (c.at as usize) <= at).copied();
         if let Some(i) = first(&words(&b.out.to_vec()), &words(&self.out)) {
-            return Err(format!(
-                "out[{i}] = {} instead of {} (case {:?})",
-                b.out.get(i),
-                self.out[i],
-                case_at(i, false)
-            ));
+            return Err(format!("out[{i}] = {} instead of {} (case {:?})", b.out.get(i), self.out[i], case_at(i, false)));
         }
         let wide_got: Vec<u64> = b.wide_out.to_vec().iter().map(|&v| v as u64).collect();
-        if let Some(i) = first(
-            &wide_got,
-            &self.wide_out.iter().map(|&v| v as u64).collect::<Vec<_>>(),
-        ) {
-            return Err(format!(
-                "wide_out[{i}] = {} instead of {} (case {:?})",
-                b.wide_out.get(i),
-                self.wide_out[i],
-                case_at(i, true)
-            ));
+        if let Some(i) = first(&wide_got, &self.wide_out.iter().map(|&v| v as u64).collect::<Vec<_>>()) {
+            return Err(format!("wide_out[{i}] = {} instead of {} (case {:?})", b.wide_out.get(i), self.wide_out[i], case_at(i, true)));
         }
         if let Some(i) = first(&words(&b.scanned.to_vec()), &words(&self.scanned)) {
-            return Err(format!(
-                "scanned[{i}] = {} instead of {}",
-                b.scanned.get(i),
-                self.scanned[i]
-            ));
+            return Err(format!("scanned[{i}] = {} instead of {}", b.scanned.get(i), self.scanned[i]));
         }
         if let Some(i) = first(&b.results.to_vec(), &self.results) {
-            let case = self
-                .cases
-                .iter()
-                .find(|c| (2 * c.slot as usize..2 * c.slot as usize + 2).contains(&i))
-                .map(|c| format!("{c:?}"));
-            let mixed = self
-                .mixed
-                .iter()
-                .find(|m| (2 * m.slot as usize..2 * m.slot as usize + 8).contains(&i))
-                .map(|m| format!("{m:?}"));
-            return Err(format!(
-                "result word {i} ({}) is {} instead of {}",
-                case.or(mixed).unwrap_or_default(),
-                b.results.get(i),
-                self.results[i]
-            ));
+            let case = self.cases.iter().find(|c| (2 * c.slot as usize..2 * c.slot as usize + 2).contains(&i)).map(|c| format!("{c:?}"));
+            let mixed = self.mixed.iter().find(|m| (2 * m.slot as usize..2 * m.slot as usize + 8).contains(&i)).map(|m| format!("{m:?}"));
+            return Err(format!("result word {i} ({}) is {} instead of {}", case.or(mixed).unwrap_or_default(), b.results.get(i), self.results[i]));
         }
         Ok(())
     }
@@ -393,23 +298,13 @@ impl Suite {
     }
 
     pub fn roots(&self) -> Vec<blocks::Task> {
-        self.cases
-            .iter()
-            .map(|&c| c.into())
-            .chain(self.mixed.iter().map(|&m| m.into()))
-            .collect()
+        self.cases.iter().map(|&c| c.into()).chain(self.mixed.iter().map(|&m| m.into())).collect()
     }
 }
 
 /// Kind `kind` of the suite on `input` (a merge's runs split at `mid`), by the standard
 /// library: what it writes and its two result words (`word`: a key as a word, sign-extended).
-fn reference<T: Copy + Ord + Default + std::fmt::Debug + WrappingAdd>(
-    input: &[T],
-    mid: usize,
-    kind: u32,
-    arg: T,
-    word: impl Fn(T) -> u64,
-) -> (Vec<T>, [u64; 2]) {
+fn reference<T: Copy + Ord + Default + std::fmt::Debug + WrappingAdd>(input: &[T], mid: usize, kind: u32, arg: T, word: impl Fn(T) -> u64) -> (Vec<T>, [u64; 2]) {
     match kind {
         0 => (input.to_vec(), [0, 0]),
         1 | 2 => {
@@ -437,24 +332,9 @@ fn reference<T: Copy + Ord + Default + std::fmt::Debug + WrappingAdd>(
                 .collect();
             (out, [word(sum), 0])
         }
-        5 => (
-            Vec::new(),
-            [
-                word(input.iter().fold(T::default(), |s, &v| s.wrapping(v))),
-                0,
-            ],
-        ),
-        6 => (
-            Vec::new(),
-            [word(input.iter().copied().min().unwrap_or_else(T::most)), 0],
-        ),
-        _ => (
-            Vec::new(),
-            [
-                word(input.iter().copied().max().unwrap_or_else(T::least)),
-                0,
-            ],
-        ),
+        5 => (Vec::new(), [word(input.iter().fold(T::default(), |s, &v| s.wrapping(v))), 0]),
+        6 => (Vec::new(), [word(input.iter().copied().min().unwrap_or_else(T::most)), 0]),
+        _ => (Vec::new(), [word(input.iter().copied().max().unwrap_or_else(T::least)), 0]),
     }
 }
 
@@ -488,3 +368,4 @@ impl WrappingAdd for i64 {
         i64::MIN
     }
 }
+

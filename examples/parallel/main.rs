@@ -37,34 +37,15 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         None => (0..kernel::KINDS.len() as u32).collect(),
         Some(name) => match kernel::KINDS.iter().position(|k| k == name) {
             Some(k) => vec![k as u32],
-            None => {
-                return Err(wsdsl::Error::InvalidConfig(format!(
-                    "unknown building block `{name}`; choose one of {}",
-                    kernel::KINDS.join(", ")
-                )))
-            }
+            None => return Err(wsdsl::Error::InvalidConfig(format!("unknown building block `{name}`; choose one of {}", kernel::KINDS.join(", ")))),
         },
     };
     let suite = kernel::Suite::new(args.seed, &kernel::LENGTHS, &kinds);
     let buffers = suite.buffers();
     let out = rt.run_with::<kernel::blocks::Kernel>((), &buffers, suite.roots())?;
     cli::note_fallback(&out.note);
-    println!(
-        "{} cases of {} on {}",
-        suite.case_count(),
-        kinds
-            .iter()
-            .map(|&k| kernel::KINDS[k as usize])
-            .collect::<Vec<_>>()
-            .join(", "),
-        out.backend
-    );
+    println!("{} cases of {} on {}", suite.case_count(), kinds.iter().map(|&k| kernel::KINDS[k as usize]).collect::<Vec<_>>().join(", "), out.backend);
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("data-parallel building blocks on {}", out.backend),
-    );
-    Ok(cli::report(suite.check(&buffers).map(|()| {
-        "every output and result word as plain Rust computes it".to_string()
-    })))
+    args.common.chart(&out.stats, format!("data-parallel building blocks on {}", out.backend));
+    Ok(cli::report(suite.check(&buffers).map(|()| "every output and result word as plain Rust computes it".to_string())))
 }

@@ -87,29 +87,15 @@ pub mod quicksort {
         let (below, equal) = (ctx.result(0) as u32, ctx.result(1) as u32);
         let other = 1 - s.src;
         for part in 0..2u32 {
-            let (lo, hi) = if part == 0 {
-                (s.lo, s.lo + below)
-            } else {
-                (s.lo + below + equal, s.hi)
-            };
+            let (lo, hi) = if part == 0 { (s.lo, s.lo + below) } else { (s.lo + below + equal, s.hi) };
             if hi > lo {
                 let probes = [lo, lo + (hi - lo) / 2, hi - 1];
                 let mut k = [0u32; 3];
                 for i in 0..3usize {
                     let at = probes[i] as usize;
-                    k[i] = if other == 0 {
-                        ctx.buffers.data.get(at)
-                    } else {
-                        ctx.buffers.scratch.get(at)
-                    };
+                    k[i] = if other == 0 { ctx.buffers.data.get(at) } else { ctx.buffers.scratch.get(at) };
                 }
-                ctx.spawn(Sort {
-                    lo,
-                    hi,
-                    src: other,
-                    depth: s.depth + 1,
-                    pivot: median3(k[0], k[1], k[2]),
-                });
+                ctx.spawn(Sort { lo, hi, src: other, depth: s.depth + 1, pivot: median3(k[0], k[1], k[2]) });
             }
         }
         // The keys equal to the pivot are final.
@@ -134,36 +120,14 @@ pub struct Sorted {
 }
 
 /// Sorts `input`: ranges of at most `cutoff` keys by `ctx.sort`, longer ones partitioned.
-pub fn sort(
-    rt: &Runtime,
-    input: &[u32],
-    cutoff: u32,
-) -> Result<(Sorted, Output<quicksort::Kernel>), wsdsl::Error> {
+pub fn sort(rt: &Runtime, input: &[u32], cutoff: u32) -> Result<(Sorted, Output<quicksort::Kernel>), wsdsl::Error> {
     keys::check_options(input.len(), cutoff, quicksort::LEAF)?;
     let n = input.len();
-    let pivot = if n == 0 {
-        0
-    } else {
-        quicksort::median3(input[0], input[n / 2], input[n - 1])
-    };
-    let buffers = quicksort::Buffers {
-        data: Buffer::from_vec(input.to_vec()),
-        scratch: Buffer::zeroed(n),
-    };
-    let root = quicksort::Sort {
-        lo: 0,
-        hi: n as u32,
-        src: 0,
-        depth: 0,
-        pivot,
-    };
+    let pivot = if n == 0 { 0 } else { quicksort::median3(input[0], input[n / 2], input[n - 1]) };
+    let buffers = quicksort::Buffers { data: Buffer::from_vec(input.to_vec()), scratch: Buffer::zeroed(n) };
+    let root = quicksort::Sort { lo: 0, hi: n as u32, src: 0, depth: 0, pivot };
     let out = rt.run_with::<quicksort::Kernel>(quicksort::Params { cutoff }, &buffers, [root])?;
     let c = &out.counters;
-    let sorted = Sorted {
-        data: buffers.data.to_vec(),
-        leaves: c.leaves.get(),
-        partitions: c.partitions.get(),
-        depth: c.depth.get(),
-    };
+    let sorted = Sorted { data: buffers.data.to_vec(), leaves: c.leaves.get(), partitions: c.partitions.get(), depth: c.depth.get() };
     Ok((sorted, out))
 }

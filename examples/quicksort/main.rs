@@ -8,17 +8,15 @@
 
 #[path = "../common/cli.rs"]
 mod cli;
-mod kernel;
 #[path = "../common/sort_cli.rs"]
 mod sort_cli;
+mod kernel;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Quicksort partitioning with ctx.partition, checked against the standard library's sort"
-)]
+#[command(about = "Quicksort partitioning with ctx.partition, checked against the standard library's sort")]
 struct Args {
     #[command(flatten)]
     input: sort_cli::KeyArgs,
@@ -41,13 +39,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         args.input.keys, sorted.partitions, sorted.leaves, sorted.depth, out.backend
     );
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("quicksort of {} keys on {}", args.input.keys, out.backend),
-    );
-    let held =
-        "sorted and a permutation of the input (checked against the standard library's sort)";
-    Ok(cli::report(
-        kernel::check(&input, &sorted.data).map(|()| held.to_string()),
-    ))
+    args.common.chart(&out.stats, format!("quicksort of {} keys on {}", args.input.keys, out.backend));
+    let held = "sorted and a permutation of the input (checked against the standard library's sort)";
+    Ok(cli::report(kernel::check(&input, &sorted.data).map(|()| held.to_string())))
 }

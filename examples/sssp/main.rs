@@ -28,9 +28,7 @@ use graph_reference::{dijkstra, hashed_weights, UNREACHED};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    about = "Single-source shortest paths by delta-stepping (or frontier relaxation), checked against Dijkstra"
-)]
+#[command(about = "Single-source shortest paths by delta-stepping (or frontier relaxation), checked against Dijkstra")]
 struct Args {
     #[command(flatten)]
     graph: graph_cli::GraphArgs,
@@ -70,53 +68,24 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
             hashed_weights(&graph)
         }
     };
-    let source = args
-        .source
-        .unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
+    let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     if source as usize >= graph.vertices() {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "the source vertex {source} is not in the graph (vertices 0..{})",
-            graph.vertices()
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{})", graph.vertices())));
     }
     let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
     let initial = wsdsl::Buffer::filled(graph.vertices(), UNREACHED);
     initial.set(source as usize, 0);
-    let how = relax::Relaxation {
-        grain: args.grain,
-        step: 0,
-    };
+    let how = relax::Relaxation { grain: args.grain, step: 0 };
     let method = if args.rounds || args.data_driven {
         relax::Method::driven_or_rounds(args.data_driven)
     } else {
-        let delta = args
-            .delta
-            .unwrap_or_else(|| relax::default_delta(&graph, &weights));
-        println!(
-            "delta-stepping with delta {delta}{}",
-            if args.delta.is_some() {
-                ""
-            } else {
-                " (from the mean weight and degree; --delta to choose)"
-            }
-        );
+        let delta = args.delta.unwrap_or_else(|| relax::default_delta(&graph, &weights));
+        println!("delta-stepping with delta {delta}{}", if args.delta.is_some() { "" } else { " (from the mean weight and degree; --delta to choose)" });
         relax::Method::Ordered { delta }
     };
-    let (
-        found,
-        relax::Ran {
-            stats,
-            backend,
-            note,
-        },
-    ) = relax::solve(&rt, &device_graph, initial, &[source], how, method)?;
+    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, initial, &[source], how, method)?;
     cli::note_fallback(&note);
-    let reached: Vec<u32> = found
-        .value
-        .iter()
-        .copied()
-        .filter(|&d| d != UNREACHED)
-        .collect();
+    let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
     let traversed = relax::traversed_edges(&graph, &found.value);
     println!(
         "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex), {} stale offers; {:.3} GTEPS",
@@ -130,18 +99,8 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(
-        &stats,
-        format!(
-            "SSSP on {} ({backend})",
-            what.split(':').next().unwrap_or("graph")
-        ),
-    );
-    let verdict = relax::compare(
-        &found.value,
-        &dijkstra(&graph, &weights, source),
-        "distances",
-    )
-    .map(|()| "every distance equals Dijkstra's".to_string());
+    args.common.chart(&stats, format!("SSSP on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let verdict = relax::compare(&found.value, &dijkstra(&graph, &weights, source), "distances")
+        .map(|()| "every distance equals Dijkstra's".to_string());
     Ok(cli::report(verdict))
 }

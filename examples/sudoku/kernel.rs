@@ -52,12 +52,7 @@ pub mod sudoku {
 
     impl Board {
         pub fn empty() -> Board {
-            Board {
-                cells: [0; 81],
-                rows: [0; 9],
-                cols: [0; 9],
-                boxes: [0; 9],
-            }
+            Board { cells: [0; 81], rows: [0; 9], cols: [0; 9], boxes: [0; 9] }
         }
 
         /// The bit of `digit` in the masks.
@@ -81,24 +76,10 @@ pub mod sudoku {
 
         /// Writes `digit` into the empty `cell`, where it must be a candidate.
         pub fn place(&mut self, cell: usize, digit: u8) {
-            assert!(
-                digit >= 1 && digit <= 9,
-                "{} is not a digit of the board",
-                digit
-            );
-            assert!(
-                self.is_empty(cell),
-                "cell {} already holds {}",
-                cell,
-                self.cells[cell]
-            );
+            assert!(digit >= 1 && digit <= 9, "{} is not a digit of the board", digit);
+            assert!(self.is_empty(cell), "cell {} already holds {}", cell, self.cells[cell]);
             let bit = Board::bit(digit);
-            assert!(
-                self.candidates(cell) & bit != 0,
-                "{} may not go into cell {}",
-                digit,
-                cell
-            );
+            assert!(self.candidates(cell) & bit != 0, "{} may not go into cell {}", digit, cell);
             self.cells[cell] = digit;
             self.rows[cell / 9] |= bit;
             self.cols[cell % 9] |= bit;
@@ -125,9 +106,7 @@ pub mod sudoku {
         /// The empty cell with the fewest candidates (the first of them), or `None` when the
         /// board is full.
         pub fn best_cell(&self) -> Option<usize> {
-            (0..CELLS)
-                .filter(|&c| self.is_empty(c))
-                .min_by_key(|&c| self.candidates(c).count_ones())
+            (0..CELLS).filter(|&c| self.is_empty(c)).min_by_key(|&c| self.candidates(c).count_ones())
         }
     }
 
@@ -162,10 +141,7 @@ pub mod sudoku {
                     if candidates & Board::bit(digit) != 0 {
                         let mut child = board;
                         child.place(cell, digit);
-                        ctx.spawn(Branch {
-                            puzzle: t.puzzle,
-                            board: child,
-                        });
+                        ctx.spawn(Branch { puzzle: t.puzzle, board: child });
                     }
                 }
             }
@@ -200,18 +176,11 @@ pub fn board(clues: &Grid) -> Option<sudoku::Board> {
 }
 
 /// Counts the solutions of every puzzle (and keeps the first found), one root task per puzzle.
-pub fn solve(
-    rt: &Runtime,
-    puzzles: &[Grid],
-) -> Result<(Solved, Output<sudoku::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, puzzles: &[Grid]) -> Result<(Solved, Output<sudoku::Kernel>), wsdsl::Error> {
     let mut roots = Vec::with_capacity(puzzles.len());
     for (i, clues) in puzzles.iter().enumerate() {
-        let board = board(clues)
-            .ok_or_else(|| wsdsl::Error::InvalidConfig(format!("puzzle {i}: two clues clash")))?;
-        roots.push(sudoku::Branch {
-            puzzle: i as u32,
-            board,
-        });
+        let board = board(clues).ok_or_else(|| wsdsl::Error::InvalidConfig(format!("puzzle {i}: two clues clash")))?;
+        roots.push(sudoku::Branch { puzzle: i as u32, board });
     }
     let n = puzzles.len();
     let found = sudoku::Found {
@@ -221,17 +190,8 @@ pub fn solve(
     };
     let out = rt.run_with::<sudoku::Kernel>((), &found, roots)?;
     let cells = found.grids.to_vec();
-    let grids = cells
-        .chunks(81)
-        .map(|g| std::array::from_fn(|i| g[i] as u8))
-        .collect();
-    Ok((
-        Solved {
-            counts: found.counts.to_vec(),
-            grids,
-        },
-        out,
-    ))
+    let grids = cells.chunks(81).map(|g| std::array::from_fn(|i| g[i] as u8)).collect();
+    Ok((Solved { counts: found.counts.to_vec(), grids }, out))
 }
 
 // ---- The host side: a sequential solver and a puzzle generator on plain grids. ----
@@ -276,10 +236,7 @@ pub fn count_solutions(grid: &mut Grid, limit: u32, first: &mut Option<Grid>) ->
         let (r, c) = (cell / 9, cell % 9);
         !(used[0][r] | used[1][c] | used[2][r / 3 * 3 + c / 3]) & 0x3FE
     };
-    let Some(cell) = (0..81)
-        .filter(|&c| grid[c] == 0)
-        .min_by_key(|&c| free(c).count_ones())
-    else {
+    let Some(cell) = (0..81).filter(|&c| grid[c] == 0).min_by_key(|&c| free(c).count_ones()) else {
         if first.is_none() {
             *first = Some(*grid);
         }
@@ -363,25 +320,16 @@ pub fn generate(rng: &mut Rng, clues: usize) -> (Grid, Grid) {
 
 /// `f(0..n)` computed on every core (in chunks, one thread each), in order.
 fn par_map<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |t| t.get())
-        .clamp(1, n.max(1));
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).clamp(1, n.max(1));
     let per = n.div_ceil(threads).max(1);
     let mut out: Vec<Option<T>> = (0..n).map(|_| None).collect();
     std::thread::scope(|s| {
         for (k, chunk) in out.chunks_mut(per).enumerate() {
             let f = &f;
-            s.spawn(move || {
-                chunk
-                    .iter_mut()
-                    .enumerate()
-                    .for_each(|(j, slot)| *slot = Some(f(k * per + j)))
-            });
+            s.spawn(move || chunk.iter_mut().enumerate().for_each(|(j, slot)| *slot = Some(f(k * per + j))));
         }
     });
-    out.into_iter()
-        .map(|x| x.expect("every slot is filled"))
-        .collect()
+    out.into_iter().map(|x| x.expect("every slot is filled")).collect()
 }
 
 /// Most puzzles one run generates and solves (each is generated and checked on the host
@@ -391,9 +339,7 @@ pub const MAX_PUZZLES: usize = 1_000_000;
 /// Whether `puzzles` puzzles of `clues` clues can be generated, before anything is.
 pub fn check_request(puzzles: usize, clues: usize) -> Result<(), wsdsl::Error> {
     if !(17..=81).contains(&clues) || !(1..=MAX_PUZZLES).contains(&puzzles) {
-        return Err(wsdsl::Error::InvalidConfig(format!(
-            "--clues must be 17..=81 and --puzzles 1..={MAX_PUZZLES}"
-        )));
+        return Err(wsdsl::Error::InvalidConfig(format!("--clues must be 17..=81 and --puzzles 1..={MAX_PUZZLES}")));
     }
     Ok(())
 }
@@ -401,12 +347,7 @@ pub fn check_request(puzzles: usize, clues: usize) -> Result<(), wsdsl::Error> {
 /// `n` puzzles (and their solutions) from `seed`: puzzle `i` comes from its own generator
 /// seeded by `seed` and `i`, so the set does not depend on how many threads make it.
 pub fn generate_set(n: usize, clues: usize, seed: u64) -> Vec<(Grid, Grid)> {
-    par_map(n, |i| {
-        generate(
-            &mut Rng::new(seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)),
-            clues,
-        )
-    })
+    par_map(n, |i| generate(&mut Rng::new(seed ^ (i as u64).wrapping_mul(0xD6E8_FEB8_6659_FD93)), clues))
 }
 
 /// [`reference`] of every puzzle, on every core.

@@ -13,9 +13,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(
-    about = "Solve generated Sudoku puzzles (unique solutions) and check them against a sequential solver"
-)]
+#[command(about = "Solve generated Sudoku puzzles (unique solutions) and check them against a sequential solver")]
 struct Args {
     /// How many puzzles to generate and solve.
     #[arg(long, default_value_t = 200)]
@@ -60,46 +58,25 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         out.counters.dead_ends.get()
     );
     println!("{}", out.stats);
-    args.common.chart(
-        &out.stats,
-        format!("Sudoku, {} puzzles on {}", puzzles.len(), out.backend),
-    );
+    args.common.chart(&out.stats, format!("Sudoku, {} puzzles on {}", puzzles.len(), out.backend));
     let started = Instant::now();
     let mut wrong = Vec::new();
     let references = kernel::references(&puzzles);
     for (i, (&(count, first), (_, generated))) in references.iter().zip(&set).enumerate() {
         let reference = first.filter(|_| count == 1);
         if reference != Some(*generated) {
-            wrong.push(format!(
-                "puzzle {i}: the sequential solver finds {count} solutions, not the generated grid"
-            ));
+            wrong.push(format!("puzzle {i}: the sequential solver finds {count} solutions, not the generated grid"));
         } else if solved.counts[i] != 1 {
-            wrong.push(format!(
-                "puzzle {i}: {} solutions found, not 1",
-                solved.counts[i]
-            ));
+            wrong.push(format!("puzzle {i}: {} solutions found, not 1", solved.counts[i]));
         } else if solved.grids[i] != *generated {
-            wrong.push(format!(
-                "puzzle {i}: the solution found is not the sequential solver's"
-            ));
+            wrong.push(format!("puzzle {i}: the solution found is not the sequential solver's"));
         }
     }
-    println!(
-        "sequential solver (each puzzle on one thread): {:.2?}",
-        started.elapsed()
-    );
+    println!("sequential solver (each puzzle on one thread): {:.2?}", started.elapsed());
     let verdict = if wrong.is_empty() {
-        Ok(format!(
-            "each of the {} puzzles has exactly one solution, the sequential solver's",
-            puzzles.len()
-        ))
+        Ok(format!("each of the {} puzzles has exactly one solution, the sequential solver's", puzzles.len()))
     } else {
-        Err(format!(
-            "{} of {} puzzles wrong; {}",
-            wrong.len(),
-            puzzles.len(),
-            wrong[..wrong.len().min(5)].join("; ")
-        ))
+        Err(format!("{} of {} puzzles wrong; {}", wrong.len(), puzzles.len(), wrong[..wrong.len().min(5)].join("; ")))
     };
     Ok(cli::report(verdict))
 }

@@ -129,12 +129,7 @@ pub mod uts {
                 f = (b & c) | (b & d) | (c & d);
                 k = 0x8F1BBCDC;
             }
-            let temp = a
-                .rotate_left(5)
-                .wrapping_add(f)
-                .wrapping_add(e)
-                .wrapping_add(k)
-                .wrapping_add(w[t]);
+            let temp = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(w[t]);
             e = d;
             d = c;
             c = b.rotate_left(30);
@@ -173,10 +168,7 @@ pub mod uts {
 
     /// The node's random number in [0, 1): the state's last four bytes, as UTS reads them.
     fn to_prob(state: [u8; 20]) -> f64 {
-        let h = ((state[16] as u32) << 24)
-            | ((state[17] as u32) << 16)
-            | ((state[18] as u32) << 8)
-            | (state[19] as u32);
+        let h = ((state[16] as u32) << 24) | ((state[17] as u32) << 16) | ((state[18] as u32) << 8) | (state[19] as u32);
         ((h & 0x7fffffff) as f64) / 2147483648.0
     }
 
@@ -243,8 +235,7 @@ pub mod uts {
             TreeType::Hybrid => (depth as f64) < shift_depth * (gen_mx as f64),
         };
         if geometric {
-            return geometric_children(u, expected_children(shape, b0, gen_mx, depth))
-                .min(MAX_CHILDREN);
+            return geometric_children(u, expected_children(shape, b0, gen_mx, depth)).min(MAX_CHILDREN);
         }
         if tree_type == TreeType::Binomial && depth == 0 {
             // The one node exempt from the cap. (A hybrid root that falls under the binomial
@@ -279,15 +270,9 @@ pub mod uts {
         );
         let n = if ctx.params.chain_depth == 0 {
             n
-        } else if node.depth + 1 < ctx.params.chain_depth
-            && (node.index == 0 || node.index == OWN_STATE)
-        {
+        } else if node.depth + 1 < ctx.params.chain_depth && (node.index == 0 || node.index == OWN_STATE) {
             // On the chain (the root, child 0, or any node when parents hash: one child).
-            if ctx.params.hash_in_child != 0 {
-                ctx.params.chain_width
-            } else {
-                1
-            }
+            if ctx.params.hash_in_child != 0 { ctx.params.chain_width } else { 1 }
         } else {
             0
         };
@@ -296,17 +281,9 @@ pub mod uts {
         }
         for i in 0..n {
             if ctx.params.hash_in_child != 0 {
-                ctx.spawn(Node {
-                    state,
-                    depth: node.depth + 1,
-                    index: i,
-                });
+                ctx.spawn(Node { state, depth: node.depth + 1, index: i });
             } else {
-                ctx.spawn(Node {
-                    state: child_state(state, i),
-                    depth: node.depth + 1,
-                    index: OWN_STATE,
-                });
+                ctx.spawn(Node { state: child_state(state, i), depth: node.depth + 1, index: OWN_STATE });
             }
         }
     }
@@ -336,65 +313,19 @@ pub const DEFAULTS: uts::Params = uts::Params {
     chain_width: 1,
 };
 
-const fn geometric(
-    shape: uts::Shape,
-    gen_mx: u32,
-    b0: f64,
-    seed: u32,
-    known: (u64, u64, u32),
-) -> Tree {
-    let params = uts::Params {
-        tree_type: uts::TreeType::Geometric,
-        shape,
-        gen_mx,
-        b0,
-        ..DEFAULTS
-    };
-    Tree {
-        params,
-        seed,
-        known: Some(known),
-    }
+const fn geometric(shape: uts::Shape, gen_mx: u32, b0: f64, seed: u32, known: (u64, u64, u32)) -> Tree {
+    let params = uts::Params { tree_type: uts::TreeType::Geometric, shape, gen_mx, b0, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
 }
 
 const fn binomial(b0: f64, q: f64, m: u32, seed: u32, known: (u64, u64, u32)) -> Tree {
-    let params = uts::Params {
-        tree_type: uts::TreeType::Binomial,
-        b0,
-        q,
-        m,
-        ..DEFAULTS
-    };
-    Tree {
-        params,
-        seed,
-        known: Some(known),
-    }
+    let params = uts::Params { tree_type: uts::TreeType::Binomial, b0, q, m, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
 }
 
-const fn hybrid(
-    shape: uts::Shape,
-    gen_mx: u32,
-    b0: f64,
-    q: f64,
-    m: u32,
-    seed: u32,
-    known: (u64, u64, u32),
-) -> Tree {
-    let params = uts::Params {
-        tree_type: uts::TreeType::Hybrid,
-        shape,
-        gen_mx,
-        b0,
-        q,
-        m,
-        ..DEFAULTS
-    };
-    Tree {
-        params,
-        seed,
-        known: Some(known),
-    }
+const fn hybrid(shape: uts::Shape, gen_mx: u32, b0: f64, q: f64, m: u32, seed: u32, known: (u64, u64, u32)) -> Tree {
+    let params = uts::Params { tree_type: uts::TreeType::Hybrid, shape, gen_mx, b0, q, m, ..DEFAULTS };
+    Tree { params, seed, known: Some(known) }
 }
 
 /// The published sample trees (UTS's `sample_trees.sh`), with their UTS flags and
@@ -404,59 +335,29 @@ pub const PRESETS: [(&str, Tree); 9] = {
     use uts::Shape::{Cyclic, Fixed, Linear};
     [
         // -t 1 -a 3 -d 10 -b 4 -r 19
-        (
-            "T1",
-            geometric(Fixed, 10, 4.0, 19, (4_130_071, 3_305_118, 10)),
-        ),
+        ("T1", geometric(Fixed, 10, 4.0, 19, (4_130_071, 3_305_118, 10))),
         // -t 1 -a 2 -d 16 -b 6 -r 502
-        (
-            "T2",
-            geometric(Cyclic, 16, 6.0, 502, (4_117_769, 2_342_762, 81)),
-        ),
+        ("T2", geometric(Cyclic, 16, 6.0, 502, (4_117_769, 2_342_762, 81))),
         // -t 0 -b 2000 -q 0.124875 -m 8 -r 42
-        (
-            "T3",
-            binomial(2000.0, 0.124875, 8, 42, (4_112_897, 3_599_034, 1572)),
-        ),
+        ("T3", binomial(2000.0, 0.124875, 8, 42, (4_112_897, 3_599_034, 1572))),
         // -t 2 -a 0 -d 16 -b 6 -r 1 -q 0.234375 -m 4
-        (
-            "T4",
-            hybrid(Linear, 16, 6.0, 0.234375, 4, 1, (4_132_453, 3_108_986, 134)),
-        ),
+        ("T4", hybrid(Linear, 16, 6.0, 0.234375, 4, 1, (4_132_453, 3_108_986, 134))),
         // -t 1 -a 0 -d 20 -b 4 -r 34
-        (
-            "T5",
-            geometric(Linear, 20, 4.0, 34, (4_147_582, 2_181_318, 20)),
-        ),
+        ("T5", geometric(Linear, 20, 4.0, 34, (4_147_582, 2_181_318, 20))),
         // -t 1 -a 3 -d 13 -b 4 -r 29
-        (
-            "T1L",
-            geometric(Fixed, 13, 4.0, 29, (102_181_082, 81_746_377, 13)),
-        ),
+        ("T1L", geometric(Fixed, 13, 4.0, 29, (102_181_082, 81_746_377, 13))),
         // -t 1 -a 2 -d 23 -b 7 -r 220
-        (
-            "T2L",
-            geometric(Cyclic, 23, 7.0, 220, (96_793_510, 53_791_152, 67)),
-        ),
+        ("T2L", geometric(Cyclic, 23, 7.0, 220, (96_793_510, 53_791_152, 67))),
         // -t 0 -b 2000 -q 0.200014 -m 5 -r 7
-        (
-            "T3L",
-            binomial(2000.0, 0.200014, 5, 7, (111_345_631, 89_076_904, 17844)),
-        ),
+        ("T3L", binomial(2000.0, 0.200014, 5, 7, (111_345_631, 89_076_904, 17844))),
         // -t 1 -a 3 -d 15 -b 4 -r 29
-        (
-            "T1XL",
-            geometric(Fixed, 15, 4.0, 29, (1_635_119_272, 1_308_100_063, 15)),
-        ),
+        ("T1XL", geometric(Fixed, 15, 4.0, 29, (1_635_119_272, 1_308_100_063, 15))),
     ]
 };
 
 /// The published sample tree `name` (T1 … T1XL, in any case).
 pub fn preset(name: &str) -> Option<Tree> {
-    PRESETS
-        .iter()
-        .find(|(n, _)| n.eq_ignore_ascii_case(name))
-        .map(|&(_, tree)| tree)
+    PRESETS.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|&(_, tree)| tree)
 }
 
 /// A tree with parameters of one's own, checked first: parameters that UTS's formulas cannot
@@ -469,22 +370,14 @@ pub fn custom(params: uts::Params, seed: u32) -> Result<Tree, wsdsl::Error> {
         return refuse(format!("b0 = {} must be a finite number >= 0", p.b0));
     }
     if p.tree_type != TreeType::Binomial && p.gen_mx == 0 {
-        return refuse(
-            "gen_mx must be > 0 for geometric and hybrid trees (the shapes divide by it)".into(),
-        );
+        return refuse("gen_mx must be > 0 for geometric and hybrid trees (the shapes divide by it)".into());
     }
     if p.tree_type == TreeType::Hybrid && !(p.shift_depth >= 0.0 && p.shift_depth.is_finite()) {
-        return refuse(format!(
-            "shift_depth = {} must be a finite number >= 0",
-            p.shift_depth
-        ));
+        return refuse(format!("shift_depth = {} must be a finite number >= 0", p.shift_depth));
     }
     if p.tree_type != TreeType::Geometric {
         if !(0.0..=1.0).contains(&p.q) {
-            return refuse(format!(
-                "q = {} is a probability: it must lie in [0, 1]",
-                p.q
-            ));
+            return refuse(format!("q = {} is a probability: it must lie in [0, 1]", p.q));
         }
         // Each binomial generation is q * m times the one before on average; at exactly 1 the
         // expected size is already infinite (a critical branching process).
@@ -506,11 +399,7 @@ pub fn custom(params: uts::Params, seed: u32) -> Result<Tree, wsdsl::Error> {
             p.b0
         ));
     }
-    Ok(Tree {
-        params,
-        seed,
-        known: None,
-    })
+    Ok(Tree { params, seed, known: None })
 }
 
 /// SHA-1 of a short message, written independently of the DSL version above (host only).
@@ -526,13 +415,7 @@ pub fn host_sha1(msg: &[u8]) -> [u8; 20] {
     for t in 16..80 {
         w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotate_left(1);
     }
-    let mut h = [
-        0x67452301u32,
-        0xEFCDAB89,
-        0x98BADCFE,
-        0x10325476,
-        0xC3D2E1F0,
-    ];
+    let mut h = [0x67452301u32, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
     let [mut a, mut b, mut c, mut d, mut e] = h;
     for (t, wt) in w.iter().enumerate() {
         let (f, k) = match t / 20 {
@@ -541,12 +424,7 @@ pub fn host_sha1(msg: &[u8]) -> [u8; 20] {
             2 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
             _ => (b ^ c ^ d, 0xCA62C1D6),
         };
-        let temp = a
-            .rotate_left(5)
-            .wrapping_add(f)
-            .wrapping_add(e)
-            .wrapping_add(k)
-            .wrapping_add(*wt);
+        let temp = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wt);
         (e, d, c, b, a) = (d, c, b.rotate_left(30), a, temp);
     }
     for (hi, v) in h.iter_mut().zip([a, b, c, d, e]) {
@@ -563,18 +441,11 @@ pub fn host_sha1(msg: &[u8]) -> [u8; 20] {
 pub fn root(seed: u32) -> uts::Node {
     let mut msg = [0u8; 20];
     msg[16..].copy_from_slice(&seed.to_be_bytes());
-    uts::Node {
-        state: host_sha1(&msg),
-        depth: 0,
-        index: uts::OWN_STATE,
-    }
+    uts::Node { state: host_sha1(&msg), depth: 0, index: uts::OWN_STATE }
 }
 
 /// Walks the tree on `rt`; returns (nodes, leaves, depth).
-pub fn solve(
-    rt: &Runtime,
-    tree: &Tree,
-) -> Result<((u64, u64, u32), Output<uts::Kernel>), wsdsl::Error> {
+pub fn solve(rt: &Runtime, tree: &Tree) -> Result<((u64, u64, u32), Output<uts::Kernel>), wsdsl::Error> {
     let out = rt.run::<uts::Kernel>(tree.params, [root(tree.seed)])?;
     let c = &out.counters;
     Ok(((c.nodes.get(), c.leaves.get(), c.depth.get()), out))
@@ -584,9 +455,7 @@ pub fn solve(
 /// reference for `uts::num_children` above, written independently from `uts.c`.
 pub fn host_num_children(p: &uts::Params, state: &[u8; 20], depth: u32) -> u32 {
     use uts::{Shape, TreeType};
-    let u =
-        f64::from(u32::from_be_bytes([state[16], state[17], state[18], state[19]]) & 0x7fff_ffff)
-            / 2f64.powi(31);
+    let u = f64::from(u32::from_be_bytes([state[16], state[17], state[18], state[19]]) & 0x7fff_ffff) / 2f64.powi(31);
     if p.tree_type == TreeType::Binomial && depth == 0 {
         return p.b0.floor() as u32; // uncapped
     }
@@ -642,11 +511,7 @@ pub fn reference(tree: &Tree) -> (u64, u64, u32) {
             leaves += 1;
         }
         for i in 0..n {
-            stack.push(uts::Node {
-                state: host_child_state(&node.state, i),
-                depth: node.depth + 1,
-                index: uts::OWN_STATE,
-            });
+            stack.push(uts::Node { state: host_child_state(&node.state, i), depth: node.depth + 1, index: uts::OWN_STATE });
         }
     }
     (nodes, leaves, max_depth)

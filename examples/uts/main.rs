@@ -40,12 +40,7 @@ struct Args {
     /// their defaults are UTS's.
     preset: Option<String>,
     /// How a node's number of children is drawn (UTS -t).
-    #[arg(
-        long = "type",
-        value_enum,
-        default_value = "geometric",
-        conflicts_with = "preset"
-    )]
+    #[arg(long = "type", value_enum, default_value = "geometric", conflicts_with = "preset")]
     tree_type: TypeArg,
     /// Geometric and hybrid trees: how the expected number of children b_i changes with the
     /// depth d (UTS -a): linear b0 * (1 - d / gen_mx); expdec b0 * d^(-ln b0 / ln gen_mx);
@@ -100,12 +95,7 @@ fn presets_help() -> String {
     let mut help = String::from("Published sample trees:\n");
     for (name, tree) in &kernel::PRESETS {
         let (nodes, leaves, depth) = tree.known.expect("the presets are published trees");
-        writeln!(
-            help,
-            "  {name:<5} {:<50} {nodes:>10} nodes, {leaves:>10} leaves, depth {depth}",
-            uts_flags(tree)
-        )
-        .unwrap();
+        writeln!(help, "  {name:<5} {:<50} {nodes:>10} nodes, {leaves:>10} leaves, depth {depth}", uts_flags(tree)).unwrap();
     }
     help
 }
@@ -115,10 +105,7 @@ fn tree(args: &Args) -> Result<(String, kernel::Tree), wsdsl::Error> {
     if let Some(name) = &args.preset {
         let names: Vec<&str> = kernel::PRESETS.iter().map(|&(n, _)| n).collect();
         let tree = kernel::preset(name).ok_or_else(|| {
-            wsdsl::Error::InvalidConfig(format!(
-                "unknown preset `{name}`; the samples are {}",
-                names.join(", ")
-            ))
+            wsdsl::Error::InvalidConfig(format!("unknown preset `{name}`; the samples are {}", names.join(", ")))
         })?;
         return Ok((name.to_ascii_uppercase(), tree));
     }
@@ -151,17 +138,9 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (got, out) = kernel::solve(&rt, &tree)?;
     cli::note_fallback(&out.note);
-    println!(
-        "UTS {name} ({}): {} nodes, {} leaves, depth {} on {}",
-        uts_flags(&tree),
-        got.0,
-        got.1,
-        got.2,
-        out.backend
-    );
+    println!("UTS {name} ({}): {} nodes, {} leaves, depth {} on {}", uts_flags(&tree), got.0, got.1, got.2, out.backend);
     println!("{}", out.stats);
-    args.common
-        .chart(&out.stats, format!("UTS {name} on {}", out.backend));
+    args.common.chart(&out.stats, format!("UTS {name} on {}", out.backend));
     let (want, source) = match tree.known {
         Some(k) => (k, "the published sample"),
         None => (kernel::reference(&tree), "a sequential reference walk"),
@@ -169,10 +148,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let verdict = if got == want {
         Ok(format!("matches {source}"))
     } else {
-        Err(format!(
-            "{source} has {} nodes, {} leaves, depth {}",
-            want.0, want.1, want.2
-        ))
+        Err(format!("{source} has {} nodes, {} leaves, depth {}", want.0, want.1, want.2))
     };
     Ok(cli::report(verdict))
 }

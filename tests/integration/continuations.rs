@@ -47,10 +47,7 @@ pub mod rounds {
         if n.depth == 0 {
             return n.base;
         }
-        ctx.spawn(Node {
-            depth: n.depth - 1,
-            base: n.base.wrapping_mul(3),
-        });
+        ctx.spawn(Node { depth: n.depth - 1, base: n.base.wrapping_mul(3) });
         ctx.spawn(Leaf { v: n.base + 1 });
         0
     }
@@ -70,9 +67,7 @@ pub mod rounds {
             sum = sum.wrapping_add(children[i]);
         }
         if round < ctx.params.rounds {
-            ctx.spawn(Leaf {
-                v: sum.wrapping_mul(2).wrapping_add(round as u64),
-            });
+            ctx.spawn(Leaf { v: sum.wrapping_mul(2).wrapping_add(round as u64) });
         }
         sum
     }
@@ -91,37 +86,20 @@ fn reference(depth: u32, base: u64, rounds: u32) -> u64 {
 }
 
 fn roots() -> Vec<rounds::Task> {
-    (0..6u64)
-        .map(|r| {
-            rounds::Node {
-                depth: (r * 5 % 13) as u32,
-                base: r + 2,
-            }
-            .into()
-        })
-        .collect()
+    (0..6u64).map(|r| rounds::Node { depth: (r * 5 % 13) as u32, base: r + 2 }.into()).collect()
 }
 
 /// (values, complete handler runs, last round) expected for `rounds`.
 fn expected(rounds: u32) -> (Vec<u64>, u64, u32) {
-    let values = (0..6u64)
-        .map(|r| reference((r * 5 % 13) as u32, r + 2, rounds))
-        .collect();
+    let values = (0..6u64).map(|r| reference((r * 5 % 13) as u32, r + 2, rounds)).collect();
     let inner: u64 = (0..6u64).map(|r| r * 5 % 13).sum();
-    (
-        values,
-        inner * rounds.max(1) as u64,
-        if inner > 0 { rounds.max(1) } else { 0 },
-    )
+    (values, inner * rounds.max(1) as u64, if inner > 0 { rounds.max(1) } else { 0 })
 }
 
 #[test]
 fn complete_handlers_spawn_and_run_again_on_the_cpu() {
     for rounds in [1, 2, 5] {
-        let out = Runtime::new(Backend::Cpu)
-            .cpu_threads(3)
-            .run::<rounds::Kernel>(rounds::Params { rounds }, roots())
-            .unwrap();
+        let out = Runtime::new(Backend::Cpu).cpu_threads(3).run::<rounds::Kernel>(rounds::Params { rounds }, roots()).unwrap();
         let (values, completes, last) = expected(rounds);
         assert_eq!(out.values, values, "{rounds} rounds");
         assert_eq!(out.counters.completes.get(), completes, "{rounds} rounds");
@@ -136,17 +114,8 @@ fn complete_handlers_spawn_and_run_again_under_every_scheduler_on_the_host_build
     let (values, completes, last) = expected(rounds);
     let mut failures = Vec::new();
     for config in join_configs() {
-        match run_emulated::<rounds::Kernel>(
-            &rounds::Params { rounds },
-            &(),
-            &roots(),
-            &config,
-            &emu,
-        ) {
-            Ok((c, got, _))
-                if got == values
-                    && c.completes.get() == completes
-                    && c.last_round.get() == last => {}
+        match run_emulated::<rounds::Kernel>(&rounds::Params { rounds }, &(), &roots(), &config, &emu) {
+            Ok((c, got, _)) if got == values && c.completes.get() == completes && c.last_round.get() == last => {}
             Ok((c, got, _)) => failures.push(format!(
                 "{}: values {got:?}, {} completes, last round {}",
                 label(&config),
@@ -156,30 +125,16 @@ fn complete_handlers_spawn_and_run_again_under_every_scheduler_on_the_host_build
             Err(e) => failures.push(format!("{}: {e}", label(&config))),
         }
     }
-    assert!(
-        failures.is_empty(),
-        "expected {values:?}, {completes} completes:\n{}",
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "expected {values:?}, {completes} completes:\n{}", failures.join("\n"));
 }
 
 #[test]
 fn quicksort_sorts_on_the_cpu() {
     // Distinct keys, many repeats, all equal, and sizes around the cutoff and a job's piece.
-    for (n, distinct, cutoff) in [
-        (0usize, 10u32, 64u32),
-        (1, 10, 64),
-        (33, 1000, 8),
-        (5_000, u32::MAX, 64),
-        (20_000, 7, 256),
-        (9_999, 1, 100),
-        (100_000, u32::MAX, 256),
-    ] {
+    for (n, distinct, cutoff) in [(0usize, 10u32, 64u32), (1, 10, 64), (33, 1000, 8), (5_000, u32::MAX, 64), (20_000, 7, 256), (9_999, 1, 100), (100_000, u32::MAX, 256)] {
         let input = quicksort::keys(n, n as u64 + 3, distinct);
-        let (sorted, _) =
-            quicksort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff).unwrap();
-        quicksort::check(&input, &sorted.data)
-            .unwrap_or_else(|e| panic!("{n} keys from {distinct} values: {e}"));
+        let (sorted, _) = quicksort::sort(&Runtime::new(Backend::Cpu).cpu_threads(3), &input, cutoff).unwrap();
+        quicksort::check(&input, &sorted.data).unwrap_or_else(|e| panic!("{n} keys from {distinct} values: {e}"));
     }
 }
 
@@ -190,26 +145,10 @@ fn quicksort_sorts_under_every_scheduler_on_the_host_build() {
     let pivot = quicksort::quicksort::median3(input[0], input[15_000], input[29_999]);
     let mut failures = Vec::new();
     for config in join_configs() {
-        let buffers = quicksort::quicksort::Buffers {
-            data: Buffer::from_vec(input.clone()),
-            scratch: Buffer::zeroed(input.len()),
-        };
-        let root = quicksort::quicksort::Sort {
-            lo: 0,
-            hi: input.len() as u32,
-            src: 0,
-            depth: 0,
-            pivot,
-        }
-        .into();
+        let buffers = quicksort::quicksort::Buffers { data: Buffer::from_vec(input.clone()), scratch: Buffer::zeroed(input.len()) };
+        let root = quicksort::quicksort::Sort { lo: 0, hi: input.len() as u32, src: 0, depth: 0, pivot }.into();
         let params = quicksort::quicksort::Params { cutoff: 64 };
-        match run_emulated::<quicksort::quicksort::Kernel>(
-            &params,
-            &buffers,
-            &[root],
-            &config,
-            &emu,
-        ) {
+        match run_emulated::<quicksort::quicksort::Kernel>(&params, &buffers, &[root], &config, &emu) {
             Ok(_) => {
                 if let Err(e) = quicksort::check(&input, &buffers.data.to_vec()) {
                     failures.push(format!("{}: {e}", label(&config)));
@@ -236,10 +175,7 @@ fn complete_handlers_spawn_and_run_again_on_the_gpu_when_present() {
     for config in join_configs() {
         let rt = Runtime::new(Backend::Gpu).kernel_config(config);
         match rt.run::<rounds::Kernel>(rounds::Params { rounds }, roots()) {
-            Ok(out)
-                if out.values == values
-                    && out.counters.completes.get() == completes
-                    && out.counters.last_round.get() == last => {}
+            Ok(out) if out.values == values && out.counters.completes.get() == completes && out.counters.last_round.get() == last => {}
             Ok(out) => failures.push(format!("{}: rounds gave {:?}", label(&config), out.values)),
             Err(e) => failures.push(format!("{}: rounds: {e}", label(&config))),
         }
@@ -253,8 +189,5 @@ fn complete_handlers_spawn_and_run_again_on_the_gpu_when_present() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    eprintln!(
-        "continuations on the GPU: rounds and quicksort exact under {} scheduler configurations",
-        join_configs().len()
-    );
+    eprintln!("continuations on the GPU: rounds and quicksort exact under {} scheduler configurations", join_configs().len());
 }

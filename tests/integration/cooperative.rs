@@ -86,9 +86,7 @@ fn check(counters: &blocksum::Counters, expected: u64) {
 #[test]
 fn natively_a_task_has_one_thread() {
     let (buffers, expected) = inputs();
-    let out = Runtime::new(Backend::Cpu)
-        .run_with::<blocksum::Kernel>((), &buffers, [blocksum::Range { lo: 0, hi: N }])
-        .unwrap();
+    let out = Runtime::new(Backend::Cpu).run_with::<blocksum::Kernel>((), &buffers, [blocksum::Range { lo: 0, hi: N }]).unwrap();
     check(&out.counters, expected);
 }
 
@@ -97,50 +95,29 @@ fn the_block_cooperates_on_the_host_compiled_templates() {
     let (buffers, expected) = inputs();
     let config = Runtime::new(Backend::Cpu).config_for::<blocksum::Kernel>();
     assert!(config.cooperative && config.worker == wsdsl::Worker::Block);
-    let (counters, _, stats) = run_emulated::<blocksum::Kernel>(
-        &(),
-        &buffers,
-        &[blocksum::Range { lo: 0, hi: N }.into()],
-        &config,
-        &Emulation::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let (counters, _, stats) =
+        run_emulated::<blocksum::Kernel>(&(), &buffers, &[blocksum::Range { lo: 0, hi: N }.into()], &config, &Emulation::default())
+            .unwrap_or_else(|e| panic!("{e}"));
     check(&counters, expected);
-    assert!(
-        stats.steals > 0,
-        "the tree of ranges spreads by stealing: {stats}"
-    );
+    assert!(stats.steals > 0, "the tree of ranges spreads by stealing: {stats}");
     // Each leaf's partial sums came from all 64 threads of an emulated block.
     let partial = buffers.partial.to_vec();
-    assert!(
-        partial[..1024].iter().take(64).all(|&p| p > 0)
-            && partial[64..1024].iter().all(|&p| p == 0)
-    );
+    assert!(partial[..1024].iter().take(64).all(|&p| p > 0) && partial[64..1024].iter().all(|&p| p == 0));
 }
 
 #[test]
 fn the_static_scheduler_runs_cooperative_tasks_on_the_host_compiled_templates() {
     let (buffers, expected) = inputs();
-    let config = Runtime::new(Backend::Cpu)
-        .scheduler(wsdsl::Scheduler::Static)
-        .config_for::<blocksum::Kernel>();
+    let config = Runtime::new(Backend::Cpu).scheduler(wsdsl::Scheduler::Static).config_for::<blocksum::Kernel>();
     config.validate().unwrap_or_else(|e| panic!("{e}"));
-    let (counters, _, stats) = run_emulated::<blocksum::Kernel>(
-        &(),
-        &buffers,
-        &[blocksum::Range { lo: 0, hi: N }.into()],
-        &config,
-        &Emulation::default(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let (counters, _, stats) =
+        run_emulated::<blocksum::Kernel>(&(), &buffers, &[blocksum::Range { lo: 0, hi: N }.into()], &config, &Emulation::default())
+            .unwrap_or_else(|e| panic!("{e}"));
     check(&counters, expected);
     // One generation per level of the tree of ranges: 2^20 / 4096 = 2^8 leaves, 9 levels.
     assert_eq!(stats.generations, 9, "{stats}");
     let partial = buffers.partial.to_vec();
-    assert!(
-        partial[..1024].iter().take(64).all(|&p| p > 0)
-            && partial[64..1024].iter().all(|&p| p == 0)
-    );
+    assert!(partial[..1024].iter().take(64).all(|&p| p > 0) && partial[64..1024].iter().all(|&p| p == 0));
 }
 
 #[test]
@@ -153,26 +130,15 @@ fn the_cooperative_kernel_compiles_and_runs_on_the_gpu_when_present() {
         return;
     }
     let (buffers, expected) = inputs();
-    let out = rt
-        .run_with::<blocksum::Kernel>((), &buffers, [blocksum::Range { lo: 0, hi: N }])
-        .unwrap();
+    let out = rt.run_with::<blocksum::Kernel>((), &buffers, [blocksum::Range { lo: 0, hi: N }]).unwrap();
     check(&out.counters, expected);
-    eprintln!(
-        "cooperative block sum on {}: exact\n{}",
-        out.backend, out.stats
-    );
+    eprintln!("cooperative block sum on {}: exact\n{}", out.backend, out.stats);
 }
 
 #[test]
 fn cooperative_needs_the_deque_or_the_static_scheduler() {
-    let err = Runtime::new(Backend::Gpu)
-        .scheduler(wsdsl::Scheduler::Bq)
-        .config_for::<blocksum::Kernel>()
-        .validate()
-        .unwrap_err();
+    let err = Runtime::new(Backend::Gpu).scheduler(wsdsl::Scheduler::Bq).config_for::<blocksum::Kernel>().validate().unwrap_err();
     assert!(err.contains("deque or the static scheduler"), "{err}");
-    let config = Runtime::new(Backend::Gpu)
-        .scheduler(wsdsl::Scheduler::Static)
-        .config_for::<blocksum::Kernel>();
+    let config = Runtime::new(Backend::Gpu).scheduler(wsdsl::Scheduler::Static).config_for::<blocksum::Kernel>();
     compile_check_with::<blocksum::Kernel>("sm_90", &config).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -523,7 +523,7 @@ fn the_across_hosts_kernel_links_with_nvshmem() {
     let threads = config(Victim::Random).block_threads;
     // Blocks of `threads` an SM of compute capability 9.0 holds at `registers` a thread
     // (64 K registers, allocated to warps in 256s, at most 2,048 threads).
-    let blocks_per_sm = |registers: u32| (65536 / (registers.div_ceil(8) * 8 * threads)).min(2048 / threads);
+    let blocks_per_sm = |registers: u32| (65536 / (registers.max(1).div_ceil(8) * 8 * threads)).min(2048 / threads);
     for (name, victim, source, one_host_source) in sources {
         assert!(source.contains("#include <nvshmem.h>") && source.contains("#define WSDSL_PES_ONE_SIDED 1"));
         let cubin = compile_linked_with(&tc, name, &source, "sm_90").unwrap_or_else(|e| panic!("{name} {victim:?}: {e}"));

@@ -322,7 +322,7 @@ impl fmt::Display for Stats {
         let moved_in = match (t.uploaded, t.cleared) {
             (0, 0) => String::new(),
             (up, 0) => format!(" ({} in)", megabytes(up)),
-            (up, cleared) => format!(" ({} in, {} cleared)", megabytes(up), megabytes(cleared)),
+            (up, cleared) => format!(" ({} in, {} set on the device)", megabytes(up), megabytes(cleared)),
         };
         let moved_out = if t.downloaded > 0 { format!(" ({} out)", megabytes(t.downloaded)) } else { String::new() };
         write!(
@@ -473,7 +473,7 @@ mod tests {
         assert!(stats.to_string().contains("launch 0.0 ms (420.0 MB in), run"), "{stats}");
         stats.phases.transfers = Transfers { uploaded: 70_000_000, cleared: 403_000_000, downloaded: 436_000_000 };
         let text = stats.to_string();
-        assert!(text.contains("launch 0.0 ms (70.0 MB in, 403.0 MB cleared), run"), "{text}");
+        assert!(text.contains("launch 0.0 ms (70.0 MB in, 403.0 MB set on the device), run"), "{text}");
         assert!(text.ends_with("copy-back 0.0 ms (436.0 MB out)"), "{text}");
     }
 

@@ -98,7 +98,8 @@ pub fn pe_kernel_source_across_hosts<P: Program>(config: &KernelConfig) -> Strin
     format!("{NVSHMEM_PRELUDE}{}", pe_kernel_source::<P>(&config))
 }
 
-/// Registers a thread that the across-hosts kernel is held to when nothing else says. Left
+/// The registers a thread whose blocks per SM the across-hosts kernel asks for when nothing
+/// else says (at 256 threads a block, two blocks: at most 128 registers). Left
 /// to itself ptxas gave it 194-216 (N-Queens, fib), against 96-128 for the same programs
 /// built for one host: NVSHMEM's calls are ABI calls into a separately compiled library, and
 /// the registers live across them are kept. At 256 threads a block that is one block per SM

@@ -14,20 +14,24 @@ fn sections(image: &[u8]) -> Option<Vec<Section>> {
     let (shoff, shentsize, shnum) = (u64_at(image, 0x28)?, u16_at(image, 0x3a)?, u16_at(image, 0x3c)?);
     (0..shnum)
         .map(|i| {
-            let at = shoff + i * shentsize;
-            Some((u32_at(image, at + 4)?, u64_at(image, at + 0x18)?, u64_at(image, at + 0x20)?, u32_at(image, at + 0x28)? as usize, u64_at(image, at + 0x38)?))
+            let header = bytes(image, shoff.checked_add(i.checked_mul(shentsize)?)?, 0x40)?;
+            Some((u32_at(header, 4)?, u64_at(header, 0x18)?, u64_at(header, 0x20)?, u32_at(header, 0x28)? as usize, u64_at(header, 0x38)?))
         })
         .collect()
 }
 
+/// `len` bytes of `b` from `at`, if it holds them (offsets come from the file: no sum may wrap).
+fn bytes(b: &[u8], at: usize, len: usize) -> Option<&[u8]> {
+    b.get(at..at.checked_add(len)?)
+}
 fn u16_at(b: &[u8], o: usize) -> Option<usize> {
-    b.get(o..o + 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
+    bytes(b, o, 2).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize)
 }
 fn u32_at(b: &[u8], o: usize) -> Option<u32> {
-    b.get(o..o + 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    bytes(b, o, 4).map(|b| u32::from_le_bytes(b.try_into().unwrap()))
 }
 fn u64_at(b: &[u8], o: usize) -> Option<usize> {
-    b.get(o..o + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
+    bytes(b, o, 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
 }
 
 /// Every symbol's name and type (`STT_*`), by its index in `image`'s symbol table, or `None`
@@ -37,16 +41,13 @@ fn symbols(image: &[u8]) -> Option<Vec<(String, u8)>> {
     let sections = sections(image)?;
     let &(_, offset, size, link, entsize) = sections.iter().find(|s| s.0 == SHT_SYMTAB && s.4 >= 24)?;
     let &(_, strtab, strsize, _, _) = sections.get(link)?;
-    let strings = image.get(strtab..strtab + strsize)?;
-    image
-        .get(offset..offset + size)?
-        .chunks_exact(entsize)
-        .map(|sym| {
-            let name = strings.get(u32::from_le_bytes(sym[..4].try_into().unwrap()) as usize..)?;
-            let end = name.iter().position(|&b| b == 0)?;
-            Some((String::from_utf8_lossy(&name[..end]).into_owned(), sym[4] & 0xf))
-        })
-        .collect()
+    let strings = bytes(image, strtab, strsize)?;
+    // A name that does not parse is empty: it matches nothing, and spoils no other.
+    let name = |sym: &[u8]| {
+        let name = strings.get(u32::from_le_bytes(sym[..4].try_into().unwrap()) as usize..).unwrap_or_default();
+        String::from_utf8_lossy(&name[..name.iter().position(|&b| b == 0).unwrap_or(0)]).into_owned()
+    };
+    Some(bytes(image, offset, size)?.chunks_exact(entsize).map(|sym| (name(sym), sym[4] & 0xf)).collect())
 }
 
 /// The names of the function symbols (`STT_FUNC`) in `image`'s symbol table, or `None` if
@@ -70,13 +71,13 @@ fn info_values(image: &[u8], wanted: u8) -> Option<Vec<&[u8]>> {
         if kind != SHT_CUDA_INFO {
             continue;
         }
-        let info = image.get(offset..offset + size)?;
+        let info = bytes(image, offset, size)?;
         let mut at = 0;
         while at + 4 <= info.len() {
             let (format, attribute) = (info[at], info[at + 1]);
             let len = if format == EIFMT_SVAL { u16_at(info, at + 2)? } else { 0 };
             if format == EIFMT_SVAL && attribute == wanted {
-                values.push(info.get(at + 4..at + 4 + len)?);
+                values.push(bytes(info, at + 4, len)?);
             }
             at += 4 + len;
         }
@@ -117,5 +118,13 @@ mod tests {
         assert_eq!(function_symbols(b"\x7fELF"), None);
         assert_eq!(frame_sizes(b"\x7fELF"), None);
         assert_eq!(register_count(b"\x7fELF", "wsdsl_megakernel"), None);
+        // Section headers said to lie at the end of the address space: no sum may wrap.
+        let mut header = vec![0u8; 64];
+        header[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        header[0x28..0x30].copy_from_slice(&u64::MAX.to_le_bytes());
+        header[0x3a..0x3c].copy_from_slice(&64u16.to_le_bytes());
+        header[0x3c..0x3e].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(function_symbols(&header), None);
+        assert_eq!(frame_sizes(&header), None);
     }
 }

@@ -1,8 +1,9 @@
 //! How long the host takes to make and read the device images a large graph run moves, with
 //! no GPU: the arrays of R-MAT scale 22 (67 M edges: 268 MB of targets; PageRank's 302 MB of
-//! ranks and 134 MB of arrival counts; 4.19 M roots of 24 bytes), through the same code and
-//! the same 16 MB pieces as the staging copies (`staging.rs`), beside a plain copy of as
-//! many bytes on as many cores (the floor). Every image is checked, so a wrong conversion
+//! ranks and 134 MB of arrival counts; 4.19 M roots of 24 bytes), through the same
+//! conversions as the staging copies (`staging.rs`) in 16 MB pieces (an upload looks for
+//! repeated words in 1 MB tiles; here whole pieces), beside a plain copy of as many bytes on
+//! as many cores (the floor). Every image is checked, so a wrong conversion
 //! fails; the times are printed:
 //!
 //!     cargo test --release -p wsdsl-runtime --lib image_timing -- --ignored --nocapture

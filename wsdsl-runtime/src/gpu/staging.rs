@@ -181,6 +181,7 @@ pub(crate) fn upload_runs(
     piece: usize,
     mut word_of: impl FnMut(usize, usize) -> Option<u32>,
 ) -> Vec<(std::ops::Range<usize>, Option<u32>)> {
+    debug_assert!(tile > 0 && piece % tile == 0, "a copied run is whole tiles of at most a piece");
     let mut runs: Vec<(std::ops::Range<usize>, Option<u32>)> = Vec::new();
     for at in (0..total).step_by(tile) {
         let word = word_of(at, tile.min(total - at));
