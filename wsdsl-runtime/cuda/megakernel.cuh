@@ -53,6 +53,9 @@
 // busy workers that poll too. So only worker 0 reads it (every 64th time), and turns a stop
 // request into the device error word that everyone else polls.
 #define WS_HOST_POLL_MASK 63u
+#ifndef WS_PEER_POLL_MASK
+#define WS_PEER_POLL_MASK 15u
+#endif
 // Across GPUs, a worker leaving because of this GPU's own error tells the other GPUs.
 static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned self, unsigned round) {
     bool stop = ws_failed();
@@ -60,7 +63,17 @@ static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned
         ws_report(WS_STATUS_STOPPED, 0, 0, 0);
         stop = true;
     }
+#if WSDSL_PES
+    // Another GPU's failure is looked at every WS_PEER_POLL_MASK + 1 rounds of a search (and
+    // at every poll of a busy worker, whose round is 0). Looking every round made each round
+    // of a search wait for two loads in a row, the status's and then, behind the branch on
+    // it, this one: a second L2 round trip per probe that the one-GPU kernel does not make.
+    // A steal cost 19% more cycles on two GPUs (BENCHMARKS.md, "Across hosts at the single
+    // host's occupancy"); this is the suspect, not yet measured.
+    if (!stop && (round & WS_PEER_POLL_MASK) == 0u && ws_pe_peer_stopped(L)) {
+#else
     if (!stop && ws_pe_peer_stopped(L)) {
+#endif
         ws_report(WS_STATUS_PEER, 0, 0, 0);
         return true;
     }
