@@ -50,3 +50,39 @@ fn scaling_script_tables_medians_ratios_hosts_and_failures() {
     assert!(table.contains("| dlb | random | default | 100.000 ms | FAIL,FAIL,FAIL, |"), "{table}");
     assert!(!ran.status.success(), "a failed run must fail the script");
 }
+
+/// `gpu/exactness.sh`: one line per policy, configuration and program, a count of PASS, and
+/// an exit status that fails when any run did not pass.
+#[test]
+fn exactness_script_counts_every_run_and_fails_on_one_wrong_answer() {
+    let dir = std::env::temp_dir().join(format!("wsdsl-exactness-{}", std::process::id()));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a temporary directory");
+    // Every stub passes, except fib under HWS on 2 host groups.
+    for name in ["nqueens", "uts", "fib", "dlb_bench"] {
+        let fail = if name == "fib" { "[ \"$WSDSL_VICTIM\" = hws ] && [ \"$WSDSL_HOST_GROUPS\" = 2 ] && { echo 'FAIL: wrong'; exit 1; }\n" } else { "" };
+        let path = bin.join(name);
+        std::fs::write(&path, format!("#!/bin/bash\n{fail}echo \"PASS: $WSDSL_GPUS GPUs\"\n")).expect("writing a stub");
+        Command::new("chmod").arg("+x").arg(&path).status().expect("chmod");
+    }
+    let run = |policies: &str| {
+        let out = dir.join(format!("out-{}", policies.replace(' ', "-")));
+        let ran = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("gpu/exactness.sh"))
+            .args(["2:1", "2:2"])
+            .env("BIN", &bin)
+            .env("OUT", &out)
+            .env("POLICIES", policies)
+            .output()
+            .expect("bash runs the script");
+        let log = std::fs::read_to_string(out.join("exact.log")).expect("the log");
+        (ran.status.success(), String::from_utf8_lossy(&ran.stdout).into_owned(), log)
+    };
+    let (ok, stdout, log) = run("random pws");
+    assert!(ok && stdout.contains("exact: 16 PASS of 16"), "{stdout}");
+    assert!(log.contains("pws gpus=2 hosts=2 fib 30: PASS: 2 GPUs"), "{log}");
+    let (ok, stdout, log) = run("hws");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(!ok && stdout.contains("exact: 7 PASS of 8"), "one wrong answer fails the script: {stdout}");
+    assert!(log.contains("hws gpus=2 hosts=2 fib 30: FAIL: wrong"), "{log}");
+}
