@@ -41,10 +41,6 @@ mod graph_reference;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/knapsack/kernel.rs"]
 mod knapsack;
-
-#[path = "../../examples/pagerank/kernel.rs"]
-#[allow(dead_code)]
-mod pagerank;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/mergesort/kernel.rs"]
 mod mergesort;
@@ -57,6 +53,9 @@ mod parallel;
 #[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/octree/kernel.rs"]
 mod octree;
+#[allow(dead_code)] // each example kernel file also carries helpers only its CLI uses
+#[path = "../../examples/pagerank/kernel.rs"]
+mod pagerank;
 #[allow(dead_code, unused_imports)] // each example kernel file also carries helpers only its CLI uses
 #[path = "../../examples/quicksort/kernel.rs"]
 mod quicksort;

@@ -239,7 +239,7 @@ pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
 pub fn host_pe_kernel_source<P: Program>(config: &KernelConfig, across_hosts: bool, remote_ask: u32) -> String {
     // The offer that makes another GPU's thief ask to share a deque (`cuda/deque.cuh`),
     // unless WSDSL_DEFINES sets it.
-    let asked_for = std::env::var("WSDSL_DEFINES").is_ok_and(|d| d.contains("WS_REMOTE_ASK"));
+    let asked_for = experiment_define_pairs().0.iter().any(|(name, _)| name == "WS_REMOTE_ASK");
     let ask = if asked_for { String::new() } else { format!("#define WS_REMOTE_ASK {remote_ask}u\n") };
     let src = format!("{ask}{}", host_source::<P>(config, true));
     if !across_hosts {
@@ -289,19 +289,29 @@ fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
 /// `#define` lines for the words of `WSDSL_DEFINES` (module docs); words that are not
 /// C identifiers (with an optional `=value` of letters, digits and `_`) are skipped.
 fn experiment_defines() -> String {
+    let (defines, bad) = experiment_define_pairs();
+    for word in bad {
+        eprintln!("wsdsl: WSDSL_DEFINES: `{word}` is not NAME or NAME=VALUE (letters, digits, _); ignored");
+    }
+    defines.iter().map(|(name, val)| format!("#define {name} {val}\n")).collect()
+}
+
+/// `WSDSL_DEFINES` parsed: its (name, value) pairs, and the words that are neither NAME nor
+/// NAME=VALUE.
+fn experiment_define_pairs() -> (Vec<(String, String)>, Vec<String>) {
     let words = std::env::var("WSDSL_DEFINES").unwrap_or_default();
     let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.starts_with(|c: char| c.is_ascii_digit());
     let value = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    let mut out = String::new();
+    let (mut defines, mut bad) = (Vec::new(), Vec::new());
     for word in words.split([' ', ',']).filter(|w| !w.is_empty()) {
         let (name, val) = word.split_once('=').unwrap_or((word, "1"));
         if ident(name) && value(val) {
-            out.push_str(&format!("#define {name} {val}\n"));
+            defines.push((name.to_string(), val.to_string()));
         } else {
-            eprintln!("wsdsl: WSDSL_DEFINES: `{word}` is not NAME or NAME=VALUE (letters, digits, _); ignored");
+            bad.push(word.to_string());
         }
     }
-    out
+    (defines, bad)
 }
 
 /// Writes `source` to `$WSDSL_DUMP_DIR/<name>.cu` when that variable is set.
