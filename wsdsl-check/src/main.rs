@@ -546,8 +546,10 @@ fn spreads(workload: &str) -> bool {
         // Ordered programs run on the broker queues' bands (`order = priority`), not deques.
         && !workload.contains("delta-stepping")
         && !workload.contains("(ordered)")
-        // The pulled PageRank names `scheduler = bq` in its module: a broker queue, no deques.
+        // The pulled PageRank and union-find CC name `scheduler = bq` in their modules: a
+        // broker queue, no deques.
         && !workload.starts_with("pagerank pulled")
+        && !workload.starts_with("cc union-find")
 }
 
 /// Runs a job once to warm up (compile, load), then `repeat` times; median run time.

@@ -286,6 +286,25 @@ static __device__ unsigned ws_band_reserve_far(const ws_bands_launch* L, unsigne
 
 enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR_FOUND = 3 };
 
+// How long an idle worker's first thread sleeps after its `round`-th empty poll of the
+// window: 100 ns for 64 polls, then WS_BROKER_IDLE_SLEEP_NS doubling every 16 polls up to
+// WS_BANDS_IDLE_SLEEP_MAX_NS. When a band is narrower than the workers (a BFS level on a grid
+// is a few hundred vertices, for 4,095 levels), thousands of idle workers would otherwise
+// poll the same band counts every 800 ns and slow the L2 slice that serves the few busy
+// workers' enqueues. Measured on an H100, BFS on a 2048 x 2048 grid: 48.8 ms at a flat
+// 800 ns, 45.0 at 3 µs, 41.8 at 8 µs, 39.7 at 20 µs (BENCHMARKS.md). Long-idle workers wake
+// late, but among thousands one is always near its next poll; the last one notices the end
+// of the run up to one sleep late.
+#ifndef WS_BANDS_IDLE_SLEEP_MAX_NS
+#define WS_BANDS_IDLE_SLEEP_MAX_NS 20000u
+#endif
+static __device__ __forceinline__ unsigned ws_bands_idle_sleep(unsigned round) {
+    if (round < 64u) return 100u;
+    const unsigned doublings = (round - 64u) / 16u;
+    const unsigned ns = doublings >= 8u ? WS_BANDS_IDLE_SLEEP_MAX_NS : WS_BROKER_IDLE_SLEEP_NS << doublings;
+    return ns < WS_BANDS_IDLE_SLEEP_MAX_NS ? ns : WS_BANDS_IDLE_SLEEP_MAX_NS;
+}
+
 static __device__ __forceinline__ bool ws_bands_must_stop(const ws_bands_launch* L, unsigned self, unsigned round) {
     if (ws_failed()) return true;
     if (self == 0u && (round & WS_BROKER_HOST_POLL_MASK) == 0u && ws_load_volatile_sys_u32(L->stop) != 0u) {
@@ -357,7 +376,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 if (n > 0u) { outcome = WS_BANDS_FAR_FOUND; which = WS_BAND_FAR; break; }
                 if (ws_bands_must_stop(&L, self, round)) { outcome = WS_BANDS_ABORTED; break; }
                 if (ws_load_relaxed_u32(L.pending) == 0u) { outcome = WS_BANDS_DONE; break; }
-                __nanosleep(round < 64u ? 100u : 800u);
+                __nanosleep(ws_bands_idle_sleep(round));
             }
             WS_PROF(prof[n > 0u ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
             WS_PROF(if (outcome == WS_BANDS_FOUND && n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });

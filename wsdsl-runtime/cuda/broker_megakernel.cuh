@@ -212,7 +212,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 if (ws_broker_must_stop(&L, self, round)) { outcome = WS_BROKER_ABORTED; break; }
                 if (ws_load_relaxed_u32(L.pending) == 0u) { outcome = WS_BROKER_DONE; break; }
                 // Back off while nothing is found, so idle workers leave L2 to busy ones.
-                __nanosleep(round < 64u ? 100u : 800u);
+                __nanosleep(round < 64u ? 100u : WS_BROKER_IDLE_SLEEP_NS);
             }
             if (outcome == WS_BROKER_FOUND) ws_join_prepare(&ctx);
             s_outcome[group] = outcome;

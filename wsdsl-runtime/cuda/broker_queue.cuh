@@ -338,6 +338,13 @@ template <bool Lin, class Q> static __device__ int ws_bq_warp_dequeue(Q* q, type
 #define WS_BROKER_POLL_EVERY 256
 // Worker 0 reads the host's stop flag (over PCIe) only in rounds where these bits are zero.
 #define WS_BROKER_HOST_POLL_MASK 63u
+// An idle worker's first thread sleeps this long between polls of the queues once 64 polls
+// came back empty (100 ns before that); the bands kernel (bands.cuh) starts from it and
+// doubles. Thousands of idle workers poll the same few counts, so this sets how hard they
+// press on the L2 slice that also serves the busy workers' enqueues.
+#ifndef WS_BROKER_IDLE_SLEEP_NS
+#define WS_BROKER_IDLE_SLEEP_NS 800u
+#endif
 // Shared-memory declarations (a macro, so a host emulation can give each block its own arena).
 #ifndef WS_SHARED
 #define WS_SHARED(T, name, n) __shared__ T name[n]

@@ -68,8 +68,9 @@ static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned
     // at every poll of a busy worker, whose round is 0). Looking every round made each round
     // of a search wait for two loads in a row, the status's and then, behind the branch on
     // it, this one: a second L2 round trip per probe that the one-GPU kernel does not make.
-    // A steal cost 19% more cycles on two GPUs (BENCHMARKS.md, "Across hosts at the single
-    // host's occupancy"); this is the suspect, not yet measured.
+    // It was the suspect for a steal costing 19% more cycles on two GPUs, but measured on
+    // two H100s (2026-11-28) it changes nothing: T3L 0.92x against 0.91x polling every round,
+    // N-Queens 18 and T1XL alike (BENCHMARKS.md). Kept: the load is still not needed per round.
     if (!stop && (round & WS_PEER_POLL_MASK) == 0u && ws_pe_peer_stopped(L)) {
 #else
     if (!stop && ws_pe_peer_stopped(L)) {

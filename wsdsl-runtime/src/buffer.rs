@@ -12,6 +12,15 @@
 //! found; the store happened if it equals `current`). An index past the end panics on the
 //! CPU and is a device fault on the GPU, as Rust would have it; either error names the
 //! handler's line (the accessors are `#[track_caller]`).
+//!
+//! A buffer also keeps, per tile of `TILE_BYTES` (1 MB) of its image, the 32-bit word the tile is
+//! known to repeat, if one is known without reading it: every tile of `zeroed` and `scratch`
+//! (zero), and of `filled` with a value whose image repeats one word; every write through the
+//! buffer's methods (`set`, the atomic updates, `read_le` after a GPU run) forgets its tile.
+//! The GPU upload sets tiles that repeat one word on the device instead of copying them, and
+//! asks `DeviceBuffer::repeated_word` per tile: answered from the map, it reads no element,
+//! so a launch does not fault in (and clear) the pages of a zeroed buffer, which only the
+//! copy back needs (reading PageRank's zeroed 33 MB buffer cost its launch 3.4 ms).
 
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -97,9 +106,22 @@ buffer_elem!(i64, AtomicU64, u64, "ws_i64", |v: i64| v as u64, |b: u64| b as i64
 buffer_elem!(f32, AtomicU32, u32, "ws_f32", f32::to_bits, f32::from_bits, |a: f32, b: f32| a + b);
 buffer_elem!(f64, AtomicU64, u64, "ws_f64", f64::to_bits, f64::from_bits, |a: f64, b: f64| a + b);
 
+/// Bytes of a buffer's image per tile of its map of known contents: the tiles the GPU upload
+/// looks at for one repeated word (`gpu/staging.rs` uses this constant), so each tile it asks
+/// about is one entry of the map. A multiple of every element width.
+pub(crate) const TILE_BYTES: usize = 1 << 20;
+
+/// A tile of a buffer whose contents are not known without reading them (a known tile holds
+/// the 32-bit word it repeats, which never equals this).
+const UNKNOWN: u64 = u64::MAX;
+
 /// An array shared by all tasks of a run.
 pub struct Buffer<T: BufferElem> {
     cells: Box<[T::Atom]>,
+    /// Per tile of `Self::TILE` elements (the last one maybe short): the 32-bit word its image
+    /// is known to repeat, or `UNKNOWN` (see the module notes). Atomics, as the cells are:
+    /// threads that write the buffer forget tiles through `&self`.
+    known: Box<[AtomicU64]>,
     /// Working memory of the run only (`Buffer::scratch`).
     scratch: bool,
 }
@@ -111,18 +133,29 @@ impl<T: BufferElem> From<Vec<T>> for Buffer<T> {
 }
 
 impl<T: BufferElem> Buffer<T> {
-    /// A buffer holding `values`.
+    /// Elements per tile of the map of known contents (`TILE_BYTES` of image).
+    const TILE: usize = TILE_BYTES / std::mem::size_of::<T>();
+
+    /// A buffer of `cells` whose tiles are all known to repeat `word`, or all unknown.
+    fn with_cells(cells: Box<[T::Atom]>, word: Option<u32>, scratch: bool) -> Self {
+        let entry = word.map_or(UNKNOWN, u64::from);
+        let known = (0..cells.len().div_ceil(Self::TILE)).map(|_| AtomicU64::new(entry)).collect();
+        Buffer { cells, known, scratch }
+    }
+
+    /// A buffer holding `values` (its contents unknown to the map: not scanned).
     pub fn from_vec(values: Vec<T>) -> Self {
         // Pages of the vector that nothing wrote yet (`vec![0; n]`) are faulted in by the
         // conversion below, which reuses the vector's memory: as huge pages where granted.
         crate::host_memory::advise_huge_pages(values.as_ptr() as *const u8, std::mem::size_of_val(&*values));
-        Buffer { cells: values.into_iter().map(T::new_atom).collect(), scratch: false }
+        Self::with_cells(values.into_iter().map(T::new_atom).collect(), None, false)
     }
 
     /// A buffer of `len` elements, all `T::default()` (zero). Its memory is the system's
-    /// zeroed pages, written only when something writes the buffer.
+    /// zeroed pages, written only when something writes the buffer (known to be zero, the
+    /// upload does not read it: see the module notes).
     pub fn zeroed(len: usize) -> Self {
-        Buffer { cells: T::zeroed_atoms(len), scratch: false }
+        Self::with_cells(T::zeroed_atoms(len), Some(0), false)
     }
 
     /// Working memory of a run: `len` elements, zero. On the GPU (and the emulated GPUs) it
@@ -132,7 +165,7 @@ impl<T: BufferElem> Buffer<T> {
     /// sums, the next iteration's values): on the GPU they cost no transfer and no host
     /// memory the program touches.
     pub fn scratch(len: usize) -> Self {
-        Buffer { cells: T::zeroed_atoms(len), scratch: true }
+        Self::with_cells(T::zeroed_atoms(len), Some(0), true)
     }
 
     /// The contents, taking the buffer: its memory becomes the vector's (no copy into new
@@ -142,24 +175,53 @@ impl<T: BufferElem> Buffer<T> {
     }
 
     /// A buffer of `len` copies of `value`, written on every core into the pages of
-    /// [`Buffer::zeroed`] (none written for a zero `value`).
+    /// [`Buffer::zeroed`] (none written for a zero `value`). Known to the map where `value`'s
+    /// image repeats one 32-bit word.
     pub fn filled(len: usize, value: T) -> Self {
         if value.bits() == 0 {
             return Self::zeroed(len);
         }
-        Self::from_fn(len, |_| value)
+        let b = Self::from_fn(len, |_| value);
+        if let Some(word) = word_of(value) {
+            // Nothing else holds the buffer yet: its cells are all `value`.
+            b.known.iter().for_each(|k| k.store(u64::from(word), Relaxed));
+        }
+        b
     }
 
     /// A buffer whose element `i` is `f(i)` (labels `0..n`, say), written on every core into
-    /// the pages of [`Buffer::zeroed`].
+    /// the pages of [`Buffer::zeroed`] (its contents unknown to the map).
     pub fn from_fn(len: usize, f: impl Fn(usize) -> T + Sync) -> Self {
-        let b = Self::zeroed(len);
+        let b = Self::with_cells(T::zeroed_atoms(len), None, false);
         b.cells.par_chunks(CHUNK).enumerate().for_each(|(k, chunk)| {
             for (i, c) in chunk.iter().enumerate() {
                 T::store(c, f(k * CHUNK + i));
             }
         });
         b
+    }
+
+    /// Forgets what the tile of element `i` (a valid index) is known to hold, after a write.
+    /// A relaxed load first: writes to a tile already unknown (a host loop setting many
+    /// elements) leave the map's shared cache line alone.
+    #[inline]
+    fn forget(&self, i: usize) {
+        let k = &self.known[i / Self::TILE];
+        if k.load(Relaxed) != UNKNOWN {
+            k.store(UNKNOWN, Relaxed);
+        }
+    }
+
+    /// The 32-bit word that elements `first..first + count` repeat, from the map alone (no
+    /// element read): `Some` if every tile they overlap is known to repeat that one word;
+    /// `None` if any is unknown, two differ, or `count` is zero.
+    pub(crate) fn known_word(&self, first: usize, count: usize) -> Option<u32> {
+        if count == 0 {
+            return None;
+        }
+        let tiles = &self.known[first / Self::TILE..=(first + count - 1) / Self::TILE];
+        let word = tiles[0].load(Relaxed);
+        (word != UNKNOWN && tiles[1..].iter().all(|k| k.load(Relaxed) == word)).then_some(word as u32)
     }
 
     /// The current contents.
@@ -186,35 +248,46 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn set(&self, i: usize, v: T) {
-        T::store(&self.cells[i], v)
+        // The element first: an index past the end panics there, naming the caller's line.
+        T::store(&self.cells[i], v);
+        self.forget(i);
     }
 
     /// Adds `v` (wrapping for integers); returns the previous value.
     #[inline]
     #[track_caller]
     pub fn atomic_add(&self, i: usize, v: T) -> T {
-        T::update(&self.cells[i], |old| old.add(v))
+        let old = T::update(&self.cells[i], |old| old.add(v));
+        self.forget(i);
+        old
     }
 
     /// Stores the smaller of the element and `v`; returns the previous value.
     #[inline]
     #[track_caller]
     pub fn atomic_min(&self, i: usize, v: T) -> T {
-        T::update(&self.cells[i], |old| if v < old { v } else { old })
+        let old = T::update(&self.cells[i], |old| if v < old { v } else { old });
+        self.forget(i);
+        old
     }
 
     /// Stores the larger of the element and `v`; returns the previous value.
     #[inline]
     #[track_caller]
     pub fn atomic_max(&self, i: usize, v: T) -> T {
-        T::update(&self.cells[i], |old| if v > old { v } else { old })
+        let old = T::update(&self.cells[i], |old| if v > old { v } else { old });
+        self.forget(i);
+        old
     }
 
     /// Stores `new` if the element equals `current` (bitwise); returns the value found.
     #[inline]
     #[track_caller]
     pub fn atomic_cas(&self, i: usize, current: T, new: T) -> T {
-        T::cas(&self.cells[i], current, new)
+        let found = T::cas(&self.cells[i], current, new);
+        // Forgotten whether or not it stored (one relaxed load once the tile is unknown).
+        self.forget(i);
+        found
     }
 }
 
@@ -297,7 +370,8 @@ pub trait DeviceBuffer: Sync {
     /// The 32-bit word that the little-endian image of elements `first..first + count`
     /// repeats, if it repeats one (every element alike, and for 8-byte elements both halves
     /// alike: zero, `u64::MAX`): the GPU backend sets such a piece on the device instead of
-    /// copying it. Stops at the first element that differs.
+    /// copying it. Stops at the first element that differs. A `Buffer` answers from its map
+    /// of known tiles without reading an element where the map knows (module notes).
     fn repeated_word(&self, first: usize, count: usize) -> Option<u32>;
     /// Little-endian image of all elements.
     fn to_bytes(&self) -> Cow<'_, [u8]> {
@@ -383,7 +457,9 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         write_image(&self.cells, first, out, T::load);
     }
     fn repeated_word(&self, first: usize, count: usize) -> Option<u32> {
-        repeated_word(&self.cells[first..first + count], T::load)
+        // Bounds checked before the map is asked; the cells are read only if it does not know.
+        let cells = &self.cells[first..first + count];
+        self.known_word(first, count).or_else(|| repeated_word(cells, T::load))
     }
     fn read_le(&self, first: usize, bytes: &[u8]) {
         // Element by element with atomic stores, never a plain copy into the cells: another
@@ -392,6 +468,12 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         // runs at about a copy's speed on every core (`image_timing.rs`).
         let w = std::mem::size_of::<T>();
         let cells = &self.cells[first..(first + bytes.len() / w).min(self.cells.len())];
+        if !cells.is_empty() {
+            // The tiles written are no longer known (not scanned for a word: the copy back
+            // runs after every GPU run, and is all the host does with most buffers).
+            let last = first + cells.len() - 1;
+            self.known[first / Self::TILE..=last / Self::TILE].iter().for_each(|k| k.store(UNKNOWN, Relaxed));
+        }
         bytes.par_chunks(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
             for (c, image) in cells.iter().zip(bytes.chunks_exact(w)) {
                 T::store(c, T::from_le(image));
@@ -426,13 +508,18 @@ fn copy_on_every_core(dst: &mut [u8], src: &[u8]) {
 /// times as much).
 fn repeated_word<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + Sync) -> Option<u32> {
     let Some(first) = items.first() else { return Some(0) };
-    let bits = value(first).bits();
-    let word = bits as u32;
-    if std::mem::size_of::<T>() == 8 && (bits >> 32) as u32 != word {
-        return None;
-    }
+    let first = value(first);
+    let (bits, word) = (first.bits(), word_of(first)?);
     let alike = |chunk: &[E]| chunk.iter().fold(true, |same, item| same & (value(item).bits() == bits));
     (alike(&items[..items.len().min(64)]) && items.par_chunks(CHUNK).all(alike)).then_some(word)
+}
+
+/// The 32-bit word that the little-endian image of `value` repeats, if it repeats one (a
+/// 4-byte value's own bits; an 8-byte value's if both halves are alike).
+fn word_of<T: BufferElem>(value: T) -> Option<u32> {
+    let bits = value.bits();
+    let word = bits as u32;
+    (std::mem::size_of::<T>() == 4 || (bits >> 32) as u32 == word).then_some(word)
 }
 
 /// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.
@@ -554,5 +641,132 @@ mod tests {
         let mut longer = vec![7u8; 12];
         r.write_le(2, &mut longer);
         assert_eq!(longer[8..], [7; 4], "a piece longer than what is left keeps its tail");
+    }
+
+    /// Elements per tile of `Buffer<u32>`'s map.
+    const T32: usize = Buffer::<u32>::TILE;
+
+    #[test]
+    fn zeroed_buffers_are_known_zero_until_a_tile_is_written() {
+        assert_eq!(T32, TILE_BYTES / 4);
+        let len = 3 * T32 + 5; // the last tile short
+        let b = Buffer::<u32>::zeroed(len);
+        assert_eq!(b.known.len(), 4);
+        for (first, count) in [(0, len), (10, 100), (T32 - 1, 2), (3 * T32, 5), (len - 1, 1)] {
+            assert_eq!(b.known_word(first, count), Some(0), "from the map: {first} + {count}");
+            assert_eq!(b.repeated_word(first, count), Some(0));
+        }
+        assert_eq!(b.known_word(7, 0), None, "an empty range is not the map's to answer");
+        assert_eq!(b.repeated_word(7, 0), Some(0), "nothing to copy");
+        b.set(T32 + 7, 5);
+        assert_eq!(b.get(T32 + 7), 5);
+        for (first, count) in [(T32, T32), (T32 + 7, 1), (0, len), (T32 - 1, 2), (T32, 7)] {
+            assert_eq!(b.known_word(first, count), None, "the written tile is forgotten: {first} + {count}");
+        }
+        assert!(b.repeated_word(0, len).is_none() && b.repeated_word(T32, T32).is_none() && b.repeated_word(T32 - 1, 9).is_none());
+        assert_eq!(b.repeated_word(T32, 7), Some(0), "read: the zeros before the 5");
+        assert_eq!(b.repeated_word(T32 + 8, T32 - 8), Some(0), "read: the zeros after it");
+        for (first, count) in [(0, T32), (2 * T32, T32 + 5), (T32 - 3, 3), (2 * T32, 1)] {
+            assert_eq!(b.known_word(first, count), Some(0), "other tiles still known: {first} + {count}");
+            assert_eq!(b.repeated_word(first, count), Some(0));
+        }
+        b.set(T32 + 7, 0);
+        assert!(b.known_word(T32, T32).is_none() && b.repeated_word(T32, T32) == Some(0), "zero again, found by reading");
+        let s = Buffer::<u64>::scratch(3 << 20);
+        assert_eq!(s.known_word(0, 3 << 20), Some(0));
+        assert_eq!(s.known.len(), 24, "one entry per megabyte of image");
+        assert_eq!(Buffer::<u32>::zeroed(1).known.len(), 1, "a tiny buffer has a tiny map");
+        assert!(Buffer::<f64>::zeroed(0).known.is_empty());
+    }
+
+    #[test]
+    #[should_panic]
+    fn the_map_does_not_answer_past_the_end() {
+        Buffer::<u32>::zeroed(5).repeated_word(3, 5);
+    }
+
+    #[test]
+    fn filled_buffers_are_known_where_the_value_repeats_one_word() {
+        let len = 2 * T32 + 3;
+        let b = Buffer::filled(len, 7u32);
+        assert!(b.known_word(0, len) == Some(7) && b.repeated_word(0, len) == Some(7) && b.repeated_word(T32 + 1, 2) == Some(7));
+        let m = Buffer::filled(3 << 17, u64::MAX);
+        assert!(m.known_word(0, 3 << 17) == Some(0xffff_ffff) && m.repeated_word(0, 3 << 17) == Some(0xffff_ffff), "both halves alike");
+        let one = Buffer::filled(5, 1u64);
+        assert!(one.known_word(0, 5).is_none() && one.repeated_word(0, 5).is_none(), "halves differ: unknown, and read");
+        assert_eq!(Buffer::filled(4, -0.0f32).known_word(0, 4), Some(0x8000_0000));
+        assert_eq!(Buffer::filled(4, -1i64).known_word(1, 3), Some(u32::MAX));
+        let f = Buffer::filled(4, 0.25f64);
+        assert!(f.known_word(0, 4).is_none() && f.repeated_word(0, 4).is_none());
+        // Built from values: unknown (not scanned), read when asked.
+        let v = Buffer::from_vec(vec![3u32; 4]);
+        assert!(v.known_word(0, 4).is_none() && v.repeated_word(0, 4) == Some(3));
+        let z = Buffer::from_fn(T32 + 1, |_| 0u32);
+        assert!(z.known_word(0, T32 + 1).is_none() && z.repeated_word(0, T32 + 1) == Some(0));
+        let labels = Buffer::from_fn(6, |i| i as u32);
+        assert!(labels.known_word(0, 6).is_none() && labels.repeated_word(0, 6).is_none(), "from_fn writes over zeroed pages: not known as zero");
+        // BFS: one depth set, its tile alone unknown.
+        b.set(T32 + 2, 0);
+        assert!(b.known_word(0, T32) == Some(7) && b.known_word(2 * T32, 3) == Some(7) && b.known_word(T32, T32).is_none());
+        assert!(b.repeated_word(T32, T32).is_none() && b.repeated_word(T32 + 3, 5) == Some(7));
+    }
+
+    #[test]
+    fn every_atomic_update_forgets_its_tile() {
+        type Update = fn(&Buffer<u32>, usize);
+        let updates: [(&str, Update); 6] = [
+            ("atomic_add", |b, i| {
+                b.atomic_add(i, 1);
+            }),
+            ("atomic_min", |b, i| {
+                b.atomic_min(i, 0);
+            }),
+            ("atomic_max", |b, i| {
+                b.atomic_max(i, 4);
+            }),
+            ("atomic_cas", |b, i| {
+                b.atomic_cas(i, 0, 9);
+            }),
+            ("atomic_cas that fails", |b, i| {
+                b.atomic_cas(i, 1, 9);
+            }),
+            ("set", |b, i| b.set(i, 0)),
+        ];
+        for (name, update) in updates {
+            let b = Buffer::<u32>::zeroed(2 * T32);
+            update(&b, T32 + 1);
+            assert_eq!(b.known_word(T32, T32), None, "{name} forgets its tile");
+            assert_eq!(b.known_word(0, T32), Some(0), "{name} leaves the other tile known");
+            let changed = b.get(T32 + 1) != 0;
+            assert_eq!(b.repeated_word(T32, T32).is_none(), changed, "{name}: the answer read is right");
+        }
+        // Without the map forgetting, these would answer Some(0) without reading.
+        let sum = Buffer::<u64>::zeroed(3);
+        sum.atomic_add(1, 1);
+        assert_eq!(sum.repeated_word(0, 3), None);
+        let f = Buffer::filled(3, 2.5f64);
+        f.atomic_max(2, 3.0);
+        assert!(f.repeated_word(0, 3).is_none() && f.repeated_word(0, 2).is_none(), "one tile: all of it read");
+        let i = Buffer::filled(3, -1i32);
+        assert_eq!(i.atomic_min(0, -2), -1);
+        assert_eq!(i.repeated_word(0, 3), None);
+    }
+
+    #[test]
+    fn images_read_back_forget_the_tiles_they_write() {
+        let b = Buffer::<u32>::zeroed(3 * T32);
+        let image: Vec<u8> = [1u32, 2].iter().flat_map(|v| v.to_le_bytes()).collect();
+        b.read_le(T32 - 1, &image);
+        assert!(b.known_word(0, T32).is_none() && b.known_word(T32, T32).is_none(), "both tiles the image spans");
+        assert_eq!(b.known_word(2 * T32, T32), Some(0));
+        assert!(b.repeated_word(0, T32).is_none() && b.repeated_word(T32, T32).is_none() && b.repeated_word(0, T32 - 1) == Some(0));
+        b.read_le(2 * T32, &[]);
+        assert_eq!(b.known_word(2 * T32, T32), Some(0), "nothing read back, nothing forgotten");
+        let c = Buffer::filled(5, 4u64);
+        c.load_bytes(&[0u8; 40]);
+        assert!(c.known_word(0, 5).is_none() && c.repeated_word(0, 5) == Some(0), "a zero image: unknown, then read as zero");
+        let d = Buffer::<u64>::zeroed(4);
+        d.load_bytes(&Buffer::from_vec(vec![1u64, 2, 3, 4]).to_bytes());
+        assert!(d.known_word(0, 4).is_none() && d.repeated_word(0, 4).is_none());
     }
 }

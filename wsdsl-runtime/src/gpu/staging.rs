@@ -20,8 +20,10 @@ pub(crate) const PIECE: usize = 16 << 20;
 
 /// Bytes per tile of an upload that is looked at for one repeated word: small enough that an
 /// array of one value with a few elements set is mostly set on the device, large enough that
-/// looking costs little beside copying (a multiple of every element width).
-const TILE: usize = 1 << 20;
+/// looking costs little beside copying (a multiple of every element width). A `Buffer`'s map
+/// of known tiles uses the same tiles, so it answers for each tile asked about without
+/// reading the buffer (`buffer.rs`, module notes).
+const TILE: usize = crate::buffer::TILE_BYTES;
 
 pub(crate) struct Staging {
     halves: [Half; 2],
@@ -213,7 +215,36 @@ fn zero(piece: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{item_pieces, upload_runs};
+    use super::{item_pieces, upload_runs, PIECE, TILE};
+    use crate::buffer::{Buffer, DeviceBuffer};
+
+    #[test]
+    fn a_buffer_known_to_repeat_a_word_is_uploaded_without_reading_it() {
+        // PageRank's zeroed 33 MB: every tile answered from the map.
+        let arrived = Buffer::<u64>::zeroed((33 << 20) / 8 + 5);
+        let total = arrived.len() * 8;
+        let runs = upload_runs(total, TILE, PIECE, |at, len| {
+            let word = arrived.known_word(at / 8, len / 8);
+            assert_eq!(word, Some(0), "tile at {at} answered by the map");
+            word
+        });
+        assert_eq!(runs, vec![(0..total, Some(0))]);
+        // BFS's depths: a fill and the source's depth; only the source's tile is read.
+        let width = 4;
+        let depth = Buffer::filled(5 * TILE / width + 9, u32::MAX);
+        depth.set(2 * TILE / width + 3, 0);
+        let total = depth.len() * width;
+        let mut read = Vec::new();
+        let runs = upload_runs(total, TILE, PIECE, |at, len| {
+            depth.known_word(at / width, len / width).or_else(|| {
+                read.push(at / TILE);
+                depth.repeated_word(at / width, len / width)
+            })
+        });
+        assert_eq!(read, vec![2], "only the tile holding the source is read");
+        assert_eq!(runs, vec![(0..2 * TILE, Some(u32::MAX)), (2 * TILE..3 * TILE, None), (3 * TILE..total, Some(u32::MAX))]);
+        assert_eq!(upload_runs(total, TILE, PIECE, |at, len| depth.repeated_word(at / width, len / width)), runs, "what the upload asks");
+    }
 
     #[test]
     fn uploads_set_runs_of_one_word_and_copy_the_rest_in_pieces() {

@@ -112,11 +112,19 @@ impl Job {
     /// Joins (or, in the process the user started, creates) the job of `gpus` GPUs; this
     /// process's GPU is `dev`. A process a launcher started (`launched`) meets the others at
     /// the rendezvous instead.
-    pub fn start(dev: &GpuDevice, ordinal: usize, gpus: u32, launched: Option<&Launched>) -> Result<Job, Error> {
+    /// `early`: the other GPUs' processes, if [`Starting::early`] started them before this
+    /// process opened its GPU (used when it was for the same ordinal and GPU count).
+    pub fn start(dev: &GpuDevice, ordinal: usize, gpus: u32, launched: Option<&Launched>, early: Option<Starting>) -> Result<Job, Error> {
         match (peer_rank(), launched) {
             (Some(rank), _) => Job::join(dev, rank, gpus),
             (None, Some(l)) => Job::rendezvous(dev, l, gpus),
-            (None, None) => Job::coordinate(dev, ordinal, gpus),
+            (None, None) => {
+                let starting = match early.filter(|s| s.ordinal == ordinal && s.gpus == gpus) {
+                    Some(s) => s,
+                    None => Starting::spawn(ordinal, gpus)?,
+                };
+                Job::coordinate(dev, starting)
+            }
         }
     }
 
@@ -134,35 +142,12 @@ impl Job {
         Ok(Job::new(l.rank, gpus, links, Vec::new(), pe))
     }
 
-    fn coordinate(dev: &GpuDevice, ordinal: usize, gpus: u32) -> Result<Job, Error> {
-        let present = crate::gpu::device_count()?;
-        if ordinal as u64 + gpus as u64 > present as u64 {
-            return Err(Error::InvalidConfig(format!(
-                "a run on {gpus} GPUs from GPU {ordinal} needs GPUs {ordinal}..{}, but this host has {present}; lower WSDSL_GPUS (or Runtime::gpus)",
-                ordinal as u64 + gpus as u64 - 1
-            )));
-        }
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        let path: PathBuf = std::env::temp_dir().join(format!("wsdsl-{}-{nanos}.sock", std::process::id()));
-        let listener = UnixListener::bind(&path).map_err(io("listening for the other GPUs' processes"))?;
-        // Until every process has joined, a failure ends the ones started and removes the socket.
-        let mut starting = Starting { children: Vec::new(), socket: path.clone() };
+    /// The process the user started: waits for the processes of GPUs 1.. (`starting`) to
+    /// join, makes NVSHMEM's unique id and hands it to them.
+    fn coordinate(dev: &GpuDevice, mut starting: Starting) -> Result<Job, Error> {
+        let gpus = starting.gpus;
+        let listener = starting.listener.take().expect("a Starting listens until its job is made");
         let children = &mut starting.children;
-        let exe = std::env::current_exe().map_err(io("finding this program's binary to start it per GPU"))?;
-        for k in 1..gpus {
-            let child = Command::new(&exe)
-                .args(std::env::args_os().skip(1))
-                .env(PE_VAR, k.to_string())
-                .env("WSDSL_GPUS", gpus.to_string())
-                .env(SOCKET_VAR, &path)
-                .env("WSDSL_DEVICE", (ordinal + k as usize).to_string())
-                .env("WSDSL_PROGRESS", "0")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .spawn()
-                .map_err(io("starting the process of another GPU"))?;
-            children.push(child);
-        }
         let links = Links::accept(&Listener::Unix(listener), gpus, JOIN_LIMIT, || {
             for (k, c) in children.iter_mut().enumerate() {
                 if let Ok(Some(status)) = c.try_wait() {
@@ -261,10 +246,60 @@ impl Job {
     }
 }
 
-/// The processes started so far and the socket they join through, while they join.
-struct Starting {
+/// The processes of GPUs 1.. of a job this process coordinates, started and not yet joined:
+/// a failure before they join ends them and removes the socket (`Drop`).
+pub(crate) struct Starting {
+    ordinal: usize,
+    gpus: u32,
     children: Vec<Child>,
+    listener: Option<UnixListener>,
     socket: PathBuf,
+}
+
+impl Starting {
+    /// Starts this program's binary again for GPUs `ordinal + 1 ..= ordinal + gpus - 1`, each
+    /// told to join at a socket this process listens on.
+    fn spawn(ordinal: usize, gpus: u32) -> Result<Starting, Error> {
+        let present = crate::gpu::device_count()?;
+        if ordinal as u64 + gpus as u64 > present as u64 {
+            return Err(Error::InvalidConfig(format!(
+                "a run on {gpus} GPUs from GPU {ordinal} needs GPUs {ordinal}..{}, but this host has {present}; lower WSDSL_GPUS (or Runtime::gpus)",
+                ordinal as u64 + gpus as u64 - 1
+            )));
+        }
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let path: PathBuf = std::env::temp_dir().join(format!("wsdsl-{}-{nanos}.sock", std::process::id()));
+        let listener = UnixListener::bind(&path).map_err(io("listening for the other GPUs' processes"))?;
+        let mut starting = Starting { ordinal, gpus, children: Vec::new(), listener: Some(listener), socket: path.clone() };
+        let exe = std::env::current_exe().map_err(io("finding this program's binary to start it per GPU"))?;
+        for k in 1..gpus {
+            let child = Command::new(&exe)
+                .args(std::env::args_os().skip(1))
+                .env(PE_VAR, k.to_string())
+                .env("WSDSL_GPUS", gpus.to_string())
+                .env(SOCKET_VAR, &path)
+                .env("WSDSL_DEVICE", (ordinal + k as usize).to_string())
+                .env("WSDSL_PROGRESS", "0")
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .spawn()
+                .map_err(io("starting the process of another GPU"))?;
+            starting.children.push(child);
+        }
+        Ok(starting)
+    }
+
+    /// At the first multi-GPU run of the process the user started, before it opens its own
+    /// GPU: starts the other GPUs' processes, so that each creates its context (0.3-0.6 s on
+    /// an H100 machine) while this one creates its own, instead of after it. Only where the
+    /// GPUs are there (a run that will fall back to the CPU starts nothing); any failure here
+    /// is left for [`Job::start`] to meet again and report.
+    pub(crate) fn early(ordinal: usize, gpus: u32) -> Option<Starting> {
+        if gpus < 2 || peer_rank().is_some() || !matches!(super::launcher::from_env(), Ok(None)) {
+            return None;
+        }
+        Starting::spawn(ordinal, gpus).ok()
+    }
 }
 
 impl Drop for Starting {
