@@ -69,7 +69,8 @@ fn union_find_emulated_labels_every_component_with_its_smallest_vertex() {
         let how = cc::Afforest { grain: 4, ..cc::Afforest::default() };
         let (params, buffers, roots) = cc::afforest_inputs(&cc::DeviceGraph::new(&g).unwrap(), how).unwrap();
         let roots: Vec<_> = roots.into_iter().map(Into::into).collect();
-        run_emulated::<cc::afforest::Kernel>(&params, &buffers, &roots, &KernelConfig::default(), &Emulation::default())
+        // The program's own schedule (the Broker Queue), as it runs on a GPU.
+        run_emulated::<cc::afforest::Kernel>(&params, &buffers, &roots, &<cc::afforest::Kernel as wsdsl::Program>::SCHEDULE.resolve(), &Emulation::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let want = graph_reference::components(&g);
         assert_eq!(relax::compare(&buffers.comp.to_vec(), &want, "labels"), Ok(()), "{name}");

@@ -287,8 +287,8 @@ static __device__ unsigned ws_band_reserve_far(const ws_bands_launch* L, unsigne
 enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR_FOUND = 3 };
 
 // How long an idle worker's first thread sleeps after its `round`-th empty poll of the
-// window: 100 ns for 64 polls, then WS_BROKER_IDLE_SLEEP_NS doubling every 16 polls up to
-// WS_BANDS_IDLE_SLEEP_MAX_NS. When a band is narrower than the workers (a BFS level on a grid
+// window (rounds count from 1): 100 ns for the first 63, then WS_BROKER_IDLE_SLEEP_NS
+// doubling every 16 polls up to WS_BANDS_IDLE_SLEEP_MAX_NS. When a band is narrower than the workers (a BFS level on a grid
 // is a few hundred vertices, for 4,095 levels), thousands of idle workers would otherwise
 // poll the same band counts every 800 ns and slow the L2 slice that serves the few busy
 // workers' enqueues. Measured on an H100, BFS on a 2048 x 2048 grid: 48.8 ms at a flat
@@ -301,8 +301,9 @@ enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR
 static __device__ __forceinline__ unsigned ws_bands_idle_sleep(unsigned round) {
     if (round < 64u) return 100u;
     const unsigned doublings = (round - 64u) / 16u;
-    const unsigned ns = doublings >= 8u ? WS_BANDS_IDLE_SLEEP_MAX_NS : WS_BROKER_IDLE_SLEEP_NS << doublings;
-    return ns < WS_BANDS_IDLE_SLEEP_MAX_NS ? ns : WS_BANDS_IDLE_SLEEP_MAX_NS;
+    // 64-bit, so that a large WS_BROKER_IDLE_SLEEP_NS cannot wrap below the cap.
+    const unsigned long long ns = doublings >= 8u ? WS_BANDS_IDLE_SLEEP_MAX_NS : (unsigned long long)WS_BROKER_IDLE_SLEEP_NS << doublings;
+    return ns < WS_BANDS_IDLE_SLEEP_MAX_NS ? (unsigned)ns : WS_BANDS_IDLE_SLEEP_MAX_NS;
 }
 
 static __device__ __forceinline__ bool ws_bands_must_stop(const ws_bands_launch* L, unsigned self, unsigned round) {

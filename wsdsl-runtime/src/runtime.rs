@@ -87,8 +87,6 @@ pub struct Runtime {
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
     job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
-    /// The other GPUs' processes of that job, started before this process opened its GPU.
-    early: std::sync::Mutex<Option<crate::gpu::multi::process::Starting>>,
     /// The CPU backend's thread pool, started on first use and kept for later runs (a new
     /// one replaces it after a run whose handler would not stop parked some of its threads).
     cpu_pool: Mutex<Option<Arc<CpuPool>>>,
@@ -131,7 +129,6 @@ impl Runtime {
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
             device: OnceLock::new(),
             job: std::sync::Mutex::new(None),
-            early: std::sync::Mutex::new(None),
             cpu_pool: Mutex::new(None),
         }
     }
@@ -447,13 +444,16 @@ impl Runtime {
         if self.backend == Backend::Emulate {
             return self.run_emulated::<P>(&params, buffers, &roots, since_process_start);
         }
-        if let (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) = (was_open, self.gpus, self.backend) {
-            // A job on several GPUs: their processes create their contexts while this one
-            // does (not for a configuration the GPU path below refuses).
-            if self.schedule.or(P::SCHEDULE).resolve().validate_for::<P>().is_ok() {
-                *self.early.lock().unwrap_or_else(|e| e.into_inner()) = crate::gpu::multi::process::Starting::early(self.ordinal, n);
+        // A job on several GPUs: their processes create their contexts while this one does
+        // (not for a configuration the GPU path below refuses). Held here, so that every way
+        // out of this call that does not make the job (an error, the CPU fallback, a job made
+        // meanwhile by another thread) ends them.
+        let early = match (was_open, self.gpus, self.backend) {
+            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if self.schedule.or(P::SCHEDULE).resolve().validate_for::<P>().is_ok() => {
+                crate::gpu::multi::process::Starting::early(self.ordinal, n)
             }
-        }
+            _ => None,
+        };
         let (use_gpu, note) = match self.backend {
             Backend::Emulate => unreachable!("run above"),
             Backend::Cpu => (false, None),
@@ -488,7 +488,6 @@ impl Runtime {
             let (counters, values, mut stats) = if gpus > 1 {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
-                    let early = self.early.lock().unwrap_or_else(|e| e.into_inner()).take();
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);
                 }
                 crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts)?
@@ -501,7 +500,7 @@ impl Runtime {
             Ok(Output { counters, values, stats, backend, note })
         } else {
             // Falling back to the CPU: the processes started for the other GPUs end here.
-            drop(self.early.lock().unwrap_or_else(|e| e.into_inner()).take());
+            drop(early);
             let pool = self.cpu_pool()?;
             let limits = cpu::Limits { watchdog: self.watchdog, tasks: self.cpu_task_limit };
             let (counters, values, mut stats) = cpu::run::<P>(&params, buffers, &roots, &pool, &self.progress, &limits)?;

@@ -85,9 +85,9 @@ pub fn device_count() -> Result<u32, Error> {
 /// without the cache. Returns the CUBIN size. Used by tests and tools to check that a
 /// program's generated CUDA compiles.
 pub fn compile_check<P: Program>(arch: &str) -> Result<usize, Error> {
-    // An ordered program's default is its own attribute's (the band queues).
-    let config = if P::SCHEDULE.order == Some(Order::Priority) { P::SCHEDULE.resolve() } else { KernelConfig::default() };
-    compile_check_with::<P>(arch, &config)
+    // The program's own attribute's configuration (the band queues of an ordered program,
+    // `scheduler = bq`, ...): the kernel its runs build unless a runtime overrides it.
+    compile_check_with::<P>(arch, &P::SCHEDULE.resolve())
 }
 
 /// [`compile_check`] for a given scheduler configuration.

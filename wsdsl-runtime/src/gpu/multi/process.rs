@@ -292,8 +292,10 @@ impl Starting {
     /// At the first multi-GPU run of the process the user started, before it opens its own
     /// GPU: starts the other GPUs' processes, so that each creates its context (0.3-0.6 s on
     /// an H100 machine) while this one creates its own, instead of after it. Only where the
-    /// GPUs are there (a run that will fall back to the CPU starts nothing); any failure here
-    /// is left for [`Job::start`] to meet again and report.
+    /// driver counts enough GPUs (if this process then cannot open its own, the caller drops
+    /// the result, which ends them); any failure here is left for [`Job::start`] to meet
+    /// again and report. A job of `WSDSL_GPUS=all` is started the usual way, after this
+    /// process has opened its GPU and counted them.
     pub(crate) fn early(ordinal: usize, gpus: u32) -> Option<Starting> {
         if gpus < 2 || peer_rank().is_some() || !matches!(super::launcher::from_env(), Ok(None)) {
             return None;
