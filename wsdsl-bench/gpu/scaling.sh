@@ -4,7 +4,9 @@
 # them alike, each run a new process whose answer the example checks (a wrong one prints FAIL
 # and the cell says so). Also "hosts" through the one-sided path: GxN splits the GPUs into G
 # groups of N that treat each other as other hosts (WSDSL_HOST_GROUPS=G, WSDSL_GPUS=G*N).
-# Writes every run's output under $OUT and one table of medians, $OUT/scaling.md.
+# Writes every run's output under $OUT and one table of medians, $OUT/scaling.md; each run's
+# time also goes to $OUT/runs.tsv as it ends, so a script stopped early (a time limit) still
+# leaves every run it made.
 #
 #   wsdsl-bench/gpu/scaling.sh                                   # 1 2 (4 8 where present)
 #   GPUS="1 2" HOSTS="2x1" REPEAT=3 wsdsl-bench/gpu/scaling.sh
@@ -73,6 +75,8 @@ for g in $GPUS; do configs+=("$g:0"); done
 for h in $HOSTS; do configs+=("$((${h%x*} * ${h#*x})):${h%x*}"); done
 
 TABLE="$OUT/scaling.md"
+RUNS="$OUT/runs.tsv"
+printf 'workload\tvictims\tvariant\tgpus\thost_groups\tms\n' > "$RUNS"
 {
     printf '| workload | victims | variant |'
     for c in "${configs[@]}"; do
@@ -93,6 +97,7 @@ for work in $WORKLOADS; do
                 for c in "${configs[@]}"; do
                     t=$(run_one "$work" "${c%:*}" "${c#*:}" "$victim" "$defines")
                     times[$c]+="$t "
+                    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$work" "$victim" "$name" "${c%:*}" "${c#*:}" "$t" >> "$RUNS"
                 done
             done
             row="| $work | $victim | $name |"

@@ -42,7 +42,12 @@ fn scaling_script_tables_medians_ratios_hosts_and_failures() {
         .output()
         .expect("bash runs the script");
     let table = std::fs::read_to_string(out.join("scaling.md")).expect("the table");
+    let runs = std::fs::read_to_string(out.join("runs.tsv")).expect("the runs as they ended");
     let _ = std::fs::remove_dir_all(&dir);
+    // One line per run (2 workloads x 3 repeats x 4 configurations) after the header.
+    assert_eq!(runs.lines().count(), 1 + 2 * 3 * 4, "{runs}");
+    assert!(runs.contains("nq18\trandom\tdefault\t2\t2\t52.000\n"), "{runs}");
+    assert!(runs.contains("dlb\trandom\tdefault\t2\t0\tFAIL\n"), "{runs}");
     // 100/g ms on g GPUs; 2 host groups of 1 GPU: 50 + 2 ms.
     assert!(table.contains("| nq18 | random | default | 100.000 ms | 50.000 ms (2.00x) | 25.000 ms (4.00x) | 52.000 ms (1.92x) |"), "{table}");
     assert!(table.contains("2 hosts x 1"), "{table}");
