@@ -166,11 +166,7 @@ fn start(g: &DeviceGraph, source: u32) -> Result<Buffer<u32>, wsdsl::Error> {
     if source as usize >= vertices {
         return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{vertices})")));
     }
-    // Filled, not built from a vector: one value but the source's, which the GPU backend
-    // sets on the device instead of copying.
-    let depth = Buffer::filled(vertices, UNREACHED);
-    depth.set(source as usize, 0);
-    Ok(depth)
+    Ok(relax::from_source(vertices, source))
 }
 
 /// Hop distances by a plain sequential BFS: the independent reference.

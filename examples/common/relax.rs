@@ -335,6 +335,15 @@ pub fn default_delta(g: &Graph, weights: &[u32]) -> u32 {
 /// Frontier vertices or edges per task by default.
 pub const DEFAULT_GRAIN: u32 = 64;
 
+/// The initial values of a search from `source`: every vertex unreached (`u32::MAX`) but the
+/// source (0). Filled, not built from a vector: one value but the source's, which the GPU
+/// backend sets on the device instead of copying.
+pub fn from_source(vertices: usize, source: u32) -> Buffer<u32> {
+    let values = Buffer::filled(vertices, u32::MAX);
+    values.set(source as usize, 0);
+    values
+}
+
 /// A graph's arrays as read-only device arrays, uploaded on the first run that uses them.
 pub struct DeviceGraph {
     pub offsets: ReadOnly<u32>,

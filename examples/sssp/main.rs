@@ -73,8 +73,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{})", graph.vertices())));
     }
     let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
-    let initial = wsdsl::Buffer::filled(graph.vertices(), UNREACHED);
-    initial.set(source as usize, 0);
+    let initial = relax::from_source(graph.vertices(), source);
     let how = relax::Relaxation { grain: args.grain, step: 0 };
     let method = if args.rounds || args.data_driven {
         relax::Method::driven_or_rounds(args.data_driven)

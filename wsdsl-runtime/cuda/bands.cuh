@@ -288,9 +288,9 @@ enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR
 
 // How long an idle worker's first thread sleeps after its `round`-th empty poll of the
 // window (rounds count from 1): 100 ns for the first 63, then WS_BROKER_IDLE_SLEEP_NS
-// doubling every 16 polls up to WS_BANDS_IDLE_SLEEP_MAX_NS. When a band is narrower than the workers (a BFS level on a grid
-// is a few hundred vertices, for 4,095 levels), thousands of idle workers would otherwise
-// poll the same band counts every 800 ns and slow the L2 slice that serves the few busy
+// doubling every 16 polls up to WS_BANDS_IDLE_SLEEP_MAX_NS. When a band is narrower than
+// the workers (a BFS level on a grid is a few hundred vertices, for 4,095 levels), thousands
+// of idle workers would otherwise poll the same band counts every 800 ns and slow the L2 slice that serves the few busy
 // workers' enqueues. Measured on an H100, BFS on a 2048 x 2048 grid: 48.8 ms at a flat
 // 800 ns, 45.0 at 3 µs, 41.8 at 8 µs, 39.7 at 20 µs (BENCHMARKS.md). Long-idle workers wake
 // late, but among thousands one is always near its next poll; the last one notices the end

@@ -448,8 +448,9 @@ impl Runtime {
         // (not for a configuration the GPU path below refuses). Held here, so that every way
         // out of this call that does not make the job (an error, the CPU fallback, a job made
         // meanwhile by another thread) ends them.
+        let schedule = self.schedule.or(P::SCHEDULE);
         let early = match (was_open, self.gpus, self.backend) {
-            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if self.schedule.or(P::SCHEDULE).resolve().validate_for::<P>().is_ok() => {
+            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if schedule.resolve().validate_for::<P>().is_ok() => {
                 crate::gpu::multi::process::Starting::early(self.ordinal, n)
             }
             _ => None,
@@ -465,7 +466,6 @@ impl Runtime {
             },
         };
         if use_gpu {
-            let schedule = self.schedule.or(P::SCHEDULE);
             let opts = GpuOptions {
                 kernel: KernelConfig { profile: self.profile, ..schedule.resolve() },
                 capacity: schedule.capacity,

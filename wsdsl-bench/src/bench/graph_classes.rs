@@ -328,11 +328,7 @@ impl Bench<'_> {
                 let run = timed(self.args.repeat, || {
                     // The initial distances are built inside the call, as BFS's, CC's and
                     // PageRank's inputs are.
-                    let ((found, ran), took) = clocked(|| {
-                        let start = Buffer::filled(g.vertices(), u32::MAX);
-                        start.set(source as usize, 0);
-                        relax::solve(&rt, &dg, start, &[source], how, method)
-                    })?;
+                    let ((found, ran), took) = clocked(|| relax::solve(&rt, &dg, relax::from_source(g.vertices(), source), &[source], how, method))?;
                     Ok((found, ran.stats, took))
                 });
                 let row = match run {
