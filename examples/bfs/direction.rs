@@ -31,7 +31,7 @@
 
 use wsdsl::prelude::*;
 
-#[megakernel]
+#[megakernel(scheduler = bq)]
 pub mod direction {
     use wsdsl::prelude::*;
 
@@ -67,6 +67,8 @@ pub mod direction {
         pub alpha: u32,
         /// Back to top-down when the frontier shrinks below `n / beta`.
         pub beta: u32,
+        /// Where the search starts: level 0's one queue entry, written by level 0's task.
+        pub source: u32,
     }
 
     #[buffers]
@@ -119,6 +121,11 @@ pub mod direction {
     #[spawn]
     fn level(l: &Level, ctx: &mut Ctx) {
         let r = l.r;
+        if r == 0 {
+            // The queue is device-only working memory (cleared at launch): level 0 is the
+            // source alone (ordered before the step's parts by the fence below).
+            ctx.buffers.queue.set(0, ctx.params.source);
+        }
         let here = (r % 2) as usize;
         let next = ((r + 1) % 2) as usize;
         let size = ctx.buffers.tally.get(SIZE + here);

@@ -117,6 +117,26 @@ impl Default for Direction {
     }
 }
 
+/// The average degree from which [`prefers_direction`] picks the direction-optimizing search.
+pub const DENSE_DEGREE: f64 = 12.0;
+
+/// Edges per vertex.
+pub fn average_degree(g: &Graph) -> f64 {
+    g.edges() as f64 / g.vertices().max(1) as f64
+}
+
+/// Whether the direction-optimizing search is the better default for `g`, guessed from its
+/// density: a graph of average degree [`DENSE_DEGREE`] or more (R-MAT and uniform random
+/// graphs at edge factor 16: degrees 16-32) has a short diameter, so a round per level is
+/// cheap and bottom-up steps skip most edges; a sparser one (grids: 4, road networks: 2-3,
+/// the road-like geometric graphs: 8) may have thousands of levels, where the bands, with
+/// no round per level, win (H100: R-MAT 22 3.2 ms against 5.2 on the bands; BENCHMARKS.md
+/// has both on every class). A dense graph of long diameter (a fine 3-D mesh) guesses wrong:
+/// `--ordered` overrides.
+pub fn prefers_direction(g: &Graph) -> bool {
+    average_degree(g) >= DENSE_DEGREE
+}
+
 /// Hop distances from `source` by the direction-optimizing search (`direction.rs`).
 pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction) -> Result<(Searched, Output<direction::direction::Kernel>), wsdsl::Error> {
     let (params, buffers, root) = direction_inputs(g, source, how)?;
@@ -144,8 +164,8 @@ pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(di
     let mut edge_tally = vec![0u64; 3];
     edge_tally[k::SCOUT] = (offsets[source as usize + 1] - offsets[source as usize]) as u64;
     edge_tally[k::UNEXPLORED] = *offsets.last().unwrap_or(&0) as u64;
-    let queue = Buffer::zeroed(depth.len());
-    queue.set(0, source);
+    // Working memory only: the host never reads it, so it is neither uploaded nor copied back.
+    let queue = Buffer::scratch(depth.len());
     let buffers = k::Graph {
         offsets: g.out.offsets.clone(),
         targets: g.out.targets.clone(),
@@ -156,7 +176,7 @@ pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(di
         tally: Buffer::from_vec(tally),
         edge_tally: Buffer::from_vec(edge_tally),
     };
-    let params = k::Params { frontier_grain: how.frontier_grain, vertex_grain: how.vertex_grain, edge_grain: how.edge_grain, alpha: how.alpha, beta: how.beta };
+    let params = k::Params { frontier_grain: how.frontier_grain, vertex_grain: how.vertex_grain, edge_grain: how.edge_grain, alpha: how.alpha, beta: how.beta, source };
     Ok((params, buffers, k::Level { r: 0, last: k::TOP_DOWN, awake: 0 }))
 }
 

@@ -1,10 +1,12 @@
 //! Breadth-first search from one vertex of a real or generated graph, checked against a
-//! sequential BFS (GPU if present, else CPU). By default on the priority scheduler: depth d
-//! waits in band d, so levels run in order without a barrier per level (fastest on every
-//! graph class measured: BENCHMARKS.md, "Ordered work and graph classes beside GAPBS").
-//! `--direction-optimizing` runs Beamer's top-down and bottom-up steps (`direction.rs`),
+//! sequential BFS (GPU if present, else CPU). By default the method follows the graph
+//! (`kernel::prefers_direction`): on a dense graph (average degree 12 or more: power-law and
+//! random graphs, whose diameter is short) Beamer's top-down and bottom-up steps
+//! (`direction.rs`, on the Broker Queue); on a sparse one (grids, road networks: thousands
+//! of levels) the priority scheduler, where depth d waits in band d, so levels run in order
+//! without a round per level. `--direction-optimizing` and `--ordered` choose one;
 //! `--level` expands one depth at a time through a continuation, `--data-driven` passes every
-//! lowered depth on at once (on the Broker Queue).
+//! lowered depth on at once (on the Broker Queue). BENCHMARKS.md has both on every class.
 //!
 //!     cargo run --release --example bfs                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example bfs -- --rmat 18 --symmetrize
@@ -32,8 +34,8 @@ struct Args {
     /// Edges one task scans (longer edge lists are split across tasks).
     #[arg(long, default_value_t = kernel::DEFAULT_GRAIN)]
     grain: u32,
-    /// Direction-optimizing BFS instead of the bands: Beamer's top-down and bottom-up steps,
-    /// a round per level (fast on power-law graphs, slow on long diameters).
+    /// Direction-optimizing BFS whatever the graph: Beamer's top-down and bottom-up steps, a
+    /// round per level (fast on power-law graphs, slow on long diameters).
     #[arg(long, conflicts_with_all = ["level", "data_driven", "ordered"])]
     direction_optimizing: bool,
     /// Direction-optimizing: frontier vertices per top-down task.
@@ -55,7 +57,7 @@ struct Args {
     /// Data-driven relaxation: pass every lowered depth on at once (on the Broker Queue).
     #[arg(long, conflicts_with = "ordered")]
     data_driven: bool,
-    /// On the priority scheduler (the default, DELTA 1): depth d waits in band d / DELTA
+    /// On the priority scheduler whatever the graph (DELTA 1 by default): depth d waits in band d / DELTA
     /// (levels in order without a barrier per level; within a band, depths may be lowered
     /// again).
     #[arg(long, value_name = "DELTA", num_args = 0..=1, default_missing_value = "1")]
@@ -74,10 +76,16 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     println!("{what}");
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
     let device_graph = kernel::device_graph(&graph);
+    let chosen = !(args.level || args.data_driven || args.direction_optimizing || args.ordered.is_some());
+    let direction = args.direction_optimizing || (chosen && kernel::prefers_direction(&graph));
+    if chosen {
+        let method = if direction { "direction-optimizing" } else { "the priority bands" };
+        println!("method: {method}, for an average degree of {:.1} (direction-optimizing from {})", kernel::average_degree(&graph), kernel::DENSE_DEGREE);
+    }
     let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
         let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
         (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
-    } else if !args.direction_optimizing {
+    } else if !direction {
         let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, args.ordered.unwrap_or(1))?;
         ("ordered (priority bands)", found, ran)
     } else {

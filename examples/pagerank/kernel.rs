@@ -127,6 +127,11 @@ pub mod pagerank {
 /// every worker at once where the deques spread them by stealing (H100, R-MAT 22: 31.1 ms
 /// against 74.9 ms). The sums wait on scattered loads, so registers for 3 blocks per SM
 /// (more warps with loads in flight) pay: 27.3 ms against 31.1 (`BENCHMARKS.md`).
+///
+/// The shares (what a vertex passes along each out-edge) are kept as 32-bit floats, as GAPBS
+/// keeps its scores: the gathers that bound the sweep then read half the bytes, and the half
+/// of `share` a sweep reads (16 MB at 4 M vertices) stays in L2. Sums and ranks are 64-bit;
+/// the ranks agree with float64 power iteration to [`PULL_TOLERANCE`] (relative).
 #[megakernel(scheduler = bq, min_blocks = 3)]
 pub mod pagerank_pull {
     use wsdsl::prelude::*;
@@ -148,10 +153,11 @@ pub mod pagerank_pull {
         pub sources: ReadOnly<u32>,
         pub out_degree: ReadOnly<u32>,
         /// What each vertex passes along each out-edge in iteration i, at `(i % 2) * n + w`:
-        /// damping x rank / out-degree.
-        pub share: Buffer<f64>,
+        /// damping x rank / out-degree, rounded to 32 bits.
+        pub share: Buffer<f32>,
         /// The partial sums of hubs' in-edges.
         pub hub_sum: Buffer<f64>,
+        /// The ranks after the last iteration (written by it alone).
         pub rank: Buffer<f64>,
     }
 
@@ -229,24 +235,20 @@ pub mod pagerank_pull {
         let here = (r.i % 2) as usize * n;
         let next = ((r.i + 1) % 2) as usize * n;
         let teleport = (1.0 - ctx.params.damping) / n as f64;
+        let last = r.i + 1 == ctx.params.iterations;
         let mut edges = 0u64;
+        // A vertex's in-edges end where the next one's begin: one offset read per vertex.
+        let mut lo = ctx.buffers.in_offsets.get(r.lo as usize);
         for u in r.lo..r.hi {
-            let lo = ctx.buffers.in_offsets.get(u as usize);
             let hi = ctx.buffers.in_offsets.get(u as usize + 1);
             if hi - lo > ctx.params.grain {
                 ctx.spawn(Hub { i: r.i, u });
             } else {
-                let mut sum = 0.0f64;
-                for e in lo..hi {
-                    sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
-                }
-                let rank = teleport + sum;
-                ctx.buffers.rank.set(u as usize, rank);
-                let degree = ctx.buffers.out_degree.get(u as usize);
-                let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
-                ctx.buffers.share.set(next + u as usize, passed);
+                let rank = teleport + gather(ctx, here, lo, hi);
+                finish(ctx, u as usize, rank, next, last);
                 edges += (hi - lo) as u64;
             }
+            lo = hi;
         }
         ctx.counters.edges.add(edges);
     }
@@ -270,7 +272,7 @@ pub mod pagerank_pull {
         for u in r.lo..r.hi {
             let degree = ctx.buffers.out_degree.get(u as usize);
             let share = if degree > 0 { ctx.params.damping / n as f64 / degree as f64 } else { 0.0 };
-            ctx.buffers.share.set(u as usize, share);
+            ctx.buffers.share.set(u as usize, share as f32);
         }
     }
 
@@ -288,10 +290,19 @@ pub mod pagerank_pull {
         let n = ctx.buffers.out_degree.len();
         let u = h.u as usize;
         let rank = (1.0 - ctx.params.damping) / n as f64 + ctx.buffers.hub_sum.get(u);
-        ctx.buffers.rank.set(u, rank);
-        let degree = ctx.buffers.out_degree.get(u);
-        let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
-        ctx.buffers.share.set(((h.i + 1) % 2) as usize * n + u, passed);
+        finish(ctx, u, rank, ((h.i + 1) % 2) as usize * n, h.i + 1 == ctx.params.iterations);
+    }
+
+    /// Vertex `u`'s rank is summed: the last iteration keeps it; the others pass it on as
+    /// the next sweep's share (at `next + u`).
+    fn finish(ctx: &mut Ctx, u: usize, rank: f64, next: usize, last: bool) {
+        if last {
+            ctx.buffers.rank.set(u, rank);
+        } else {
+            let degree = ctx.buffers.out_degree.get(u);
+            let passed = if degree > 0 { ctx.params.damping * rank / degree as f64 } else { 0.0 };
+            ctx.buffers.share.set(next + u, passed as f32);
+        }
     }
 
     #[spawn]
@@ -305,12 +316,37 @@ pub mod pagerank_pull {
             return;
         }
         let here = (p.i % 2) as usize * ctx.buffers.out_degree.len();
-        let mut sum = 0.0f64;
-        for e in p.lo..p.hi {
-            sum += ctx.buffers.share.get(here + ctx.buffers.sources.get(e as usize) as usize);
-        }
+        let sum = gather(ctx, here, p.lo, p.hi);
         ctx.buffers.hub_sum.atomic_add(p.u as usize, sum);
         ctx.counters.edges.add(len as u64);
+    }
+
+    /// The shares along in-edges `lo..hi` of the sweep's `here` half, summed four edges at a
+    /// time: a round's four gathers do not wait for one another, so a lane keeps four in
+    /// flight where one edge at a time waited for each (the sweep is bound by their latency).
+    fn gather(ctx: &mut Ctx, here: usize, lo: u32, hi: u32) -> f64 {
+        let end = hi as usize;
+        let mut e = lo as usize;
+        let mut s0 = 0.0f64;
+        let mut s1 = 0.0f64;
+        let mut s2 = 0.0f64;
+        let mut s3 = 0.0f64;
+        while e + 4 <= end {
+            let a = ctx.buffers.sources.get(e) as usize;
+            let b = ctx.buffers.sources.get(e + 1) as usize;
+            let c = ctx.buffers.sources.get(e + 2) as usize;
+            let d = ctx.buffers.sources.get(e + 3) as usize;
+            s0 += ctx.buffers.share.get(here + a) as f64;
+            s1 += ctx.buffers.share.get(here + b) as f64;
+            s2 += ctx.buffers.share.get(here + c) as f64;
+            s3 += ctx.buffers.share.get(here + d) as f64;
+            e += 4;
+        }
+        while e < end {
+            s0 += ctx.buffers.share.get(here + ctx.buffers.sources.get(e) as usize) as f64;
+            e += 1;
+        }
+        (s0 + s1) + (s2 + s3)
     }
 
     /// A split range or part is done when all its pieces are (the sweep waits for them all).
@@ -447,6 +483,11 @@ pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f6
 
 /// In-edges per task of `pagerank_pull`.
 pub const PULL_GRAIN: u32 = 256;
+
+/// How close `pull`'s ranks are to float64 power iteration (the largest relative difference):
+/// its shares are 32-bit floats (relative rounding 6e-8 each, damped by each iteration).
+/// The other formulations are float64 throughout and agree to 1e-9.
+pub const PULL_TOLERANCE: f64 = 1e-6;
 
 /// The transposed graph and out-degrees for `pull` (built once; kept on the device).
 pub struct PullGraph {

@@ -12,7 +12,6 @@ use crate::kernels::relax;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::graph::{Graph, GraphOptions, Grid, Rmat};
-use wsdsl::KernelConfig;
 
 fn rmat(scale: u32) -> Graph {
     let opts = GraphOptions { symmetrize: true, remove_self_loops: true, remove_duplicates: true, quiet: true };
@@ -31,7 +30,7 @@ fn direction_optimizing_bfs_emulated_matches_the_sequential_bfs() {
         let how = bfs::Direction { frontier_grain: 1, vertex_grain: 8, edge_grain: 8, ..bfs::Direction::default() };
         let (params, buffers, root) = bfs::direction_inputs(&bfs::device_graph(&g), source, how).unwrap();
         let (counters, _, stats) =
-            run_emulated::<bfs::direction::direction::Kernel>(&params, &buffers, &[root.into()], &KernelConfig::default(), &Emulation::default())
+            run_emulated::<bfs::direction::direction::Kernel>(&params, &buffers, &[root.into()], &<bfs::direction::direction::Kernel as wsdsl::Program>::SCHEDULE.resolve(), &Emulation::default())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         let depth = buffers.depth.to_vec();
         assert_eq!(bfs::check(&g, source, &depth), Ok(()), "{name}");
@@ -79,8 +78,8 @@ fn union_find_emulated_labels_every_component_with_its_smallest_vertex() {
 
 /// The pulled PageRank on the emulated GPUs: its first shares computed on the device in a
 /// round of their own, its shares and hub sums scratch buffers (cleared at the launch, not
-/// read back), the ranks exact against float64 power iteration, and a second run on the same
-/// runtime (reusing the device copies) exact too.
+/// read back), the ranks within `PULL_TOLERANCE` of float64 power iteration (32-bit shares), and
+/// a second run on the same runtime (reusing the device copies) as close.
 #[test]
 fn pulled_pagerank_emulated_matches_float64_power_iteration() {
     let rt = wsdsl::Runtime::new(wsdsl::Backend::Emulate);
@@ -90,7 +89,7 @@ fn pulled_pagerank_emulated_matches_float64_power_iteration() {
     for run in 0..2 {
         let (rank, edges, _) = pagerank::pull(&rt, &pg, 5, 8).unwrap_or_else(|e| panic!("run {run}: {e}"));
         let (rel, _) = pagerank::error(&rank, &want);
-        assert!(rel < 1e-9, "run {run}: relative error {rel}");
+        assert!(rel < pagerank::PULL_TOLERANCE, "run {run}: relative error {rel}");
         assert_eq!(edges, 5 * g.edges() as u64, "run {run}: every in-edge summed once per iteration");
     }
 }

@@ -21,7 +21,22 @@
 // scopes itself (the ws_gpu_* and ws_sys_* wrappers at the end).
 #pragma once
 
-#if WSDSL_PES
+// Comparisons for UTS T3L's cost on several GPUs (outside the PTX memory model: for
+// measurement only, through WSDSL_DEFINES): WS_X_GENERIC_GPU puts the generic wrappers at GPU
+// scope, WS_X_RELAXED_GPU the deques' and idle counts' relaxed accesses (scope follows
+// sharing, below), WS_X_IDLE_GPU only the idle counts' additions (termination.cuh). Measured
+// on two H200s (BENCHMARKS.md, 2026-11-28): none moves T3L (62.2-62.8 ms against 61.3-62.3),
+// T1XL or N-Queens 18, so these scopes are not what T3L pays on several GPUs.
+#ifndef WS_X_GENERIC_GPU
+#define WS_X_GENERIC_GPU 0
+#endif
+#ifndef WS_X_RELAXED_GPU
+#define WS_X_RELAXED_GPU 0
+#endif
+#ifndef WS_X_IDLE_GPU
+#define WS_X_IDLE_GPU 0
+#endif
+#if WSDSL_PES && !WS_X_GENERIC_GPU
 #define WS_SCOPE "sys"
 #else
 #define WS_SCOPE "gpu"
@@ -190,12 +205,18 @@ WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u32, "ld.relaxed.gpu", ws_atom_u32, 32, "r"
 WS_EXPLICIT_LOAD(ws_gpu_load_relaxed_u64, "ld.relaxed.gpu", ws_atom_u64, 64, "l")
 WS_EXPLICIT_LOAD(ws_gpu_load_acquire_u64, "ld.acquire.gpu", ws_atom_u64, 64, "l")
 WS_EXPLICIT_STORE(ws_gpu_store_relaxed_u32, "st.relaxed.gpu", ws_atom_u32, 32, "r")
-WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u32, "ld.relaxed.sys", ws_atom_u32, 32, "r")
-WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u64, "ld.relaxed.sys", ws_atom_u64, 64, "l")
+#if WS_X_RELAXED_GPU
+#define WS_RELAXED_SCOPE "gpu"
+#else
+#define WS_RELAXED_SCOPE "sys"
+#endif
+WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u32, "ld.relaxed." WS_RELAXED_SCOPE, ws_atom_u32, 32, "r")
+WS_EXPLICIT_LOAD(ws_sys_load_relaxed_u64, "ld.relaxed." WS_RELAXED_SCOPE, ws_atom_u64, 64, "l")
 WS_EXPLICIT_LOAD(ws_sys_load_acquire_u64, "ld.acquire.sys", ws_atom_u64, 64, "l")
 WS_EXPLICIT_STORE(ws_sys_store_release_u64, "st.release.sys", ws_atom_u64, 64, "l")
 WS_EXPLICIT_ADD(ws_sys_add_relaxed_u32, "atom.relaxed.sys", ws_atom_u32, 32, "r")
-WS_EXPLICIT_ADD(ws_sys_add_relaxed_u64, "atom.relaxed.sys", ws_atom_u64, 64, "l")
+WS_EXPLICIT_ADD(ws_sys_add_relaxed_u64, "atom.relaxed." WS_RELAXED_SCOPE, ws_atom_u64, 64, "l")
+WS_EXPLICIT_ADD(ws_gpu_add_relaxed_u64, "atom.relaxed.gpu", ws_atom_u64, 64, "l")
 WS_EXPLICIT_CAS_U64(ws_gpu_cas_acq_rel_u64, "atom.acq_rel.gpu")
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
@@ -204,9 +225,9 @@ static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fe
 // only by system-scope relaxed operations, so every access is morally strong with every
 // other GPU's, and ordered by fences whose scope is chosen at run time: GPU scope while only
 // this GPU's workers use the deque, system scope once another GPU's thieves may.
-WS_EXPLICIT_STORE(ws_sys_store_relaxed_u32, "st.relaxed.sys", ws_atom_u32, 32, "r")
-WS_EXPLICIT_STORE(ws_sys_store_relaxed_u64, "st.relaxed.sys", ws_atom_u64, 64, "l")
-WS_EXPLICIT_CAS_U64(ws_sys_cas_relaxed_u64, "atom.relaxed.sys")
+WS_EXPLICIT_STORE(ws_sys_store_relaxed_u32, "st.relaxed." WS_RELAXED_SCOPE, ws_atom_u32, 32, "r")
+WS_EXPLICIT_STORE(ws_sys_store_relaxed_u64, "st.relaxed." WS_RELAXED_SCOPE, ws_atom_u64, 64, "l")
+WS_EXPLICIT_CAS_U64(ws_sys_cas_relaxed_u64, "atom.relaxed." WS_RELAXED_SCOPE)
 static __device__ __forceinline__ void ws_sys_or_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
     asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }

@@ -76,6 +76,10 @@ struct alignas(128) ws_broker_queue {
     static_assert((unsigned long long)N + MaxThreads / 2u < 0x100000000ull, "N + MaxThreads/2 must stay below 2^32");
     static constexpr unsigned capacity = N;
     static constexpr unsigned max_threads = MaxThreads;
+    // Bytes from the start that an empty queue needs zeroed: the words and the tickets. The
+    // ring is read only at a position whose ticket says it was written, so it may hold
+    // anything, and a launch leaves it as it was (gpu/workspace.rs, `zeroed_rows`).
+    static constexpr unsigned long long clear_bytes = 256ull + 4ull * N;
     typedef T element;
 
     ws_atom_u64 head_tail;          // Head (low 32) | Tail (high 32)

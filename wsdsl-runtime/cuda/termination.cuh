@@ -43,7 +43,11 @@ static __device__ __forceinline__ unsigned ws_idle_count(ws_atom_u64 idle_wakes)
 static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s, bool sys) {
 #if WSDSL_PES
     ws_fence_acq_rel_at(sys || WSDSL_JOIN || WSDSL_JOBS);
+#if WS_X_IDLE_GPU
+    ws_gpu_add_relaxed_u64(&s->idle_wakes, 1ull);
+#else
     ws_sys_add_relaxed_u64(&s->idle_wakes, 1ull);
+#endif
 #else
     (void)sys;
     ws_add_acq_rel_u64(&s->idle_wakes, 1ull);
@@ -55,7 +59,11 @@ static __device__ __forceinline__ void ws_enter_idle(ws_pe_state* s, bool sys) {
 // jobs fence at system scope here.
 static __device__ __forceinline__ void ws_leave_idle(ws_pe_state* s) {
 #if WSDSL_PES
+#if WS_X_IDLE_GPU
+    ws_gpu_add_relaxed_u64(&s->idle_wakes, 0xffffffffull);
+#else
     ws_sys_add_relaxed_u64(&s->idle_wakes, 0xffffffffull);
+#endif
     ws_fence_acq_rel_at(WSDSL_JOIN || WSDSL_JOBS);
 #else
     ws_add_acq_rel_u64(&s->idle_wakes, 0xffffffffull);

@@ -485,7 +485,10 @@ impl Runtime {
                 (GpuCount::All, Some(l)) => l.size,
                 (GpuCount::All, None) => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
             };
-            let (counters, values, mut stats) = if gpus > 1 {
+            // A measurement, not a mode (BENCHMARKS.md, UTS T3L on two GPUs): the multi-GPU
+            // kernel, heap and NVSHMEM on this GPU alone, beside the one-GPU kernel.
+            let multi_on_one = gpus == 1 && std::env::var_os("WSDSL_MULTI_ON_ONE").is_some();
+            let (counters, values, mut stats) = if gpus > 1 || multi_on_one {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);

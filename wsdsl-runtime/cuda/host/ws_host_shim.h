@@ -91,6 +91,7 @@ static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws
 #define ws_sys_fence_acq_rel ws_fence_acq_rel
 #define ws_sys_add_relaxed_u32 ws_add_relaxed_u32
 static inline ws_atom_u64 ws_sys_add_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
+#define ws_gpu_add_relaxed_u64 ws_sys_add_relaxed_u64
 #define ws_sys_load_relaxed_u32 ws_load_relaxed_u32
 #define ws_sys_load_relaxed_u64 ws_load_relaxed_u64
 #define ws_sys_load_acquire_u64 ws_load_acquire_u64

@@ -124,6 +124,12 @@ impl Target for OnGpu<'_> {
         self.ws().zeroed(&stream, role, bytes)
     }
 
+    fn zeroed_queues(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
+        let layout = self.global_words("wsdsl_broker_queue_clear", 2, "reading the queues' layout")?;
+        let stream = self.dev.stream.clone();
+        self.ws().zeroed_rows(&stream, role, bytes, layout[0] as usize, layout[1] as usize)
+    }
+
     fn upload(&mut self, role: &'static str, data: &[u8]) -> Result<u64, Error> {
         let stream = self.dev.stream.clone();
         self.ws().upload(&stream, role, data)

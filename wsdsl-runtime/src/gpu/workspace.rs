@@ -64,6 +64,34 @@ impl Workspace {
         Ok(address)
     }
 
+    /// The buffer for `role`, `bytes` long: rows of `pitch` bytes whose first `width` bytes
+    /// are zeroed (one two-dimensional memset), then the rest after the last whole row
+    /// zeroed too. The broker queues' rings need no clearing (`Target::zeroed_queues`), and
+    /// a ring is several times its tickets (a slot holds a task, a ticket 4 bytes): the
+    /// priority bands' launch on R-MAT 22 fell from 1.8 to 0.8 ms (H100, BENCHMARKS.md).
+    /// Where the driver refuses the rows (a pitch it does not take), the whole buffer is
+    /// zeroed instead.
+    pub fn zeroed_rows(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize, pitch: usize, width: usize) -> Result<u64, Error> {
+        let rows = if pitch == 0 || width > pitch { 0 } else { bytes / pitch };
+        if rows == 0 {
+            return self.zeroed(stream, role, bytes);
+        }
+        let address = self.buffer(stream, role, bytes)?;
+        // SAFETY: the rows lie inside the buffer just taken for `role` (rows * pitch <= bytes),
+        // on the stream every use of it is ordered by.
+        let rows_cleared = unsafe { cudarc::driver::sys::cuMemsetD2D8Async(address, pitch, 0, width, rows, stream.cu_stream()) };
+        if rows_cleared != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
+            return self.zeroed(stream, role, bytes);
+        }
+        let rest = bytes - rows * pitch;
+        if rest > 0 {
+            // SAFETY: as above; the tail [rows * pitch, bytes) is inside the buffer.
+            unsafe { cudarc::driver::result::memset_d8_async(address + (rows * pitch) as u64, 0, rest, stream.cu_stream()) }
+                .map_err(Error::driver("clearing device memory for a run"))?;
+        }
+        Ok(address)
+    }
+
     /// The buffer for `role`, holding `data` (copied before the launch).
     pub fn upload<T: cudarc::driver::DeviceRepr>(&mut self, stream: &Arc<CudaStream>, role: &'static str, data: &[T]) -> Result<u64, Error> {
         let bytes = std::mem::size_of_val(data);
