@@ -146,8 +146,8 @@ pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction)
     Ok((found, out))
 }
 
-/// What [`search_direction`] hands the runtime: the parameters, the buffers (level 0 is
-/// the source, queued) and the root task.
+/// What [`search_direction`] hands the runtime: the parameters (the source among them: level
+/// 0's task queues it), the buffers and the root task.
 pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(direction::direction::Params, direction::direction::Graph, direction::direction::Level), wsdsl::Error> {
     use direction::direction as k;
     let depth = start(&g.out, source)?;

@@ -131,7 +131,7 @@ pub mod pagerank {
 /// The shares (what a vertex passes along each out-edge) are kept as 32-bit floats, as GAPBS
 /// keeps its scores: the gathers that bound the sweep then read half the bytes, and the half
 /// of `share` a sweep reads (16 MB at 4 M vertices) stays in L2. Sums and ranks are 64-bit;
-/// the ranks agree with float64 power iteration to [`PULL_TOLERANCE`] (relative).
+/// the ranks agree with float64 power iteration to [`pull_tolerance`] (relative).
 #[megakernel(scheduler = bq, min_blocks = 3)]
 pub mod pagerank_pull {
     use wsdsl::prelude::*;
@@ -484,10 +484,14 @@ pub fn iterate(rt: &Runtime, g: &DeviceGraph, iterations: u32) -> Result<(Vec<f6
 /// In-edges per task of `pagerank_pull`.
 pub const PULL_GRAIN: u32 = 256;
 
-/// How close `pull`'s ranks are to float64 power iteration (the largest relative difference):
-/// its shares are 32-bit floats (relative rounding 6e-8 each, damped by each iteration).
-/// The other formulations are float64 throughout and agree to 1e-9.
-pub const PULL_TOLERANCE: f64 = 1e-6;
+/// How close `pull`'s ranks after `iterations` are to float64 power iteration (the largest
+/// relative difference): its shares are 32-bit floats, each rounded by up to 6e-8 (relative),
+/// and a rank made mostly of shares keeps every iteration's rounding, so the bound grows with
+/// the iterations: 1e-7 each, 1e-6 at least (8 iterations on R-MAT 22 measured 7e-8). The
+/// other formulations are float64 throughout and agree to 1e-9.
+pub fn pull_tolerance(iterations: u32) -> f64 {
+    1e-7 * iterations.max(10) as f64
+}
 
 /// The transposed graph and out-degrees for `pull` (built once; kept on the device).
 pub struct PullGraph {

@@ -51,7 +51,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         None if args.pull => {
             let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, args.grain)?;
             let want = kernel::reference(&graph, Some(args.iterations));
-            (rank, edges, out.stats, out.backend, out.note, want, kernel::PULL_TOLERANCE, format!("{} iterations, pulled (32-bit shares)", args.iterations))
+            (rank, edges, out.stats, out.backend, out.note, want, kernel::pull_tolerance(args.iterations), format!("{} iterations, pulled (32-bit shares)", args.iterations))
         }
         None => {
             let (rank, edges, out) = kernel::iterate(&rt, &device_graph, args.iterations)?;

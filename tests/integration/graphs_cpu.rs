@@ -128,7 +128,7 @@ fn pagerank_eight_iterations_match_float64_power_iteration() {
         // Pulled over in-edges, in tasks of 8 (R-MAT's hubs are summed in parts).
         let (pulled, edges, _) = pagerank::pull(&cpu(), &pagerank::PullGraph::new(&g), 8, 8).unwrap();
         let (rel, _) = pagerank::error(&pulled, &pagerank::reference(&g, Some(8)));
-        assert!(rel < pagerank::PULL_TOLERANCE, "pulled: relative error {rel}");
+        assert!(rel < pagerank::pull_tolerance(8), "pulled: relative error {rel}");
         assert_eq!(edges, 8 * g.edges() as u64, "every in-edge summed once per iteration");
     }
 }

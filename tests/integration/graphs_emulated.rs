@@ -78,7 +78,7 @@ fn union_find_emulated_labels_every_component_with_its_smallest_vertex() {
 
 /// The pulled PageRank on the emulated GPUs: its first shares computed on the device in a
 /// round of their own, its shares and hub sums scratch buffers (cleared at the launch, not
-/// read back), the ranks within `PULL_TOLERANCE` of float64 power iteration (32-bit shares), and
+/// read back), the ranks within `pull_tolerance` of float64 power iteration (32-bit shares), and
 /// a second run on the same runtime (reusing the device copies) as close.
 #[test]
 fn pulled_pagerank_emulated_matches_float64_power_iteration() {
@@ -89,7 +89,7 @@ fn pulled_pagerank_emulated_matches_float64_power_iteration() {
     for run in 0..2 {
         let (rank, edges, _) = pagerank::pull(&rt, &pg, 5, 8).unwrap_or_else(|e| panic!("run {run}: {e}"));
         let (rel, _) = pagerank::error(&rank, &want);
-        assert!(rel < pagerank::PULL_TOLERANCE, "run {run}: relative error {rel}");
+        assert!(rel < pagerank::pull_tolerance(5), "run {run}: relative error {rel}");
         assert_eq!(edges, 5 * g.edges() as u64, "run {run}: every in-edge summed once per iteration");
     }
 }

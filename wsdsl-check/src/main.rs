@@ -513,8 +513,8 @@ fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Box::new(move |rt: &Runtime| {
                 let (rank, _, out) = pagerank::pull(rt, &pg, 8, pagerank::PULL_GRAIN)?;
                 let (rel, _) = pagerank::error(&rank, &ranks);
-                let expected = format!("every rank within {:.0e} of float64 power iteration (32-bit shares)", pagerank::PULL_TOLERANCE);
-                let got = if rel <= pagerank::PULL_TOLERANCE { expected.clone() } else { format!("a rank off by {rel:.1e} (relative)") };
+                let expected = format!("every rank within {:.0e} of float64 power iteration (32-bit shares)", pagerank::pull_tolerance(8));
+                let got = if rel <= pagerank::pull_tolerance(8) { expected.clone() } else { format!("a rank off by {rel:.1e} (relative)") };
                 Ok((got, expected, out.stats))
             }),
         ));

@@ -63,18 +63,19 @@ union ws_band_box {
     unsigned words[(sizeof(ws_band_task) + 3u) / 4u];
 };
 typedef ws_broker_queue<ws_band_box, WSDSL_BROKER_SLOTS, WS_BROKER_MAX_THREADS> ws_band_queue;
-static_assert(sizeof(ws_band_queue) == ws_band_queue::clear_bytes + sizeof(ws_band_box) * WSDSL_BROKER_SLOTS, "the ring follows the tickets");
+static_assert(__builtin_offsetof(ws_band_queue, ring) == ws_band_queue::clear_bytes, "the ring follows the words and tickets");
 
 #ifndef WSDSL_BAND_LOOKAHEAD
 #define WSDSL_BAND_LOOKAHEAD 1u
 #endif
 
 // Read by the host to size the queues: the bands and the far queue together, then each
-// band's running count (all zero at the start, as the host clears the whole area).
+// band's running count (zero at the start: the host clears them whole).
 __device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull) + 4ull * WSDSL_BANDS;
-// Read by the host to clear the area: each queue's size and what of it must be zero (the
-// running counts after the queues are cleared whole).
-__device__ unsigned long long wsdsl_broker_queue_clear[2] = {sizeof(ws_band_queue), ws_band_queue::clear_bytes};
+// Read by the host to clear the area (gpu/on_gpu.rs, `zeroed_queues`): each queue's size,
+// what of it must be zero (its words and tickets), and the queues in the area; what follows
+// them (the running counts) is cleared whole.
+__device__ unsigned long long wsdsl_broker_queue_clear[3] = {sizeof(ws_band_queue), ws_band_queue::clear_bytes, WSDSL_BANDS + 1ull};
 
 // Run-wide words (host: `gpu/bands.rs`; zero but far_min at the start), then run-wide
 // totals (64-bit, added once per worker at the end).

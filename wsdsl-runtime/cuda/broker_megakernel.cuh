@@ -36,12 +36,13 @@ union ws_broker_box {
     unsigned words[(sizeof(wsdsl_task) + 3u) / 4u];
 };
 typedef ws_broker_queue<ws_broker_box, WSDSL_BROKER_SLOTS, WS_BROKER_MAX_THREADS> ws_task_queue;
-static_assert(sizeof(ws_task_queue) == ws_task_queue::clear_bytes + sizeof(ws_broker_box) * WSDSL_BROKER_SLOTS, "the ring follows the tickets");
+static_assert(__builtin_offsetof(ws_task_queue, ring) == ws_task_queue::clear_bytes, "the ring follows the words and tickets");
 
 // Read by the host to size the queue array (queue i starts at i * this many bytes).
 __device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_task_queue);
-// Read by the host to clear it: each queue's size and what of it must be zero.
-__device__ unsigned long long wsdsl_broker_queue_clear[2] = {sizeof(ws_task_queue), ws_task_queue::clear_bytes};
+// Read by the host to clear them (gpu/on_gpu.rs, `zeroed_queues`): each queue's size, what
+// of it must be zero (its words and tickets), and the queues in `wsdsl_broker_queue_bytes`.
+__device__ unsigned long long wsdsl_broker_queue_clear[3] = {sizeof(ws_task_queue), ws_task_queue::clear_bytes, 1ull};
 
 // Everything a launch needs (host mirror: `gpu/broker_run.rs`, struct BrokerRecord).
 struct ws_broker_launch {

@@ -89,6 +89,14 @@ pub(crate) const DEVICE: Whole =
     Whole { var: "WSDSL_DEVICE", method: "(no builder method)", what: "the GPU ordinal", min: 0, max: MAX_GPUS - 1, step: 1 };
 pub(crate) const PROFILE: Whole =
     Whole { var: "WSDSL_PROFILE", method: "Runtime::profile", what: "profiling (1) or not (0)", min: 0, max: 1, step: 1 };
+pub(crate) const MULTI_ON_ONE: Whole = Whole {
+    var: "WSDSL_MULTI_ON_ONE",
+    method: "(no builder method)",
+    what: "the multi-GPU kernel on one GPU, a measurement (1) or not (0)",
+    min: 0,
+    max: 1,
+    step: 1,
+};
 pub(crate) const PROGRESS: Whole =
     Whole { var: "WSDSL_PROGRESS", method: "Runtime::progress_line", what: "the progress line (1) or none (0)", min: 0, max: 1, step: 1 };
 pub(crate) const MIN_BLOCKS: Whole = Whole {

@@ -397,7 +397,7 @@ impl Bench<'_> {
                         gteps: gteps(g.edges() as u64 * ITERATIONS as u64, t.kernel_ms),
                         rounds: format!("{ITERATIONS} iterations"),
                         scanned: t.value.1 as f64 / (g.edges().max(1) as u64 * ITERATIONS as u64) as f64,
-                        check: if rel <= pagerank::PULL_TOLERANCE {
+                        check: if rel <= pagerank::pull_tolerance(ITERATIONS) {
                             Ok(format!("within {rel:.0e} of float64 (GAPBS: Gauss-Seidel, not compared)"))
                         } else {
                             Err(format!("a rank is {rel:.1e} (relative) from float64 power iteration"))

@@ -186,7 +186,7 @@ impl Bench<'_> {
         };
         let iterations = 8;
         let want = pagerank::reference(&g, Some(iterations));
-        // The pulled sweeps keep 32-bit shares: PULL_TOLERANCE; the rest agree to 1e-9.
+        // The pulled sweeps keep 32-bit shares (`pull_tolerance`); the rest agree to 1e-9.
         let verdict = |got: &[f64], tolerance: f64| {
             let (rel, _) = pagerank::error(got, &want);
             if rel <= tolerance {
@@ -220,7 +220,7 @@ impl Bench<'_> {
                         pagerank::iterate(rt, &graph, iterations).map(|(rank, _, out)| (rank, out.stats))
                     }
                 },
-                |rank| verdict(rank, if pulled { pagerank::PULL_TOLERANCE } else { 1e-9 }),
+                |rank| verdict(rank, if pulled { pagerank::pull_tolerance(iterations) } else { 1e-9 }),
             );
             let note = |row: &Row| format!("{} G edges/s (rayon {})", show_teps(gteps(edges, row.gpu_ms)), show_teps(gteps(edges, host_ms)));
             rows.push(announce(with_host(row, "rayon pull power iteration", host_ms, &host_check, note)));

@@ -70,7 +70,8 @@ impl Scheme for Bands {
         // the broker's 2^26 leaves a band 1 M). Delta-stepping SSSP on R-MAT 22 needed 1.06 M
         // in one band when the window raced ahead, and 2.1 M once the bands kept their order
         // (H100, 2026-11-27): a band then holds a whole level of the graph. A third of free
-        // memory still bounds it; the queues are cleared for every run, about 1 ms per GB.
+        // memory still bounds it; a run clears only each queue's words and tickets, 4 bytes a
+        // slot (`Target::zeroed_queues`).
         self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, 4 * DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 4)?;
         Ok(slots_define(self.slots))
     }

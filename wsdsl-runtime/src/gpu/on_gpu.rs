@@ -125,9 +125,16 @@ impl Target for OnGpu<'_> {
     }
 
     fn zeroed_queues(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
-        let layout = self.global_words("wsdsl_broker_queue_clear", 2, "reading the queues' layout")?;
+        // Each queue's size, the bytes of it that must be zero, and the queues in one area of
+        // `broker_queue_bytes` (the area then holds words that start at zero); `bytes` is a
+        // whole number of areas.
+        let [pitch, width, per_area] = self.global_words("wsdsl_broker_queue_clear", 3, "reading the queues' layout")?[..] else {
+            return Err(Error::InvalidConfig("the kernel's queue layout has fewer than 3 words".into()));
+        };
+        let area = self.broker_queue_bytes()?.max(1);
+        let rows = (bytes as u64 / area) * per_area;
         let stream = self.dev.stream.clone();
-        self.ws().zeroed_rows(&stream, role, bytes, layout[0] as usize, layout[1] as usize)
+        self.ws().zeroed_rows(&stream, role, bytes, rows as usize, pitch as usize, width as usize)
     }
 
     fn upload(&mut self, role: &'static str, data: &[u8]) -> Result<u64, Error> {

@@ -64,16 +64,15 @@ impl Workspace {
         Ok(address)
     }
 
-    /// The buffer for `role`, `bytes` long: rows of `pitch` bytes whose first `width` bytes
-    /// are zeroed (one two-dimensional memset), then the rest after the last whole row
-    /// zeroed too. The broker queues' rings need no clearing (`Target::zeroed_queues`), and
+    /// The buffer for `role`, `bytes` long: `rows` rows of `pitch` bytes whose first `width`
+    /// bytes are zeroed (one two-dimensional memset), then the rest after the rows zeroed
+    /// whole. The broker queues' rings need no clearing (`Target::zeroed_queues`), and
     /// a ring is several times its tickets (a slot holds a task, a ticket 4 bytes): the
     /// priority bands' launch on R-MAT 22 fell from 1.8 to 0.8 ms (H100, BENCHMARKS.md).
     /// Where the driver refuses the rows (a pitch it does not take), the whole buffer is
     /// zeroed instead.
-    pub fn zeroed_rows(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize, pitch: usize, width: usize) -> Result<u64, Error> {
-        let rows = if pitch == 0 || width > pitch { 0 } else { bytes / pitch };
-        if rows == 0 {
+    pub fn zeroed_rows(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize, rows: usize, pitch: usize, width: usize) -> Result<u64, Error> {
+        if rows == 0 || width > pitch || rows.saturating_mul(pitch) > bytes {
             return self.zeroed(stream, role, bytes);
         }
         let address = self.buffer(stream, role, bytes)?;
