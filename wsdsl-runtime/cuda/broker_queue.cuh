@@ -76,9 +76,11 @@ struct alignas(128) ws_broker_queue {
     static_assert((unsigned long long)N + MaxThreads / 2u < 0x100000000ull, "N + MaxThreads/2 must stay below 2^32");
     static constexpr unsigned capacity = N;
     static constexpr unsigned max_threads = MaxThreads;
-    // Bytes from the start that an empty queue needs zeroed: the words and the tickets. The
-    // ring is read only at a position whose ticket says it was written, so it may hold
-    // anything, and a launch leaves it as it was (gpu/workspace.rs, `zeroed_rows`).
+    // Bytes from the start that an empty queue needs zeroed: the words (256 bytes, above) and
+    // the tickets; the ring follows at once (an element's alignment, at most 8, divides
+    // 256 + 4N). The ring is read only at a position whose ticket says it was written, so it
+    // may hold anything, and a launch leaves it as it was (gpu/workspace.rs, `zeroed_rows`).
+    // The host builds check the offset (bands.cuh, broker_megakernel.cuh).
     static constexpr unsigned long long clear_bytes = 256ull + 4ull * N;
     typedef T element;
 
