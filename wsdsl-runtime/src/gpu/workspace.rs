@@ -72,9 +72,9 @@ impl Workspace {
     /// Where the driver refuses the rows (a pitch it does not take), the whole buffer is
     /// zeroed instead.
     pub fn zeroed_rows(&mut self, stream: &Arc<CudaStream>, role: &'static str, bytes: usize, rows: usize, pitch: usize, width: usize) -> Result<u64, Error> {
-        if rows == 0 || width > pitch || rows.saturating_mul(pitch) > bytes {
+        let Some(rest) = rows_rest(bytes, rows, pitch, width) else {
             return self.zeroed(stream, role, bytes);
-        }
+        };
         let address = self.buffer(stream, role, bytes)?;
         // SAFETY: the rows lie inside the buffer just taken for `role` (rows * pitch <= bytes),
         // on the stream every use of it is ordered by.
@@ -82,7 +82,6 @@ impl Workspace {
         if rows_cleared != cudarc::driver::sys::CUresult::CUDA_SUCCESS {
             return self.zeroed(stream, role, bytes);
         }
-        let rest = bytes - rows * pitch;
         if rest > 0 {
             // SAFETY: as above; the tail [rows * pitch, bytes) is inside the buffer.
             unsafe { cudarc::driver::result::memset_d8_async(address + (rows * pitch) as u64, 0, rest, stream.cu_stream()) }
@@ -301,4 +300,36 @@ fn at_least(slot: &mut Option<CudaSlice<u8>>, stream: &Arc<CudaStream>, bytes: u
     }
     let (address, _sync) = slot.as_ref().expect("allocated above").device_ptr(stream);
     Ok(address)
+}
+
+/// The bytes after `rows` rows of `pitch` bytes in a buffer of `bytes` (cleared whole by
+/// `zeroed_rows`), or `None` where rows of `width` do not describe the buffer (none, wider
+/// than their pitch, or past its end): then all of it is cleared.
+fn rows_rest(bytes: usize, rows: usize, pitch: usize, width: usize) -> Option<usize> {
+    if rows == 0 || width > pitch {
+        return None;
+    }
+    bytes.checked_sub(rows.checked_mul(pitch)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rows_rest;
+
+    #[test]
+    fn queue_rows_leave_only_what_follows_them_to_clear_whole() {
+        // The bands: 33 queues, then 32 running counts of 4 bytes, cleared whole.
+        let pitch = 256 + 4 * 1024 + 24 * 1024;
+        assert_eq!(rows_rest(33 * pitch + 128, 33, pitch, 256 + 4 * 1024), Some(128));
+        // Queues so small that the counts are longer than one: still cleared whole, since
+        // the kernel names the number of queues (the area's size would count one row more).
+        assert_eq!(rows_rest(33 * 64 + 128, 33, 64, 40), Some(128));
+        // BSQ: one queue per block, nothing after them.
+        assert_eq!(rows_rest(132 * pitch, 132, pitch, 256 + 4 * 1024), Some(0));
+        // Layouts that do not describe the buffer: all of it is cleared.
+        assert_eq!(rows_rest(4096, 0, 64, 40), None, "no rows");
+        assert_eq!(rows_rest(4096, 2, 64, 65), None, "rows wider than their pitch");
+        assert_eq!(rows_rest(4096, 65, 64, 40), None, "rows past the end");
+        assert_eq!(rows_rest(4096, usize::MAX, 64, 40), None, "rows whose size overflows");
+    }
 }
