@@ -323,7 +323,7 @@ pub mod pagerank_pull {
 
     /// The shares along in-edges `lo..hi` of the sweep's `here` half, summed four edges at a
     /// time: a round's four gathers do not wait for one another, so a lane keeps four in
-    /// flight where one edge at a time waited for each (the sweep is bound by their latency).
+    /// flight where one edge at a time waited for each (4% on R-MAT 22: `BENCHMARKS.md`).
     fn gather(ctx: &mut Ctx, here: usize, lo: u32, hi: u32) -> f64 {
         let end = hi as usize;
         let mut e = lo as usize;

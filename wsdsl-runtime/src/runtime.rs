@@ -449,8 +449,9 @@ impl Runtime {
         // out of this call that does not make the job (an error, the CPU fallback, a job made
         // meanwhile by another thread) ends them.
         let schedule = self.schedule.or(P::SCHEDULE);
+        let config = schedule.resolve();
         let early = match (was_open, self.gpus, self.backend) {
-            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if schedule.resolve().validate_for::<P>().is_ok() => {
+            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if config.validate_for::<P>().is_ok() => {
                 crate::gpu::multi::process::Starting::early(self.ordinal, n)
             }
             _ => None,
@@ -467,7 +468,7 @@ impl Runtime {
         };
         if use_gpu {
             let opts = GpuOptions {
-                kernel: KernelConfig { profile: self.profile, ..schedule.resolve() },
+                kernel: KernelConfig { profile: self.profile, ..config },
                 capacity: schedule.capacity,
                 watchdog: self.watchdog,
                 blocks_per_sm: self.blocks_per_sm,

@@ -89,7 +89,7 @@ impl Scheme for Bands {
         let all_queues = target.broker_queue_bytes()?;
         let staging_cap = run.config.worker_threads() * STAGING_PER_THREAD;
         let children = run.workers as usize * staging_cap as usize;
-        let queues = target.zeroed_queues("priority band queues", all_queues as usize)?;
+        let queues = target.zeroed_queues("priority band queues", 1, all_queues)?;
         let staging = target.scratch("broker staging areas", children * P::TASK_BYTES)?;
         let staging_prio = target.scratch("staged children's priorities", children * 4)?;
         let stats = zeroed_worker_stats(target, run.workers)?;

@@ -112,7 +112,7 @@ impl Scheme for Broker {
         }
         let queue_bytes = target.broker_queue_bytes()?;
         let staging_cap = run.config.worker_threads() * STAGING_PER_THREAD;
-        let queues = target.zeroed_queues("broker queues", (queue_count as u64 * queue_bytes) as usize)?;
+        let queues = target.zeroed_queues("broker queues", queue_count as u64, queue_bytes)?;
         // A worker reads only the staging entries its own batch wrote.
         let staging = target.scratch("broker staging areas", workers as usize * staging_cap as usize * P::TASK_BYTES)?;
         let stats = zeroed_worker_stats(target, workers)?;

@@ -124,17 +124,14 @@ impl Target for OnGpu<'_> {
         self.ws().zeroed(&stream, role, bytes)
     }
 
-    fn zeroed_queues(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
-        // Each queue's size, the bytes of it that must be zero, and the queues in one area of
-        // `broker_queue_bytes` (the area then holds words that start at zero); `bytes` is a
-        // whole number of areas.
+    fn zeroed_queues(&mut self, role: &'static str, areas: u64, area_bytes: u64) -> Result<u64, Error> {
+        // Each queue's size, the bytes of it that must be zero, and the queues in one area
+        // (the area then holds words that start at zero).
         let [pitch, width, per_area] = self.global_words("wsdsl_broker_queue_clear", 3, "reading the queues' layout")?[..] else {
             return Err(Error::InvalidConfig("the kernel's queue layout has fewer than 3 words".into()));
         };
-        let area = self.broker_queue_bytes()?.max(1);
-        let rows = (bytes as u64 / area) * per_area;
         let stream = self.dev.stream.clone();
-        self.ws().zeroed_rows(&stream, role, bytes, rows as usize, pitch as usize, width as usize)
+        self.ws().zeroed_rows(&stream, role, (areas * area_bytes) as usize, (areas * per_area) as usize, pitch as usize, width as usize)
     }
 
     fn upload(&mut self, role: &'static str, data: &[u8]) -> Result<u64, Error> {

@@ -74,11 +74,12 @@ pub(crate) trait Target {
     fn scratch(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error>;
     /// The memory for `role`, its first `bytes` zeroed before the launch.
     fn zeroed(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error>;
-    /// The memory for `role`, `bytes` of broker queues (`broker_queue.cuh`) laid end to end
-    /// and then words that start at zero, made empty before the launch: a target may leave
+    /// The memory for `role`: `areas` areas of `area_bytes` (the kernel's
+    /// [`Target::broker_queue_bytes`]), each broker queues (`broker_queue.cuh`) laid end to
+    /// end and then words that start at zero, made empty before the launch: a target may leave
     /// each queue's ring of elements as it was (the GPU clears the words and tickets only).
-    fn zeroed_queues(&mut self, role: &'static str, bytes: usize) -> Result<u64, Error> {
-        self.zeroed(role, bytes)
+    fn zeroed_queues(&mut self, role: &'static str, areas: u64, area_bytes: u64) -> Result<u64, Error> {
+        self.zeroed(role, (areas * area_bytes) as usize)
     }
     /// The memory for `role`, holding `data` before the launch.
     fn upload(&mut self, role: &'static str, data: &[u8]) -> Result<u64, Error>;
