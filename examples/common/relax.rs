@@ -248,7 +248,14 @@ pub mod relax_driven {
 /// distance `d` waits in band `d / delta`, so vertices settle roughly in distance order and
 /// few offers go stale (each one a vertex expanded before its final distance was known);
 /// within a band, offers run in no particular order, as Bellman-Ford's do.
-#[megakernel(order = priority)]
+///
+/// The GPU's workers may take from 8 bands above the lowest one still running: on a
+/// long-diameter graph a band is a thin wavefront, and waiting for its last offers left
+/// most of the GPU idle (H100, SSSP on the 2048 x 2048 grid 68.6 ms with 1 band, 56.0 with
+/// 4, 55.2 with 8; on the road-like graph 82.0, 60.5, 56.5 ms; R-MAT 22 unchanged, 12.6 ms:
+/// `BENCHMARKS.md`), at the price of offers run before a lower band lowers them (1.2 → 4.7
+/// scans per edge on the grid).
+#[megakernel(order = priority, lookahead = 8)]
 pub mod relax_ordered {
     use wsdsl::prelude::*;
 

@@ -57,6 +57,8 @@ pub struct ScheduleAttr {
     min_blocks: Option<u32>,
     /// `order = priority`: tasks run lowest band first (`ctx.spawn_with_priority`).
     order: Option<(String, Span)>,
+    /// With `order = priority`: bands above the lowest live one the GPU's workers may take from.
+    lookahead: Option<(u32, Span)>,
     /// Not a scheduler setting: how deep recursive helpers may call.
     pub recursion_limit: Option<u32>,
 }
@@ -95,6 +97,13 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
                     Err(syn::Error::new_spanned(&pair.value, "min_blocks must be from 1 to 32 blocks per SM"))
                 }
             }),
+            "lookahead" => number(&pair.value, &key).and_then(|n| {
+                if n <= 31 {
+                    Ok(attr.lookahead.replace((n, pair.key.span())).is_some())
+                } else {
+                    Err(syn::Error::new_spanned(&pair.value, "lookahead must be from 0 to 31 bands (the window holds 32)"))
+                }
+            }),
             "capacity" => number(&pair.value, &key).and_then(|n| {
                 if n > 0 {
                     Ok(attr.capacity.replace(n).is_some())
@@ -111,7 +120,7 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             }),
             _ => Err(syn::Error::new_spanned(
                 &pair.key,
-                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, order, block_threads, capacity, cooperative, min_blocks, recursion_limit",
+                "unknown #[megakernel] option; the options are scheduler, worker, victim, steal, order, lookahead, block_threads, capacity, cooperative, min_blocks, recursion_limit",
             )),
         };
         match seen {
@@ -163,6 +172,11 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             errors.push(syn::Error::new(*span, "order = priority runs one task per thread, so not in a cooperative schedule; drop `cooperative`"));
         }
     }
+    if let Some((_, span)) = attr.lookahead {
+        if !attr.ordered() {
+            errors.push(syn::Error::new(span, "`lookahead` counts priority bands: it needs order = priority"));
+        }
+    }
     match errors.into_iter().reduce(|mut a, b| {
         a.combine(b);
         a
@@ -205,6 +219,7 @@ impl ScheduleAttr {
             && self.cooperative.is_none()
             && self.min_blocks.is_none()
             && self.order.is_none()
+            && self.lookahead.is_none()
     }
 
     /// Whether tasks carry priorities (`order = priority`).
@@ -235,6 +250,7 @@ impl ScheduleAttr {
             variant(&self.order, quote!(Order)),
         );
         let (block_threads, capacity, min_blocks) = (number(self.block_threads), number(self.capacity), number(self.min_blocks));
+        let lookahead = number(self.lookahead.map(|(n, _)| n));
         let cooperative = match self.cooperative {
             Some((c, _)) => quote!(::core::option::Option::Some(#c)),
             None => quote!(::core::option::Option::None),
@@ -250,6 +266,7 @@ impl ScheduleAttr {
                 cooperative: #cooperative,
                 min_blocks: #min_blocks,
                 order: #order,
+                lookahead: #lookahead,
             };
         }
     }
@@ -268,6 +285,17 @@ mod tests {
         assert!(text.contains("min_blocks : :: core :: option :: Option :: Some (3u32)"), "{text}");
         assert!(parse(quote!()).unwrap().is_empty());
         assert!(parse(quote!(victim = "pws")).is_ok(), "string values work too");
+        let ordered = parse(quote!(order = priority, lookahead = 8)).unwrap().to_const().to_string();
+        assert!(ordered.contains("lookahead : :: core :: option :: Option :: Some (8u32)"), "{ordered}");
+    }
+
+    #[test]
+    fn a_lookahead_needs_order_priority_and_fits_the_window() {
+        let e = parse(quote!(lookahead = 4)).unwrap_err();
+        assert!(e.to_string().contains("needs order = priority"), "{e}");
+        let e = parse(quote!(order = priority, lookahead = 32)).unwrap_err();
+        assert!(e.to_string().contains("lookahead must be from 0 to 31"), "{e}");
+        assert!(parse(quote!(order = priority, lookahead = 0)).is_ok(), "0: the lowest live band only");
     }
 
     #[test]

@@ -109,6 +109,7 @@ macro_rules! buffer_elem {
                 unsafe { Vec::from_raw_parts(Box::into_raw(atoms) as *mut $atom as *mut $t, len, len) }
             }
             fn zeroed_atoms(len: usize) -> Box<[$atom]> {
+                crate::host_memory::fresh_pages_for_large_buffers();
                 // SAFETY: an atomic integer whose bits are all zero is a valid zero.
                 let atoms = unsafe { Box::<[$atom]>::new_zeroed_slice(len).assume_init() };
                 crate::host_memory::advise_huge_pages(atoms.as_ptr() as *const u8, std::mem::size_of_val(&*atoms));

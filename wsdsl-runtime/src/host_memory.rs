@@ -11,11 +11,34 @@
 /// The huge page size of x86-64 and the common aarch64 configuration.
 const HUGE_PAGE: usize = 2 << 20;
 
+/// Allocations from this size on get memory of their own from the system (`mmap`).
+const OWN_PAGES_FROM: usize = 2 * HUGE_PAGE;
+
+/// Makes allocations of [`OWN_PAGES_FROM`] bytes or more always take fresh pages from the
+/// system and give them back when freed (glibc's `M_MMAP_THRESHOLD`, once per process).
+///
+/// By default glibc raises that threshold to the size of each large block freed, so that the
+/// next buffer of that size reuses the block from its heap, and `calloc` must then clear it
+/// on one core: 0.5 ms for a 16.8 MB `Buffer::scratch` on a 2-core machine, and 3.3 ms for a
+/// `Buffer::filled` of the same size, which cleared the block and then wrote it (a BFS's
+/// depths at R-MAT 22, `BENCHMARKS.md`). Fresh pages are zero already: a scratch buffer costs
+/// nothing, and a filled one is faulted in by the cores that write it.
+pub(crate) fn fresh_pages_for_large_buffers() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: sets an allocator option; allocations made before keep working as they were.
+        ONCE.call_once(|| unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, OWN_PAGES_FROM as libc::c_int);
+        });
+    }
+}
+
 /// Asks the system to back the whole 2 MB pages inside `bytes` bytes at `start` with huge
 /// pages (Linux `MADV_HUGEPAGE`). Smaller ranges, and other systems, are left alone; a
 /// refusal is harmless (the pages stay small), so it is not reported.
 pub(crate) fn advise_huge_pages(start: *const u8, bytes: usize) {
-    if bytes < 2 * HUGE_PAGE {
+    if bytes < OWN_PAGES_FROM {
         return;
     }
     let first = (start as usize).next_multiple_of(HUGE_PAGE);

@@ -137,7 +137,8 @@ impl Runtime {
     /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
     /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]),
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
-    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_PROGRESS` (0 = no progress line),
+    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_BAND_LOOKAHEAD` ([`Runtime::band_lookahead`]),
+    /// `WSDSL_PROGRESS` (0 = no progress line),
     /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]), `WSDSL_VICTIM`
     /// (random|round-robin|pws|hws|small-world: [`Runtime::victim`]),
     /// `WSDSL_BLOCK_THREADS` and `WSDSL_BLOCKS_PER_SM` (the GPU grid: [`Runtime::block_threads`],
@@ -173,6 +174,9 @@ impl Runtime {
         }
         if let Some(b) = s::MIN_BLOCKS.from_env()? {
             rt = rt.min_blocks_per_sm(b as u32);
+        }
+        if let Some(b) = s::BAND_LOOKAHEAD.from_env()? {
+            rt = rt.band_lookahead(b as u32);
         }
         if let Some(p) = s::PROGRESS.from_env()? {
             rt = rt.progress_line(p != 0);
@@ -210,6 +214,7 @@ impl Runtime {
             (&s::DEQUE_CAPACITY, self.schedule.capacity),
             (&s::FRAMES, self.frames),
             (&s::MIN_BLOCKS, self.schedule.min_blocks),
+            (&s::BAND_LOOKAHEAD, self.schedule.lookahead),
             (&s::BLOCK_THREADS, self.schedule.block_threads),
             (&s::BLOCKS_PER_SM, self.blocks_per_sm),
         ];
@@ -282,6 +287,15 @@ impl Runtime {
         self
     }
 
+    /// How many priority bands above the lowest one still holding or running tasks the GPU's
+    /// workers may take from, for programs with `order = priority` (overrides the program's
+    /// `lookahead`; default [`crate::schedule::DEFAULT_LOOKAHEAD`]). More keeps workers busy
+    /// while a thin band finishes, and runs tasks whose priority a lower band may still lower.
+    pub fn band_lookahead(mut self, bands: u32) -> Self {
+        self.schedule.lookahead = Some(bands);
+        self
+    }
+
     /// Whether runs longer than a second show a progress line (tasks done, tasks/s, elapsed)
     /// on standard error when it is a terminal (default: yes; never when it is not).
     pub fn progress_line(mut self, on: bool) -> Self {
@@ -325,8 +339,12 @@ impl Runtime {
     pub fn kernel_config(mut self, config: KernelConfig) -> Self {
         let chosen = Schedule::from(config);
         // The capacity and a register limit set on this runtime are not part of a config.
-        self.schedule =
-            Schedule { capacity: self.schedule.capacity, min_blocks: chosen.min_blocks.or(self.schedule.min_blocks), ..chosen };
+        self.schedule = Schedule {
+            capacity: self.schedule.capacity,
+            min_blocks: chosen.min_blocks.or(self.schedule.min_blocks),
+            lookahead: chosen.lookahead.or(self.schedule.lookahead),
+            ..chosen
+        };
         self
     }
 

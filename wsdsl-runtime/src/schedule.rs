@@ -123,7 +123,23 @@ pub struct KernelConfig {
     pub min_blocks: u32,
     /// Whether tasks run lowest priority band first (broker schedulers).
     pub order: Order,
+    /// With `order = priority`: how many bands above the lowest one still holding or running
+    /// tasks the GPU's workers may take from (0 to `MAX_LOOKAHEAD`). More keeps workers busy
+    /// while a thin band finishes, at the price of tasks run before a lower band has
+    /// lowered their priority (work a strict order would not do). The CPU backend runs band
+    /// by band whatever this says.
+    pub lookahead: u32,
 }
+
+/// The bands GPU workers may take from above the lowest live one, unless a program or a
+/// runtime says otherwise: a best-first search (A*, branch and bound) expands the fewest
+/// nodes in strict order. Delta-stepping on long-diameter graphs wants more
+/// (`examples/common/relax.rs` asks for 8: SSSP on a 2048 x 2048 grid 68.6 → 55.2 ms,
+/// H100, `BENCHMARKS.md`).
+pub const DEFAULT_LOOKAHEAD: u32 = 1;
+
+/// The largest lookahead: the bands' window (`cuda/bands.cuh`, 32 bands) less the lowest.
+pub const MAX_LOOKAHEAD: u32 = 31;
 
 impl Default for KernelConfig {
     fn default() -> Self {
@@ -137,6 +153,7 @@ impl Default for KernelConfig {
             profile: false,
             min_blocks: 0,
             order: Order::None,
+            lookahead: DEFAULT_LOOKAHEAD,
         }
     }
 }
@@ -159,12 +176,25 @@ pub struct Schedule {
     /// `order = priority` (`#[megakernel]`; a program's handlers that spawn with priorities
     /// need it, so a runtime setting adds it but never takes it away).
     pub order: Option<Order>,
+    /// Bands above the lowest live one GPU workers may take from (`KernelConfig::lookahead`).
+    pub lookahead: Option<u32>,
 }
 
 impl Schedule {
     /// Nothing chosen.
     pub const DEFAULT: Schedule =
-        Schedule { scheduler: None, block_threads: None, worker: None, victim: None, steal: None, capacity: None, cooperative: None, min_blocks: None, order: None };
+        Schedule {
+        scheduler: None,
+        block_threads: None,
+        worker: None,
+        victim: None,
+        steal: None,
+        capacity: None,
+        cooperative: None,
+        min_blocks: None,
+        order: None,
+        lookahead: None,
+    };
 
     /// These choices, completed by `fallback`'s.
     pub fn or(self, fallback: Schedule) -> Schedule {
@@ -177,6 +207,7 @@ impl Schedule {
             capacity: self.capacity.or(fallback.capacity),
             cooperative: self.cooperative.or(fallback.cooperative),
             min_blocks: self.min_blocks.or(fallback.min_blocks),
+            lookahead: self.lookahead.or(fallback.lookahead),
             order: match (self.order, fallback.order) {
                 (Some(Order::Priority), _) | (_, Some(Order::Priority)) => Some(Order::Priority),
                 (a, b) => a.or(b),
@@ -203,6 +234,7 @@ impl Schedule {
             cooperative: self.cooperative.unwrap_or(d.cooperative),
             profile: false,
             min_blocks: self.min_blocks.unwrap_or(d.min_blocks),
+            lookahead: self.lookahead.unwrap_or(d.lookahead),
         }
     }
 }
@@ -219,6 +251,8 @@ impl From<KernelConfig> for Schedule {
             cooperative: Some(c.cooperative),
             min_blocks: (c.min_blocks > 0).then_some(c.min_blocks),
             order: (c.order == Order::Priority).then_some(Order::Priority),
+            // As with `min_blocks`, the default is no choice: a program's own stays.
+            lookahead: (c.lookahead != DEFAULT_LOOKAHEAD).then_some(c.lookahead),
         }
     }
 }
@@ -237,6 +271,12 @@ impl KernelConfig {
             return Err(format!(
                 "order = priority runs on the broker queues' bands (scheduler bq or bwd), not {:?}: the deques are private to their workers and the static scheduler runs whole generations",
                 self.scheduler
+            ));
+        }
+        if self.lookahead > MAX_LOOKAHEAD {
+            return Err(format!(
+                "a lookahead of {} bands is more than the window of bands holds: at most {MAX_LOOKAHEAD}",
+                self.lookahead
             ));
         }
         if self.order == Order::Priority && self.worker == Worker::Block {

@@ -107,6 +107,14 @@ pub(crate) const MIN_BLOCKS: Whole = Whole {
     max: 32,
     step: 1,
 };
+pub(crate) const BAND_LOOKAHEAD: Whole = Whole {
+    var: "WSDSL_BAND_LOOKAHEAD",
+    method: "Runtime::band_lookahead",
+    what: "priority bands above the lowest live one that GPU workers may take from",
+    min: 0,
+    max: crate::schedule::MAX_LOOKAHEAD as u64,
+    step: 1,
+};
 pub(crate) const BLOCK_THREADS: Whole =
     Whole { var: "WSDSL_BLOCK_THREADS", method: "Runtime::block_threads", what: "threads per GPU block", min: 32, max: 1024, step: 32 };
 pub(crate) const BLOCKS_PER_SM: Whole =

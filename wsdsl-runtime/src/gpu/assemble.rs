@@ -170,7 +170,8 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     }
     let ordered = config.order == Order::Priority;
     if ordered {
-        src.push_str("#define WSDSL_ORDERED 1\n");
+        // After `WSDSL_DEFINES`, which may set the lookahead for an experiment.
+        src.push_str(&format!("#define WSDSL_ORDERED 1\n#ifndef WSDSL_BAND_LOOKAHEAD\n#define WSDSL_BAND_LOOKAHEAD {}u\n#endif\n", config.lookahead));
     }
     if host {
         part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
