@@ -186,7 +186,16 @@ mod emulated {
         let weights = hashed_weights(&mesh);
         let want = dijkstra(&mesh, &weights, 0);
         let delta = relax::default_delta(&mesh, &weights);
-        for (c, d) in [(config(Scheduler::Bq, Worker::Warp), delta), (config(Scheduler::Bwd, Worker::Thread), 16), (config(Scheduler::Bq, Worker::Thread), 1)] {
+        // The lookaheads: the relaxation's own (8, as `Runtime` resolves it), none, the window's most.
+        let program = Runtime::new(wsdsl::Backend::Emulate).config_for::<relax::relax_ordered::Kernel>().lookahead;
+        assert_eq!(program, 8, "the attribute's lookahead reaches the configuration");
+        let ahead = |c: KernelConfig, lookahead: u32| KernelConfig { lookahead, ..c };
+        for (c, d) in [
+            (ahead(config(Scheduler::Bq, Worker::Warp), program), delta),
+            (config(Scheduler::Bwd, Worker::Thread), 16),
+            (ahead(config(Scheduler::Bq, Worker::Thread), 0), 1),
+            (ahead(config(Scheduler::Bq, Worker::Warp), 31), 16),
+        ] {
             let g = relax::DeviceGraph::new(&mesh, Some(weights.clone()));
             let mut initial = vec![u32::MAX; mesh.vertices()];
             initial[0] = 0;

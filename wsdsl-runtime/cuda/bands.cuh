@@ -10,7 +10,7 @@
 //   WSDSL_BROKER_SLOTS  slots of each band and of the far queue (a power of two)
 //   WSDSL_BANDS         bands in the window (W), default 32
 //   WSDSL_BAND_LOOKAHEAD  how many bands above the lowest live one workers may take from
-//                       (default 1)
+//                       (the program's `lookahead`, set by gpu/assemble.rs; 1 by default)
 //
 // Queues: W band queues and one far queue, one element type: a task and its priority p.
 // Band i holds tasks with p % W == i for `low <= p < low + W` (a ring); the far queue holds

@@ -326,6 +326,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_lookahead_comes_from_the_runtime_then_the_program_and_fits_the_window() {
+        let program = Schedule { order: Some(Order::Priority), lookahead: Some(8), ..Schedule::DEFAULT };
+        assert_eq!(Schedule::DEFAULT.or(program).resolve().lookahead, 8);
+        assert_eq!(Schedule { lookahead: Some(2), ..Schedule::DEFAULT }.or(program).resolve().lookahead, 2, "the runtime's wins");
+        assert_eq!(Schedule::DEFAULT.resolve().lookahead, DEFAULT_LOOKAHEAD);
+        // A whole configuration with the default lookahead leaves the program's alone.
+        let config = KernelConfig { order: Order::Priority, scheduler: Scheduler::Bq, ..KernelConfig::default() };
+        assert_eq!(Schedule::from(config).or(program).resolve().lookahead, 8);
+        assert!(KernelConfig { lookahead: MAX_LOOKAHEAD + 1, ..config }.validate().unwrap_err().contains("at most 31"));
+        assert!(KernelConfig { lookahead: MAX_LOOKAHEAD, ..config }.validate().is_ok());
+    }
+
+    #[test]
     fn an_ordered_schedule_resolves_to_the_band_queues_and_keeps_its_order() {
         let ordered = Schedule { order: Some(Order::Priority), ..Schedule::DEFAULT };
         let config = ordered.resolve();
