@@ -23,6 +23,11 @@ const OWN_PAGES_FROM: usize = 2 * HUGE_PAGE;
 /// `Buffer::filled` of the same size, which cleared the block and then wrote it (a BFS's
 /// depths at R-MAT 22, `BENCHMARKS.md`). Fresh pages are zero already: a scratch buffer costs
 /// nothing, and a filled one is faulted in by the cores that write it.
+///
+/// The price: a zeroed buffer is faulted in by whatever first writes it, often the copy back
+/// of a GPU run. Where the system grants huge pages that is cheap (an H100 machine: PageRank's
+/// 33.5 MB of ranks came back in 3.9-4.3 ms, 4.2-4.9 before); where it does not, each 4 KB
+/// fault counts (a 2-core sandbox without huge pages: 436 MB read back in 464 ms, 155 before).
 pub(crate) fn fresh_pages_for_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
