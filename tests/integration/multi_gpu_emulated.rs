@@ -268,11 +268,17 @@ pub mod wide {
     #[params]
     pub struct Params {
         pub fan_out: u32,
+        /// Steps of busy work per leaf: leaves that take a while keep the root's deque full
+        /// long enough for another emulated GPU's thieves to find it, even when the host's
+        /// cores are busy with other tests.
+        pub work: u32,
     }
 
     #[counters]
     pub struct Counters {
         pub leaves: Sum<u64>,
+        /// The busy work's results (so that it is not optimised away).
+        pub noise: Sum<u64>,
     }
 
     #[task]
@@ -287,6 +293,11 @@ pub mod wide {
                 ctx.spawn(Fan { root: false });
             }
         } else {
+            let mut x = 1u64;
+            for i in 0..ctx.params.work {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(i as u64);
+            }
+            ctx.counters.noise.add(x & 1);
             ctx.counters.leaves.add(1);
         }
     }
@@ -297,16 +308,17 @@ pub mod wide {
 
 /// Scope follows sharing (`cuda/deque.cuh`): another GPU robs a deque only once its owner
 /// shares it, at the ask of a thief that found it offering `remote_ask` tasks or more. One
-/// root on GPU 0 fans out into 4,000 children: with an ask at 8,192 tasks no deque ever
-/// offers enough, so nothing crosses GPUs; with an ask at 128 the other GPU's thieves ask,
-/// are let in and steal (in at least one of up to twelve runs: an emulated GPU may get no
-/// time slice beside other tests). Exact either way.
+/// root on GPU 0 fans out into 4,000 children, each with some busy work: with an ask at 8,192
+/// tasks no deque ever offers enough, so nothing crosses GPUs; with an ask at 128 the other
+/// GPU's thieves ask, are let in and steal (in at least one of up to twelve runs: an emulated
+/// GPU may get no time slice beside other tests; without the busy work, all twelve runs of a
+/// CI run on 2 busy cores once finished before it got one). Exact either way.
 #[test]
 fn another_gpu_robs_a_deque_only_once_it_offers_enough_to_be_shared() {
     let run = |remote_ask: u32| {
         let emu = Emulation { capacity: 1 << 13, remote_ask, ..emulation() };
         let (counters, _, stats) =
-            run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out: 4000 }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2)
+            run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out: 4000, work: 20_000 }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2)
                 .unwrap_or_else(|e| panic!("ask at {remote_ask}: {e}"));
         assert_eq!(counters.leaves.get(), 4000, "ask at {remote_ask}: every child ran once");
         stats.remote_steals
@@ -325,7 +337,7 @@ fn another_gpu_robs_a_deque_only_once_it_offers_enough_to_be_shared() {
 fn a_round_of_more_children_than_a_run_across_gpus_allows_is_refused_with_the_reason() {
     // Across GPUs a join counter keeps 16 bits for the children still to come.
     let emu = Emulation { capacity: 1 << 17, ..emulation() };
-    let run = |fan_out| run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2);
+    let run = |fan_out| run_emulated_gpus::<wide::Kernel>(&wide::Params { fan_out, work: 0 }, &(), &[wide::Fan { root: true }.into()], &config(Victim::Random), &emu, 2);
     let (c, _, _) = run(65_535).unwrap();
     assert_eq!(c.leaves.get(), 65_535);
     let text = run(65_536).unwrap_err().to_string();
