@@ -187,11 +187,11 @@ mod emulated {
         let want = dijkstra(&mesh, &weights, 0);
         let delta = relax::default_delta(&mesh, &weights);
         // The lookaheads: the relaxation's own (8, as `Runtime` resolves it), none, the window's most.
-        let program = Runtime::new(wsdsl::Backend::Emulate).config_for::<relax::relax_ordered::Kernel>().lookahead;
+        let program = Runtime::new(wsdsl::Backend::Emulate).config_for::<relax::relax_ordered::Kernel>().band_lookahead();
         assert_eq!(program, 8, "the attribute's lookahead reaches the configuration");
-        let ahead = |c: KernelConfig, lookahead: u32| KernelConfig { lookahead, ..c };
+        let ahead = |c: KernelConfig, lookahead: u32| KernelConfig { lookahead: Some(lookahead), ..c };
         for (c, d) in [
-            (ahead(config(Scheduler::Bq, Worker::Warp), program), delta),
+            (config(Scheduler::Bq, Worker::Warp), delta),
             (config(Scheduler::Bwd, Worker::Thread), 16),
             (ahead(config(Scheduler::Bq, Worker::Thread), 0), 1),
             (ahead(config(Scheduler::Bq, Worker::Warp), 31), 16),
@@ -206,6 +206,9 @@ mod emulated {
                 .unwrap_or_else(|e| panic!("{c:?}, delta {d}: {e}"));
             assert_eq!(relax::compare(&buffers.value.to_vec(), &want, "distances"), Ok(()), "{c:?}, delta {d}");
             let bands = stats.bands.unwrap();
+            if c.lookahead == Some(0) {
+                assert_eq!(bands.out_of_order, 0, "{c:?}: no lookahead, no task above the lowest live band");
+            }
             eprintln!("{:?}/{:?} delta {d}: {} edges scanned for {} ({bands})", c.scheduler, c.worker, counters.edges.get(), mesh.edges());
             assert!(bands.highest >= want.iter().filter(|&&x| x != u32::MAX).max().unwrap() / d / 2, "{bands}");
         }

@@ -199,6 +199,7 @@ fn settings_out_of_range_are_errors_naming_the_variable_value_and_range() {
         ("WSDSL_BLOCK_THREADS", "0", "a multiple of 32 from 32 to 1024"),
         ("WSDSL_BLOCK_THREADS", "99999", "a multiple of 32 from 32 to 1024"),
         ("WSDSL_MIN_BLOCKS", "1000", "from 0 to 32"),
+        ("WSDSL_BAND_LOOKAHEAD", "32", "from 0 to 31"),
         ("WSDSL_DEQUE_CAPACITY", "4294967297", "from 1 to 2147483648"),
         ("WSDSL_THREADS", "0", "from 1 to 4096"),
         ("WSDSL_FRAMES", "0", "from 1 to 2147483648"),

@@ -32,9 +32,18 @@ pub(crate) fn fresh_pages_for_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
-        // SAFETY: sets an allocator option; allocations made before keep working as they were.
-        ONCE.call_once(|| unsafe {
-            libc::mallopt(libc::M_MMAP_THRESHOLD, OWN_PAGES_FROM as libc::c_int);
+        ONCE.call_once(|| {
+            // A threshold the user set (glibc's environment settings) is theirs to keep.
+            let tunables = std::env::var("GLIBC_TUNABLES").unwrap_or_default();
+            if std::env::var_os("MALLOC_MMAP_THRESHOLD_").is_some() || tunables.contains("mmap_threshold") {
+                return;
+            }
+            // SAFETY: sets an allocator option (glibc takes its main arena's lock to change
+            // it, so other threads may allocate meanwhile); blocks allocated before keep
+            // working as they were.
+            unsafe {
+                libc::mallopt(libc::M_MMAP_THRESHOLD, OWN_PAGES_FROM as libc::c_int);
+            }
         });
     }
 }

@@ -338,7 +338,7 @@ impl Runtime {
     /// The whole GPU scheduler configuration at once.
     pub fn kernel_config(mut self, config: KernelConfig) -> Self {
         let chosen = Schedule::from(config);
-        // The capacity and a register limit set on this runtime are not part of a config.
+        // The capacity, and a register limit or lookahead the config leaves open, stay.
         self.schedule = Schedule {
             capacity: self.schedule.capacity,
             min_blocks: chosen.min_blocks.or(self.schedule.min_blocks),

@@ -124,11 +124,12 @@ pub struct KernelConfig {
     /// Whether tasks run lowest priority band first (broker schedulers).
     pub order: Order,
     /// With `order = priority`: how many bands above the lowest one still holding or running
-    /// tasks the GPU's workers may take from (0 to `MAX_LOOKAHEAD`). More keeps workers busy
-    /// while a thin band finishes, at the price of tasks run before a lower band has
-    /// lowered their priority (work a strict order would not do). The CPU backend runs band
-    /// by band whatever this says.
-    pub lookahead: u32,
+    /// tasks the GPU's workers may take from (0 to `MAX_LOOKAHEAD`); `None`: the program's
+    /// `lookahead`, else `DEFAULT_LOOKAHEAD` (`with_order_of` fills it in). More keeps
+    /// workers busy while a thin band finishes, at the price of tasks run before a lower
+    /// band has lowered their priority (work a strict order would not do). The CPU backend
+    /// runs band by band whatever this says.
+    pub lookahead: Option<u32>,
 }
 
 /// The bands GPU workers may take from above the lowest live one, unless a program or a
@@ -138,7 +139,9 @@ pub struct KernelConfig {
 /// H100, `BENCHMARKS.md`).
 pub const DEFAULT_LOOKAHEAD: u32 = 1;
 
-/// The largest lookahead: the bands' window (`cuda/bands.cuh`, 32 bands) less the lowest.
+/// The largest lookahead: the bands' window (`cuda/bands.cuh`, 32 bands by default) less the
+/// lowest. A window widened through `WSDSL_DEFINES=WSDSL_BANDS=..` is an experiment; the
+/// lookahead stays within the default window's.
 pub const MAX_LOOKAHEAD: u32 = 31;
 
 impl Default for KernelConfig {
@@ -153,7 +156,7 @@ impl Default for KernelConfig {
             profile: false,
             min_blocks: 0,
             order: Order::None,
-            lookahead: DEFAULT_LOOKAHEAD,
+            lookahead: None,
         }
     }
 }
@@ -234,7 +237,7 @@ impl Schedule {
             cooperative: self.cooperative.unwrap_or(d.cooperative),
             profile: false,
             min_blocks: self.min_blocks.unwrap_or(d.min_blocks),
-            lookahead: self.lookahead.unwrap_or(d.lookahead),
+            lookahead: self.lookahead,
         }
     }
 }
@@ -251,8 +254,7 @@ impl From<KernelConfig> for Schedule {
             cooperative: Some(c.cooperative),
             min_blocks: (c.min_blocks > 0).then_some(c.min_blocks),
             order: (c.order == Order::Priority).then_some(Order::Priority),
-            // As with `min_blocks`, the default is no choice: a program's own stays.
-            lookahead: (c.lookahead != DEFAULT_LOOKAHEAD).then_some(c.lookahead),
+            lookahead: c.lookahead,
         }
     }
 }
@@ -273,11 +275,8 @@ impl KernelConfig {
                 self.scheduler
             ));
         }
-        if self.lookahead > MAX_LOOKAHEAD {
-            return Err(format!(
-                "a lookahead of {} bands is more than the window of bands holds: at most {MAX_LOOKAHEAD}",
-                self.lookahead
-            ));
+        if let Some(bands) = self.lookahead.filter(|&b| b > MAX_LOOKAHEAD) {
+            return Err(format!("a lookahead of {bands} bands is more than the window of bands holds: at most {MAX_LOOKAHEAD}"));
         }
         if self.order == Order::Priority && self.worker == Worker::Block {
             // Measured: SSSP on R-MAT 14 ordered with block workers on the BQ bands ran past a
@@ -303,12 +302,18 @@ impl KernelConfig {
 
     /// This configuration with the program's order added: a program whose handlers spawn
     /// with priorities runs ordered under any configuration that can (`validate_for` refuses
-    /// the others).
+    /// the others). A lookahead nobody chose becomes the program's.
     pub fn with_order_of<P: Program>(self) -> KernelConfig {
+        let lookahead = self.lookahead.or(P::SCHEDULE.lookahead);
         match P::SCHEDULE.order {
-            Some(Order::Priority) => KernelConfig { order: Order::Priority, ..self },
-            _ => self,
+            Some(Order::Priority) => KernelConfig { order: Order::Priority, lookahead, ..self },
+            _ => KernelConfig { lookahead, ..self },
         }
+    }
+
+    /// The lookahead an ordered kernel of this configuration is built with.
+    pub fn band_lookahead(&self) -> u32 {
+        self.lookahead.unwrap_or(DEFAULT_LOOKAHEAD)
     }
 
     /// Threads per worker.
@@ -328,14 +333,17 @@ mod tests {
     #[test]
     fn a_lookahead_comes_from_the_runtime_then_the_program_and_fits_the_window() {
         let program = Schedule { order: Some(Order::Priority), lookahead: Some(8), ..Schedule::DEFAULT };
-        assert_eq!(Schedule::DEFAULT.or(program).resolve().lookahead, 8);
-        assert_eq!(Schedule { lookahead: Some(2), ..Schedule::DEFAULT }.or(program).resolve().lookahead, 2, "the runtime's wins");
-        assert_eq!(Schedule::DEFAULT.resolve().lookahead, DEFAULT_LOOKAHEAD);
-        // A whole configuration with the default lookahead leaves the program's alone.
+        assert_eq!(Schedule::DEFAULT.or(program).resolve().band_lookahead(), 8);
+        assert_eq!(Schedule { lookahead: Some(2), ..Schedule::DEFAULT }.or(program).resolve().band_lookahead(), 2, "the runtime's wins");
+        assert_eq!(Schedule::DEFAULT.resolve().band_lookahead(), DEFAULT_LOOKAHEAD);
+        // A whole configuration that chooses no lookahead leaves the program's alone; one
+        // that chooses the default's value keeps it.
         let config = KernelConfig { order: Order::Priority, scheduler: Scheduler::Bq, ..KernelConfig::default() };
-        assert_eq!(Schedule::from(config).or(program).resolve().lookahead, 8);
-        assert!(KernelConfig { lookahead: MAX_LOOKAHEAD + 1, ..config }.validate().unwrap_err().contains("at most 31"));
-        assert!(KernelConfig { lookahead: MAX_LOOKAHEAD, ..config }.validate().is_ok());
+        assert_eq!(Schedule::from(config).or(program).resolve().band_lookahead(), 8);
+        let strict = KernelConfig { lookahead: Some(DEFAULT_LOOKAHEAD), ..config };
+        assert_eq!(Schedule::from(strict).or(program).resolve().band_lookahead(), DEFAULT_LOOKAHEAD);
+        assert!(KernelConfig { lookahead: Some(MAX_LOOKAHEAD + 1), ..config }.validate().unwrap_err().contains("at most 31"));
+        assert!(KernelConfig { lookahead: Some(MAX_LOOKAHEAD), ..config }.validate().is_ok());
     }
 
     #[test]

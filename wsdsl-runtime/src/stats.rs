@@ -356,8 +356,8 @@ pub struct BandStats {
     /// each time the window's low end advanced).
     pub lowest_moves: u64,
     /// Tasks run from a band above the lowest live one, holding or running tasks (the GPU's
-    /// lookahead of `WSDSL_BAND_LOOKAHEAD` bands; 0 on the CPU backend, which runs band by
-    /// band).
+    /// lookahead: the program's `lookahead` bands, or `Runtime::band_lookahead`'s; 0 on the CPU
+    /// backend, which runs band by band).
     pub out_of_order: u64,
     /// Tasks that waited in the far queue (past the GPU's window of bands) and were moved
     /// back into the window.

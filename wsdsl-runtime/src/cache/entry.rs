@@ -9,7 +9,7 @@ use crate::gpu::assemble::stable_hash_bytes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-const MAGIC: &[u8; 16] = b"wsdsl-entry-v1\n\0";
+const MAGIC: &[u8; 16] = b"wsdsl-entry-v2\n\0";
 
 /// What a look in the cache found.
 #[derive(Debug)]
