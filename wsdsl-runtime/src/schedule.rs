@@ -185,8 +185,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// Nothing chosen.
-    pub const DEFAULT: Schedule =
-        Schedule {
+    pub const DEFAULT: Schedule = Schedule {
         scheduler: None,
         block_threads: None,
         worker: None,
@@ -304,11 +303,8 @@ impl KernelConfig {
     /// with priorities runs ordered under any configuration that can (`validate_for` refuses
     /// the others). A lookahead nobody chose becomes the program's.
     pub fn with_order_of<P: Program>(self) -> KernelConfig {
-        let lookahead = self.lookahead.or(P::SCHEDULE.lookahead);
-        match P::SCHEDULE.order {
-            Some(Order::Priority) => KernelConfig { order: Order::Priority, lookahead, ..self },
-            _ => KernelConfig { lookahead, ..self },
-        }
+        let order = if P::SCHEDULE.order == Some(Order::Priority) { Order::Priority } else { self.order };
+        KernelConfig { order, lookahead: self.lookahead.or(P::SCHEDULE.lookahead), ..self }
     }
 
     /// The lookahead an ordered kernel of this configuration is built with.
