@@ -340,9 +340,6 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(unsigned, s_first, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_base, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_expose, WS_GROUPS_PER_BLOCK);
-#if WSDSL_PES
-    WS_SHARED(bool, s_shared, WS_GROUPS_PER_BLOCK);   // the worker's deque is shared (deque.cuh)
-#endif
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_u32, s_stash, WS_GROUPS_PER_BLOCK * WS_STASH_WORDS);
     WS_SHARED(ws_u32, s_resume, WS_GROUPS_PER_BLOCK * WS_RESUME_WORDS);
@@ -410,7 +407,6 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         own.shared = true;
     }
 #endif
-    if (leader) s_shared[group] = own.shared;
 #else
     ws_deque_owner own = {0u, 0u};
 #endif
@@ -502,14 +498,24 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             s_count[group] = n;
             s_first[group] = first;
             s_base[group] = own.top;
+#if WSDSL_PES
+            // The deque's scope travels in the same word (one shared store a batch).
+            s_expose[group] = expose | (own.shared ? WS_EXPOSE_SHARED : 0u);
+#else
             s_expose[group] = expose;
+#endif
             s_spawned[group] = 0u;
             WS_AGE(s_stolen[group] = stolen ? 1u : 0u);
         }
         ws_group_sync();
         if (s_outcome[group] != WS_FOUND) break;
         const unsigned n = s_count[group];
+#if WSDSL_PES
+        const bool expose_shared = (s_expose[group] & WS_EXPOSE_SHARED) != 0u;
+        const unsigned expose = s_expose[group] & ~WS_EXPOSE_SHARED;
+#else
         const unsigned expose = s_expose[group];
+#endif
         ctx.base = s_base[group];
 #if WSDSL_COOPERATIVE
         const bool have = n > 0;   // the whole worker runs the one task
@@ -555,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         // Slots about to be exposed were written by this worker's threads, in this batch or
         // earlier: each orders its writes before the leader's release of `split`.
 #if WSDSL_PES
-        if (expose > 0) ws_fence_acq_rel_at(s_shared[group]);
+        if (expose > 0) ws_fence_acq_rel_at(expose_shared);
 #else
         if (expose > 0) ws_fence_acq_rel();
 #endif
@@ -587,7 +593,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 drained = false;
             }
 #if WSDSL_PES
-            s_shared[group] = ws_deque_share_if_asked(dq, &own, head_seen);
+            if (ws_deque_was_asked(&own, head_seen)) ws_deque_share(dq, &own, head_seen);
 #endif
             WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
         }

@@ -506,7 +506,7 @@ impl Runtime {
             };
             // A measurement, not a mode (BENCHMARKS.md, UTS T3L on two GPUs): the multi-GPU
             // kernel, heap and NVSHMEM on this GPU alone, beside the one-GPU kernel.
-            let multi_on_one = gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()? == Some(1);
+            let multi_on_one = gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()?.unwrap_or(0) > 0;
             let (counters, values, mut stats) = if gpus > 1 || multi_on_one {
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {

@@ -95,7 +95,8 @@ static unsigned long long run(const Config& c, unsigned long long seed) {
                 }
 #if WSDSL_PES
                 const bool was_shared = own.shared;
-                ws_deque_share_if_asked(d, &own, ws_load_relaxed_u64(&d->head));
+                const ws_atom_u64 head = ws_load_relaxed_u64(&d->head);
+                if (ws_deque_was_asked(&own, head)) ws_deque_share(d, &own, head);
                 CHECK(!was_shared || own.shared, "a shared deque became private");
                 CHECK(!own.shared || (ws_load_relaxed_u64(&d->head) & WS_HEAD_SHARED) != 0, "the shared bit was lost");
 #endif

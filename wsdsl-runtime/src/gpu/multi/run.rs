@@ -186,7 +186,9 @@ fn run_share<P: Program>(
     //    voted on before anything waits on them.
     let layout = share.layout;
     let pe = job.pe();
-    let heap = pe.alloc_zeros::<u8>(layout.bytes);
+    // (WSDSL_MULTI_ON_ONE=2, a measurement: a one-GPU job's heap in ordinary device memory.)
+    let outside_heap = job.gpus == 1 && crate::settings::MULTI_ON_ONE.from_env().ok().flatten() == Some(2);
+    let heap = if outside_heap { pe.alloc_zeros_outside_heap::<u8>(layout.bytes) } else { pe.alloc_zeros::<u8>(layout.bytes) };
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {
         Error::InvalidConfig(format!(
@@ -201,6 +203,7 @@ fn run_share<P: Program>(
     let peers: Result<Vec<u64>, Error> = heap_at.and_then(|at| {
         (0..job.gpus)
             .map(|other| match hosts[other as usize] == hosts[job.rank as usize] {
+                true if outside_heap => Ok(at),
                 true => pe.peer_address(at, other).ok_or_else(|| unreachable(other)),
                 false => Ok(0),
             })

@@ -292,10 +292,22 @@ impl Pe {
         if ptr.is_null() {
             return Err(Error::Nvshmem { during: "allocating symmetric memory (nvshmem_malloc; NVSHMEM_SYMMETRIC_SIZE sets the heap)", status: -1 });
         }
-        let buf = Symmetric { pe: self, ptr: ptr as cu::CUdeviceptr, len, _t: std::marker::PhantomData };
+        let buf = Symmetric { pe: self, ptr: ptr as cu::CUdeviceptr, len, outside: false, _t: std::marker::PhantomData };
+        buf.clear(bytes)?;
+        Ok(buf)
+    }
+
+    /// `len` zeroed `T`s of ordinary device memory standing in for this PE's symmetric heap:
+    /// no other PE can reach it, so only a job of one GPU may use it. A measurement
+    /// (`WSDSL_MULTI_ON_ONE=2`): the multi-GPU kernel's state and deques outside NVSHMEM's
+    /// heap, to tell the heap's memory from the kernel's code.
+    pub fn alloc_zeros_outside_heap<T: Copy>(&self, len: usize) -> Result<Symmetric<'_, T>, Error> {
+        let bytes = len * std::mem::size_of::<T>();
         self.ctx.bind_to_thread().map_err(Error::driver("making the context current"))?;
-        // SAFETY: `bytes` bytes of device memory at `ptr` were just allocated.
-        unsafe { cudarc::driver::result::memset_d8_sync(buf.ptr, 0, bytes) }.map_err(Error::driver("clearing symmetric memory"))?;
+        // SAFETY: the context is current; the memory is freed by the drop below.
+        let ptr = unsafe { cudarc::driver::result::malloc_sync(bytes.max(1)) }.map_err(Error::driver("allocating device memory"))?;
+        let buf = Symmetric { pe: self, ptr, len, outside: true, _t: std::marker::PhantomData };
+        buf.clear(bytes)?;
         Ok(buf)
     }
 }
@@ -315,7 +327,18 @@ pub struct Symmetric<'pe, T> {
     pe: &'pe Pe,
     ptr: cu::CUdeviceptr,
     len: usize,
+    /// Ordinary device memory in its place (`Pe::alloc_zeros_outside_heap`).
+    outside: bool,
     _t: std::marker::PhantomData<T>,
+}
+
+impl<T> Symmetric<'_, T> {
+    /// Zeroes the allocation's first `bytes` bytes.
+    fn clear(&self, bytes: usize) -> Result<(), Error> {
+        self.pe.ctx.bind_to_thread().map_err(Error::driver("making the context current"))?;
+        // SAFETY: `bytes` bytes of device memory at `ptr` were allocated for this value.
+        unsafe { cudarc::driver::result::memset_d8_sync(self.ptr, 0, bytes) }.map_err(Error::driver("clearing symmetric memory"))
+    }
 }
 
 impl<T: Copy + Default> Symmetric<'_, T> {
@@ -344,6 +367,12 @@ impl<T: Copy + Default> Symmetric<'_, T> {
 
 impl<T> Drop for Symmetric<'_, T> {
     fn drop(&mut self) {
+        if self.outside {
+            let _ = self.pe.ctx.bind_to_thread();
+            // SAFETY: allocated by cuMemAlloc in this context; nothing uses it any more.
+            let _ = unsafe { cudarc::driver::result::free_sync(self.ptr) };
+            return;
+        }
         // SAFETY: allocated by nvshmem_malloc of this still-initialised PE.
         unsafe { (self.pe.api.free)(self.ptr as *mut c_void) }
     }
