@@ -74,6 +74,14 @@ pub(crate) struct JoinRecord {
     pub pe: u32,
     pub n_pes: u32,
     pub inbox_capacity: u32,
+    /// Across GPUs a frame id is `pe << id_shift | index` (`cuda/join.cuh`): a shift, so
+    /// that naming a frame's GPU costs no division (0 on one GPU, where the id is the index).
+    pub id_shift: u32,
+}
+
+/// The shift that makes room for `frames` frame indices below each GPU's ids.
+pub(crate) fn frame_id_shift(frames: u32) -> u32 {
+    32 - frames.saturating_sub(1).leading_zeros()
 }
 
 /// Bytes of `struct ws_join_state`.
@@ -103,6 +111,7 @@ impl JoinRecord {
             pe: 0,
             n_pes: 1,
             inbox_capacity: 0,
+            id_shift: 0,
         }
     }
 
@@ -117,7 +126,7 @@ impl JoinRecord {
         for word in [self.completions, self.heap, self.pe_heaps, self.inbox] {
             b.extend_from_slice(&word.to_le_bytes());
         }
-        for word in [self.pe, self.n_pes, self.inbox_capacity, 0] {
+        for word in [self.pe, self.n_pes, self.inbox_capacity, self.id_shift] {
             b.extend_from_slice(&word.to_le_bytes());
         }
         b
@@ -142,6 +151,7 @@ impl JoinRecord {
             pe: u32_at(80),
             n_pes: u32_at(84),
             inbox_capacity: u32_at(88),
+            id_shift: u32_at(92),
         }
     }
 
@@ -267,13 +277,13 @@ mod tests {
         let shape = PoolShape { workers: 9, parked_slots: 7, stash_threads: 32 };
         let r = JoinRecord::new(1, 2, 40, 3, shape, 4);
         assert_eq!((r.heap, r.pe_heaps, r.inbox, r.pe, r.n_pes, r.inbox_capacity), (0, 0, 0, 0, 1, 0), "one GPU unless a multi-GPU run says otherwise");
-        let b = JoinRecord { bump: 48, completions: 5, heap: 6, pe_heaps: 7, inbox: 8, pe: 1, n_pes: 2, inbox_capacity: 64, ..r }.to_bytes();
+        let b = JoinRecord { bump: 48, completions: 5, heap: 6, pe_heaps: 7, inbox: 8, pe: 1, n_pes: 2, inbox_capacity: 64, id_shift: 6, ..r }.to_bytes();
         assert_eq!(b.len(), JOIN_RECORD_BYTES, "sizeof(ws_join_state)");
         let back = JoinRecord::from_bytes(&b);
         assert_eq!((back.frames, back.root_values, back.parked, back.stacks), (1, 2, 3, 4));
         assert_eq!((back.bump, back.capacity, back.parked_slots, back.workers), (48, 40, 7, 9));
         assert_eq!(back.completions, 5);
-        assert_eq!((back.heap, back.pe_heaps, back.inbox, back.pe, back.n_pes, back.inbox_capacity), (6, 7, 8, 1, 2, 64));
+        assert_eq!((back.heap, back.pe_heaps, back.inbox, back.pe, back.n_pes, back.inbox_capacity, back.id_shift), (6, 7, 8, 1, 2, 64, 6));
         assert_eq!(back.high_water(), 40, "the bump runs past the capacity only when the pool is exhausted");
     }
 

@@ -110,7 +110,8 @@ impl JoinLayout {
     /// table of every GPU's heap (as mapped there) at `pe_heaps`.
     pub fn record(&self, heap: u64, pe_heaps: u64, pe: u32, n_pes: u32) -> JoinRecord {
         let base = JoinRecord::new(heap + self.frames_at, heap + self.root_values_at, self.frames, heap + self.parked_at, self.shape, heap + self.stacks_at);
-        JoinRecord { heap, pe_heaps, inbox: heap + self.inbox_at, pe, n_pes, inbox_capacity: self.inbox_capacity, ..base }
+        let id_shift = crate::gpu::join::frame_id_shift(self.frames);
+        JoinRecord { heap, pe_heaps, inbox: heap + self.inbox_at, pe, n_pes, inbox_capacity: self.inbox_capacity, id_shift, ..base }
     }
 
     /// The initial image of the stacks (every one empty; the rest of the heap starts zeroed).
@@ -127,14 +128,14 @@ const DEFAULT_FRAMES: u64 = 1 << 22;
 const JOIN_IDS: u64 = 0xffff_fffd;
 
 /// Frames per GPU: the requested number, or as many as fit a quarter of `free` memory up to
-/// [`DEFAULT_FRAMES`], so that every GPU's frame ids (`pe * frames + index`) stay below the
-/// ids the kernel reserves (and, with at most 2^30, a worker's inbox ring, a power of two,
-/// stays a u32).
+/// [`DEFAULT_FRAMES`], so that every GPU's frame ids (`pe << shift | index`, the shift
+/// making room for `frames` indices) stay below the ids the kernel reserves (and, with at
+/// most 2^30, a worker's inbox ring, a power of two, stays a u32).
 pub(crate) fn frames_per_gpu<P: Program>(requested: Option<u32>, free: usize, shape: PoolShape, gpus: u32) -> Result<u32, Error> {
     let Some(j) = P::JOIN else { return Ok(0) };
     let fit = ((free as u64 / 4) / j.frame_bytes.max(1) as u64).clamp(1, DEFAULT_FRAMES) as u32;
     let frames = choose_frames(j.frame_bytes, free, shape, Some(requested.unwrap_or(fit)))?;
-    if frames as u64 * gpus as u64 >= JOIN_IDS || frames > 1 << 30 {
+    if (gpus as u64) << crate::gpu::join::frame_id_shift(frames) > JOIN_IDS || frames > 1 << 30 {
         return Err(Error::InvalidConfig(format!(
             "{gpus} GPUs of {frames} join frames each need more frame ids than the kernel has ({JOIN_IDS}); ask for fewer frames"
         )));
