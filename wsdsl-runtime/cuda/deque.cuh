@@ -99,7 +99,8 @@ struct ws_deque_owner {
 #define WS_HEAD_SHARED (1ull << 63)   // set once, by the owner: other GPUs' thieves may steal
 #define WS_HEAD_ASKED (1ull << 62)    // set by another GPU's thief that found work here
 // The owner tells its worker's threads the deque's scope in the top bit of the batch's
-// exposure count (megakernel.cuh), which never comes near it (a deque holds under 2^31).
+// exposure count (megakernel.cuh), which never reaches it: the count is the surplus when it
+// fits a batch, else half of it, and the surplus is a 32-bit count.
 #define WS_EXPOSE_SHARED 0x80000000u
 #ifndef WS_DEQUES_START_SHARED
 #define WS_DEQUES_START_SHARED 0

@@ -36,7 +36,8 @@
 // Across GPUs (`pe.cuh`, WSDSL_PES). Each GPU's pool, roots' values and inbox lie in its
 // symmetric heap, at the same offsets on every GPU, and a frame id names its GPU: `pe <<
 // id_shift | index`, the shift making room for `capacity` indices (a division by the
-// capacity, on every delivery and join, made fib's multi-GPU kernel 6% slower on one GPU).
+// capacity, on every delivery and join, cost fib(42)'s multi-GPU kernel 2.6% on one GPU:
+// 139.6 against 136.0 ms, BENCHMARKS.md).
 // A child stolen by another GPU delivers its value to its parent's frame
 // through the peer mapping. A continuation runs only on its frame's GPU (its home), so the
 // frames, the pool and the values stay that GPU's memory, and every ordering but a remote
@@ -147,8 +148,11 @@ struct ws_join_state {
     ws_u32 pe;
     ws_u32 n_pes;
     ws_u32 inbox_capacity;
-    ws_u32 id_shift;           // frame ids across GPUs (see the top; 0 on one GPU)
+    ws_u32 id_shift;           // frame ids across GPUs (see the top; 0 for the one-GPU
+                               // kernel; with one GPU an id is its index whatever the shift)
 };
+// The host writes this record from `gpu/join.rs` (JoinRecord::to_bytes): 96 bytes.
+static_assert(sizeof(ws_join_state) == 96, "ws_join_state must match JoinRecord::to_bytes");
 __device__ ws_join_state wsdsl_join;
 
 __device__ wsdsl_value wsdsl_complete(const wsdsl_task* task, const wsdsl_value* values, ws_u32 n, wsdsl_ctx* ctx);

@@ -75,7 +75,8 @@ pub(crate) struct JoinRecord {
     pub n_pes: u32,
     pub inbox_capacity: u32,
     /// Across GPUs a frame id is `pe << id_shift | index` (`cuda/join.cuh`): a shift, so
-    /// that naming a frame's GPU costs no division (0 on one GPU, where the id is the index).
+    /// that naming a frame's GPU costs no division (0 for the one-GPU kernel; with one GPU an
+    /// id is its index whatever the shift).
     pub id_shift: u32,
 }
 

@@ -135,12 +135,26 @@ pub(crate) fn frames_per_gpu<P: Program>(requested: Option<u32>, free: usize, sh
     let Some(j) = P::JOIN else { return Ok(0) };
     let fit = ((free as u64 / 4) / j.frame_bytes.max(1) as u64).clamp(1, DEFAULT_FRAMES) as u32;
     let frames = choose_frames(j.frame_bytes, free, shape, Some(requested.unwrap_or(fit)))?;
-    if (gpus as u64) << crate::gpu::join::frame_id_shift(frames) > JOIN_IDS || frames > 1 << 30 {
-        return Err(Error::InvalidConfig(format!(
-            "{gpus} GPUs of {frames} join frames each need more frame ids than the kernel has ({JOIN_IDS}); ask for fewer frames"
-        )));
-    }
+    check_frame_ids(frames, gpus).map_err(Error::InvalidConfig)?;
     Ok(frames)
+}
+
+/// Whether `gpus` pools of `frames` join frames each can be named (`frames_per_gpu`); the
+/// reason when they cannot.
+fn check_frame_ids(frames: u32, gpus: u32) -> Result<(), String> {
+    const MAX_FRAMES: u32 = 1 << 30;
+    if frames > MAX_FRAMES {
+        return Err(format!("{frames} join frames per GPU: at most {MAX_FRAMES} (a worker's inbox ring of frames must stay a u32); ask for fewer frames"));
+    }
+    let per_gpu = 1u64 << crate::gpu::join::frame_id_shift(frames);
+    if gpus as u64 * per_gpu > JOIN_IDS {
+        let most = 1u64 << (63 - (JOIN_IDS / gpus as u64).leading_zeros());
+        return Err(format!(
+            "{gpus} GPUs of {frames} join frames each: a GPU's frame ids take the next power of two ({per_gpu}), {} in all, more than the kernel has ({JOIN_IDS}); ask for at most {most} frames per GPU",
+            gpus as u64 * per_gpu
+        ));
+    }
+    Ok(())
 }
 
 /// The device images of the roots dealt to GPU `gpu` of `gpus` (`roots_of`), and how many
@@ -246,5 +260,23 @@ mod tests {
         let dealt: Vec<Vec<u32>> = (0..3).map(|g| roots_of(&roots, g, 3)).collect();
         assert_eq!(dealt, vec![vec![0, 3, 6, 9], vec![1, 4, 7], vec![2, 5, 8]]);
         assert_eq!(roots_of(&[7u32], 1, 2), Vec::<u32>::new(), "a GPU may start with nothing");
+    }
+
+    #[test]
+    fn frame_ids_leave_room_for_every_index_and_stay_below_the_reserved_ones() {
+        use crate::gpu::join::frame_id_shift;
+        let shifts: Vec<u32> = [0u32, 1, 2, 3, 4, 5, 1 << 22, (1 << 22) + 1, 1 << 30].iter().map(|&f| frame_id_shift(f)).collect();
+        assert_eq!(shifts, vec![0, 0, 1, 2, 2, 3, 22, 23, 30]);
+        for frames in [1u32, 2, 3, 1000, 1 << 22, (1 << 22) + 1] {
+            let shift = frame_id_shift(frames);
+            assert!(frames as u64 <= 1u64 << shift, "index {} does not fit {shift} bits", frames - 1);
+        }
+        assert!(check_frame_ids(1 << 25, 64).is_ok());
+        assert!(check_frame_ids(1 << 30, 3).is_ok(), "3 GPUs of 2^30 ids each stay below the reserved ones");
+        let refused = check_frame_ids(1 << 26, 64).unwrap_err();
+        assert!(refused.contains("at most 33554432 frames per GPU"), "{refused}");
+        let rounded = check_frame_ids(300_000_000, 8).unwrap_err();
+        assert!(rounded.contains("next power of two (536870912)") && rounded.contains("at most 268435456"), "{rounded}");
+        assert!(check_frame_ids((1 << 30) + 1, 1).unwrap_err().contains("at most 1073741824"));
     }
 }

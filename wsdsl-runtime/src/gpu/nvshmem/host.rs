@@ -302,6 +302,12 @@ impl Pe {
     /// (`WSDSL_MULTI_ON_ONE=2`): the multi-GPU kernel's state and deques outside NVSHMEM's
     /// heap, to tell the heap's memory from the kernel's code.
     pub fn alloc_zeros_outside_heap<T: Copy>(&self, len: usize) -> Result<Symmetric<'_, T>, Error> {
+        if self.n_pes() != 1 {
+            return Err(Error::InvalidConfig(format!(
+                "a heap in ordinary device memory (WSDSL_MULTI_ON_ONE=2) serves a run on one GPU only, not {}",
+                self.n_pes()
+            )));
+        }
         let bytes = len * std::mem::size_of::<T>();
         self.ctx.bind_to_thread().map_err(Error::driver("making the context current"))?;
         // SAFETY: the context is current; the memory is freed by the drop below.
