@@ -5,12 +5,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A stub example: prints a run time that depends on the GPU count (and the host groups),
-/// and PASS, except where `fail_on` names the GPU count (then FAIL).
+/// A stub example: prints a run time that depends on the GPU count (and the host groups, and
+/// whether the multi-GPU kernel runs on one GPU), and PASS, except where `fail_on` names the
+/// GPU count (then FAIL).
 fn stub(dir: &Path, name: &str, fail_on: Option<u32>) {
     let fail = fail_on.map_or(String::new(), |g| format!("[ \"$WSDSL_GPUS\" = {g} ] && {{ echo 'FAIL: wrong'; exit 1; }}\n"));
     let body = format!(
-        "#!/bin/bash\n{fail}ms=$(( 100 / WSDSL_GPUS + ${{WSDSL_HOST_GROUPS:-0}} ))\necho \"phases      compile 1.0 ms, launch 1.0 ms, run $ms.000 ms, copy-back 1.0 ms\"\necho 'PASS: stub'\n"
+        "#!/bin/bash\n{fail}ms=$(( 100 / WSDSL_GPUS + ${{WSDSL_HOST_GROUPS:-0}} + 4 * ${{WSDSL_MULTI_ON_ONE:-0}} ))\necho \"phases      compile 1.0 ms, launch 1.0 ms, run $ms.000 ms, copy-back 1.0 ms\"\necho 'PASS: stub'\n"
     );
     let path = dir.join(name);
     std::fs::write(&path, body).expect("writing a stub");
@@ -35,7 +36,7 @@ fn scaling_script_tables_medians_ratios_hosts_and_failures() {
         .arg(script())
         .env("BIN", &bin)
         .env("OUT", &out)
-        .env("GPUS", "1 2 4")
+        .env("GPUS", "1 1m 2 4")
         .env("HOSTS", "2x1")
         .env("REPEAT", "3")
         .env("WORKLOADS", "nq18 dlb")
@@ -44,15 +45,20 @@ fn scaling_script_tables_medians_ratios_hosts_and_failures() {
     let table = std::fs::read_to_string(out.join("scaling.md")).expect("the table");
     let runs = std::fs::read_to_string(out.join("runs.tsv")).expect("the runs as they ended");
     let _ = std::fs::remove_dir_all(&dir);
-    // One line per run (2 workloads x 3 repeats x 4 configurations) after the header.
-    assert_eq!(runs.lines().count(), 1 + 2 * 3 * 4, "{runs}");
+    // One line per run (2 workloads x 3 repeats x 5 configurations) after the header.
+    assert_eq!(runs.lines().count(), 1 + 2 * 3 * 5, "{runs}");
+    assert!(runs.contains("nq18\trandom\tdefault\t1m\t0\t104.000\n"), "{runs}");
     assert!(runs.contains("nq18\trandom\tdefault\t2\t2\t52.000\n"), "{runs}");
     assert!(runs.contains("dlb\trandom\tdefault\t2\t0\tFAIL\n"), "{runs}");
-    // 100/g ms on g GPUs; 2 host groups of 1 GPU: 50 + 2 ms.
-    assert!(table.contains("| nq18 | random | default | 100.000 ms | 50.000 ms (2.00x) | 25.000 ms (4.00x) | 52.000 ms (1.92x) |"), "{table}");
-    assert!(table.contains("2 hosts x 1"), "{table}");
+    // 100/g ms on g GPUs; the multi-GPU kernel on one GPU: 100 + 4 ms; 2 host groups of 1
+    // GPU: 50 + 2 ms.
+    assert!(
+        table.contains("| nq18 | random | default | 100.000 ms | 104.000 ms (0.96x) | 50.000 ms (2.00x) | 25.000 ms (4.00x) | 52.000 ms (1.92x) |"),
+        "{table}"
+    );
+    assert!(table.contains("2 hosts x 1") && table.contains("1 GPU, multi-GPU kernel"), "{table}");
     // A failing run marks its cell and the script's exit status.
-    assert!(table.contains("| dlb | random | default | 100.000 ms | FAIL,FAIL,FAIL, |"), "{table}");
+    assert!(table.contains("| dlb | random | default | 100.000 ms | 104.000 ms (0.96x) | FAIL,FAIL,FAIL, |"), "{table}");
     assert!(!ran.status.success(), "a failed run must fail the script");
 }
 
