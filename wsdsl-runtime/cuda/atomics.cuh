@@ -220,6 +220,8 @@ WS_EXPLICIT_ADD(ws_gpu_add_relaxed_u64, "atom.relaxed.gpu", ws_atom_u64, 64, "l"
 WS_EXPLICIT_CAS_U64(ws_gpu_cas_acq_rel_u64, "atom.acq_rel.gpu")
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+static __device__ __forceinline__ void ws_gpu_fence_release() { asm volatile("fence.release.gpu;" ::: "memory"); }
+static __device__ __forceinline__ void ws_sys_fence_release() { asm volatile("fence.release.sys;" ::: "memory"); }
 
 // Scope follows sharing (deque.cuh, builds for several GPUs): a deque's words are accessed
 // only by system-scope relaxed operations, so every access is morally strong with every
@@ -238,6 +240,21 @@ static __device__ __forceinline__ void ws_fence_sc_at(bool sys) {
 static __device__ __forceinline__ void ws_fence_acq_rel_at(bool sys) {
     if (sys) asm volatile("fence.acq_rel.sys;" ::: "memory");
     else asm volatile("fence.acq_rel.gpu;" ::: "memory");
+}
+// One-directional fences (PTX ISA 8.6; NVIDIA's atomics ABI maps a release store to
+// `fence.release; st.relaxed`, an acquire load to `ld.relaxed; fence.acquire`, and an
+// acquire-release read-modify-write to the pair around a relaxed one). On sm_90 a release
+// fence is the MEMBAR alone and an acquire fence the L1 invalidation (CCTL.IVALL) alone,
+// where fence.acq_rel is both: the multi-GPU kernel's release stores, acquire loads and CASes
+// then compile to what the one-GPU kernel's st.release, ld.acquire and atom.acq_rel do (read
+// from the SASS of both with nvdisasm), instead of paying a second MEMBAR or an L1 flush.
+static __device__ __forceinline__ void ws_fence_release_at(bool sys) {
+    if (sys) asm volatile("fence.release.sys;" ::: "memory");
+    else asm volatile("fence.release.gpu;" ::: "memory");
+}
+static __device__ __forceinline__ void ws_fence_acquire_at(bool sys) {
+    if (sys) asm volatile("fence.acquire.sys;" ::: "memory");
+    else asm volatile("fence.acquire.gpu;" ::: "memory");
 }
 
 // Nanoseconds of the GPU's global timer (comparable across SMs).

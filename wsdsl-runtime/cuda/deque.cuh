@@ -124,17 +124,17 @@ static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) {
 }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner* o) { ws_fence_sc_at(o->shared); }
 static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner* o, ws_atom_u32* p, ws_atom_u32 v) {
-    ws_fence_acq_rel_at(o->shared);
+    ws_fence_release_at(o->shared);
     ws_sys_store_relaxed_u32(p, v);
 }
 static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_owner* o, ws_atom_u64* p, ws_atom_u64 v) {
-    ws_fence_acq_rel_at(o->shared);
+    ws_fence_release_at(o->shared);
     ws_sys_store_relaxed_u64(p, v);
 }
 static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner* o, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
-    ws_fence_acq_rel_at(o->shared);
+    ws_fence_release_at(o->shared);
     const ws_atom_u64 was = ws_sys_cas_relaxed_u64(p, expected, desired);
-    ws_fence_acq_rel_at(o->shared);
+    ws_fence_acquire_at(o->shared);
     return was;
 }
 // A thief's steps; `sys`: the thief is on another GPU than the deque (system-scope fences),
@@ -150,13 +150,13 @@ static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bo
 static __device__ __forceinline__ void ws_steal_fence_sc(bool sys) { ws_fence_sc_at(sys); }
 static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool sys) {
     const unsigned split = ws_sys_load_relaxed_u32(&d->split);
-    ws_fence_acq_rel_at(sys);
+    ws_fence_acquire_at(sys);
     return split;
 }
 static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_u64 expected, ws_atom_u64 desired, bool sys) {
-    ws_fence_acq_rel_at(sys);
+    ws_fence_release_at(sys);
     const ws_atom_u64 was = ws_sys_cas_relaxed_u64(&d->head, expected, desired);
-    ws_fence_acq_rel_at(sys);
+    ws_fence_acquire_at(sys);
     return was;
 }
 // Owner, after a batch, with the head it read: whether another GPU's thief asked to steal

@@ -638,14 +638,14 @@ static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot
 #if WSDSL_PES
     const ws_u32 home = ws_frame_pe(frame);
     if (home != ws_join_self()) {
-        ws_sys_fence_acq_rel();
+        ws_sys_fence_release();
         if ((ws_sys_add_relaxed_u32(&f->pending, WS_JOIN_REMOTE - 1u) & WS_JOIN_COUNT) == 1u) ws_join_send_home(home, frame - (home << wsdsl_join.id_shift));
         return;
     }
-    ws_gpu_fence_acq_rel();
+    ws_gpu_fence_release();
     const ws_u32 before = ws_sys_add_relaxed_u32(&f->pending, 0xffffffffu);
     if ((before & WS_JOIN_COUNT) != 1u) return;
-    if (before >= WS_JOIN_REMOTE) ws_sys_fence_acq_rel(); else ws_gpu_fence_acq_rel();
+    ws_fence_acquire_at(before >= WS_JOIN_REMOTE);
 #else
     // Release: this value (and this subtree's writes) before the decrement.
     if (ws_add_release_u32(&f->pending, 0xffffffffu) != 1u) return;

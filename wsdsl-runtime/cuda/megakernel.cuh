@@ -561,7 +561,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         // Slots about to be exposed were written by this worker's threads, in this batch or
         // earlier: each orders its writes before the leader's release of `split`.
 #if WSDSL_PES
-        if (expose > 0) ws_fence_acq_rel_at(expose_shared);
+        if (expose > 0) ws_fence_release_at(expose_shared);
 #else
         if (expose > 0) ws_fence_acq_rel();
 #endif
