@@ -123,6 +123,9 @@ static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) {
     return (seen & (WS_HEAD_SHARED | WS_HEAD_ASKED)) | ((((seen >> 32) + 1ull) & 0x3fffffffull) << 32);
 }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner* o) { ws_fence_sc_at(o->shared); }
+// Owner, having read (relaxed) a head that thieves moved past everything public: their reads
+// of those slots happen before this worker rewrites them.
+static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner* o) { ws_fence_acquire_at(o->shared); }
 static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner* o, ws_atom_u32* p, ws_atom_u32 v) {
     ws_fence_release_at(o->shared);
     ws_sys_store_relaxed_u32(p, v);
@@ -185,6 +188,10 @@ static __device__ __forceinline__ void ws_own_store_relaxed_u32(ws_atom_u32* p, 
 static __device__ __forceinline__ ws_atom_u64 ws_own_load_relaxed_u64(const ws_atom_u64* p) { return ws_load_relaxed_u64(p); }
 static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { return ((seen >> 32) + 1ull) << 32; }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
+// (One GPU: nothing, as before. Within the PTX model an acquire belongs here too; in the
+// hardware the thief's atom.acq_rel waits for its slot loads before its claim is seen. To
+// be measured before the one-GPU kernel pays an L1 flush whenever thieves empty a deque.)
+static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner*) {}
 static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner*, ws_atom_u32* p, ws_atom_u32 v) { ws_store_release_u32(p, v); }
 static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 v) { ws_store_release_u64(p, v); }
 static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
@@ -236,7 +243,8 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
     for (;;) {
         const ws_atom_u64 reset = ws_head_reset(seen);
         if (at >= old_split) {
-            ws_own_store_release_u64(o, &d->head, reset);          // everything was stolen
+            ws_own_fence_acquire(o);                               // everything was stolen
+            ws_own_store_release_u64(o, &d->head, reset);
             return 0;
         }
         // The slots from `at` on may be under a concurrent steal: settle them (step 5).
@@ -264,8 +272,8 @@ static __device__ unsigned ws_deque_reclaim(ws_deque* d, wsdsl_task* slots, ws_d
 }
 
 // Owner: makes the bottom `count` tasks of the private part public. Every thread that wrote
-// one of those slots must have fenced (ws_fence_acq_rel) since, and the worker's barrier
-// must order those fences before this call.
+// one of those slots must have fenced since (a release fence is enough), and the worker's
+// barrier must order those fences before this call.
 static __device__ __forceinline__ void ws_deque_expose(ws_deque* d, ws_deque_owner* o, unsigned count) {
     o->split += count;
     ws_own_store_release_u32(o, &d->split, o->split);
