@@ -190,8 +190,13 @@ static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { 
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
 // (One GPU: nothing, as before. Within the PTX model an acquire belongs here too; in the
 // hardware the thief's atom.acq_rel waits for its slot loads before its claim is seen. To
-// be measured before the one-GPU kernel pays an L1 flush whenever thieves empty a deque.)
-static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner*) {}
+// be measured, WSDSL_DEFINES=WS_X_RESET_ACQUIRE, before the one-GPU kernel pays an L1 flush
+// whenever thieves empty a deque.)
+static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner*) {
+#if WS_X_RESET_ACQUIRE
+    ws_fence_acquire_at(false);
+#endif
+}
 static __device__ __forceinline__ void ws_own_store_release_u32(const ws_deque_owner*, ws_atom_u32* p, ws_atom_u32 v) { ws_store_release_u32(p, v); }
 static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 v) { ws_store_release_u64(p, v); }
 static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
