@@ -233,14 +233,15 @@ WS_EXPLICIT_CAS_U64(ws_sys_cas_relaxed_u64, "atom.relaxed." WS_RELAXED_SCOPE)
 static __device__ __forceinline__ void ws_sys_or_relaxed_u64(ws_atom_u64* p, ws_atom_u64 v) {
     asm volatile("red.relaxed.sys.global.or.b64 [%0], %1;" :: "l"(p), "l"(v) : "memory");
 }
-static __device__ __forceinline__ void ws_fence_sc_at(bool sys) {
-    if (sys) asm volatile("fence.sc.sys;" ::: "memory");
-    else asm volatile("fence.sc.gpu;" ::: "memory");
-}
-static __device__ __forceinline__ void ws_fence_acq_rel_at(bool sys) {
-    if (sys) asm volatile("fence.acq_rel.sys;" ::: "memory");
-    else asm volatile("fence.acq_rel.gpu;" ::: "memory");
-}
+// A fence of semantics `sem` at system scope when `sys`, else at GPU scope (chosen at run
+// time: scope follows sharing).
+#define WS_FENCE_AT(name, sem) \
+    static __device__ __forceinline__ void name(bool sys) { \
+        if (sys) asm volatile("fence." sem ".sys;" ::: "memory"); \
+        else asm volatile("fence." sem ".gpu;" ::: "memory"); \
+    }
+WS_FENCE_AT(ws_fence_sc_at, "sc")
+WS_FENCE_AT(ws_fence_acq_rel_at, "acq_rel")
 // One-directional fences (PTX ISA 8.6; NVIDIA's atomics ABI maps a release store to
 // `fence.release; st.relaxed`, an acquire load to `ld.relaxed; fence.acquire`, and an
 // acquire-release read-modify-write to the pair around a relaxed one). On sm_90 a release
@@ -248,14 +249,8 @@ static __device__ __forceinline__ void ws_fence_acq_rel_at(bool sys) {
 // where fence.acq_rel is both: the multi-GPU kernel's release stores, acquire loads and CASes
 // then compile to what the one-GPU kernel's st.release, ld.acquire and atom.acq_rel do (read
 // from the SASS of both with nvdisasm), instead of paying a second MEMBAR or an L1 flush.
-static __device__ __forceinline__ void ws_fence_release_at(bool sys) {
-    if (sys) asm volatile("fence.release.sys;" ::: "memory");
-    else asm volatile("fence.release.gpu;" ::: "memory");
-}
-static __device__ __forceinline__ void ws_fence_acquire_at(bool sys) {
-    if (sys) asm volatile("fence.acquire.sys;" ::: "memory");
-    else asm volatile("fence.acquire.gpu;" ::: "memory");
-}
+WS_FENCE_AT(ws_fence_release_at, "release")
+WS_FENCE_AT(ws_fence_acquire_at, "acquire")
 
 // Nanoseconds of the GPU's global timer (comparable across SMs).
 static __device__ __forceinline__ unsigned long long ws_globaltimer() {
