@@ -220,8 +220,6 @@ WS_EXPLICIT_ADD(ws_gpu_add_relaxed_u64, "atom.relaxed.gpu", ws_atom_u64, 64, "l"
 WS_EXPLICIT_CAS_U64(ws_gpu_cas_acq_rel_u64, "atom.acq_rel.gpu")
 static __device__ __forceinline__ void ws_gpu_fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 static __device__ __forceinline__ void ws_sys_fence_acq_rel() { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
-static __device__ __forceinline__ void ws_gpu_fence_release() { asm volatile("fence.release.gpu;" ::: "memory"); }
-static __device__ __forceinline__ void ws_sys_fence_release() { asm volatile("fence.release.sys;" ::: "memory"); }
 
 // Scope follows sharing (deque.cuh, builds for several GPUs): a deque's words are accessed
 // only by system-scope relaxed operations, so every access is morally strong with every

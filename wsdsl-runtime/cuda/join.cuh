@@ -638,11 +638,11 @@ static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot
 #if WSDSL_PES
     const ws_u32 home = ws_frame_pe(frame);
     if (home != ws_join_self()) {
-        ws_sys_fence_release();
+        ws_fence_release_at(true);
         if ((ws_sys_add_relaxed_u32(&f->pending, WS_JOIN_REMOTE - 1u) & WS_JOIN_COUNT) == 1u) ws_join_send_home(home, frame - (home << wsdsl_join.id_shift));
         return;
     }
-    ws_gpu_fence_release();
+    ws_fence_release_at(false);
     const ws_u32 before = ws_sys_add_relaxed_u32(&f->pending, 0xffffffffu);
     if ((before & WS_JOIN_COUNT) != 1u) return;
     ws_fence_acquire_at(before >= WS_JOIN_REMOTE);

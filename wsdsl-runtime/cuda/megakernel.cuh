@@ -511,8 +511,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (s_outcome[group] != WS_FOUND) break;
         const unsigned n = s_count[group];
 #if WSDSL_PES
-        const bool expose_shared = (s_expose[group] & WS_EXPOSE_SHARED) != 0u;
-        const unsigned expose = s_expose[group] & ~WS_EXPOSE_SHARED;
+        const unsigned expose_word = s_expose[group];
+        const bool expose_shared = (expose_word & WS_EXPOSE_SHARED) != 0u;
+        const unsigned expose = expose_word & ~WS_EXPOSE_SHARED;
 #else
         const unsigned expose = s_expose[group];
 #endif

@@ -108,8 +108,6 @@ static inline void ws_fence_sc_at(bool) { ws_host_chaos(); __atomic_thread_fence
 static inline void ws_fence_acq_rel_at(bool) { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline void ws_fence_release_at(bool) { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_RELEASE); }
 static inline void ws_fence_acquire_at(bool) { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQUIRE); }
-static inline void ws_gpu_fence_release() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_RELEASE); }
-static inline void ws_sys_fence_release() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_RELEASE); }
 static inline void ws_fence_sc() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_SEQ_CST); }
 static inline void ws_fence_acq_rel() { ws_host_chaos(); __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_load_volatile_sys_u32(const ws_atom_u32* p) { ws_host_global(p); return __atomic_load_n(p, __ATOMIC_RELAXED); }
