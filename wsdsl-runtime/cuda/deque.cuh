@@ -202,7 +202,13 @@ static __device__ __forceinline__ void ws_own_store_release_u64(const ws_deque_o
 static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_deque_owner*, ws_atom_u64* p, ws_atom_u64 expected, ws_atom_u64 desired) {
     return ws_cas_acq_rel_u64(p, expected, desired);
 }
-static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool) { return ws_thief_load_acquire_u64(&d->head); }
+// The head is read relaxed: the sequentially consistent fence right after it orders it, as
+// an acquire would, whose own L1 invalidation would be a second one in a row on every probe
+// (the multi-GPU kernel's thieves read it so too, and ran fib(42) 8% faster on one GPU).
+// With the join's acquire-only fence (join.cuh), one H200, old binary in the same command:
+// fib(42) 132.0 -> 117.1 ms, UTS T3L 57.6 -> 56.5 ms, N-Queens 18 and T1XL unchanged
+// (BENCHMARKS.md, "The one-GPU kernel learns from the multi-GPU one").
+static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool) { return ws_thief_load_relaxed_u64(&d->head); }
 static __device__ __forceinline__ void ws_steal_fence_sc(bool) { ws_thief_fence_sc(); }
 static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool) { return ws_thief_load_acquire_u32(&d->split); }
 static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_u64 expected, ws_atom_u64 desired, bool) {

@@ -649,8 +649,9 @@ static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot
 #else
     // Release: this value (and this subtree's writes) before the decrement.
     if (ws_add_release_u32(&f->pending, 0xffffffffu) != 1u) return;
-    // The last one acquires every sibling's, for the continuation that reads them.
-    ws_fence_acq_rel();
+    // The last one acquires every sibling's, for the continuation that reads them (an
+    // acquire fence: the L1 invalidation without a second MEMBAR).
+    ws_fence_acquire_at(false);
 #endif
     ws_join_continue(ctx, frame);
 }
