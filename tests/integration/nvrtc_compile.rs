@@ -1,5 +1,6 @@
-//! Every example's generated megakernel compiles with NVRTC for the H100 (sm_90). NVRTC
-//! needs no GPU; README's test command installs it (`pip install nvidia-cuda-nvrtc`).
+//! Every example's generated megakernel compiles with NVRTC for the H100 (sm_90), the deque
+//! kernels for older architectures too. NVRTC needs no GPU; README's test command installs it
+//! (`pip install nvidia-cuda-nvrtc`).
 
 // The examples' kernels, for their generated CUDA only (their host helpers go unused here).
 use crate::kernels::bfs;
@@ -167,4 +168,22 @@ fn ordered_kernels_compile_under_the_band_queues() {
     }
     let profiled = KernelConfig { profile: true, ..ordered_kernel_configs(256)[1] };
     compile_check_with::<relax_ordered::Kernel>("sm_90", &profiled).unwrap();
+}
+
+/// The deque kernels compile for the architectures before Hopper too (`compile_check` takes
+/// the device's own one at run time): their fences include the one-directional
+/// `fence.acquire` and `fence.release` (`cuda/atomics.cuh`), which LLVM's PTX backend allows
+/// from sm_90 only, but NVRTC accepts for every architecture it targets. fib has joins (an
+/// acquire fence per frame), UTS none.
+#[test]
+fn deque_kernels_compile_for_the_architectures_before_hopper() {
+    for arch in ["sm_75", "sm_80", "sm_89"] {
+        for (name, result) in [
+            ("fib", compile_check::<fib::fib::Kernel>(arch)),
+            ("uts", compile_check::<uts::uts::Kernel>(arch)),
+        ] {
+            let bytes = result.unwrap_or_else(|e| panic!("{name} for {arch}: {e}"));
+            assert!(bytes > 1000, "{name} for {arch}: a CUBIN of {bytes} bytes");
+        }
+    }
 }

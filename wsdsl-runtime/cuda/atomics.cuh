@@ -131,7 +131,8 @@ static __device__ __forceinline__ void ws_fence_sc() {
     asm volatile("fence.sc." WS_SCOPE ";" ::: "memory");
 }
 
-// Release fence at GPU scope: this thread's earlier writes are ordered before its later ones.
+// Acquire-release fence at GPU scope: this thread's earlier reads and writes are ordered
+// before its later ones.
 static __device__ __forceinline__ void ws_fence_acq_rel() {
     asm volatile("fence.acq_rel." WS_SCOPE ";" ::: "memory");
 }

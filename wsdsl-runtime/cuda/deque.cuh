@@ -144,8 +144,8 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
 // else GPU-scope fences. Measured on two H100s (BENCHMARKS.md, "Across hosts at the single
 // host's occupancy"): a same-GPU thief with the system-scope acquire loads and acq_rel CAS of
 // the builds before scope followed sharing ran UTS T3L 12% slower and N-Queens 18 no faster;
-// one with the one-GPU kernel's GPU-scope acquire loads and CAS (outside the PTX model once
-// another GPU's thief CASes the head) changed neither. These fences are not what is left of
+// one with GPU-scope acquire loads and CAS, as the one-GPU kernel's steps were then (outside
+// the PTX model once another GPU's thief CASes the head), changed neither. These fences are not what is left of
 // T3L's two-GPU gap.
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool sys) {
     return sys ? ws_sys_load_acquire_u64(&d->head) : ws_sys_load_relaxed_u64(&d->head);

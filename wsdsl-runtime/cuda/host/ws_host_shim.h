@@ -8,6 +8,7 @@
 //   ld/st.relaxed.gpu-> __atomic_*_n(RELAXED)           atom.acq_rel   -> __atomic_*(ACQ_REL)
 //   atom.release     -> __atomic_*(RELEASE)
 //   fence.sc.gpu     -> __atomic_thread_fence(SEQ_CST)  fence.acq_rel  -> __atomic_thread_fence(ACQ_REL)
+//   fence.acquire    -> __atomic_thread_fence(ACQUIRE)  fence.release  -> __atomic_thread_fence(RELEASE)
 // plus the CUDA qualifiers and intrinsics the headers use (`__device__`, `__forceinline__`,
 // `atomicAdd`, `atomicCAS`, `__nanosleep`, `__threadfence`, ...). The C++ memory model is
 // at least as weak as the PTX one for these operations except that relaxed accesses here are
