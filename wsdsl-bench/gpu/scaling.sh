@@ -50,9 +50,10 @@ command_of() {
 
 # One run: workload, GPU count, host groups (0: one host), victim, defines. Prints the kernel
 # time in ms, or FAIL/ERROR.
+log_of() { echo "$OUT/$(echo "$1 g$2 h$3 $4 $5" | tr -c 'A-Za-z0-9' '_').log"; }
 run_one() {
     local work=$1 gpus=$2 groups=$3 victim=$4 defines=$5 log
-    log="$OUT/$(echo "$work g$gpus h$groups $victim $defines" | tr -c 'A-Za-z0-9' '_').log"
+    log=$(log_of "$@")
     local env=(WSDSL_VICTIM="$victim" WSDSL_DEFINES="$defines")
     if [[ $gpus == 1m ]]; then env+=(WSDSL_GPUS=1 WSDSL_MULTI_ON_ONE=1); gpus=1; else env+=(WSDSL_GPUS="$gpus"); fi
     [[ $groups -gt 0 ]] && env+=(WSDSL_HOST_GROUPS="$groups")
@@ -90,6 +91,7 @@ printf 'workload\tvictims\tvariant\tgpus\thost_groups\tms\n' > "$RUNS"
     printf '\n'
 } | tee "$TABLE"
 status=0
+failures=()   # one line per failed cell: what failed and the first words of why
 IFS=';' read -r -a variants <<< "$VARIANTS"
 for work in $WORKLOADS; do
     for victim in $VICTIMS; do
@@ -108,7 +110,11 @@ for work in $WORKLOADS; do
             for c in "${configs[@]}"; do
                 # shellcheck disable=SC2086
                 if [[ ${times[$c]} == *FAIL* || ${times[$c]} == *ERROR* ]]; then
-                    row+=" ${times[$c]// /,} |"; status=1; continue
+                    row+=" ${times[$c]// /,} |"; status=1
+                    log=$(log_of "$work" "${c%:*}" "${c#*:}" "$victim" "$defines")
+                    why=$(grep -E '^(FAIL|Error|error)|: error' "$log" | awk '!seen[$0]++' | head -2 | paste -sd ' ' -)
+                    failures+=("- $work, $victim, $name, ${c%:*} GPUs, ${c#*:} host groups: ${why:-no reason printed} ($log)")
+                    continue
                 fi
                 m=$(printf '%s\n' ${times[$c]} | median)
                 if [[ -z "$base" ]]; then base=$m; row+=" $m ms |"
@@ -120,5 +126,8 @@ for work in $WORKLOADS; do
     done
 done
 echo "(dlb is weak scaling, 4 M tasks per GPU: its ratios are efficiencies.)" | tee -a "$TABLE"
+if [[ ${#failures[@]} -gt 0 ]]; then
+    { echo; echo "Failed cells (the first lines of why; every run's output is in its log):"; printf '%s\n' "${failures[@]}"; } | tee -a "$TABLE"
+fi
 echo "table: $TABLE; logs: $OUT/*.log"
 exit $status

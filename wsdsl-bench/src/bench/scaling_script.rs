@@ -59,6 +59,12 @@ fn scaling_script_tables_medians_ratios_hosts_and_failures() {
     assert!(table.contains("2 hosts x 1") && table.contains("1 GPU, multi-GPU kernel"), "{table}");
     // A failing run marks its cell and the script's exit status.
     assert!(table.contains("| dlb | random | default | 100.000 ms | 104.000 ms (0.96x) | FAIL,FAIL,FAIL, |"), "{table}");
+    // And says why, once per failed cell (2 GPUs, and 2 host groups of 1), from the runs' own
+    // output, each reason once.
+    assert!(table.contains("Failed cells"), "{table}");
+    assert!(table.contains("- dlb, random, default, 2 GPUs, 0 host groups: FAIL: wrong ("), "{table}");
+    assert!(table.contains("- dlb, random, default, 2 GPUs, 2 host groups: FAIL: wrong ("), "{table}");
+    assert_eq!(table.matches("FAIL: wrong").count(), 2, "one line per failed cell: {table}");
     assert!(!ran.status.success(), "a failed run must fail the script");
 }
 
