@@ -161,12 +161,15 @@ pub mod subsetk {
         pair(&bufs.inputs, i)
     }
 
-    /// Words `2i` and `2i + 1` of a read-only array taken on its own.
+    /// Words `2i` and `2i + 1` of a read-only array taken on its own; kept out of line
+    /// (`#[inline(never)]` is CUDA's `__noinline__`).
+    #[inline(never)]
     fn pair(words: &ReadOnly<u64>, i: usize) -> (u64, u64) {
         (words.get(2 * i), words.get(2 * i + 1))
     }
 
-    /// Writes `r` at `at` of a buffer taken on its own.
+    /// Writes `r` at `at` of a buffer taken on its own; always inlined (`__forceinline__`).
+    #[inline(always)]
     fn store(out: &Buffer<u64>, at: usize, r: &[u64]) {
         for (k, &v) in r.iter().enumerate() {
             out.set(at + k, v);

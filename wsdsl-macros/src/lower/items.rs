@@ -43,6 +43,24 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
     }
 }
 
+/// `#[inline(never)]` or `#[inline(always)]` on a function, as CUDA's qualifier (written before
+/// its result type); nothing otherwise, and NVRTC inlines as it sees fit. A function kept out
+/// of line keeps one instruction schedule whatever the megakernel around it is: inlined, a
+/// hash's rounds are rescheduled by changes elsewhere in the kernel (BENCHMARKS.md, "A look at
+/// the other GPU's idle count").
+fn inline_qualifier(attrs: &[syn::Attribute]) -> &'static str {
+    for a in attrs.iter().filter(|a| a.path().is_ident("inline")) {
+        if let syn::Meta::List(list) = &a.meta {
+            match list.tokens.to_string().as_str() {
+                "never" => return "__noinline__ ",
+                "always" => return "__forceinline__ ",
+                _ => {}
+            }
+        }
+    }
+    ""
+}
+
 /// The handlers fragment: helpers, handlers and the dispatch, with or without `debug`
 /// assertions.
 ///
@@ -73,6 +91,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
         };
         let ret = if f.ret.is_value() { fl.cty(&f.ret) } else { "void".to_string() };
         fl.leave = if f.ret.is_value() { format!("return {ret}();") } else { "return;".to_string() };
+        let ret = format!("{}{ret}", inline_qualifier(&f.item.attrs));
         let sig = match &f.kind {
             FnKind::Handler { task } => format!("__device__ static {ret} h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
             FnKind::Complete { task, .. } => {

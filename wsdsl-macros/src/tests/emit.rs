@@ -439,3 +439,23 @@ fn loops_that_spawn_need_no_progress_marker() {
     assert!(loop_over("l_i_").contains("ws_loop_progress"), "the spinning loop: {}", c.handlers);
 }
 
+
+#[test]
+fn inline_attributes_become_cuda_qualifiers() {
+    let c = cuda(program(quote! {
+        #[inline(never)]
+        fn kept(a: u32) -> u32 { a + 1 }
+        #[inline(always)]
+        fn folded(a: u32) -> u32 { a * 2 }
+        #[inline]
+        fn hinted(a: u32) -> u32 { a }
+    }));
+    let head = |name: &str| {
+        let at = format!(" f_{name}(");
+        c.handlers.lines().find(|l| l.contains(&at) && l.ends_with(" {")).expect("helper emitted").to_string()
+    };
+    assert!(head("kept").starts_with("__device__ static __noinline__ ws_u32 f_kept("), "{}", head("kept"));
+    assert!(head("folded").starts_with("__device__ static __forceinline__ ws_u32 f_folded("), "{}", head("folded"));
+    // A plain `#[inline]` is a hint Rust may ignore: NVRTC decides, as without it.
+    assert!(head("hinted").starts_with("__device__ static ws_u32 f_hinted("), "{}", head("hinted"));
+}

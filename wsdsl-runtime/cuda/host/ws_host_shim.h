@@ -28,6 +28,7 @@
 #define __global__
 #define __shared__
 #define __forceinline__ inline __attribute__((always_inline))
+#define __noinline__ __attribute__((noinline))
 
 typedef unsigned int ws_atom_u32;
 typedef unsigned long long ws_atom_u64;
