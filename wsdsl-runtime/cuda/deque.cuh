@@ -145,8 +145,8 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
 // host's occupancy"): a same-GPU thief with the system-scope acquire loads and acq_rel CAS of
 // the builds before scope followed sharing ran UTS T3L 12% slower and N-Queens 18 no faster;
 // one with GPU-scope acquire loads and CAS, as the one-GPU kernel's steps were then (outside
-// the PTX model once another GPU's thief CASes the head), changed neither. These fences are not what is left of
-// T3L's two-GPU gap.
+// the PTX model once another GPU's thief CASes the head), changed neither. These fences are
+// not what is left of T3L's two-GPU gap.
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool sys) {
     return sys ? ws_sys_load_acquire_u64(&d->head) : ws_sys_load_relaxed_u64(&d->head);
 }
@@ -189,9 +189,10 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_load_relaxed_u64(const ws_a
 static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { return ((seen >> 32) + 1ull) << 32; }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
 // (One GPU: nothing, as before. Within the PTX model an acquire belongs here too; in the
-// hardware the thief's atom.acq_rel waits for its slot loads before its claim is seen. To
-// be measured, WSDSL_DEFINES=WS_X_RESET_ACQUIRE, before the one-GPU kernel pays an L1 flush
-// whenever thieves empty a deque.)
+// hardware the thief's atom.acq_rel waits for its slot loads before its claim is seen.
+// WSDSL_DEFINES=WS_X_RESET_ACQUIRE adds it: on one H200 it cost nothing the runs could tell
+// (BENCHMARKS.md, fifth session of 2026-11-28); it becomes the default once gpu-check has run
+// with it.)
 static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner*) {
 #if WS_X_RESET_ACQUIRE
     ws_fence_acquire_at(false);
@@ -207,7 +208,7 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
 // (the multi-GPU kernel's thieves read it so too, and ran fib(42) 8% faster on one GPU).
 // With the join's acquire-only fence (join.cuh), one H200, old binary in the same command:
 // fib(42) 132.0 -> 117.1 ms, UTS T3L 57.6 -> 56.5 ms, N-Queens 18 and T1XL unchanged
-// (BENCHMARKS.md, "The one-GPU kernel learns from the multi-GPU one").
+// (BENCHMARKS.md, "The one-GPU kernel takes two fences from the multi-GPU one").
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool) { return ws_thief_load_relaxed_u64(&d->head); }
 static __device__ __forceinline__ void ws_steal_fence_sc(bool) { ws_thief_fence_sc(); }
 static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool) { return ws_thief_load_acquire_u32(&d->split); }

@@ -563,10 +563,6 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         // earlier: each orders its writes before the leader's release of `split`.
 #if WSDSL_PES
         if (expose > 0) ws_fence_release_at(expose_shared);
-#elif WS_X_EXPOSE_RELEASE
-        // A measurement (WSDSL_DEFINES=WS_X_EXPOSE_RELEASE): the release fence the multi-GPU
-        // kernel takes here, without the two-way fence's L1 flush (BENCHMARKS.md).
-        if (expose > 0) ws_fence_release_at(false);
 #else
         if (expose > 0) ws_fence_acq_rel();
 #endif
