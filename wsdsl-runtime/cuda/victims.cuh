@@ -165,6 +165,19 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 #ifndef WS_REMOTE_BACKOFF_MAX
 #define WS_REMOTE_BACKOFF_MAX 0u
 #endif
+// Random victims across GPUs, drawn mostly at home (an experiment, off by default): with
+// WS_REMOTE_ONE_IN = R > 1, a random (WSDSL_VICTIM 0) thief that draws another GPU's worker
+// probes it only one time in R and otherwise skips the probe, a failed one that costs no
+// round trip. Uniform draws send (G - 1) / G of the probes to other GPUs, which find nothing
+// while those GPUs are idle. Measured on two H200s (BENCHMARKS.md, 2026-11-28 sixth
+// session), R = 8 against uniform: UTS T3L 59.5 against 60.3 ms, T1XL 77.7 against 77.4,
+// N-Queens 18 437.2 against 437.4, but fib(42) 70.3 against 62.6 (joins spread by remote
+// probes). R = 10^6 with WS_REMOTE_ASK=1000000u keeps every GPU to itself: T3L then takes
+// 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the switch
+// compiles to nothing (the kernels' SASS is unchanged).
+#ifndef WS_REMOTE_ONE_IN
+#define WS_REMOTE_ONE_IN 1u
+#endif
 #if WS_REMOTE_MIN < 1
 // An empty deque of another GPU would count as work: a thief would leave the idle state on
 // every such probe, and the termination detector's two waves might never agree.
@@ -183,9 +196,11 @@ static __device__ __forceinline__ bool ws_victim_remote(const ws_launch* L, unsi
 
 // Applies the rest to a drawn victim: while resting, a victim on another GPU is replaced by a
 // random worker of this one. Returns false when the probe is skipped instead (the thief has
-// no other worker on its GPU, or is an HWS GPU leader, which robs only other GPUs).
+// no other worker on its GPU, or is an HWS GPU leader, which robs only other GPUs), and for
+// the remote draws WS_REMOTE_ONE_IN skips.
 static __device__ __forceinline__ bool ws_remote_admit(const ws_launch* L, unsigned self, ws_victim_state* st, unsigned* victim) {
 #if WSDSL_PES
+    if (WSDSL_VICTIM == 0 && WS_REMOTE_ONE_IN > 1u && ws_victim_remote(L, *victim) && ws_xorshift(&st->rng) % WS_REMOTE_ONE_IN != 0u) return false;
     if (WS_REMOTE_BACKOFF_MAX == 0u || st->remote_rest == 0u || !ws_victim_remote(L, *victim)) return true;
     st->remote_rest--;
     if (L->workers < 2u || (WSDSL_VICTIM == 3 && st->gpu_leader)) return false;

@@ -55,44 +55,60 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     fn zeroed_atoms(len: usize) -> Box<[Self::Atom]>;
 }
 
+// Every method is `#[inline]`: the buffers' generic code (`read_le`, `write_le`, the
+// accessors) is instantiated in the program's crate, which without it calls these one-line
+// methods across the crate boundary for every element. Converting 4 M u32s from an image took
+// 10.5 ms on one core that way, 1.3 ms inlined; the whole GPU call of BFS on R-MAT 22 went
+// from 9.2 to 6.8 ms (BENCHMARKS.md, 2026-11-28 sixth session).
 macro_rules! buffer_elem {
     ($t:ty, $atom:ty, $bits:ty, $cuda:literal, $to:expr, $from:expr, $add:expr) => {
         impl BufferElem for $t {
             type Atom = $atom;
             const CUDA: &'static str = $cuda;
+            #[inline]
             fn new_atom(v: Self) -> $atom {
                 <$atom>::new($to(v))
             }
+            #[inline]
             fn load(a: &$atom) -> Self {
                 $from(a.load(Relaxed))
             }
+            #[inline]
             fn store(a: &$atom, v: Self) {
                 a.store($to(v), Relaxed)
             }
+            #[inline]
             fn update(a: &$atom, f: impl Fn(Self) -> Self) -> Self {
                 let old = a.fetch_update(Relaxed, Relaxed, |bits| Some($to(f($from(bits))))).unwrap_or_else(|b| b);
                 $from(old)
             }
+            #[inline]
             fn cas(a: &$atom, current: Self, new: Self) -> Self {
                 match a.compare_exchange($to(current), $to(new), Relaxed, Relaxed) {
                     Ok(b) | Err(b) => $from(b),
                 }
             }
+            #[inline]
             fn add(self, other: Self) -> Self {
                 $add(self, other)
             }
+            #[inline]
             fn to_le(self, out: &mut [u8]) {
                 out[..std::mem::size_of::<$t>()].copy_from_slice(&self.to_le_bytes());
             }
+            #[inline]
             fn from_le(bytes: &[u8]) -> Self {
                 <$t>::from_le_bytes(bytes[..std::mem::size_of::<$t>()].try_into().expect("element width"))
             }
+            #[inline]
             fn bits(self) -> u64 {
                 $to(self) as u64
             }
+            #[inline]
             fn from_atom(a: $atom) -> Self {
                 $from(a.into_inner())
             }
+            #[inline]
             fn atoms_into_values(atoms: Box<[$atom]>) -> Vec<Self> {
                 use std::mem::{align_of, size_of};
                 if size_of::<$atom>() != size_of::<$t>() || align_of::<$atom>() != align_of::<$t>() {
@@ -108,6 +124,7 @@ macro_rules! buffer_elem {
                 // allocation's layout (size and alignment, checked above) is the vector's.
                 unsafe { Vec::from_raw_parts(Box::into_raw(atoms) as *mut $atom as *mut $t, len, len) }
             }
+            #[inline]
             fn zeroed_atoms(len: usize) -> Box<[$atom]> {
                 crate::host_memory::fresh_pages_for_large_buffers();
                 // SAFETY: an atomic integer whose bits are all zero is a valid zero.
