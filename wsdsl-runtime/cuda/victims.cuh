@@ -175,9 +175,20 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // probes). R = 10^6 with WS_REMOTE_ASK=1000000u keeps every GPU to itself: T3L then takes
 // 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the switch
 // compiles to nothing (the kernels' SASS is unchanged).
+// With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes straight
+// to its next draw (no idle count, no sleep), so the busy GPU's thieves probe their own GPU
+// as often as on one GPU. Not measured yet; of the forms that turn a remote draw into a local
+// probe it is the one that leaves UTS's hash alone in the SASS (38 of 4,328 instructions
+// move with R = 8; a redraw in place moved 1,100). R must stay small: a thief with no worker
+// of its own GPU to draw redraws until one remote draw in R passes.
 #ifndef WS_REMOTE_ONE_IN
 #define WS_REMOTE_ONE_IN 1u
 #endif
+#ifndef WS_REMOTE_SKIP_REDRAWS
+#define WS_REMOTE_SKIP_REDRAWS 0
+#endif
+// A victim id no worker has: the draw was skipped and is to be drawn again at once.
+#define WS_VICTIM_REDRAW 0xFFFFFFFFu
 #if WS_REMOTE_MIN < 1
 // An empty deque of another GPU would count as work: a thief would leave the idle state on
 // every such probe, and the termination detector's two waves might never agree.
@@ -197,10 +208,13 @@ static __device__ __forceinline__ bool ws_victim_remote(const ws_launch* L, unsi
 // Applies the rest to a drawn victim: while resting, a victim on another GPU is replaced by a
 // random worker of this one. Returns false when the probe is skipped instead (the thief has
 // no other worker on its GPU, or is an HWS GPU leader, which robs only other GPUs), and for
-// the remote draws WS_REMOTE_ONE_IN skips.
+// the remote draws WS_REMOTE_ONE_IN skips (*victim then WS_VICTIM_REDRAW).
 static __device__ __forceinline__ bool ws_remote_admit(const ws_launch* L, unsigned self, ws_victim_state* st, unsigned* victim) {
 #if WSDSL_PES
-    if (WSDSL_VICTIM == 0 && WS_REMOTE_ONE_IN > 1u && ws_victim_remote(L, *victim) && ws_xorshift(&st->rng) % WS_REMOTE_ONE_IN != 0u) return false;
+    if (WSDSL_VICTIM == 0 && WS_REMOTE_ONE_IN > 1u && ws_victim_remote(L, *victim) && ws_xorshift(&st->rng) % WS_REMOTE_ONE_IN != 0u) {
+        *victim = WS_VICTIM_REDRAW;
+        return false;
+    }
     if (WS_REMOTE_BACKOFF_MAX == 0u || st->remote_rest == 0u || !ws_victim_remote(L, *victim)) return true;
     st->remote_rest--;
     if (L->workers < 2u || (WSDSL_VICTIM == 3 && st->gpu_leader)) return false;
