@@ -324,7 +324,7 @@ static __device__ int ws_find_work(const ws_launch* L, unsigned self, ws_victim_
                 continue;
             }
         }
-        if (WS_REMOTE_SKIP_REDRAWS && victim == WS_VICTIM_REDRAW) continue;   // victims.cuh
+        if (WS_REMOTE_SKIP_REDRAWS && victim == WS_VICTIM_REDRAW && L->workers > 1u) continue;   // victims.cuh
         fails++;
         if (!*idle && fails >= WS_IDLE_AFTER) { ws_enter_idle(L->state, ws_own_sys(own)); *idle = true; }
         if (*idle) {

@@ -172,20 +172,23 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // while those GPUs are idle. Measured on two H200s (BENCHMARKS.md, 2026-11-28 sixth
 // session), R = 8 against uniform: UTS T3L 59.5 against 60.3 ms, T1XL 77.7 against 77.4,
 // N-Queens 18 437.2 against 437.4, but fib(42) 70.3 against 62.6 (joins spread by remote
-// probes). R = 10^6 with WS_REMOTE_ASK=1000000u keeps every GPU to itself: T3L then takes
-// 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the switch
+// probes). R = 10^6 with WS_REMOTE_ASK=1000000u: no task crosses and almost no probe does,
+// and T3L takes 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the switch
 // compiles to nothing (the kernels' SASS is unchanged).
 // With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes straight
-// to its next draw (no idle count, no sleep), so the busy GPU's thieves probe their own GPU
-// as often as on one GPU. Not measured yet; of the forms that turn a remote draw into a local
-// probe it is the one that leaves UTS's hash alone in the SASS (38 of 4,328 instructions
-// move with R = 8; a redraw in place moved 1,100). R must stay small: a thief with no worker
-// of its own GPU to draw redraws until one remote draw in R passes.
+// to its next draw (no idle count, no sleep), so the busy GPU's thieves should probe their
+// own GPU nearly as often as on one GPU. Not measured yet; of the forms that turn a remote
+// draw into a local probe it is the one that leaves UTS's hash alone in the SASS (34 of 4,328
+// instructions move with R = 8; the other forms tried moved 800-1,145). A GPU with a single
+// worker has only remote draws: it never redraws, and counts skipped draws as before.
 #ifndef WS_REMOTE_ONE_IN
 #define WS_REMOTE_ONE_IN 1u
 #endif
 #ifndef WS_REMOTE_SKIP_REDRAWS
 #define WS_REMOTE_SKIP_REDRAWS 0
+#endif
+#if WS_REMOTE_SKIP_REDRAWS && WS_REMOTE_ONE_IN <= 1
+#error "WS_REMOTE_SKIP_REDRAWS changes what WS_REMOTE_ONE_IN skips: set WS_REMOTE_ONE_IN above 1 too"
 #endif
 // A victim id no worker has: the draw was skipped and is to be drawn again at once.
 #define WS_VICTIM_REDRAW 0xFFFFFFFFu

@@ -59,7 +59,7 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
 // accessors) is instantiated in the program's crate, which without it calls these one-line
 // methods across the crate boundary for every element. Converting 4 M u32s from an image took
 // 10.5 ms on one core that way, 1.3 ms inlined; the whole GPU call of BFS on R-MAT 22 went
-// from 9.2 to 6.8 ms (BENCHMARKS.md, 2026-11-28 sixth session).
+// from 9.2-9.5 to 6.8-7.0 ms (BENCHMARKS.md, 2026-11-28 sixth session).
 macro_rules! buffer_elem {
     ($t:ty, $atom:ty, $bits:ty, $cuda:literal, $to:expr, $from:expr, $add:expr) => {
         impl BufferElem for $t {
