@@ -173,8 +173,8 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // session), R = 8 against uniform: UTS T3L 59.5 against 60.3 ms, T1XL 77.7 against 77.4,
 // N-Queens 18 437.2 against 437.4, but fib(42) 70.3 against 62.6 (joins spread by remote
 // probes). R = 10^6 with WS_REMOTE_ASK=1000000u: no task crosses and almost no probe does,
-// and T3L takes 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the switch
-// compiles to nothing (the kernels' SASS is unchanged).
+// and T3L takes 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the
+// switch compiles to nothing (the kernels' SASS is unchanged).
 // With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes straight
 // to its next draw (no idle count, no sleep), so the busy GPU's thieves should probe their
 // own GPU nearly as often as on one GPU. Not measured yet; of the forms that turn a remote
@@ -214,7 +214,8 @@ static __device__ __forceinline__ bool ws_victim_remote(const ws_launch* L, unsi
 // the remote draws WS_REMOTE_ONE_IN skips (*victim then WS_VICTIM_REDRAW).
 static __device__ __forceinline__ bool ws_remote_admit(const ws_launch* L, unsigned self, ws_victim_state* st, unsigned* victim) {
 #if WSDSL_PES
-    if (WSDSL_VICTIM == 0 && WS_REMOTE_ONE_IN > 1u && ws_victim_remote(L, *victim) && ws_xorshift(&st->rng) % WS_REMOTE_ONE_IN != 0u) {
+    if (WSDSL_VICTIM == 0 && WS_REMOTE_ONE_IN > 1u && ws_victim_remote(L, *victim)
+        && ws_xorshift(&st->rng) % WS_REMOTE_ONE_IN != 0u) {
         *victim = WS_VICTIM_REDRAW;
         return false;
     }
