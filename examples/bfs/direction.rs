@@ -5,7 +5,7 @@
 //! in-edges for a parent in the frontier and stop at the first. When the frontier is a large
 //! part of the graph, bottom-up scans far fewer edges. Beamer's heuristic picks the step:
 //! go bottom-up when the frontier's out-edges `m_f` exceed the edges not yet explored `m_u`
-//! over `alpha` (15); go back to top-down when the frontier has shrunk below `n / beta` (18)
+//! over `alpha` (15); go back to top-down when the frontier has shrunk below `n / beta` (36)
 //! vertices. The depth array is the frontier's bitmap (level `r` is the vertices of depth
 //! `r`), so entering bottom-up costs nothing; leaving it, a gather step queues level `r`.
 //!

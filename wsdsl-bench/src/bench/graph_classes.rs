@@ -190,6 +190,24 @@ fn timed<T>(repeat: usize, mut run: impl FnMut() -> Result<(T, Stats, Duration),
     Ok(Timed { value, kernel_ms: median(kernel), call_ms: median(call) })
 }
 
+/// What building a call's inputs costs on its own (the inputs built and dropped three times):
+/// the share of "around the run call" that is the program's input preparation, printed beside
+/// the call breakdown so that the rest is known to be the runtime's or the results'.
+fn print_input_cost<T>(what: &str, mut build: impl FnMut() -> Result<T, wsdsl::Error>) {
+    let mut built = Vec::new();
+    let mut dropped = Vec::new();
+    for _ in 0..3 {
+        let started = Instant::now();
+        let Ok(inputs) = build() else { return };
+        built.push(started.elapsed().as_secs_f64() * 1e3);
+        let started = Instant::now();
+        drop(inputs);
+        dropped.push(started.elapsed().as_secs_f64() * 1e3);
+    }
+    let list = |v: &[f64]| v.iter().map(|ms| format!("{ms:.2}")).collect::<Vec<_>>().join(", ");
+    println!("  {what}: building the inputs {} ms, dropping them {} ms", list(&built), list(&dropped));
+}
+
 /// Calls `f` and measures the call.
 fn clocked<T>(f: impl FnOnce() -> Result<T, wsdsl::Error>) -> Result<(T, Duration), wsdsl::Error> {
     let started = Instant::now();
@@ -278,6 +296,9 @@ impl Bench<'_> {
         let dg = bfs::device_graph(&g);
         for ordered in [false, true] {
             let workload = format!("BFS {name} ({})", if ordered { "priority bands, delta 1" } else { "direction-optimizing" });
+            if !ordered {
+                print_input_cost(&workload, || bfs::direction_inputs(&dg, source, bfs::Direction::default()));
+            }
             let rt = gpu();
             let run = timed(self.args.repeat, || {
                 let ((found, stats), took) = clocked(|| match ordered {
@@ -355,6 +376,7 @@ impl Bench<'_> {
                 Ok(dg) => {
                     let rt = gpu();
                     let how = cc::Afforest::default();
+                    print_input_cost(&workload, || cc::afforest_inputs(&dg, how));
                     match timed(self.args.repeat, || {
                         let ((found, out), took) = clocked(|| cc::afforest(&rt, &dg, how))?;
                         Ok((found, out.stats, took))
