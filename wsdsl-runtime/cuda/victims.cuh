@@ -176,11 +176,14 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // and T3L takes 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the
 // switch compiles to nothing (the kernels' SASS is unchanged).
 // With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes straight
-// to its next draw (no idle count, no sleep), so the busy GPU's thieves should probe their
-// own GPU nearly as often as on one GPU. Not measured yet; of the forms that turn a remote
-// draw into a local probe it is the one that leaves UTS's hash alone in the SASS (34 of 4,328
-// instructions move with R = 8; the other forms tried moved 800-1,145). A GPU with a single
-// worker has only remote draws: it never redraws, and counts skipped draws as before.
+// to its next draw (no idle count, no sleep), so the busy GPU's thieves probe their own GPU
+// nearly as often as on one GPU. Of the forms that turn a remote draw into a local probe it
+// is the one that leaves UTS's hash alone in the SASS (34 of 4,328 instructions move with
+// R = 8; the other forms tried moved 800-1,145). Measured (BENCHMARKS.md, 2026-11-28 seventh
+// session), R = 4: T3L 0.97x of one GPU on two H200s and 0.93x on four (0.94x, 0.85x
+// without), T1XL 1.97x and 3.82x (1.93x, 3.71x), but fib(42) 1.76x and 3.21x (1.87x, 3.53x),
+// so it stays off. A GPU with a single worker has only remote draws: it never redraws, and
+// counts skipped draws as before.
 #ifndef WS_REMOTE_ONE_IN
 #define WS_REMOTE_ONE_IN 1u
 #endif
