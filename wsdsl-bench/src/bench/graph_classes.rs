@@ -198,6 +198,7 @@ fn print_input_cost<T>(what: &str, mut build: impl FnMut() -> Result<T, wsdsl::E
     let mut dropped = Vec::new();
     for _ in 0..3 {
         let started = Instant::now();
+        // Bad inputs print nothing here: the timed run that follows names the error in its row.
         let Ok(inputs) = build() else { return };
         built.push(started.elapsed().as_secs_f64() * 1e3);
         let started = Instant::now();
