@@ -439,7 +439,6 @@ fn loops_that_spawn_need_no_progress_marker() {
     assert!(loop_over("l_i_").contains("ws_loop_progress"), "the spinning loop: {}", c.handlers);
 }
 
-
 #[test]
 fn inline_attributes_become_cuda_qualifiers() {
     let c = cuda(program(quote! {
