@@ -209,6 +209,9 @@ mod emulated {
             if c.lookahead == Some(0) {
                 assert_eq!(bands.out_of_order, 0, "{c:?}: no lookahead, no task above the lowest live band");
             }
+            // Fewer tasks than threads are outstanding here: workers run children of the
+            // lowest band they spawn without a queue.
+            assert!(bands.kept > 0, "{c:?}: no child was kept ({bands})");
             eprintln!("{:?}/{:?} delta {d}: {} edges scanned for {} ({bands})", c.scheduler, c.worker, counters.edges.get(), mesh.edges());
             assert!(bands.highest >= want.iter().filter(|&&x| x != u32::MAX).max().unwrap() / d / 2, "{bands}");
         }

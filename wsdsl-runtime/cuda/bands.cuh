@@ -11,6 +11,10 @@
 //   WSDSL_BANDS         bands in the window (W), default 32
 //   WSDSL_BAND_LOOKAHEAD  how many bands above the lowest live one workers may take from
 //                       (the program's `lookahead`, set by gpu/assemble.rs; 1 by default)
+//   WSDSL_BAND_KEEP     children a worker may keep for its next batch (0: none; at most
+//                       the worker's threads; default: all of them)
+//   WSDSL_BAND_KEEP_BELOW  keep only while fewer tasks than this many per thread of the
+//                       grid are outstanding (default 1)
 //
 // Queues: W band queues and one far queue, one element type: a task and its priority p.
 // Band i holds tasks with p % W == i for `low <= p < low + W` (a ring); the far queue holds
@@ -33,9 +37,25 @@
 //   * With the whole window empty and the far queue not: `low` jumps to the least priority
 //     pushed to the far queue since the last jump (`far_min`, swapped out), and idle workers
 //     move far tasks back into the window (re-banding), or to the far queue again.
-//   * Children: staged as the broker kernel stages them (with their priorities beside), then
-//     grouped by destination queue: one broker reservation per band a batch touches, the
-//     worker's threads filling the positions side by side.
+//   * Children: staged as the broker kernel stages them (with their priorities beside). A
+//     worker keeps up to WSDSL_BAND_KEEP of them for its next batch, without a queue: those of
+//     the lowest band among them, if a taker could take from that band (at most
+//     WSDSL_BAND_LOOKAHEAD above `low`) and it is not below the batch's own band (which the
+//     batch keeps live until the kept ones count); and only while fewer tasks are outstanding
+//     than the grid has threads (WSDSL_BAND_KEEP_BELOW per thread, `pending` read as the
+//     batch starts, so the load waits beside the tasks). Why: a long-diameter graph's search
+//     is a chain of thousands of levels, and a child that goes through a queue waits an
+//     enqueue, a poll and a dequeue before it runs (BFS on a 2048 x 2048 grid, H200: 9.5 µs a
+//     level, 39.1 ms; keeping, 29.7 ms). Why only then: with fewer tasks than threads a queued
+//     task is taken at once anyway and the queue adds only latency; with more, the queues'
+//     first-in first-out order is what keeps delta-stepping work-efficient (SSSP on R-MAT 22:
+//     keeping whatever the load scanned each edge 3.57 times against 2.35, 17.7 ms against
+//     12.2). A keeper does not look for a lower band that holds tasks, as a taker would:
+//     that probe cost more than it saved (SSSP on the grid 54.0 against 48.5 ms).
+//     The others are grouped by destination queue: one broker reservation per band a batch
+//     touches, the worker's threads filling the positions side by side. The kept tasks join
+//     their band's running count before the batch leaves its own, so the window never reads
+//     both idle.
 // Termination: `pending` as in broker_megakernel.cuh (tasks in any queue, being run or being
 // enqueued), but a batch raises it by its children before they are visible and lowers it by
 // its own tasks only once their band's running count has dropped, so that all outstanding
@@ -71,6 +91,15 @@ static_assert(__builtin_offsetof(ws_band_queue, ring) == ws_band_queue::clear_by
 #ifndef WSDSL_BAND_LOOKAHEAD
 #define WSDSL_BAND_LOOKAHEAD 1u
 #endif
+#ifndef WSDSL_BAND_KEEP
+#define WSDSL_BAND_KEEP WS_GROUP
+#endif
+#ifndef WSDSL_BAND_KEEP_BELOW
+#define WSDSL_BAND_KEEP_BELOW 1ull
+#endif
+#if WSDSL_BAND_KEEP > WS_GROUP
+#error "WSDSL_BAND_KEEP: a worker keeps at most one child per thread"
+#endif
 
 // Read by the host to size the queues: the bands and the far queue together, then each
 // band's running count (zero at the start: the host clears them whole).
@@ -92,6 +121,7 @@ enum {
     WS_BANDS_MOVES = 0,      // times `low` moved
     WS_BANDS_AHEAD = 1,      // tasks run from a band above `low` (out of order)
     WS_BANDS_REBANDED = 2,   // far tasks moved back into the window
+    WS_BANDS_KEPT = 3,       // children run by the worker that spawned them, without a queue
     WS_BANDS_TOTALS = 4
 };
 
@@ -167,7 +197,7 @@ static __device__ void ws_spawn_spill(wsdsl_ctx* ctx, const wsdsl_task* task) {
 
 // Shared state of one worker's enqueue (one entry per worker of the block).
 struct ws_band_group {
-    unsigned key, count, claimed, got, pos, next, least;
+    unsigned key, count, claimed, got, pos, next, least, busy;
 };
 
 // Whole worker: enqueues the staged children src[0, n) with priorities prio[0, n) (marked
@@ -233,15 +263,15 @@ static __device__ bool ws_band_group_enqueue(const ws_bands_launch* L, const wsd
 }
 
 struct ws_band_stats {
-    unsigned long long tasks, peak, moves, ahead, rebanded;
+    unsigned long long tasks, peak, moves, ahead, rebanded, kept;
     unsigned highest;
 };
 
 // First thread of an idle worker: reserve up to WS_GROUP tasks from the lowest band of the
 // window that has any, if it is within WSDSL_BAND_LOOKAHEAD bands of the lowest live band.
-// Returns the grant (0: nothing to take yet), with the band in *which; the band's running
-// count includes the grant.
-static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* which, unsigned* pos, ws_band_stats* st) {
+// Returns the grant (0: nothing to take yet), with the band in *which (its priority in
+// *level); the band's running count includes the grant.
+static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* which, unsigned* level, unsigned* pos, ws_band_stats* st) {
     const unsigned low = ws_load_relaxed_u32(&L->words[WS_BANDS_LOW]);
     unsigned live = WS_BAND_NONE;   // offset from `low` of the lowest band holding or running tasks
     for (unsigned k = 0; k < WSDSL_BANDS; k++) {
@@ -267,6 +297,7 @@ static __device__ unsigned ws_band_reserve(const ws_bands_launch* L, unsigned* w
         if (got > 0u) {
             ws_add_relaxed_u32(ws_band_running(L, b), got);
             *which = b;
+            *level = low + k;
             if (k > live) st->ahead += got;
             return got;
         }
@@ -292,7 +323,53 @@ static __device__ unsigned ws_band_reserve_far(const ws_bands_launch* L, unsigne
     return got;
 }
 
-enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR_FOUND = 3 };
+// Whole worker, after a batch of band `level` (a priority) staged children with priorities
+// prio[0, n): picks the children it keeps for its next batch (at the top: those of their
+// lowest band, if a taker could take from it and it is not below `level`, unless `pending`,
+// the first thread's reading of the outstanding tasks, says the GPU is busy), marks them
+// WS_BAND_PLACED, and writes their staging positions and priorities to at[0, kept) and
+// pr[0, kept). Returns how many it kept, their band in *keep_level.
+static __device__ unsigned ws_band_keep(const ws_bands_launch* L, unsigned* prio, unsigned n, unsigned low, unsigned level, unsigned pending,
+                                        unsigned rank, ws_band_group* g, unsigned* at, unsigned* pr, unsigned* keep_level) {
+#if WSDSL_BAND_KEEP == 0
+    return 0u;
+#else
+    if (rank == 0u) {
+        g->least = 0xffffffffu;
+        g->claimed = 0u;
+        g->busy = pending >= (unsigned long long)L->workers * WS_GROUP * WSDSL_BAND_KEEP_BELOW;
+    }
+    ws_group_sync();
+    if (g->busy) {
+        ws_group_sync();   // everyone has read it before the first thread writes it again
+        return 0u;
+    }
+    for (unsigned i = rank; i < n; i += WS_GROUP) {
+        const unsigned p = prio[i] < low ? low : prio[i];
+        if (p >= level && p - low <= WSDSL_BAND_LOOKAHEAD && p - low < WSDSL_BANDS) atomicMin(&g->least, p);
+    }
+    ws_group_sync();
+    const unsigned least = g->least;
+    if (least != 0xffffffffu) {
+        for (unsigned i = rank; i < n; i += WS_GROUP) {
+            const unsigned p = prio[i] < low ? low : prio[i];
+            if (p != least) continue;
+            const unsigned k = atomicAdd(&g->claimed, 1u);
+            if (k >= WSDSL_BAND_KEEP) continue;   // the queue takes it
+            at[k] = i;
+            pr[k] = prio[i];
+            prio[i] = WS_BAND_PLACED;
+        }
+    }
+    ws_group_sync();
+    const unsigned kept = least == 0xffffffffu ? 0u : (g->claimed < WSDSL_BAND_KEEP ? g->claimed : WSDSL_BAND_KEEP);
+    *keep_level = least;
+    ws_group_sync();   // everyone has read the group's words before the enqueue writes them
+    return kept;
+#endif
+}
+
+enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR_FOUND = 3, WS_BANDS_OWN = 4 };
 
 // How long an idle worker's first thread sleeps after its `round`-th empty poll of the
 // window (rounds count from 1): 100 ns for the first 63, then WS_BROKER_IDLE_SLEEP_NS
@@ -329,6 +406,9 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     WS_SHARED(unsigned, s_which, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_pos, WS_GROUPS_PER_BLOCK);
     WS_SHARED(unsigned, s_low, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_level, WS_GROUPS_PER_BLOCK);
+    WS_SHARED(unsigned, s_keep_at, WSDSL_BLOCK_THREADS);     // a kept child's staging position, one per thread
+    WS_SHARED(unsigned, s_keep_prio, WSDSL_BLOCK_THREADS);   // and its priority
     WS_SHARED(int, s_outcome, WS_GROUPS_PER_BLOCK);
     WS_SHARED(ws_band_group, s_group, WS_GROUPS_PER_BLOCK);
     const ws_bands_launch L = *launch;
@@ -344,7 +424,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     ctx.sched = &L;
     ctx.prios = staging_prio;
 
-    ws_band_stats st = {0, 0, 0, 0, 0, 0u};
+    ws_band_stats st = {0, 0, 0, 0, 0, 0, 0u};
 
     // The roots (band 0): worker w enqueues roots [w*R/W, (w+1)*R/W). They are counted in
     // `pending` already (the host set it to R).
@@ -367,19 +447,29 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     unsigned polls = 0;
     unsigned long long published_at = 0;
     ws_band_task item;
+    unsigned kept = 0, keep_level = 0;   // children of the last batch this worker runs next
+    unsigned pending_seen = 0;           // `pending` as the batch started (the leader's)
+    unsigned* keep_at = s_keep_at + group * WS_GROUP;
+    unsigned* keep_prio = s_keep_prio + group * WS_GROUP;
     for (;;) {
         if (leader) {
             int outcome = WS_BANDS_FOUND;
-            unsigned n = 0, which = 0, pos = 0;
+            unsigned n = 0, which = 0, level = 0, pos = 0;
             if (++polls == WS_BROKER_POLL_EVERY) {
                 polls = 0;
                 if (ws_bands_must_stop(&L, self, 0u)) outcome = WS_BANDS_ABORTED;
                 ws_publish_progress(L.progress, self, st.tasks, &published_at);
             }
             if (outcome == WS_BANDS_FOUND && ws_failed()) outcome = WS_BANDS_ABORTED;
+            if (outcome == WS_BANDS_FOUND && kept > 0u) {
+                outcome = WS_BANDS_OWN;
+                n = kept;
+                level = keep_level;
+                which = keep_level % WSDSL_BANDS;
+            }
             WS_PROF(const unsigned long long t0 = ws_clock());
             for (unsigned round = 1; outcome == WS_BANDS_FOUND; round++) {
-                n = ws_band_reserve(&L, &which, &pos, &st);
+                n = ws_band_reserve(&L, &which, &level, &pos, &st);
                 if (n > 0u) break;
                 n = ws_band_reserve_far(&L, &pos, &st);
                 if (n > 0u) { outcome = WS_BANDS_FAR_FOUND; which = WS_BAND_FAR; break; }
@@ -388,10 +478,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 __nanosleep(ws_bands_idle_sleep(round));
             }
             WS_PROF(prof[n > 0u ? WS_PROF_SEARCH : WS_PROF_IDLE] += ws_clock() - t0);
-            WS_PROF(if (outcome == WS_BANDS_FOUND && n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
+            WS_PROF(if ((outcome == WS_BANDS_FOUND || outcome == WS_BANDS_OWN) && n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
+            // Read now, used after the batch (whether to keep its children): the load's latency
+            // hides behind the tasks.
+            if (n > 0u) pending_seen = ws_load_relaxed_u32(L.pending);
             s_outcome[group] = outcome;
             s_count[group] = n;
             s_which[group] = which;
+            s_level[group] = level;
             s_pos[group] = pos;
             s_spawned[group] = 0u;
         }
@@ -401,7 +495,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         const unsigned n = s_count[group];
         const unsigned band = s_which[group];
         const bool have = rank < n;
-        if (have) {
+        if (have && outcome == WS_BANDS_OWN) {
+            item.task = staging[keep_at[rank]];
+            item.prio = keep_prio[rank];
+        } else if (have) {
             ws_band_box b;
             ws_bq_take_slot(ws_band_queue_at(&L, s_which[group]), s_pos[group] + rank, &b);
             item = b.item;
@@ -425,6 +522,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
         if (leader) s_low[group] = ws_load_relaxed_u32(&L.words[WS_BANDS_LOW]);
         ws_group_sync();   // everyone has read the count and the window before they change
+        kept = spawned > 0u ? ws_band_keep(&L, staging_prio, spawned, s_low[group], s_level[group], pending_seen, rank, &s_group[group], keep_at, keep_prio, &keep_level) : 0u;
         if (leader) {
             st.tasks += n;
             // The children count before they are visible; the batch's own tasks leave
@@ -432,11 +530,16 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             // reads every outstanding task in the far queue finds no band running either.
             if (spawned > 0u) ws_add_relaxed_u32(L.pending, spawned);
         }
-        if (spawned > 0u) {
+        if (spawned > kept) {
             ws_group_sync();   // the count is updated before any child is visible
             if (!ws_band_group_enqueue(&L, staging, staging_prio, spawned, s_low[group], rank, &s_group[group], &st.peak)) break;
         }
         if (leader) {
+            // The kept children run in their band before the batch leaves its own.
+            if (kept > 0u) {
+                ws_add_relaxed_u32(ws_band_running(&L, keep_level % WSDSL_BANDS), kept);
+                st.kept += kept;
+            }
             // The batch is done: its children are in their queues before its band may read
             // idle, and its band reads idle before `pending` drops.
             __threadfence();
@@ -457,6 +560,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         if (st.moves) atomicAdd(&L.totals[WS_BANDS_MOVES], st.moves);
         if (st.ahead) atomicAdd(&L.totals[WS_BANDS_AHEAD], st.ahead);
         if (st.rebanded) atomicAdd(&L.totals[WS_BANDS_REBANDED], st.rebanded);
+        if (st.kept) atomicAdd(&L.totals[WS_BANDS_KEPT], st.kept);
     }
     // Every thread's highest priority (each ran tasks of its own).
     if (st.highest > 0u) atomicMax((unsigned*)&L.words[WS_BANDS_HIGHEST], st.highest);

@@ -362,6 +362,10 @@ pub struct BandStats {
     /// Tasks that waited in the far queue (past the GPU's window of bands) and were moved
     /// back into the window.
     pub rebanded: u64,
+    /// Tasks run by the worker that spawned them, without going through a queue (the GPU: a
+    /// worker keeps the children of its batch's lowest band for its next batch when a taker
+    /// could take them; 0 on the CPU backend).
+    pub kept: u64,
     /// Bands by how many tasks ran in them: `histogram[k]` counts bands of 2^k to 2^(k+1)-1
     /// tasks (the last bucket: that many or more).
     pub histogram: [u64; BAND_BUCKETS],
@@ -385,8 +389,8 @@ impl fmt::Display for BandStats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "bands       {} visited up to band {}, lowest band moved {} times, {} tasks out of order, {} re-banded from the far queue",
-            self.visited, self.highest, self.lowest_moves, self.out_of_order, self.rebanded
+            "bands       {} visited up to band {}, lowest band moved {} times, {} tasks out of order, {} re-banded from the far queue, {} kept by their spawner",
+            self.visited, self.highest, self.lowest_moves, self.out_of_order, self.rebanded, self.kept
         )?;
         let buckets: Vec<String> = self
             .histogram

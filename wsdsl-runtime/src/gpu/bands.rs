@@ -140,6 +140,7 @@ impl Scheme for Bands {
             lowest_moves,
             out_of_order: total(1),
             rebanded: total(2),
+            kept: total(3),
             histogram: Default::default(),
             highest: word(2),
         });
