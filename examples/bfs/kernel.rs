@@ -153,7 +153,8 @@ pub fn search_direction(rt: &Runtime, g: &BfsGraph, source: u32, how: Direction)
 /// 0's task queues it), the buffers and the root task.
 pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(direction::direction::Params, direction::direction::Graph, direction::direction::Level), wsdsl::Error> {
     use direction::direction as k;
-    let depth = start(&g.out, source)?;
+    // Every depth unreached: the first level's task sets the source's (`direction.rs`).
+    let depth = Buffer::filled(vertices_with(&g.out, source)?, UNREACHED);
     if how.frontier_grain == 0 || how.vertex_grain == 0 || how.edge_grain == 0 {
         return Err(wsdsl::Error::InvalidConfig("every grain (frontier vertices, vertices, edges per task) must be at least 1".into()));
     }
@@ -185,11 +186,16 @@ pub fn direction_inputs(g: &BfsGraph, source: u32, how: Direction) -> Result<(di
 
 /// Every depth unreached but the source's.
 fn start(g: &DeviceGraph, source: u32) -> Result<Buffer<u32>, wsdsl::Error> {
+    Ok(relax::from_source(vertices_with(g, source)?, source))
+}
+
+/// The vertices of `g`, if `source` is one of them.
+fn vertices_with(g: &DeviceGraph, source: u32) -> Result<usize, wsdsl::Error> {
     let vertices = g.offsets.len() - 1;
     if source as usize >= vertices {
         return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{vertices})")));
     }
-    Ok(relax::from_source(vertices, source))
+    Ok(vertices)
 }
 
 /// Hop distances by a plain sequential BFS: the independent reference.

@@ -1,7 +1,9 @@
 //! Connected components by union-find with sampling: Afforest (Sutton, Ben-Nun, Barak,
 //! IPDPS 2018), the algorithm of GAPBS's `cc`.
 //!
-//! Every vertex starts as its own tree (`comp[v] = v`). Linking an edge `(u, v)` walks both
+//! Every vertex starts as its own tree (`comp[v] = v`, written on the device by the first
+//! phase, as GAPBS writes it inside its timed kernel: the host then builds and uploads
+//! nothing, and the labels' buffer is zeroed memory the copy back fills). Linking an edge `(u, v)` walks both
 //! ends up to their roots and hooks the higher root under the lower one with a
 //! compare-and-swap, retrying when another link moved a root first; since a root only ever
 //! gets a lower parent, every root is the smallest vertex of its tree. Compressing points
@@ -22,7 +24,7 @@
 //! Each phase is a tree of `Part` tasks over a range (vertices, or sample numbers), split 16
 //! ways until a part holds `grain`; a vertex with more than `grain` edges left for step 3
 //! gets `Part`s over its edges. A phase must end before the next starts: the `Components`
-//! task's complete handler, run once a phase's whole tree is done, starts the next (seven
+//! task's complete handler, run once a phase's whole tree is done, starts the next (eight
 //! phases, so the continuations cost nothing measurable).
 //!
 //! The phases run on the Broker Queue (`scheduler = bq`): a phase is a burst of short
@@ -52,6 +54,11 @@ pub mod afforest {
     pub const FINISH: u32 = 3;
     /// Link vertex `arg` with the targets of edges `lo..hi` (a long edge list of FINISH).
     pub const EDGES: u32 = 4;
+    /// Make each vertex its own root (the first phase).
+    pub const INIT: u32 = 5;
+    /// Vertices per INIT task, in grains: a write per vertex is much less than a link, so a
+    /// part holds more of them (at R-MAT 22, 4,096 tasks rather than 262,144).
+    pub const INIT_GRAINS: u32 = 64;
 
     #[params]
     pub struct Params {
@@ -105,7 +112,7 @@ pub mod afforest {
     #[complete]
     fn next_phase(c: &Components, ctx: &mut Ctx) {
         let k = ctx.round();
-        if k < 2 * ctx.params.rounds + 3 {
+        if k < phases(ctx.params.rounds) {
             let largest = (ctx.buffers.largest.get(0) & 0xffff_ffff) as u32;
             ctx.spawn(phase(k, ctx.params.rounds, c.vertices, ctx.params.samples, largest));
         }
@@ -114,10 +121,17 @@ pub mod afforest {
     #[spawn]
     fn part(p: &Part, ctx: &mut Ctx) {
         let n = p.hi - p.lo;
-        if n > ctx.params.grain {
-            let parts = parts(n, ctx.params.grain);
+        let grain = if p.job == INIT { ctx.params.grain * INIT_GRAINS } else { ctx.params.grain };
+        if n > grain {
+            let parts = parts(n, grain);
             for k in 0..parts {
                 ctx.spawn(Part { job: p.job, arg: p.arg, lo: cut(p.lo, n, k, parts), hi: cut(p.lo, n, k + 1, parts) });
+            }
+            return;
+        }
+        if p.job == INIT {
+            for v in p.lo..p.hi {
+                ctx.buffers.comp.set(v as usize, v);
             }
             return;
         }
@@ -196,14 +210,22 @@ pub mod afforest {
     #[complete]
     fn part_done(_p: &Part, _ctx: &mut Ctx) {}
 
-    /// Phase `k`: link and compress `rounds` times, sample, finish, compress.
+    /// The phases of a run: initialise, link and compress `rounds` times, sample, finish,
+    /// compress.
+    pub fn phases(rounds: u32) -> u32 {
+        2 * rounds + 4
+    }
+
+    /// Phase `k` of [`phases`].
     fn phase(k: u32, rounds: u32, vertices: u32, samples: u32, largest: u32) -> Part {
-        if k < 2 * rounds {
-            let job = if k % 2 == 0 { LINK } else { COMPRESS };
-            Part { job, arg: k / 2, lo: 0, hi: vertices }
-        } else if k == 2 * rounds {
-            Part { job: SAMPLE, arg: 0, lo: 0, hi: samples }
+        if k == 0 {
+            Part { job: INIT, arg: 0, lo: 0, hi: vertices }
+        } else if k <= 2 * rounds {
+            let job = if k % 2 == 1 { LINK } else { COMPRESS };
+            Part { job, arg: (k - 1) / 2, lo: 0, hi: vertices }
         } else if k == 2 * rounds + 1 {
+            Part { job: SAMPLE, arg: 0, lo: 0, hi: samples }
+        } else if k == 2 * rounds + 2 {
             Part { job: FINISH, arg: largest, lo: 0, hi: vertices }
         } else {
             Part { job: COMPRESS, arg: 0, lo: 0, hi: vertices }
@@ -316,7 +338,8 @@ pub fn afforest_inputs(g: &DeviceGraph, how: Afforest) -> Result<(afforest::Para
     let buffers = afforest::Graph {
         offsets: g.offsets.clone(),
         targets: g.targets.clone(),
-        comp: Buffer::from_fn(vertices, |v| v as u32),
+        // Written by the first phase on the device.
+        comp: Buffer::zeroed(vertices),
         votes: Buffer::zeroed(BUCKETS),
         largest: Buffer::zeroed(1),
     };

@@ -72,7 +72,7 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
         let (found, out) = kernel::afforest(&rt, &kernel::DeviceGraph::new(&graph)?, how)?;
         let style = format!(
             "union-find (Afforest): {} phases, {} edges linked ({:.2} per edge), {} vertices skipped with the sampled largest component (root {})",
-            2 * how.rounds + 3,
+            kernel::afforest::phases(how.rounds),
             found.links,
             found.links as f64 / graph.edges().max(1) as f64,
             found.skipped,

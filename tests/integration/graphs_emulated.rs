@@ -42,6 +42,23 @@ fn direction_optimizing_bfs_emulated_matches_the_sequential_bfs() {
     }
 }
 
+/// A BFS whose depths are large enough (4 MB) that the runtime readies them for the copy back
+/// while the kernel runs: the fill owed to every tile the search never reaches arrives
+/// intact, and the reached ones are the sequential BFS's. The grid keeps 40% of its edges,
+/// so the source's component is small and most tiles are never written on the device.
+#[test]
+fn depths_owed_their_fill_come_back_whole_from_a_run_readied_under_the_kernel() {
+    use wsdsl::prelude::*;
+    let g = Grid { rows: 1024, columns: 1024, delete: 0.6, seed: 7, weighted: false }.generate().unwrap();
+    let source = g.first_vertex_with_edges().unwrap_or(0);
+    let rt = Runtime::new(Backend::Emulate);
+    let (found, out) = bfs::search_direction(&rt, &bfs::device_graph(&g), source, bfs::Direction::default()).unwrap();
+    assert!(found.depth.len() * 4 >= 4 << 20, "large enough to be readied under the kernel");
+    assert_eq!(bfs::check(&g, source, &found.depth), Ok(()), "{}", out.stats);
+    let (reached, _) = bfs::reach(&found.depth);
+    assert!(reached > 1 && reached < g.vertices() / 2, "a small component: most depths are the fill ({reached} reached)");
+}
+
 /// BFS on the priority bands (depth d in band d / delta), on the host-compiled templates and
 /// the CPU backend: exact, and on a grid it scans about each edge once (levels run in order).
 /// The emulated GPU runs with a lookahead of 1: the relaxation's own 8 lets workers run

@@ -21,11 +21,23 @@
 //! asks `DeviceBuffer::repeated_word` per tile: answered from the map, it reads no element,
 //! so a launch does not fault in (and clear) the pages of a zeroed buffer, which only the
 //! copy back needs (reading PageRank's zeroed 33 MB buffer cost its launch 3.4 ms).
+//!
+//! The tiles of `zeroed`, `scratch` and `filled` are *owed*: known to repeat their word, their
+//! memory taken from the allocator and not written yet (uninitialised: no fresh page is
+//! faulted in, no reused block is cleared). The first access to an element writes its tile
+//! (every accessor asks: one load, while nothing is owed); a GPU run writes what is still owed
+//! on the host's cores while the kernel runs (`DeviceBuffer::before_copy_back`). So a BFS's
+//! 4 M unreached depths and its scratch queue cost the call no host pass before the launch:
+//! their tiles are set on the device from the map, and their memory is written under the
+//! kernel. (Clearing a reused 16.8 MB block took `calloc` 0.65 ms per buffer on an H200
+//! machine: `BENCHMARKS.md`, ninth session.)
 
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::cell::UnsafeCell;
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::{Acquire, Relaxed, Release}};
 use std::sync::{Arc, Weak};
 
 /// Element types a buffer can hold, with their bit-level storage.
@@ -50,9 +62,6 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     /// The values of `atoms`, in the same memory: no pass over it (a 16 MB buffer took 2.3 ms
     /// element by element).
     fn atoms_into_values(atoms: Box<[Self::Atom]>) -> Vec<Self>;
-    /// `len` atoms holding zero, from memory the system zeroes when it is first touched (no
-    /// page of it is written here).
-    fn zeroed_atoms(len: usize) -> Box<[Self::Atom]>;
 }
 
 // Every method is `#[inline]`: the buffers' generic code (`read_le`, `write_le`, the
@@ -124,14 +133,6 @@ macro_rules! buffer_elem {
                 // allocation's layout (size and alignment, checked above) is the vector's.
                 unsafe { Vec::from_raw_parts(Box::into_raw(atoms) as *mut $atom as *mut $t, len, len) }
             }
-            #[inline]
-            fn zeroed_atoms(len: usize) -> Box<[$atom]> {
-                crate::host_memory::fresh_pages_for_large_buffers();
-                // SAFETY: an atomic integer whose bits are all zero is a valid zero.
-                let atoms = unsafe { Box::<[$atom]>::new_zeroed_slice(len).assume_init() };
-                crate::host_memory::advise_huge_pages(atoms.as_ptr() as *const u8, std::mem::size_of_val(&*atoms));
-                atoms
-            }
         }
     };
 }
@@ -150,17 +151,51 @@ pub(crate) const TILE_BYTES: usize = 1 << 20;
 /// A tile of a buffer whose contents are not known without reading them (a known tile holds
 /// the 32-bit word it repeats, which never equals this).
 const UNKNOWN: u64 = u64::MAX;
+/// Beside a known tile's word: its cells are not written yet (owed, module notes).
+const OWED: u64 = 1 << 32;
+/// Beside a known tile's word: a thread is writing its cells now.
+const WRITING: u64 = 1 << 33;
+
+/// A buffer's element in memory: uninitialised while its tile is owed (module notes), then an
+/// atomic that threads share. The `UnsafeCell` lets the one thread that writes an owed tile
+/// initialise it through a shared borrow (`Buffer::write_tile`).
+type Slot<A> = UnsafeCell<MaybeUninit<A>>;
+
+/// `len` slots of memory from the allocator, not written (a large block may be fresh pages,
+/// which stay untouched, or a block freed before, which is not cleared).
+fn uninit_slots<A>(len: usize) -> Box<[MaybeUninit<A>]> {
+    let slots = Box::<[A]>::new_uninit_slice(len);
+    crate::host_memory::advise_huge_pages(slots.as_ptr() as *const u8, std::mem::size_of_val(&*slots));
+    slots
+}
+
+/// Slots whose values are initialised, or not, as cells of a buffer.
+fn into_cells<A>(slots: Box<[MaybeUninit<A>]>) -> Box<[Slot<A>]> {
+    // SAFETY: `UnsafeCell<X>` has the layout of `X` (`repr(transparent)`); nothing is read.
+    unsafe { Box::from_raw(Box::into_raw(slots) as *mut [Slot<A>]) }
+}
 
 /// An array shared by all tasks of a run.
 pub struct Buffer<T: BufferElem> {
-    cells: Box<[T::Atom]>,
+    /// The elements: a slot is initialised once its tile is not owed (`known`).
+    cells: Box<[Slot<T::Atom>]>,
     /// Per tile of `Self::TILE` elements (the last one maybe short): the 32-bit word its image
     /// is known to repeat, or `UNKNOWN` (see the module notes). Atomics, as the cells are:
     /// threads that write the buffer forget tiles through `&self`.
     known: Box<[AtomicU64]>,
+    /// Tiles owed (`OWED`): while it is not zero, every access first makes sure its tile is
+    /// written. Counted down with release stores, so a thread that reads zero sees every cell.
+    owed: AtomicUsize,
     /// Working memory of the run only (`Buffer::scratch`).
     scratch: bool,
 }
+
+// SAFETY: a slot is written other than atomically only while it is uninitialised, by the one
+// thread that claimed its owed tile (`write_tile`: `OWED` to `WRITING` by compare-and-swap);
+// no reference to it exists before the claim ends (accessors wait for the tile with an
+// acquire load that the writer's release store answers). From then on every access is an
+// atomic operation.
+unsafe impl<T: BufferElem> Sync for Buffer<T> {}
 
 impl<T: BufferElem> From<Vec<T>> for Buffer<T> {
     fn from(values: Vec<T>) -> Self {
@@ -172,11 +207,18 @@ impl<T: BufferElem> Buffer<T> {
     /// Elements per tile of the map of known contents (`TILE_BYTES` of image).
     const TILE: usize = TILE_BYTES / std::mem::size_of::<T>();
 
-    /// A buffer of `cells` whose tiles are all known to repeat `word`, or all unknown.
-    fn with_cells(cells: Box<[T::Atom]>, word: Option<u32>, scratch: bool) -> Self {
-        let entry = word.map_or(UNKNOWN, u64::from);
-        let known = (0..cells.len().div_ceil(Self::TILE)).map(|_| AtomicU64::new(entry)).collect();
-        Buffer { cells, known, scratch }
+    /// A buffer of initialised `cells` whose contents the map does not know.
+    fn with_cells(cells: Box<[Slot<T::Atom>]>) -> Self {
+        let known = (0..cells.len().div_ceil(Self::TILE)).map(|_| AtomicU64::new(UNKNOWN)).collect();
+        Buffer { cells, known, owed: AtomicUsize::new(0), scratch: false }
+    }
+
+    /// A buffer of `len` elements whose every tile is owed `word`'s repetition (module notes).
+    fn owed(len: usize, word: u32, scratch: bool) -> Self {
+        let cells = into_cells(uninit_slots::<T::Atom>(len));
+        let known: Box<[AtomicU64]> = (0..len.div_ceil(Self::TILE)).map(|_| AtomicU64::new(OWED | u64::from(word))).collect();
+        let owed = AtomicUsize::new(known.len());
+        Buffer { cells, known, owed, scratch }
     }
 
     /// A buffer holding `values` (its contents unknown to the map: not scanned).
@@ -184,14 +226,14 @@ impl<T: BufferElem> Buffer<T> {
         // Pages of the vector that nothing wrote yet (`vec![0; n]`) are faulted in by the
         // conversion below, which reuses the vector's memory: as huge pages where granted.
         crate::host_memory::advise_huge_pages(values.as_ptr() as *const u8, std::mem::size_of_val(&*values));
-        Self::with_cells(values.into_iter().map(T::new_atom).collect(), None, false)
+        Self::with_cells(values.into_iter().map(|v| UnsafeCell::new(MaybeUninit::new(T::new_atom(v)))).collect())
     }
 
-    /// A buffer of `len` elements, all `T::default()` (zero). Its memory is the system's
-    /// zeroed pages, written only when something writes the buffer (known to be zero, the
-    /// upload does not read it: see the module notes).
+    /// A buffer of `len` elements, all `T::default()` (zero). Known to be zero without a byte
+    /// of it written: owed (module notes), so the upload sets it on the device, and the host
+    /// writes each tile on first access, or under a GPU run's kernel.
     pub fn zeroed(len: usize) -> Self {
-        Self::with_cells(T::zeroed_atoms(len), Some(0), false)
+        Self::owed(len, 0, false)
     }
 
     /// Working memory of a run: `len` elements, zero. On the GPU (and the emulated GPUs) it
@@ -201,40 +243,113 @@ impl<T: BufferElem> Buffer<T> {
     /// sums, the next iteration's values): on the GPU they cost no transfer and no host
     /// memory the program touches.
     pub fn scratch(len: usize) -> Self {
-        Self::with_cells(T::zeroed_atoms(len), Some(0), true)
+        Self::owed(len, 0, true)
     }
 
     /// The contents, taking the buffer: its memory becomes the vector's (no copy into new
     /// memory, as `to_vec` makes).
     pub fn into_vec(self) -> Vec<T> {
-        T::atoms_into_values(self.cells)
+        self.write_owed();
+        // SAFETY: every tile is written, so every slot holds an initialised atomic, and a
+        // slot has the layout of its atomic (`UnsafeCell` and `MaybeUninit` are transparent).
+        let atoms = unsafe { Box::from_raw(Box::into_raw(self.cells) as *mut [T::Atom]) };
+        T::atoms_into_values(atoms)
     }
 
-    /// A buffer of `len` copies of `value`, written on every core into the pages of
-    /// [`Buffer::zeroed`] (none written for a zero `value`). Known to the map where `value`'s
-    /// image repeats one 32-bit word.
+    /// A buffer of `len` copies of `value`. Where `value`'s image repeats one 32-bit word
+    /// (every 4-byte value; zero, `u64::MAX` and the like), no element is written here: the
+    /// tiles are owed (module notes), written on first access or while a GPU run's kernel
+    /// runs. Otherwise written now on every core.
     pub fn filled(len: usize, value: T) -> Self {
-        if value.bits() == 0 {
-            return Self::zeroed(len);
+        match word_of(value) {
+            Some(word) => Self::owed(len, word, false),
+            None => Self::from_fn(len, |_| value),
         }
-        let b = Self::from_fn(len, |_| value);
-        if let Some(word) = word_of(value) {
-            // Nothing else holds the buffer yet: its cells are all `value`.
-            b.known.iter().for_each(|k| k.store(u64::from(word), Relaxed));
+    }
+
+    /// Element `i`, its tile written first; an index past the end panics here, naming the
+    /// caller's line.
+    #[inline]
+    #[track_caller]
+    fn cell(&self, i: usize) -> &T::Atom {
+        let slot = &self.cells[i];
+        self.written(i);
+        // SAFETY: the slot's tile is written (`written` returned), so it holds an initialised
+        // atomic, and from now on it is only accessed as one.
+        unsafe { (*slot.get()).assume_init_ref() }
+    }
+
+    /// Elements `first..first + count` (in bounds) as atomics, their owed tiles written first.
+    fn cells_in(&self, first: usize, count: usize) -> &[T::Atom] {
+        let slots = &self.cells[first..first + count];
+        self.write_owed_in(first, count);
+        // SAFETY: every tile the range overlaps is written, so every slot in it holds an
+        // initialised atomic; a slot has the layout of its atomic.
+        unsafe { &*(slots as *const [Slot<T::Atom>] as *const [T::Atom]) }
+    }
+
+    /// Makes sure the tile of element `i` (a valid index) is written (module notes): one
+    /// acquire load (a plain load on x86-64) while no tile is owed.
+    #[inline]
+    fn written(&self, i: usize) {
+        if self.owed.load(Acquire) != 0 {
+            self.write_tile(i / Self::TILE);
         }
-        b
+    }
+
+    /// Writes tile `t` if it is owed, or waits while another thread writes it.
+    #[cold]
+    fn write_tile(&self, t: usize) {
+        let k = &self.known[t];
+        loop {
+            let entry = k.load(Acquire);
+            if entry == UNKNOWN || entry & (OWED | WRITING) == 0 {
+                return;
+            }
+            if entry & OWED == 0 {
+                std::hint::spin_loop();
+                continue;
+            }
+            if k.compare_exchange(entry, (entry & !OWED) | WRITING, Acquire, Relaxed).is_err() {
+                continue;
+            }
+            let value = value_of_word::<T>(entry as u32);
+            let end = ((t + 1) * Self::TILE).min(self.cells.len());
+            for slot in &self.cells[t * Self::TILE..end] {
+                // SAFETY: this thread claimed the owed tile; nothing refers to its slots
+                // until the release store below ends the claim (the `Sync` notes).
+                unsafe { (*slot.get()).write(T::new_atom(value)) };
+            }
+            k.store(u64::from(entry as u32), Release);
+            self.owed.fetch_sub(1, Release);
+            return;
+        }
+    }
+
+    /// Writes every tile still owed, on every core.
+    fn write_owed(&self) {
+        if self.owed.load(Acquire) != 0 {
+            (0..self.known.len()).into_par_iter().for_each(|t| self.write_tile(t));
+        }
+    }
+
+    /// Writes the owed tiles among elements `first..first + count`.
+    fn write_owed_in(&self, first: usize, count: usize) {
+        if count > 0 && self.owed.load(Acquire) != 0 {
+            (first / Self::TILE..=(first + count - 1) / Self::TILE).for_each(|t| self.write_tile(t));
+        }
     }
 
     /// A buffer whose element `i` is `f(i)` (labels `0..n`, say), written on every core into
     /// the pages of [`Buffer::zeroed`] (its contents unknown to the map).
     pub fn from_fn(len: usize, f: impl Fn(usize) -> T + Sync) -> Self {
-        let b = Self::with_cells(T::zeroed_atoms(len), None, false);
-        b.cells.par_chunks(CHUNK).enumerate().for_each(|(k, chunk)| {
-            for (i, c) in chunk.iter().enumerate() {
-                T::store(c, f(k * CHUNK + i));
+        let mut slots = uninit_slots::<T::Atom>(len);
+        slots.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| {
+            for (i, slot) in chunk.iter_mut().enumerate() {
+                slot.write(T::new_atom(f(k * CHUNK + i)));
             }
         });
-        b
+        Self::with_cells(into_cells(slots))
     }
 
     /// Forgets what the tile of element `i` (a valid index) is known to hold, after a write.
@@ -242,6 +357,7 @@ impl<T: BufferElem> Buffer<T> {
     /// elements) leave the map's shared cache line alone.
     #[inline]
     fn forget(&self, i: usize) {
+        // Every caller wrote the element, so its tile was written first (`written`).
         let k = &self.known[i / Self::TILE];
         if k.load(Relaxed) != UNKNOWN {
             k.store(UNKNOWN, Relaxed);
@@ -256,13 +372,15 @@ impl<T: BufferElem> Buffer<T> {
             return None;
         }
         let tiles = &self.known[first / Self::TILE..=(first + count - 1) / Self::TILE];
-        let word = tiles[0].load(Relaxed);
-        (word != UNKNOWN && tiles[1..].iter().all(|k| k.load(Relaxed) == word)).then_some(word as u32)
+        // Owed or written, a known tile's word is its low half.
+        let word = |k: &AtomicU64| Some(k.load(Relaxed)).filter(|&e| e != UNKNOWN).map(|e| e as u32);
+        let first_word = word(&tiles[0])?;
+        tiles[1..].iter().all(|k| word(k) == Some(first_word)).then_some(first_word)
     }
 
     /// The current contents.
     pub fn to_vec(&self) -> Vec<T> {
-        self.cells.iter().map(T::load).collect()
+        self.cells_in(0, self.len()).iter().map(T::load).collect()
     }
 
     #[inline]
@@ -278,14 +396,14 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn get(&self, i: usize) -> T {
-        T::load(&self.cells[i])
+        T::load(self.cell(i))
     }
 
     #[inline]
     #[track_caller]
     pub fn set(&self, i: usize, v: T) {
-        // The element first: an index past the end panics there, naming the caller's line.
-        T::store(&self.cells[i], v);
+        let c = self.cell(i);
+        T::store(c, v);
         self.forget(i);
     }
 
@@ -293,7 +411,8 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn atomic_add(&self, i: usize, v: T) -> T {
-        let old = T::update(&self.cells[i], |old| old.add(v));
+        let c = self.cell(i);
+        let old = T::update(c, |old| old.add(v));
         self.forget(i);
         old
     }
@@ -302,7 +421,8 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn atomic_min(&self, i: usize, v: T) -> T {
-        let old = T::update(&self.cells[i], |old| if v < old { v } else { old });
+        let c = self.cell(i);
+        let old = T::update(c, |old| if v < old { v } else { old });
         self.forget(i);
         old
     }
@@ -311,7 +431,8 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn atomic_max(&self, i: usize, v: T) -> T {
-        let old = T::update(&self.cells[i], |old| if v > old { v } else { old });
+        let c = self.cell(i);
+        let old = T::update(c, |old| if v > old { v } else { old });
         self.forget(i);
         old
     }
@@ -320,7 +441,8 @@ impl<T: BufferElem> Buffer<T> {
     #[inline]
     #[track_caller]
     pub fn atomic_cas(&self, i: usize, current: T, new: T) -> T {
-        let found = T::cas(&self.cells[i], current, new);
+        let c = self.cell(i);
+        let found = T::cas(c, current, new);
         // Forgotten whether or not it stored (one relaxed load once the tile is unknown).
         self.forget(i);
         found
@@ -429,6 +551,11 @@ pub trait DeviceBuffer: Sync {
     fn scratch(&self) -> bool {
         false
     }
+    /// Readies part `part` of `parts` of the host memory the copy back will write, while a
+    /// GPU run's kernel runs (`gpu/runner.rs`, one thread per part): what would otherwise be
+    /// on the call's path after the kernel (page faults, owed fills). Changes no element's
+    /// value.
+    fn before_copy_back(&self, _part: usize, _parts: usize) {}
 }
 
 impl<T: BufferElem> ReadOnly<T> {
@@ -490,12 +617,30 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         std::mem::size_of::<T>()
     }
     fn write_le(&self, first: usize, out: &mut [u8]) {
-        write_image(&self.cells, first, out, T::load);
+        let count = (out.len() / std::mem::size_of::<T>()).min(self.len().saturating_sub(first));
+        write_image(self.cells_in(first, count), 0, out, T::load);
     }
     fn repeated_word(&self, first: usize, count: usize) -> Option<u32> {
         // Bounds checked before the map is asked; the cells are read only if it does not know.
-        let cells = &self.cells[first..first + count];
-        self.known_word(first, count).or_else(|| repeated_word(cells, T::load))
+        let _ = &self.cells[first..first + count];
+        self.known_word(first, count).or_else(|| repeated_word(self.cells_in(first, count), T::load))
+    }
+    fn before_copy_back(&self, part: usize, parts: usize) {
+        if self.scratch {
+            return;
+        }
+        // The copy back writes every element: owed tiles written and the others' pages
+        // faulted in now cost the call nothing while the kernel runs.
+        let bytes = std::mem::size_of::<T>();
+        for t in (part..self.known.len()).step_by(parts.max(1)) {
+            let entry = self.known[t].load(Relaxed);
+            if entry != UNKNOWN && entry & OWED != 0 {
+                self.write_tile(t);
+            } else {
+                let tile = &self.cells[t * Self::TILE..((t + 1) * Self::TILE).min(self.cells.len())];
+                crate::host_memory::populate(tile.as_ptr() as *const u8, tile.len() * bytes);
+            }
+        }
     }
     fn read_le(&self, first: usize, bytes: &[u8]) {
         // Element by element with atomic stores, never a plain copy into the cells: another
@@ -503,7 +648,9 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
         // beside an atomic access is a data race. Relaxed stores are plain moves, so this
         // runs at about a copy's speed on every core (`image_timing.rs`).
         let w = std::mem::size_of::<T>();
-        let cells = &self.cells[first..(first + bytes.len() / w).min(self.cells.len())];
+        let count = (bytes.len() / w).min(self.len().saturating_sub(first));
+        // Owed tiles written first: one written later would overwrite the copy.
+        let cells = self.cells_in(first, count);
         if !cells.is_empty() {
             // The tiles written are no longer known (not scanned for a word: the copy back
             // runs after every GPU run, and is all the host does with most buffers).
@@ -548,6 +695,12 @@ fn repeated_word<E: Sync, T: BufferElem>(items: &[E], value: impl Fn(&E) -> T + 
     let (bits, word) = (first.bits(), word_of(first)?);
     let alike = |chunk: &[E]| chunk.iter().fold(true, |same, item| same & (value(item).bits() == bits));
     (alike(&items[..items.len().min(64)]) && items.par_chunks(CHUNK).all(alike)).then_some(word)
+}
+
+/// The value whose little-endian image repeats `word` (the inverse of [`word_of`]).
+fn value_of_word<T: BufferElem>(word: u32) -> T {
+    let b = word.to_le_bytes();
+    T::from_le(&[b[0], b[1], b[2], b[3], b[0], b[1], b[2], b[3]])
 }
 
 /// The 32-bit word that the little-endian image of `value` repeats, if it repeats one (a
@@ -814,5 +967,49 @@ mod tests {
         let d = Buffer::<u64>::zeroed(4);
         d.load_bytes(&Buffer::from_vec(vec![1u64, 2, 3, 4]).to_bytes());
         assert!(d.known_word(0, 4).is_none() && d.repeated_word(0, 4).is_none());
+    }
+
+    #[test]
+    fn filled_tiles_are_written_on_first_access_only() {
+        let len = 3 * T32 + 5;
+        let b = Buffer::filled(len, 9u32);
+        assert_eq!(b.owed.load(Relaxed), 4, "nothing written by the fill");
+        let owed = |b: &Buffer<u32>, t: usize| b.known[t].load(Relaxed) & OWED != 0;
+        assert_eq!(b.known_word(0, len), Some(9), "owed tiles are known: the upload sets them on the device");
+        assert_eq!(b.get(T32 + 1), 9, "a read writes its tile");
+        assert_eq!(b.owed.load(Relaxed), 3);
+        assert!(!owed(&b, 1) && owed(&b, 0) && owed(&b, 2), "and that tile alone");
+        b.set(2 * T32, 4);
+        assert!(b.get(2 * T32) == 4 && b.get(2 * T32 + 1) == 9 && b.known_word(2 * T32, 1).is_none(), "a write lands after its tile's fill");
+        assert_eq!(b.atomic_min(len - 1, 3), 9);
+        let mut image = vec![0u8; 8];
+        b.write_le(T32 - 2, &mut image);
+        assert_eq!(image, [9u32, 9].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(), "an image reads the fill");
+        // A copy back over an owed tile writes the fill first, then the image over it.
+        let c = Buffer::filled(2 * T32, -1i32);
+        c.read_le(T32 - 1, &[7u8, 0, 0, 0]);
+        assert!(c.get(T32 - 1) == 7 && c.get(T32 - 2) == -1 && c.get(T32) == -1);
+        // Readied for a copy back (as while a kernel runs): every tile written, no value changed.
+        let d = Buffer::filled(2 * T32 + 1, 2.5f32);
+        (0..2).for_each(|part| d.before_copy_back(part, 2));
+        assert!(d.owed.load(Relaxed) == 0 && d.known_word(0, 2 * T32 + 1) == Some(2.5f32.to_bits()));
+        assert!(d.to_vec().iter().all(|&v| v == 2.5));
+        // Zeroed and scratch buffers are owed zeros: nothing written until asked.
+        let z = Buffer::<u64>::zeroed(T32 + 1);
+        assert!(z.owed.load(Relaxed) == 3 && z.known_word(0, T32 + 1) == Some(0));
+        assert!(z.get(T32) == 0 && z.owed.load(Relaxed) == 2 && z.into_vec() == vec![0; T32 + 1]);
+        let s = Buffer::<i32>::scratch(5);
+        assert!(s.owed.load(Relaxed) == 1 && s.atomic_add(4, -2) == 0 && s.to_vec() == vec![0, 0, 0, 0, -2]);
+        assert_eq!(Buffer::filled(T32 + 1, u64::MAX).into_vec(), vec![u64::MAX; T32 + 1]);
+        assert_eq!(Buffer::filled(3, 5i64).to_vec(), vec![5; 3], "halves differ: written at once");
+        // Many threads reading the same owed buffer each see the fill.
+        let e = Buffer::filled(4 * T32, 6u32);
+        std::thread::scope(|s| {
+            for t in 0..4 {
+                let e = &e;
+                s.spawn(move || assert!((0..4 * T32).step_by(997).all(|i| e.get((i + t * 13) % (4 * T32)) == 6)));
+            }
+        });
+        assert_eq!(e.owed.load(Relaxed), 0);
     }
 }

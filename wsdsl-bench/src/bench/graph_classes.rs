@@ -299,6 +299,12 @@ impl Bench<'_> {
             let workload = format!("BFS {name} ({})", if ordered { "priority bands, delta 1" } else { "direction-optimizing" });
             if !ordered {
                 print_input_cost(&workload, || bfs::direction_inputs(&dg, source, bfs::Direction::default()));
+                // And its buffers alone: where the inputs' time goes.
+                let n = g.vertices();
+                print_input_cost("    a zeroed buffer of a u32 per vertex", || Ok(Buffer::<u32>::zeroed(n)));
+                print_input_cost("    a scratch buffer of as many", || Ok(Buffer::<u32>::scratch(n)));
+                print_input_cost("    a filled one", || Ok(Buffer::filled(n, u32::MAX)));
+                print_input_cost("    the depths (filled, the source's set)", || Ok(relax::from_source(n, source)));
             }
             let rt = gpu();
             let run = timed(self.args.repeat, || {
@@ -388,7 +394,7 @@ impl Bench<'_> {
                             call_ms: t.call_ms,
                             gapbs: gapbs_run("cc", &cc_input, vec![]),
                             gteps: gteps(undirected.edges() as u64, t.kernel_ms),
-                            rounds: format!("{} phases", 2 * how.rounds + 3),
+                            rounds: format!("{} phases", cc::afforest::phases(how.rounds)),
                             scanned: t.value.links as f64 / undirected.edges().max(1) as f64,
                             check: relax::compare(&t.value.labels, &labels, "labels").map(|()| format!("{count} components")),
                         },

@@ -79,6 +79,26 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false, false)
 }
 
+/// `prelude` then [`kernel_source`], and its [`stable_hash`], made once per process for each
+/// program, configuration, prelude and `WSDSL_DEFINES`: a warm run finds its loaded kernel
+/// without assembling and hashing about 200 KB of text again (0.1-0.15 ms of a graph
+/// kernel's 3-ms call on an H200 machine, `BENCHMARKS.md` ninth session).
+pub(crate) fn kernel_source_once<P: Program>(prelude: &str, config: &KernelConfig) -> (std::sync::Arc<str>, u64) {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Key = (std::any::TypeId, KernelConfig, String, String);
+    static SOURCES: OnceLock<Mutex<HashMap<Key, (Arc<str>, u64)>>> = OnceLock::new();
+    let key = (std::any::TypeId::of::<P>(), *config, prelude.to_string(), std::env::var("WSDSL_DEFINES").unwrap_or_default());
+    let sources = SOURCES.get_or_init(Default::default);
+    if let Some(made) = sources.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
+        return made.clone();
+    }
+    // Made outside the lock: another thread's lookup need not wait for it.
+    let source: Arc<str> = format!("{prelude}{}", kernel_source::<P>(config)).into();
+    let hash = stable_hash(&[&source]);
+    sources.lock().unwrap_or_else(|e| e.into_inner()).entry(key).or_insert((source, hash)).clone()
+}
+
 /// The CUDA source of `P`'s deque megakernel for one GPU of a multi-GPU run (`cuda/pe.cuh`).
 pub fn pe_kernel_source<P: Program>(config: &KernelConfig) -> String {
     assemble::<P>(config, false, true)

@@ -80,6 +80,10 @@ pub(crate) unsafe fn launch_with_record(
 pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -> Stats {
     let mut stats = Stats { queue_capacity, phases, ..Stats::default() };
     let mut profile = Profile::default();
+    let workers = words.len() / STATS_PER_WORKER;
+    stats.per_worker_tasks.reserve_exact(workers);
+    stats.per_worker_steals.reserve_exact(workers);
+    stats.per_worker_peak.reserve_exact(workers);
     for w in words.chunks_exact(STATS_PER_WORKER) {
         stats.tasks += w[0];
         stats.steal_attempts += w[1];
@@ -89,7 +93,10 @@ pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -
         stats.per_worker_tasks.push(w[0]);
         stats.per_worker_steals.push(w[2]);
         stats.per_worker_peak.push(w[3]);
-        profile.add_worker(&w[COUNTER_WORDS..]);
+        // A worker's profile starts with its total cycles: zero unless the kernel was profiled.
+        if w[COUNTER_WORDS] != 0 {
+            profile.add_worker(&w[COUNTER_WORDS..]);
+        }
     }
     if profile.total > 0 {
         stats.profile = Some(profile);

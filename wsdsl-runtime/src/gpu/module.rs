@@ -1,7 +1,7 @@
 //! A program's compiled kernel on a device: from this process's modules, the disk cache, or
 //! NVRTC, in that order; for a program with recursive helpers, with the stack it needs.
 
-use super::assemble::stable_hash;
+use super::assemble::{stable_hash, stable_hash_bytes};
 use super::compile::compile_cached;
 use super::device::GpuDevice;
 use crate::error::Error;
@@ -20,7 +20,22 @@ pub(crate) fn load_source<P: Program>(
     phases: &mut Phases,
 ) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
     let started = Instant::now();
-    let key = stable_hash(&[source, &dev.arch]);
+    let loaded = load_hashed_source::<P>(dev, source, stable_hash(&[source]), entry, phases);
+    phases.compile = started.elapsed();
+    loaded
+}
+
+/// [`load_source`] of a source whose [`stable_hash`] is known (`assemble::kernel_source_once`
+/// keeps it beside the source, so a warm run hashes nothing).
+pub(crate) fn load_hashed_source<P: Program>(
+    dev: &GpuDevice,
+    source: &str,
+    source_hash: u64,
+    entry: &str,
+    phases: &mut Phases,
+) -> Result<(Arc<CudaModule>, CudaFunction), Error> {
+    let started = Instant::now();
+    let key = stable_hash_bytes(&[&source_hash.to_le_bytes(), dev.arch.as_bytes()]);
     let mut modules = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((m, f, stack)) = modules.get(&key) {
         phases.cache_hit = true;

@@ -3,12 +3,12 @@
 //! `staging.rs`), the kernel from this process's modules, the disk cache or NVRTC
 //! (`module.rs`), and a launch between two events under the watchdog (`launch.rs`).
 
-use super::assemble::kernel_source;
+use super::assemble::kernel_source_once;
 use super::device::GpuDevice;
 use super::inputs::{Inputs, STATUS_WORDS};
 use super::join::JoinRecord;
 use super::launch::{launch_with_record, Launch};
-use super::module::load_source;
+use super::module::{load_hashed_source, load_source};
 use super::target::{InputAddresses, Published, Target};
 use super::workspace::Workspace;
 use super::GpuOptions;
@@ -42,11 +42,16 @@ impl<'a> OnGpu<'a> {
     /// assembled for several GPUs) and takes the workspace for the run.
     pub fn load_source<P: Program>(&mut self, source: &str, entry: &str, phases: &mut Phases) -> Result<(), Error> {
         self.kernel = Some(load_source::<P>(self.dev, source, entry, phases)?);
+        self.loaded::<P>();
+        Ok(())
+    }
+
+    /// Takes the workspace for the run of the kernel just loaded.
+    fn loaded<P: Program>(&mut self) {
         self.program = P::NAME;
         let mut ws = self.dev.workspace.lock().unwrap_or_else(|e| e.into_inner());
         ws.moved = Transfers::default();
         self.ws = Some(ws);
-        Ok(())
     }
 
     /// The loaded kernel's function (NVSHMEM binds its device state into its module).
@@ -78,7 +83,10 @@ impl Target for OnGpu<'_> {
     const WORKER: &'static str = "GPU worker";
 
     fn load<P: Program>(&mut self, prelude: &str, config: &KernelConfig, phases: &mut Phases) -> Result<(), Error> {
-        self.load_source::<P>(&format!("{prelude}{}", kernel_source::<P>(config)), config.entry_point(), phases)
+        let (source, hash) = kernel_source_once::<P>(prelude, config);
+        self.kernel = Some(load_hashed_source::<P>(self.dev, &source, hash, config.entry_point(), phases)?);
+        self.loaded::<P>();
+        Ok(())
     }
 
     fn max_blocks(&self, block_threads: u32) -> u32 {

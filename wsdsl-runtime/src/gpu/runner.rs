@@ -17,7 +17,10 @@ use super::join::{JoinPool, PoolShape};
 use super::launch::record_bytes;
 use super::persistent::Deque;
 use super::static_run::Static;
+use super::ready::ready_for_copy_back_while;
+use super::steps::Steps;
 use super::target::{InputAddresses, Published, Sizes, Target};
+use crate::buffer::BufferSet;
 use crate::error::Error;
 use crate::program::{CounterSet, Program, RunResult};
 use crate::schedule::{KernelConfig, Order, Scheduler};
@@ -116,29 +119,40 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     roots: &[P::Task],
 ) -> Result<RunResult<P>, Error> {
     let mut phases = Phases::default();
+    let mut steps = Steps::new(P::NAME);
     let prelude = scheme.prelude::<P, T>(target, config, sizes)?;
     target.load::<P>(&prelude, config, &mut phases)?;
+    steps.mark("load");
 
     let preparing = Instant::now();
     let block_threads = config.block_threads;
     let blocks = target.blocks::<P>(block_threads, S::PERSISTENT)?;
     let workers = blocks * (block_threads / config.worker_threads());
+    steps.mark("blocks");
     // The program's own data first: queues are sized by the memory left after it.
     let inputs = target.inputs::<P>(params, buffers)?;
+    steps.mark("inputs");
     // In programs with joins, root `i` sends its value to the host's slot `i`.
     let encode = |first: usize, piece: &mut [u8]| encode_tasks_into::<P>(&roots[first.min(roots.len())..], first, piece);
     let roots_at = target.upload_encoded(ROOTS, roots.len().max(1), P::TASK_BYTES, &encode)?;
+    steps.mark("roots");
     let stop = target.stop_flag()?;
     let progress = if S::PERSISTENT.is_some() { target.progress_words(workers as usize)? } else { 0 };
     target.clear_status()?;
+    steps.mark("stop, progress, status");
     let run = Run { config: *config, blocks, block_threads, workers, inputs, roots: roots_at, root_count: roots.len() as u32, stop, progress };
     let record = scheme.prepare::<P, T>(target, &run, sizes)?;
+    steps.mark("scheduler");
     // The frames outlive a static run's generations: a task waits for children of later ones.
     let join = JoinPool::prepare::<P, T>(target, roots.len(), PoolShape::of(config, (blocks * block_threads) as usize), sizes.frames)?;
+    steps.mark("join pool");
     target.ready()?;
+    steps.mark("ready");
     phases.launch = preparing.elapsed();
 
-    match scheme.execute::<P, T>(target, &run, &record) {
+    let executed = ready_for_copy_back_while(buffers.buffers(), || scheme.execute::<P, T>(target, &run, &record));
+    steps.mark("kernel");
+    match executed {
         Ok(run) => phases.run = run,
         Err(e) => {
             if let Error::Watchdog { stopped: false, .. } = e {
@@ -151,10 +165,15 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
 
     let reading = Instant::now();
     status_result::<P>(&target.status()?, |arg| scheme.queue(arg, T::WORKER, P::NAME))?;
+    steps.mark("status");
     let counters = <P::Counters as CounterSet>::from_slots(&target.read_back::<P>(buffers)?);
+    steps.mark("counters, buffers");
     let mut stats = scheme.stats(target, &run, phases)?;
+    steps.mark("statistics");
     let values = JoinPool::results::<P, T>(&join, target, roots, &mut stats)?;
+    steps.mark("values");
     stats.phases.copy_back = reading.elapsed();
+    steps.report();
     stats.phases.transfers = target.transfers();
     Ok((counters, values, stats))
 }

@@ -15,7 +15,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Bytes per piece: a multiple of every element width; large enough that a piece's copy
-/// (a third of a millisecond at 50 GB/s) dwarfs the cost of starting it.
+/// (a third of a millisecond at 50 GB/s) dwarfs the cost of starting it. Smaller pieces of a
+/// download overlap more of the conversion with the copy, but each costs a wait on its event
+/// and a round of the host's cores: BFS's 16.8 MB of depths came back in 0.72 ms in pieces of
+/// 16 MB, 1.05 in 4 and 1.44 in 2 (an H200 machine, `BENCHMARKS.md` ninth session).
 pub(crate) const PIECE: usize = 16 << 20;
 
 /// Bytes per tile of an upload that is looked at for one repeated word: small enough that an
@@ -139,6 +142,21 @@ impl Staging {
         // next use waits for it); `dst .. dst + len` lies in device memory of the run.
         unsafe { result::memcpy_htod_async(dst, piece, stream.cu_stream()) }.map_err(Error::driver("copying a buffer to the device"))?;
         half.copied.record(stream).map_err(Error::driver("recording a copy event"))
+    }
+
+    /// The `count` bytes at device address `src` (waits for the copies, and with them for
+    /// everything enqueued on `stream` before).
+    pub fn read(&mut self, stream: &Arc<CudaStream>, src: u64, count: usize) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::with_capacity(count);
+        for offset in (0..count).step_by(PIECE) {
+            let half = &mut self.halves[0];
+            let piece = &mut half.ready()?[..PIECE.min(count - offset)];
+            // SAFETY: as in `upload`; the host reads the piece only after `copied` has passed.
+            unsafe { result::memcpy_dtoh_async(piece, src + offset as u64, stream.cu_stream()) }.map_err(Error::driver("reading a run's results"))?;
+            half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
+            out.extend_from_slice(&half.ready()?[..PIECE.min(count - offset)]);
+        }
+        Ok(out)
     }
 
     /// Overwrites `buffer` with the image at device address `src` (waits for the copies,

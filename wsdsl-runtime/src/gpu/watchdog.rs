@@ -34,6 +34,9 @@ impl StopFlag {
     }
 }
 
+/// How long after its start a run is watched without napping (one core polls the event).
+const SPIN_FOR: Duration = Duration::from_millis(20);
+
 /// Waits until `end` completes. Past `limit` (counted from `started`), raises the stop flag
 /// and reports a watchdog error naming `program`: `stopped` says whether the kernel obeyed
 /// within 5 s.
@@ -56,9 +59,16 @@ pub(crate) fn watch(end: &CudaEvent, started: Instant, limit: Duration, stop: &S
             }
             return Err(Error::Watchdog { program, on: RanOn::Gpu, limit, stopped: false });
         }
+        if started.elapsed() < SPIN_FOR {
+            // A short run's end is noticed within a microsecond or two: a nap of any length
+            // lasts at least the system's timer slack (50 us on Linux), which a 3-ms graph
+            // kernel's call would wait on average.
+            std::thread::yield_now();
+            continue;
+        }
         std::thread::sleep(nap);
-        // Naps grow to 100 us: the host notices the end of a run that soon, at the cost of
-        // ten wake-ups per millisecond of a long run.
+        // Naps grow to 100 us: the host notices the end of a long run that soon, at the cost
+        // of ten wake-ups per millisecond.
         nap = (nap * 2).min(Duration::from_micros(100));
     }
 }

@@ -263,8 +263,10 @@ impl Workspace {
 
     /// The first `count` bytes of the buffer for `role` (after the run).
     pub fn read_bytes(&mut self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
-        let b = self.buffers.get(role).expect("a buffer the run used");
-        let bytes = stream.clone_dtoh(&b.slice(..count)).map_err(Error::driver("reading a run's results"))?;
+        let address = super::inputs::ptr(self.buffers.get(role).expect("a buffer the run used"), stream);
+        // Through the pinned pieces: a pageable copy of a persistent kernel's 0.5 MB of worker
+        // statistics took 0.2 ms of each BFS call (H200, `BENCHMARKS.md` ninth session).
+        let bytes = self.staging(stream)?.read(stream, address, count)?;
         self.moved.downloaded += count as u64;
         Ok(bytes)
     }

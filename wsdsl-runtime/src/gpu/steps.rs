@@ -1,0 +1,38 @@
+//! Where the host's time in a run goes, step by step (`WSDSL_TRACE_RUN=1`): the set-up the
+//! launch phase sums, the kernel as the host waits for it, and the reads the copy-back phase
+//! sums (`runner.rs` marks them).
+
+use std::time::{Duration, Instant};
+
+/// With `WSDSL_TRACE_RUN=1`, the host's time in each step of a run, one line on standard
+/// error per run: where the launch and copy-back phases, and the time between them, go.
+pub(crate) struct Steps {
+    program: &'static str,
+    last: Instant,
+    taken: Vec<(&'static str, Duration)>,
+    on: bool,
+}
+
+impl Steps {
+    pub fn new(program: &'static str) -> Steps {
+        static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+        let on = *ON.get_or_init(|| std::env::var("WSDSL_TRACE_RUN").is_ok_and(|v| v.trim() == "1"));
+        Steps { program, last: Instant::now(), taken: Vec::new(), on }
+    }
+
+    /// The step that ends now.
+    pub fn mark(&mut self, step: &'static str) {
+        if self.on {
+            let now = Instant::now();
+            self.taken.push((step, now - self.last));
+            self.last = now;
+        }
+    }
+
+    pub fn report(self) {
+        if self.on {
+            let steps: Vec<String> = self.taken.iter().map(|(step, took)| format!("{step} {:.3}", took.as_secs_f64() * 1e3)).collect();
+            eprintln!("wsdsl: run of `{}`, ms: {}", self.program, steps.join(", "));
+        }
+    }
+}
