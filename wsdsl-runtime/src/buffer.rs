@@ -197,6 +197,10 @@ pub struct Buffer<T: BufferElem> {
 // atomic operation.
 unsafe impl<T: BufferElem> Sync for Buffer<T> {}
 
+// As an array of atomics is: every access is atomic, and writing an owed tile runs no code
+// that can panic, so no tile is ever left half written.
+impl<T: BufferElem> std::panic::RefUnwindSafe for Buffer<T> {}
+
 impl<T: BufferElem> From<Vec<T>> for Buffer<T> {
     fn from(values: Vec<T>) -> Self {
         Buffer::from_vec(values)
@@ -1011,5 +1015,8 @@ mod tests {
             }
         });
         assert_eq!(e.owed.load(Relaxed), 0);
+        // Shared across threads and across `catch_unwind`, as an array of atomics is.
+        fn shareable<B: Send + Sync + std::panic::RefUnwindSafe>() {}
+        shareable::<Buffer<f64>>();
     }
 }
