@@ -361,10 +361,12 @@ impl<T: BufferElem> Buffer<T> {
     /// elements) leave the map's shared cache line alone.
     #[inline]
     fn forget(&self, i: usize) {
-        // Every caller wrote the element, so its tile was written first (`written`).
+        // Every caller wrote the element, so its tile was written first (`written`). A
+        // release store: a thread that finds the tile unknown (an acquire load in
+        // `write_tile`) must also see the fill that this thread saw before writing.
         let k = &self.known[i / Self::TILE];
         if k.load(Relaxed) != UNKNOWN {
-            k.store(UNKNOWN, Relaxed);
+            k.store(UNKNOWN, Release);
         }
     }
 
@@ -659,7 +661,8 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
             // The tiles written are no longer known (not scanned for a word: the copy back
             // runs after every GPU run, and is all the host does with most buffers).
             let last = first + cells.len() - 1;
-            self.known[first / Self::TILE..=last / Self::TILE].iter().for_each(|k| k.store(UNKNOWN, Relaxed));
+            // Release stores, as `forget`'s.
+            self.known[first / Self::TILE..=last / Self::TILE].iter().for_each(|k| k.store(UNKNOWN, Release));
         }
         bytes.par_chunks(CHUNK * w).zip(cells.par_chunks(CHUNK)).for_each(|(bytes, cells)| {
             for (c, image) in cells.iter().zip(bytes.chunks_exact(w)) {
