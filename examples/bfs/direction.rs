@@ -124,8 +124,8 @@ pub mod direction {
         if r == 0 {
             // The queue is device-only working memory (cleared at launch): level 0 is the
             // source alone, at depth 0 (both ordered before the step's parts by the fence
-            // below). Set here rather than by the host, the depths arrive as one value, set
-            // on the device without a tile copied.
+            // below). Set here rather than by the host, so that the depths arrive as one
+            // value, set on the device without a tile copied.
             ctx.buffers.queue.set(0, ctx.params.source);
             ctx.buffers.depth.set(ctx.params.source as usize, 0);
         }

@@ -3,10 +3,10 @@
 //!
 //! Every vertex starts as its own tree (`comp[v] = v`, written on the device by the first
 //! phase, as GAPBS writes it inside its timed kernel: the host then builds and uploads
-//! nothing, and the labels' buffer is zeroed memory the copy back fills). Linking an edge `(u, v)` walks both
-//! ends up to their roots and hooks the higher root under the lower one with a
-//! compare-and-swap, retrying when another link moved a root first; since a root only ever
-//! gets a lower parent, every root is the smallest vertex of its tree. Compressing points
+//! nothing, and the labels' buffer is zeroed memory the copy back fills). Linking an edge
+//! `(u, v)` walks both ends up to their roots and hooks the higher root under the lower one
+//! with a compare-and-swap, retrying when another link moved a root first; since a root only
+//! ever gets a lower parent, every root is the smallest vertex of its tree. Compressing points
 //! every vertex straight at its root. Afforest's order of work:
 //!
 //! 1. for each of the first `rounds` (2) neighbour positions, link every vertex with its

@@ -264,8 +264,9 @@ impl Workspace {
     /// The first `count` bytes of the buffer for `role` (after the run).
     pub fn read_bytes(&mut self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
         let address = super::inputs::ptr(self.buffers.get(role).expect("a buffer the run used"), stream);
-        // Through the pinned pieces: a pageable copy of a persistent kernel's 0.5 MB of worker
-        // statistics took 0.2 ms of each BFS call (H200, `BENCHMARKS.md` ninth session).
+        // Through the pinned pieces, as the buffers come back: not a pageable copy, which the
+        // driver stages through memory of its own (a persistent kernel's worker statistics
+        // are 0.5 MB).
         let bytes = self.staging(stream)?.read(stream, address, count)?;
         self.moved.downloaded += count as u64;
         Ok(bytes)
