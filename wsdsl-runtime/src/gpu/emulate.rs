@@ -525,9 +525,9 @@ impl Target for OnHost<'_> {
         Ok(self.take(role, buf))
     }
 
-    fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error> {
+    fn read_with<R>(&mut self, role: &'static str, bytes: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
         let buf = self.memory.get_mut(role).expect("memory the run took");
-        Ok(buf.bytes_mut()[..bytes].to_vec())
+        Ok(look(&buf.bytes_mut()[..bytes]))
     }
 
     fn clear(&self, address: u64, bytes: usize) -> Result<(), Error> {

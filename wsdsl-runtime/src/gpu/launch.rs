@@ -74,17 +74,20 @@ pub(crate) unsafe fn launch_with_record(
     Ok(Duration::from_secs_f64(ms as f64 / 1e3))
 }
 
-/// Statistics from the per-worker words that every persistent kernel writes
-/// (`STATS_PER_WORKER` u64 per worker, `cuda/stats.cuh`: tasks, steal attempts, steals, peak
-/// queue occupancy, tasks stolen from other GPUs, then the profile words, all zero unless the kernel was profiled).
-pub(crate) fn worker_stats(words: &[u64], queue_capacity: u64, phases: Phases) -> Stats {
+/// Statistics from the little-endian `image` of the per-worker words that every persistent
+/// kernel writes (`STATS_PER_WORKER` u64 per worker, `cuda/stats.cuh`: tasks, steal attempts,
+/// steals, peak queue occupancy, tasks stolen from other GPUs, then the profile words, all
+/// zero unless the kernel was profiled), read where it came back to.
+pub(crate) fn worker_stats(image: &[u8], queue_capacity: u64, phases: Phases) -> Stats {
     let mut stats = Stats { queue_capacity, phases, ..Stats::default() };
     let mut profile = Profile::default();
-    let workers = words.len() / STATS_PER_WORKER;
+    let workers = image.len() / (8 * STATS_PER_WORKER);
     stats.per_worker_tasks.reserve_exact(workers);
     stats.per_worker_steals.reserve_exact(workers);
     stats.per_worker_peak.reserve_exact(workers);
-    for w in words.chunks_exact(STATS_PER_WORKER) {
+    for worker in image.chunks_exact(8 * STATS_PER_WORKER) {
+        let mut w = [0u64; STATS_PER_WORKER];
+        w.iter_mut().zip(worker.chunks_exact(8)).for_each(|(w, b)| *w = u64::from_le_bytes(b.try_into().expect("8 bytes")));
         stats.tasks += w[0];
         stats.steal_attempts += w[1];
         stats.steals += w[2];
@@ -112,9 +115,7 @@ pub(crate) fn zeroed_worker_stats<T: Target>(target: &mut T, workers: u32) -> Re
 /// The statistics that `workers` workers of a persistent kernel left, with queues of
 /// `queue_capacity` slots.
 pub(crate) fn read_worker_stats<T: Target>(target: &mut T, workers: u32, queue_capacity: u64, phases: Phases) -> Result<Stats, Error> {
-    let bytes = target.read(WORKER_STATS, workers as usize * STATS_PER_WORKER * 8)?;
-    let words: Vec<u64> = bytes.chunks_exact(8).map(|w| u64::from_le_bytes(w.try_into().expect("8 bytes"))).collect();
-    Ok(worker_stats(&words, queue_capacity, phases))
+    target.read_with(WORKER_STATS, workers as usize * STATS_PER_WORKER * 8, |image| worker_stats(image, queue_capacity, phases))
 }
 
 /// Counters per worker before the profile words (`WS_STAT_COUNT`).

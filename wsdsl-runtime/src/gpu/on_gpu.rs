@@ -152,9 +152,9 @@ impl Target for OnGpu<'_> {
         self.ws().upload_encoded(&stream, role, items, width, encode)
     }
 
-    fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error> {
+    fn read_with<R>(&mut self, role: &'static str, bytes: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
         let stream = self.dev.stream.clone();
-        self.ws().traced(|| format!("{role} copied back"), bytes, |ws| ws.read_bytes(&stream, role, bytes))
+        self.ws().traced(|| format!("{role} copied back"), bytes, |ws| ws.read_bytes_with(&stream, role, bytes, look))
     }
 
     fn clear(&self, address: u64, bytes: usize) -> Result<(), Error> {

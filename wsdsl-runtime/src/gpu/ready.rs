@@ -1,7 +1,8 @@
 //! Readying the host memory a run's copy back will write, while the kernel runs: the owed
 //! tiles of its large buffers written and the rest of their pages faulted in
 //! (`DeviceBuffer::before_copy_back`, `buffer.rs`), on the host's cores that would otherwise
-//! wait for the GPU.
+//! wait for the GPU; and the crew of threads that does it, which also converts the copy
+//! back's parts as they land (`staging.rs`).
 
 use crate::buffer::DeviceBuffer;
 
@@ -22,7 +23,7 @@ pub(crate) fn ready_for_copy_back_while<R>(buffers: Vec<&dyn DeviceBuffer>, exec
         .into_iter()
         .filter(|b| !b.scratch() && b.residency().is_none() && b.len() * b.elem_bytes() >= READY_FROM_BYTES)
         .collect();
-    let Some(pool) = (!large.is_empty()).then(ready_pool).flatten() else {
+    let Some(pool) = (!large.is_empty()).then(crew).flatten() else {
         return execute();
     };
     let parts = pool.current_num_threads();
@@ -35,14 +36,16 @@ pub(crate) fn ready_for_copy_back_while<R>(buffers: Vec<&dyn DeviceBuffer>, exec
     })
 }
 
-/// The threads that ready the copy back's memory: as many as the host's cores, at most
+/// The copy-back crew: the threads that ready the copy back's memory under the kernel and
+/// convert its parts as they land (`staging.rs`). As many as the host's cores, at most
 /// [`MAX_READY_THREADS`] (faults of one process contend beyond a few). `None` if the system
-/// would not start them: the copy back then faults its pages itself, as before.
-fn ready_pool() -> Option<&'static rayon::ThreadPool> {
+/// would not start them: the copy back then faults its pages and converts on its own thread
+/// and rayon's.
+pub(crate) fn crew() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(MAX_READY_THREADS);
-        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|k| format!("wsdsl-ready-{k}")).build().ok()
+        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|k| format!("wsdsl-crew-{k}")).build().ok()
     })
     .as_ref()
 }

@@ -10,8 +10,10 @@
 use crate::buffer::DeviceBuffer;
 use crate::error::Error;
 use crate::stats::Transfers;
+use cudarc::driver::sys::CUevent_flags;
 use cudarc::driver::{result, CudaContext, CudaEvent, CudaStream, PinnedHostSlice};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Bytes per piece: a multiple of every element width; large enough that a piece's copy
@@ -34,6 +36,8 @@ pub(crate) struct Staging {
     next: usize,
     /// Where the copies' time went since it was last taken.
     pace: Pace,
+    /// One event per part of a download round (both halves, `PART` bytes each).
+    landed: Vec<CudaEvent>,
 }
 
 /// The host's time in copies: waiting for the copy engine to free a half (or to bring a
@@ -68,7 +72,10 @@ impl Half {
 
 impl Staging {
     pub fn new(ctx: &Arc<CudaContext>) -> Result<Staging, Error> {
-        Ok(Staging { halves: [Half::new(ctx)?, Half::new(ctx)?], next: 0, pace: Pace::default() })
+        let landed = (0..2 * PIECE / PART)
+            .map(|_| ctx.new_event(Some(CUevent_flags::CU_EVENT_DISABLE_TIMING)).map_err(Error::driver("creating a copy event")))
+            .collect::<Result<_, _>>()?;
+        Ok(Staging { halves: [Half::new(ctx)?, Half::new(ctx)?], next: 0, pace: Pace::default(), landed })
     }
 
     /// Copies `buffer`'s image to device address `dst` (asynchronously on `stream`: the
@@ -144,52 +151,150 @@ impl Staging {
         half.copied.record(stream).map_err(Error::driver("recording a copy event"))
     }
 
-    /// The `count` bytes at device address `src` (waits for the copies, and with them for
-    /// everything enqueued on `stream` before).
-    pub fn read(&mut self, stream: &Arc<CudaStream>, src: u64, count: usize) -> Result<Vec<u8>, Error> {
-        let mut out = Vec::with_capacity(count);
+    /// `look` at the `count` bytes at device address `src` (waits for the copies, and with
+    /// them for everything enqueued on `stream` before): in the pinned half they came back
+    /// to, if one holds them; else gathered into a vector.
+    pub fn read_with<R>(&mut self, stream: &Arc<CudaStream>, src: u64, count: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
+        let mut gathered = Vec::new();
         for offset in (0..count).step_by(PIECE) {
             let half = &mut self.halves[0];
             let piece = &mut half.ready()?[..PIECE.min(count - offset)];
             // SAFETY: as in `upload`; the host reads the piece only after `copied` has passed.
             unsafe { result::memcpy_dtoh_async(piece, src + offset as u64, stream.cu_stream()) }.map_err(Error::driver("reading a run's results"))?;
             half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
-            out.extend_from_slice(&half.ready()?[..PIECE.min(count - offset)]);
+            let piece = &half.ready()?[..PIECE.min(count - offset)];
+            if count <= PIECE {
+                return Ok(look(piece));
+            }
+            gathered.extend_from_slice(piece);
         }
-        Ok(out)
+        Ok(look(&gathered))
     }
 
     /// Overwrites `buffer` with the image at device address `src` (waits for the copies,
     /// and with them for everything enqueued on `stream` before).
+    ///
+    /// In rounds of both halves: every part of a round (`PART` bytes, one copy and one event
+    /// each) is enqueued at once, and the copy-back crew (`ready.rs`) converts each part into
+    /// the buffer as soon as it lands, while the copy engine moves the next. The round ends
+    /// a fraction of a part's conversion after its last copy. Converting a whole piece after
+    /// its copy (waking the host's cores for it) left BFS's 16.8 MB of depths 0.4-0.7 ms
+    /// behind their 0.31-ms copy; now they are in place 0.08-0.18 ms after it (an H200
+    /// machine, `BENCHMARKS.md` tenth session).
     pub fn download(&mut self, stream: &Arc<CudaStream>, src: u64, buffer: &dyn DeviceBuffer) -> Result<(), Error> {
         let width = buffer.elem_bytes();
         let total = buffer.len() * width;
-        let pieces: Vec<usize> = (0..total).step_by(PIECE).collect();
-        let enqueue = |half: &mut Half, offset: usize| -> Result<(), Error> {
-            let piece = &mut half.ready()?[..PIECE.min(total - offset)];
-            // SAFETY: as in `upload`; the host reads the piece only after `copied` has passed.
-            unsafe { result::memcpy_dtoh_async(piece, src + offset as u64, stream.cu_stream()) }
-                .map_err(Error::driver("reading a buffer back"))?;
-            half.copied.record(stream).map_err(Error::driver("recording a copy event"))
-        };
-        if let Some(&first) = pieces.first() {
-            enqueue(&mut self.halves[0], first)?;
-        }
-        for (k, &offset) in pieces.iter().enumerate() {
-            // The next piece is copied into the other half while this one is converted.
-            if let Some(&following) = pieces.get(k + 1) {
-                enqueue(&mut self.halves[(k + 1) % 2], following)?;
-            }
+        for round in (0..total).step_by(2 * PIECE) {
+            let len = (2 * PIECE).min(total - round);
             let waiting = Instant::now();
-            let piece = &self.halves[k % 2].ready()?[..PIECE.min(total - offset)];
-            let reading = Instant::now();
-            self.pace.waited += reading - waiting;
-            buffer.read_le(offset / width, piece);
-            self.pace.host += reading.elapsed();
+            // Both halves free: their last copies (an upload's, a read's) have finished.
+            let halves = [self.halves[0].ready()?.as_mut_ptr(), self.halves[1].ready()?.as_mut_ptr()];
+            let parts: Vec<Landing> = (0..len)
+                .step_by(PART)
+                .zip(&self.landed)
+                .map(|(at, landed)| Landing { at: round + at, host: Pinned(halves[at / PIECE].wrapping_add(at % PIECE)), len: PART.min(len - at), landed })
+                .collect();
+            for part in &parts {
+                // SAFETY: the part lies in a pinned half that no copy uses now; the host reads it
+                // only after `landed` has passed.
+                let piece = unsafe { std::slice::from_raw_parts_mut(part.host.0, part.len) };
+                unsafe { result::memcpy_dtoh_async(piece, src + part.at as u64, stream.cu_stream()) }.map_err(Error::driver("reading a buffer back"))?;
+                part.landed.record(stream).map_err(Error::driver("recording a copy event"))?;
+            }
+            // The halves' next users wait for these copies too (should a conversion fail).
+            for half in &mut self.halves {
+                half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
+            }
+            let (copied, converted) = convert_as_they_land(stream.context(), &parts, buffer)?;
+            self.pace.waited += copied.saturating_duration_since(waiting);
+            self.pace.host += converted.saturating_duration_since(copied);
         }
         Ok(())
     }
 }
+
+/// Bytes per part of a download: its own copy and event. Whole tiles of a `Buffer`'s map and
+/// a divisor of `PIECE`. Parts of 1, 2 and 4 MB brought BFS's depths back alike (its call
+/// 1.37-1.42x its kernel, 4 MB at the low end; an H200 machine, `BENCHMARKS.md` tenth
+/// session); fewer parts are fewer copies to enqueue and events to poll.
+const PART: usize = 4 << 20;
+const _: () = assert!(PIECE % PART == 0 && PART % TILE == 0 && PART % UNIT == 0, "parts tile the halves; units tile the parts");
+
+/// A part of a download: the bytes at `at` of the buffer's image, copied into pinned memory at
+/// `host`, there once `landed` has passed.
+struct Landing<'e> {
+    at: usize,
+    host: Pinned,
+    len: usize,
+    landed: &'e CudaEvent,
+}
+
+/// A pointer into a pinned half, read by the crew's threads once its part has landed.
+#[derive(Clone, Copy)]
+struct Pinned(*mut u8);
+// SAFETY: parts are disjoint; each is written by one copy and then only read.
+unsafe impl Send for Pinned {}
+unsafe impl Sync for Pinned {}
+
+/// Converts every part into `buffer` as it lands, on the copy-back crew's threads, each
+/// awake and polling its part's event, so that no thread must be woken once the copies end;
+/// on this thread alone if there is no crew or only one part. The threads take the parts in
+/// units of `UNIT` bytes, so that the last part to land is converted by several. When the
+/// last copy landed and when the last conversion ended.
+fn convert_as_they_land(ctx: &Arc<CudaContext>, parts: &[Landing<'_>], buffer: &dyn DeviceBuffer) -> Result<(Instant, Instant), Error> {
+    let width = buffer.elem_bytes();
+    let units: Vec<(usize, std::ops::Range<usize>)> =
+        parts.iter().enumerate().flat_map(|(k, part)| (0..part.len).step_by(UNIT).map(move |at| (k, at..(at + UNIT).min(part.len)))).collect();
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let error: Mutex<Option<Error>> = Mutex::new(None);
+    let last_landed = Mutex::new(Instant::now());
+    let fail = |e| {
+        failed.store(true, Relaxed);
+        error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(Error::driver("waiting for a copy")(e));
+    };
+    let convert = || {
+        if let Err(e) = ctx.bind_to_thread() {
+            return fail(e);
+        }
+        loop {
+            let Some((k, bytes)) = units.get(next.fetch_add(1, Relaxed)) else { return };
+            let part = &parts[*k];
+            loop {
+                match part.landed.try_is_complete() {
+                    Ok(true) => break,
+                    Ok(false) if failed.load(Relaxed) => return,
+                    // A pause between queries: every query takes the driver's locks, which
+                    // the other threads' queries share.
+                    Ok(false) => (0..POLL_PAUSE).for_each(|_| std::hint::spin_loop()),
+                    Err(e) => return fail(e),
+                }
+            }
+            if k + 1 == parts.len() && bytes.start == 0 {
+                *last_landed.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+            }
+            // SAFETY: the part's copy has landed and nothing writes it until the next round.
+            let image = unsafe { std::slice::from_raw_parts(part.host.0.wrapping_add(bytes.start) as *const u8, bytes.len()) };
+            buffer.read_le((part.at + bytes.start) / width, image);
+        }
+    };
+    match super::ready::crew().filter(|_| units.len() > 1) {
+        Some(crew) => crew.in_place_scope(|s| (0..crew.current_num_threads()).for_each(|_| s.spawn(|_| convert()))),
+        None => convert(),
+    }
+    if let Some(e) = error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let landed = last_landed.into_inner().unwrap_or_else(|p| p.into_inner());
+    Ok((landed, Instant::now()))
+}
+
+/// Bytes a thread converts at a time: a sixteenth of a part, so that the part that lands
+/// last is converted by every thread of the crew (a megabyte took one thread 0.1 ms).
+const UNIT: usize = 256 << 10;
+
+/// Spin-loop hints between two queries of a part's event.
+const POLL_PAUSE: usize = 64;
 
 /// How an upload of `total` bytes goes: consecutive byte ranges, each a run of tiles of
 /// `tile` bytes that `word_of(at, len)` says repeat one 32-bit word (`Some`: set on the device

@@ -94,8 +94,15 @@ pub(crate) trait Target {
         width: usize,
         encode: &(dyn Fn(usize, &mut [u8]) + Sync),
     ) -> Result<u64, Error>;
+    /// `look` at the first `bytes` of the memory for `role` (after the run), in place where
+    /// the target can: on the GPU, in the pinned memory they came back through (a persistent
+    /// kernel's worker statistics are a megabyte and more, whose copy into fresh pages cost
+    /// a graph kernel's call 0.1-0.2 ms).
+    fn read_with<R>(&mut self, role: &'static str, bytes: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error>;
     /// The first `bytes` of the memory for `role` (after the run).
-    fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error>;
+    fn read(&mut self, role: &'static str, bytes: usize) -> Result<Vec<u8>, Error> {
+        self.read_with(role, bytes, <[u8]>::to_vec)
+    }
 
     /// Zeroes `bytes` at `address` (memory of this run) before what is launched next.
     fn clear(&self, address: u64, bytes: usize) -> Result<(), Error>;

@@ -261,15 +261,15 @@ impl Workspace {
         result
     }
 
-    /// The first `count` bytes of the buffer for `role` (after the run).
-    pub fn read_bytes(&mut self, stream: &Arc<CudaStream>, role: &'static str, count: usize) -> Result<Vec<u8>, Error> {
+    /// `look` at the first `count` bytes of the buffer for `role` (after the run).
+    pub fn read_bytes_with<R>(&mut self, stream: &Arc<CudaStream>, role: &'static str, count: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error> {
         let address = super::inputs::ptr(self.buffers.get(role).expect("a buffer the run used"), stream);
         // Through the pinned pieces, as the buffers come back: not a pageable copy, which the
         // driver stages through memory of its own (a persistent kernel's worker statistics
-        // are 0.5 MB).
-        let bytes = self.staging(stream)?.read(stream, address, count)?;
+        // are a megabyte and more).
+        let seen = self.staging(stream)?.read_with(stream, address, count, look)?;
         self.moved.downloaded += count as u64;
-        Ok(bytes)
+        Ok(seen)
     }
 
     /// The kernel still runs and may touch every buffer: keep them allocated forever.
