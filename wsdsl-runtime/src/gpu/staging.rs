@@ -194,17 +194,19 @@ impl Staging {
                 .zip(&self.landed)
                 .map(|(at, landed)| Landing { at: round + at, host: Pinned(halves[at / PIECE].wrapping_add(at % PIECE)), len: PART.min(len - at), landed })
                 .collect();
-            for part in &parts {
+            let enqueued = parts.iter().try_for_each(|part| {
                 // SAFETY: the part lies in a pinned half that no copy uses now; the host reads it
                 // only after `landed` has passed.
                 let piece = unsafe { std::slice::from_raw_parts_mut(part.host.0, part.len) };
                 unsafe { result::memcpy_dtoh_async(piece, src + part.at as u64, stream.cu_stream()) }.map_err(Error::driver("reading a buffer back"))?;
-                part.landed.record(stream).map_err(Error::driver("recording a copy event"))?;
-            }
-            // The halves' next users wait for these copies too (should a conversion fail).
+                part.landed.record(stream).map_err(Error::driver("recording a copy event"))
+            });
+            // The halves' next users wait for these copies too, whether or not all of them
+            // were enqueued and converted.
             for half in &mut self.halves {
                 half.copied.record(stream).map_err(Error::driver("recording a copy event"))?;
             }
+            enqueued?;
             let (copied, converted) = convert_as_they_land(stream.context(), &parts, buffer)?;
             self.pace.waited += copied.saturating_duration_since(waiting);
             self.pace.host += converted.saturating_duration_since(copied);
@@ -243,8 +245,7 @@ unsafe impl Sync for Pinned {}
 /// last copy landed and when the last conversion ended.
 fn convert_as_they_land(ctx: &Arc<CudaContext>, parts: &[Landing<'_>], buffer: &dyn DeviceBuffer) -> Result<(Instant, Instant), Error> {
     let width = buffer.elem_bytes();
-    let units: Vec<(usize, std::ops::Range<usize>)> =
-        parts.iter().enumerate().flat_map(|(k, part)| (0..part.len).step_by(UNIT).map(move |at| (k, at..(at + UNIT).min(part.len)))).collect();
+    let units = units_of(parts.iter().map(|part| part.len), UNIT);
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
     let error: Mutex<Option<Error>> = Mutex::new(None);
@@ -287,6 +288,12 @@ fn convert_as_they_land(ctx: &Arc<CudaContext>, parts: &[Landing<'_>], buffer: &
     }
     let landed = last_landed.into_inner().unwrap_or_else(|p| p.into_inner());
     Ok((landed, Instant::now()))
+}
+
+/// The units the parts of `lens` bytes are converted in, in order: (part, bytes of the part),
+/// `unit` bytes each but the last of a part.
+fn units_of(lens: impl Iterator<Item = usize>, unit: usize) -> Vec<(usize, std::ops::Range<usize>)> {
+    lens.enumerate().flat_map(|(k, len)| (0..len).step_by(unit).map(move |at| (k, at..(at + unit).min(len)))).collect()
 }
 
 /// Bytes a thread converts at a time: a sixteenth of a part, so that the part that lands
@@ -338,7 +345,7 @@ fn zero(piece: &mut [u8]) {
 
 #[cfg(test)]
 mod tests {
-    use super::{item_pieces, upload_runs, PIECE, TILE};
+    use super::{item_pieces, units_of, upload_runs, PART, PIECE, TILE, UNIT};
     use crate::buffer::{Buffer, DeviceBuffer};
 
     #[test]
@@ -383,6 +390,22 @@ mod tests {
             "alike tiles merge; copies stop at a piece"
         );
         assert!(upload_runs(0, 4, 8, |_, _| unreachable!()).is_empty());
+    }
+
+    #[test]
+    fn downloaded_parts_are_converted_in_units_that_cover_each_once_in_order() {
+        let units = units_of([10, 4, 0, 7].into_iter(), 4);
+        assert_eq!(units, vec![(0, 0..4), (0, 4..8), (0, 8..10), (1, 0..4), (3, 0..4), (3, 4..7)]);
+        // A round of BFS's depths: 16 MiB and the rest of 16.8 MB, in parts of PART.
+        let lens = [PART, PART, PART, PART, 777_216];
+        let units = units_of(lens.into_iter(), UNIT);
+        assert_eq!(units.len(), 4 * PART / UNIT + 3);
+        for (k, len) in lens.iter().enumerate() {
+            let mine: Vec<_> = units.iter().filter(|(p, _)| *p == k).map(|(_, r)| r.clone()).collect();
+            assert_eq!(mine.first().map(|r| r.start), Some(0));
+            assert!(mine.windows(2).all(|w| w[0].end == w[1].start), "part {k} without gaps or overlaps");
+            assert_eq!(mine.last().map(|r| r.end), Some(*len));
+        }
     }
 
     #[test]

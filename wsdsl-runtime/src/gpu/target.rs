@@ -96,7 +96,7 @@ pub(crate) trait Target {
     ) -> Result<u64, Error>;
     /// `look` at the first `bytes` of the memory for `role` (after the run), in place where
     /// the target can: on the GPU, in the pinned memory they came back through (a persistent
-    /// kernel's worker statistics are a megabyte and more, whose copy into fresh pages cost
+    /// kernel's worker statistics are half a megabyte and more, whose copy into fresh pages cost
     /// a graph kernel's call 0.1-0.2 ms).
     fn read_with<R>(&mut self, role: &'static str, bytes: usize, look: impl FnOnce(&[u8]) -> R) -> Result<R, Error>;
     /// The first `bytes` of the memory for `role` (after the run).

@@ -266,7 +266,7 @@ impl Workspace {
         let address = super::inputs::ptr(self.buffers.get(role).expect("a buffer the run used"), stream);
         // Through the pinned pieces, as the buffers come back: not a pageable copy, which the
         // driver stages through memory of its own (a persistent kernel's worker statistics
-        // are a megabyte and more).
+        // are half a megabyte and more).
         let seen = self.staging(stream)?.read_with(stream, address, count, look)?;
         self.moved.downloaded += count as u64;
         Ok(seen)
