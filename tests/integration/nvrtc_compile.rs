@@ -10,6 +10,7 @@ use crate::kernels::fib;
 #[allow(dead_code, unused_imports)]
 use crate::kernels::mergesort;
 use crate::kernels::nqueens;
+use crate::kernels::pagerank;
 #[allow(dead_code, unused_imports)]
 use crate::kernels::quicksort;
 use crate::kernels::nqueens_cutoff;
@@ -21,6 +22,7 @@ use crate::kernels::branch_bound;
 use crate::kernels::fifteen;
 
 use wsdsl::gpu::{compile_check, kernel_source, KernelConfig};
+use wsdsl::Scheduler;
 use wsdsl::Program;
 
 fn compiles<P: Program>() {
@@ -124,6 +126,9 @@ fn profiled_kernels_compile() {
     for (name, result) in [
         ("fib", wsdsl::gpu::compile_check_with::<fib::fib::Kernel>("sm_90", &profiled)),
         ("nqueens", wsdsl::gpu::compile_check_with::<nqueens::nqueens::Kernel>("sm_90", &profiled)),
+        // On the broker queues (their own worker loop, timed the same way).
+        ("pagerank pulled, BQ", wsdsl::gpu::compile_check_with::<pagerank::pagerank_pull::Kernel>("sm_90", &KernelConfig { scheduler: Scheduler::Bq, ..profiled })),
+        ("pagerank pulled, BSQ", wsdsl::gpu::compile_check_with::<pagerank::pagerank_pull::Kernel>("sm_90", &KernelConfig { scheduler: Scheduler::Bsq, ..profiled })),
     ] {
         result.unwrap_or_else(|e| panic!("{name}, profiled: {e}"));
     }

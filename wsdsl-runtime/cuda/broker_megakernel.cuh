@@ -188,6 +188,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     ctx.sched_queue = own;
 
     ws_broker_stats st = {0, 0, 0, 0};
+    // The profile's phases (stats.cuh), for the broker: `own` is a dequeue that found work,
+    // `search` the empty polls before one did, `idle` those until the run ended.
+    WS_PROF(unsigned long long prof[WS_PROF_COUNT] = {0});
+    WS_PROF(const unsigned long long prof_start = ws_clock());
 
     // The roots: worker w enqueues roots [w*R/W, (w+1)*R/W) into its queue. They are already
     // counted in `pending` (the host set it to R), so nobody stops before they are run.
@@ -213,7 +217,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 ws_publish_progress(L.progress, self, st.tasks, &published_at);
             }
             if (outcome == WS_BROKER_FOUND && ws_failed()) outcome = WS_BROKER_ABORTED;
+            WS_PROF(unsigned long long t0 = ws_clock());
+            WS_PROF(unsigned long long polled = t0);
             for (unsigned round = 1; outcome == WS_BROKER_FOUND; round++) {
+                WS_PROF(polled = ws_clock());
                 n = ws_broker_reserve(&L, own, &which, &pos, &st);
                 if (n > 0u) break;
                 if (ws_broker_must_stop(&L, self, round)) { outcome = WS_BROKER_ABORTED; break; }
@@ -221,6 +228,10 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 // Back off while nothing is found, so idle workers leave L2 to busy ones.
                 __nanosleep(round < 64u ? 100u : WS_BROKER_IDLE_SLEEP_NS);
             }
+            WS_PROF(const unsigned long long t1 = ws_clock());
+            WS_PROF(if (n > 0u) { prof[WS_PROF_OWN] += t1 - polled; prof[WS_PROF_SEARCH] += polled - t0; });
+            WS_PROF(if (n == 0u) prof[WS_PROF_IDLE] += t1 - t0);
+            WS_PROF(if (n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
             if (outcome == WS_BROKER_FOUND) ws_join_prepare(&ctx);
             s_outcome[group] = outcome;
             s_count[group] = n;
@@ -238,8 +249,11 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             task = b.task;
         }
         ws_group_sync();   // the grant in shared memory is read before the next one is written
+        WS_PROF(const unsigned long long exec_start = ws_clock());
         if (have) ws_run_task(&task, &ctx);
         ws_group_sync();   // children in staging are written before anyone enqueues them
+        WS_PROF(const unsigned long long publish_start = ws_clock());
+        WS_PROF(prof[WS_PROF_EXEC] += publish_start - exec_start);
         // Children past the staging area were spilled into the queue (ws_spawn_spill).
         const unsigned spawned = s_spawned[group] < L.staging_cap ? s_spawned[group] : L.staging_cap;
         ws_group_sync();   // everyone has read the count before the first thread resets it
@@ -252,6 +266,7 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
             ws_group_sync();   // the count is updated before any child is visible
             if (!ws_broker_group_enqueue(&L, own, staging, spawned, rank, &s_pos[group], &s_got[group], &st.peak)) break;
         }
+        WS_PROF(prof[WS_PROF_PUBLISH] += ws_clock() - publish_start);
     }
 
     ws_join_detach(&ctx, self, leader);
@@ -262,5 +277,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
         s[WS_STAT_STEAL_TRIES] = st.tries;
         s[WS_STAT_STEALS] = st.steals;
         s[WS_STAT_PEAK] = st.peak;
+        WS_PROF(prof[WS_PROF_TOTAL] = ws_clock() - prof_start);
+        WS_PROF(for (unsigned k = 0; k < WS_PROF_WAIT_OWN; k++) if (k != WS_PROF_JOIN && k != WS_PROF_FRAMES) s[WS_STAT_COUNT + k] = prof[k]);
     }
+    WS_PROF(ws_prof_flush_lane(&ctx, L.stats + (unsigned long long)self * WS_STAT_WORDS));
 }

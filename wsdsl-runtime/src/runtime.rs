@@ -272,8 +272,8 @@ impl Runtime {
     }
 
     /// Time the phases of every GPU worker's loop on the device and report where the time
-    /// went in `Output::stats.profile` (deque scheduler; a separately compiled kernel that
-    /// runs a few percent slower).
+    /// went in `Output::stats.profile` (the deque and broker schedulers; a separately compiled
+    /// kernel that runs a few percent slower).
     pub fn profile(mut self, on: bool) -> Self {
         self.profile = on;
         self

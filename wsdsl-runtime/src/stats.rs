@@ -120,9 +120,11 @@ pub(crate) const PROFILE_WORDS: usize = 16;
 pub struct Profile {
     /// Every worker's cycles from start to exit.
     pub total: u64,
-    /// Popping tasks from the worker's own deque.
+    /// Taking tasks from the worker's own deque, or on the broker queues the dequeue that
+    /// found work.
     pub own: u64,
-    /// Looking for work elsewhere, until some was found.
+    /// Looking for work elsewhere (on the broker queues: polling an empty queue), until some
+    /// was found.
     pub search: u64,
     /// Looking for work at the end of the run, until it ended.
     pub idle: u64,
@@ -250,7 +252,7 @@ impl fmt::Display for Profile {
         let [own, search, idle, batches, publish, tasks, cycles, join, frames] = self.summary();
         write!(
             f,
-            "profile     own deque {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
+            "profile     own queue {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
              {tasks:.1} tasks/batch, {cycles:.0} cycles/batch; lanes in joins {join:.0} and frame pool {frames:.0} cycles/batch"
         )?;
         if self.robs > 0 {
