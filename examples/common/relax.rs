@@ -311,18 +311,57 @@ pub mod relax_ordered {
             }
             return;
         }
-        for i in t.lo..t.hi {
-            let u = ctx.buffers.targets.get(i as usize) as usize;
-            let offer = if ctx.params.weighted == 1 { t.base + ctx.buffers.weights.get(i as usize) } else { t.base + ctx.params.step };
-            if ctx.buffers.value.atomic_min(u, offer) > offer {
-                let lo = ctx.buffers.offsets.get(u);
-                let hi = ctx.buffers.offsets.get(u + 1);
-                if hi > lo {
-                    ctx.spawn_with_priority(offer / ctx.params.delta, Offer { v: u as u32, lo, hi, base: offer });
-                }
-            }
+        // Four edges at a time: their four atomics leave together, so a task waits for one
+        // round trip per four edges instead of one per edge. On a long-diameter graph each
+        // band is a thin wavefront and these waits are the path from one band to the next.
+        let mut i = t.lo;
+        while i < t.hi {
+            let (u0, o0) = along(ctx, i, t.hi, t.base);
+            let (u1, o1) = along(ctx, i + 1, t.hi, t.base);
+            let (u2, o2) = along(ctx, i + 2, t.hi, t.base);
+            let (u3, o3) = along(ctx, i + 3, t.hi, t.base);
+            let b0 = lower(ctx, u0, o0);
+            let b1 = lower(ctx, u1, o1);
+            let b2 = lower(ctx, u2, o2);
+            let b3 = lower(ctx, u3, o3);
+            settle(ctx, u0, o0, b0);
+            settle(ctx, u1, o1, b1);
+            settle(ctx, u2, o2, b2);
+            settle(ctx, u3, o3, b3);
+            i += 4;
         }
         ctx.counters.edges.add(n as u64);
+    }
+
+    /// No edge (past the end of a task's list).
+    const NONE: u32 = u32::MAX;
+
+    /// Edge `i`'s target and what `base` offers along it, or `NONE` past `hi`.
+    fn along(ctx: &mut Ctx, i: u32, hi: u32, base: u32) -> (u32, u32) {
+        if i >= hi {
+            return (NONE, 0);
+        }
+        let offer = if ctx.params.weighted == 1 { base + ctx.buffers.weights.get(i as usize) } else { base + ctx.params.step };
+        (ctx.buffers.targets.get(i as usize), offer)
+    }
+
+    /// Lowers `u`'s value to `offer` where that is lower; the value before (0 for `NONE`).
+    fn lower(ctx: &mut Ctx, u: u32, offer: u32) -> u32 {
+        if u == NONE {
+            return 0;
+        }
+        ctx.buffers.value.atomic_min(u as usize, offer)
+    }
+
+    /// The offer lowered `u` (its value was `before`): `u` offers it on, in its band.
+    fn settle(ctx: &mut Ctx, u: u32, offer: u32, before: u32) {
+        if before > offer {
+            let lo = ctx.buffers.offsets.get(u as usize);
+            let hi = ctx.buffers.offsets.get(u as usize + 1);
+            if hi > lo {
+                ctx.spawn_with_priority(offer / ctx.params.delta, Offer { v: u, lo, hi, base: offer });
+            }
+        }
     }
 }
 
