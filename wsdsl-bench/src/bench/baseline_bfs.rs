@@ -5,30 +5,19 @@
 //! uploaded (and the depths reset) before the first event, as the wsdsl rows' run phase
 //! excludes their uploads.
 
+use super::baseline_cuda::{driver, Compiled};
 use cudarc::driver::sys::CUevent_flags;
-use cudarc::driver::{CudaContext, CudaFunction, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
-use std::sync::Arc;
+use cudarc::driver::{CudaFunction, CudaSlice, PushKernelArg};
 use wsdsl::graph::Graph;
 
 /// The CUDA source of the two kernels.
 pub const SOURCE: &str = include_str!("baseline_bfs.cu");
 
-/// Threads per block.
-const BLOCK: u32 = 256;
-
-fn driver(during: &'static str) -> impl FnOnce(DriverError) -> String {
-    move |e| format!("{during}: {e}")
-}
-
 /// The compiled kernels on GPU 0.
 pub struct CudaBfs {
-    ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
+    gpu: Compiled,
     init: CudaFunction,
     level: CudaFunction,
-    /// The grid is capped here (enough blocks to fill every SM many times); the kernels
-    /// loop grid-stride beyond it.
-    max_blocks: u32,
 }
 
 /// One graph on the device, with its depth array and two frontiers.
@@ -53,26 +42,16 @@ pub struct Searched {
 impl CudaBfs {
     /// Opens GPU 0 and compiles the kernels for its architecture.
     pub fn new() -> Result<CudaBfs, String> {
-        wsdsl_runtime::gpu::libs::ensure_driver().map_err(|e| e.to_string())?;
-        wsdsl_runtime::gpu::libs::ensure_nvrtc().map_err(|e| e.to_string())?;
-        let ctx = CudaContext::new(0).map_err(driver("opening GPU 0"))?;
-        let (major, minor) = ctx.compute_capability().map_err(driver("reading the compute capability"))?;
-        let arch = format!("sm_{major}{minor}");
-        let cubin = wsdsl_runtime::gpu::compile::compile_uncached("baseline_bfs", SOURCE, &arch).map_err(|e| e.to_string())?;
-        let module = ctx.load_module(cudarc::nvrtc::Ptx::from_binary(cubin)).map_err(driver("loading the BFS kernels"))?;
-        let init = module.load_function("bfs_init").map_err(driver("kernel bfs_init"))?;
-        let level = module.load_function("bfs_level").map_err(driver("kernel bfs_level"))?;
-        let sms = ctx
-            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-            .map_err(driver("reading the SM count"))? as u32;
-        let stream = ctx.default_stream();
-        Ok(CudaBfs { ctx, stream, init, level, max_blocks: sms.max(1) * 32 })
+        let gpu = Compiled::new("baseline_bfs", SOURCE)?;
+        let init = gpu.module.load_function("bfs_init").map_err(driver("kernel bfs_init"))?;
+        let level = gpu.module.load_function("bfs_level").map_err(driver("kernel bfs_level"))?;
+        Ok(CudaBfs { gpu, init, level })
     }
 
     /// Uploads the graph's CSR arrays and allocates the depths and frontiers.
     pub fn upload(&self, g: &Graph) -> Result<DeviceGraph, String> {
         let n = g.vertices();
-        let s = &self.stream;
+        let s = &self.gpu.stream;
         Ok(DeviceGraph {
             vertices: n,
             offsets: s.clone_htod(&g.offsets).map_err(driver("uploading the offsets"))?,
@@ -85,26 +64,21 @@ impl CudaBfs {
         })
     }
 
-    fn grid(&self, threads: u32) -> LaunchConfig {
-        let blocks = threads.div_ceil(BLOCK).clamp(1, self.max_blocks);
-        LaunchConfig { grid_dim: (blocks, 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
-    }
-
     /// Resets the depths (untimed), then searches from `source` level by level (timed).
     pub fn search(&self, g: &mut DeviceGraph, source: u32) -> Result<Searched, String> {
         if source as usize >= g.vertices {
             return Err(format!("the source vertex {source} is not in the graph (vertices 0..{})", g.vertices));
         }
-        let s = &self.stream;
+        let s = &self.gpu.stream;
         let vertices = g.vertices as u32;
         let mut b = s.launch_builder(&self.init);
         b.arg(&mut g.depth).arg(&vertices).arg(&source).arg(&mut g.front);
         // SAFETY: bfs_init(unsigned *depth, unsigned vertices, unsigned source, unsigned *frontier):
         // `depth` holds `vertices` entries, `front` at least one.
-        unsafe { b.launch(self.grid(vertices)) }.map_err(driver("launching bfs_init"))?;
+        unsafe { b.launch(self.gpu.grid(vertices as u64)) }.map_err(driver("launching bfs_init"))?;
 
-        let start = self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(driver("creating an event"))?;
-        let end = self.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(driver("creating an event"))?;
+        let start = self.gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(driver("creating an event"))?;
+        let end = self.gpu.ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(driver("creating an event"))?;
         start.record(s).map_err(driver("recording an event"))?;
         let (mut size, mut d, mut levels) = (1u32, 0u32, 0u32);
         while size > 0 {
@@ -121,7 +95,7 @@ impl CudaBfs {
             // SAFETY: bfs_level(offsets, targets, depth, frontier, size, next, next_size, d):
             // `front` holds `size` vertices of the graph; `back` has room for every vertex, and
             // each vertex is appended at most once (it wins the atomicCAS once).
-            unsafe { b.launch(self.grid(size)) }.map_err(driver("launching bfs_level"))?;
+            unsafe { b.launch(self.gpu.grid(size as u64)) }.map_err(driver("launching bfs_level"))?;
             let mut next = [0u32];
             s.memcpy_dtoh(&g.next_size, &mut next).map_err(driver("reading the frontier size"))?;
             // (A copy into pageable memory returns when done; cudarc promises no more, so wait.)
@@ -139,23 +113,9 @@ impl CudaBfs {
 
     /// The depths the last search found.
     pub fn depth(&self, g: &DeviceGraph) -> Result<Vec<u32>, String> {
-        let mut depth = self.stream.clone_dtoh(&g.depth).map_err(driver("downloading the depths"))?;
-        self.stream.synchronize().map_err(driver("downloading the depths"))?;
+        let mut depth = self.gpu.stream.clone_dtoh(&g.depth).map_err(driver("downloading the depths"))?;
+        self.gpu.stream.synchronize().map_err(driver("downloading the depths"))?;
         depth.truncate(g.vertices);
         Ok(depth)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// The baseline kernels compile with NVRTC for the H100 (skipped, visibly, without NVRTC).
-    #[test]
-    fn baseline_bfs_compiles_for_sm_90() {
-        if let Err(e) = wsdsl_runtime::gpu::libs::ensure_nvrtc() {
-            println!("SKIPPED: no NVRTC: {e}");
-            return;
-        }
-        let cubin = wsdsl_runtime::gpu::compile::compile_uncached("baseline_bfs", super::SOURCE, "sm_90").unwrap_or_else(|e| panic!("{e}"));
-        assert!(!cubin.is_empty());
     }
 }

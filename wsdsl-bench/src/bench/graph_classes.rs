@@ -20,8 +20,10 @@
 //! faster), GTEPS (traversed edges, the out-degrees of the reached vertices, over the kernel
 //! time; CC: edges, PageRank: edges times iterations), the rounds (levels, relaxation rounds,
 //! phases, iterations) and the edges scanned per traversed edge. Every answer is checked
-//! against a sequential reference.
+//! against a sequential reference. PageRank also runs hand-written in CUDA on the same arrays
+//! (`baseline_pagerank.rs`, a thread and a warp per vertex) as a ceiling for the task sweep.
 
+use super::baseline_pagerank::{CudaPageRank, Mapping};
 use super::gapbs::{Gapbs, Input, Outcome};
 use super::{bfs, cc, graph_reference, pagerank, relax, Bench};
 use std::path::{Path, PathBuf};
@@ -182,12 +184,14 @@ fn timed<T>(repeat: usize, mut run: impl FnMut() -> Result<(T, Stats, Duration),
             ms(took.saturating_sub(p.call))
         );
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let value = last.expect("at least one run");
     Ok(Timed { value, kernel_ms: median(kernel), call_ms: median(call) })
+}
+
+/// The median of at least one time.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// What building a call's inputs costs on its own (the inputs built and dropped three times):
@@ -223,7 +227,16 @@ fn gteps(edges: u64, ms: f64) -> f64 {
 
 impl Bench<'_> {
     /// Every kernel's rows on one class, GAPBS beside each.
-    pub(super) fn graph_class(&self, gpu: &dyn Fn() -> Runtime, class: &Class, gapbs: &Gapbs, work: &Path, rows: &mut Vec<ClassRow>) {
+    /// `cuda_pagerank`: the hand-written CUDA PageRank (none with `--cpu`), run beside wsdsl's.
+    pub(super) fn graph_class(
+        &self,
+        gpu: &dyn Fn() -> Runtime,
+        class: &Class,
+        gapbs: &Gapbs,
+        work: &Path,
+        cuda_pagerank: Option<&Result<CudaPageRank, String>>,
+        rows: &mut Vec<ClassRow>,
+    ) {
         let name = class.name();
         let started = Instant::now();
         let g = match class.generate(self.args.graph_dir.as_deref()) {
@@ -407,39 +420,93 @@ impl Bench<'_> {
         }
 
         // PageRank, 8 iterations: the pulled sweeps on the Broker Queue (the fastest formulation).
+        let want = pagerank::reference(&g, Some(ITERATIONS));
+        let pg = pagerank::PullGraph::new(&g);
+        let pagerank_verdict = |rank: &[f64]| {
+            let (rel, _) = pagerank::error(rank, &want);
+            if rel <= pagerank::pull_tolerance(ITERATIONS) {
+                Ok(format!("within {rel:.0e} of float64 (GAPBS: Gauss-Seidel, not compared)"))
+            } else {
+                Err(format!("a rank is {rel:.1e} (relative) from float64 power iteration"))
+            }
+        };
+        let mut pagerank_gapbs = Outcome::Skipped("wsdsl failed".into());
         {
             let workload = format!("PageRank {name}, {ITERATIONS} iterations (pulled, BQ)");
-            let want = pagerank::reference(&g, Some(ITERATIONS));
-            let pg = pagerank::PullGraph::new(&g);
             let rt = gpu().scheduler(Scheduler::Bq);
             let row = match timed(self.args.repeat, || {
                 let ((rank, edges, out), took) = clocked(|| pagerank::pull(&rt, &pg, ITERATIONS, pagerank::PULL_GRAIN))?;
                 Ok(((rank, edges), out.stats, took))
             }) {
                 Ok(t) => {
-                    let (rel, _) = pagerank::error(&t.value.0, &want);
+                    pagerank_gapbs = gapbs_run("pr", &input, vec!["-i".into(), ITERATIONS.to_string(), "-t".into(), "0".into()]);
                     ClassRow {
                         workload,
                         kernel_ms: t.kernel_ms,
                         call_ms: t.call_ms,
-                        gapbs: gapbs_run("pr", &input, vec!["-i".into(), ITERATIONS.to_string(), "-t".into(), "0".into()]),
+                        gapbs: pagerank_gapbs.clone(),
                         gteps: gteps(g.edges() as u64 * ITERATIONS as u64, t.kernel_ms),
                         rounds: format!("{ITERATIONS} iterations"),
                         scanned: t.value.1 as f64 / (g.edges().max(1) as u64 * ITERATIONS as u64) as f64,
-                        check: if rel <= pagerank::pull_tolerance(ITERATIONS) {
-                            Ok(format!("within {rel:.0e} of float64 (GAPBS: Gauss-Seidel, not compared)"))
-                        } else {
-                            Err(format!("a rank is {rel:.1e} (relative) from float64 power iteration"))
-                        },
+                        check: pagerank_verdict(&t.value.0),
                     }
                 }
                 Err(e) => ClassRow::failed(workload, e),
             };
             rows.push(row.announce());
         }
+        // The same sweeps hand-written in CUDA, as a ceiling (beside the same GAPBS run).
+        for mapping in [Mapping::Thread, Mapping::Warp] {
+            let workload = format!("PageRank {name}, {ITERATIONS} iterations (hand-written CUDA, {})", mapping.name());
+            let cuda = match cuda_pagerank {
+                Some(Ok(cuda)) => cuda,
+                Some(Err(e)) => {
+                    rows.push(ClassRow::failed(workload, e.split_whitespace().collect::<Vec<_>>().join(" ")).announce());
+                    continue;
+                }
+                None => {
+                    println!("{workload}: SKIPPED (a GPU-only row; not run with --cpu)");
+                    continue;
+                }
+            };
+            let row = match self.cuda_pagerank(cuda, &pg, mapping) {
+                Ok((rank, kernel_ms, call_ms)) => ClassRow {
+                    workload,
+                    kernel_ms,
+                    call_ms,
+                    gapbs: pagerank_gapbs.clone(),
+                    gteps: gteps(g.edges() as u64 * ITERATIONS as u64, kernel_ms),
+                    rounds: format!("{ITERATIONS} launches"),
+                    scanned: 1.0,
+                    check: pagerank_verdict(&rank),
+                },
+                Err(e) => ClassRow::failed(workload, e.split_whitespace().collect::<Vec<_>>().join(" ")),
+            };
+            rows.push(row.announce());
+        }
         if let Ok(Some(path)) = &written {
             let _ = std::fs::remove_file(path);
         }
+    }
+}
+
+impl Bench<'_> {
+    /// The hand-written CUDA PageRank on `pg`'s arrays: the last run's ranks and the medians of
+    /// the kernels' time (CUDA events) and of the call's (the run and the ranks' download),
+    /// over `--repeat` runs after a warm-up.
+    fn cuda_pagerank(&self, cuda: &CudaPageRank, pg: &pagerank::PullGraph, mapping: Mapping) -> Result<(Vec<f64>, f64, f64), String> {
+        let mut device = cuda.upload(pg.in_offsets.as_slice(), pg.sources.as_slice(), pg.out_degree.as_slice())?;
+        let (mut kernel, mut call, mut rank) = (Vec::new(), Vec::new(), Vec::new());
+        for run in 0..=self.args.repeat.max(1) {
+            let started = Instant::now();
+            let ms = cuda.run(&mut device, ITERATIONS, pagerank::DAMPING, mapping)?;
+            rank = cuda.ranks(&device)?;
+            if run > 0 {
+                kernel.push(ms);
+                call.push(started.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        Ok((rank, median(kernel), median(call)))
     }
 }
 

@@ -26,6 +26,8 @@ mod end_to_end;
 #[path = "../../../examples/fib/kernel.rs"]
 mod fib;
 mod baseline_bfs;
+mod baseline_cuda;
+mod baseline_pagerank;
 mod best_first;
 #[allow(dead_code)]
 #[path = "../../../examples/fifteen/kernel.rs"]
@@ -321,10 +323,12 @@ fn main() -> ExitCode {
     if wanted("graphs") {
         let graph_rt = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(30)));
         let classes = if args.graph_classes.is_empty() { graph_classes::Class::defaults(args.cpu) } else { args.graph_classes.clone() };
+        // The hand-written CUDA PageRank needs the GPU itself: compiled once for every class.
+        let cuda_pagerank = if args.cpu { None } else { Some(baseline_pagerank::CudaPageRank::new()) };
         match graph_classes::work_dir(args.gapbs_work.as_deref()) {
             Ok(work) => {
                 for class in &classes {
-                    b.graph_class(&graph_rt, class, &gapbs, &work, &mut class_rows);
+                    b.graph_class(&graph_rt, class, &gapbs, &work, cuda_pagerank.as_ref(), &mut class_rows);
                 }
                 if args.gapbs_work.is_none() {
                     let _ = std::fs::remove_dir(&work);
