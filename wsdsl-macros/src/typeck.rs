@@ -735,6 +735,11 @@ impl<'a> Cx<'a> {
                 }
                 ex(Ty::Never, ExprKind::Return(v.map(Box::new)))
             }
+            E::Assign(a) if matches!(peel(&a.left), syn::Expr::Tuple(t) if !t.elems.is_empty()) => {
+                let syn::Expr::Tuple(places) = peel(&a.left) else { unreachable!("matched above") };
+                let rhs = self.expr(&a.right);
+                self.assign_tuple(places, rhs, e.span())
+            }
             E::Assign(a) => {
                 let rhs = self.expr(&a.right);
                 let lhs = self.place(&a.left);
@@ -952,11 +957,53 @@ impl<'a> Cx<'a> {
     }
 
     fn place(&mut self, e: &syn::Expr) -> Expr {
+        if matches!(peel(e), syn::Expr::Array(_) | syn::Expr::Struct(_) | syn::Expr::Call(_)) {
+            self.err_at(&e, "destructuring assignment takes tuples of places, `(a, b.f, _) = value`; assign an array's or a struct's parts one by one");
+            return err_expr();
+        }
         let x = self.expr(e);
         if !options::is_place(&x) {
             self.err_at(&e, "can only assign to local variables, their fields and array elements, and through references (`*r = v`, `r.f = v`)");
         }
         x
+    }
+
+    /// `(a, b.f, (c, _)) = value;` as Rust runs it: the value first, into a hidden local, then
+    /// each place its field, left to right (`_` takes nothing).
+    fn assign_tuple(&mut self, places: &syn::ExprTuple, value: Expr, span: Span) -> Expr {
+        let src = self.new_local_hidden(value.ty.clone());
+        let mut stmts = vec![self.stmt_at(span, StmtKind::Let(src, Some(value)))];
+        self.assign_fields(places, src, span, &mut stmts);
+        ex(Ty::Unit, ExprKind::Block(Block { stmts, tail: None, ty: Ty::Unit }))
+    }
+
+    fn assign_fields(&mut self, places: &syn::ExprTuple, src: LocalId, span: Span, out: &mut Vec<Stmt>) {
+        let ty = self.resolve(&self.locals[src].ty);
+        let elems = match ty {
+            Ty::Tuple(ts) if ts.len() == places.elems.len() => ts,
+            Ty::Err => return,
+            t => {
+                let msg = format!("mismatched types: expected `{}`, found a tuple of {} places", self.show(&t), places.elems.len());
+                self.err_at(&places, msg);
+                return;
+            }
+        };
+        for (i, (place, ety)) in places.elems.iter().zip(elems).enumerate() {
+            let field = ex(ety.clone(), ExprKind::TupleField(Box::new(ex(ty_of_local(&self.locals, src), ExprKind::Local(src))), i));
+            match peel(place) {
+                syn::Expr::Infer(_) => {}
+                syn::Expr::Tuple(inner) if !inner.elems.is_empty() => {
+                    let id = self.new_local_hidden(ety);
+                    out.push(self.stmt_at(span, StmtKind::Let(id, Some(field))));
+                    self.assign_fields(inner, id, span, out);
+                }
+                other => {
+                    let lhs = self.place(other);
+                    self.expect_at(other, &lhs.ty.clone(), &ety);
+                    out.push(self.expr_stmt(span, ex(Ty::Unit, ExprKind::Assign(Box::new(lhs), Box::new(field)))));
+                }
+            }
+        }
     }
 
     fn unary(&mut self, u: &syn::ExprUnary) -> Expr {

@@ -127,3 +127,31 @@ fn calls_of_a_refused_signature_report_nothing_more() {
     assert!(e.iter().any(|m| m.contains("`Vec` is not supported")) && e.iter().any(|m| m.contains("`Box` is not supported")), "{e:#?}");
     assert!(e.iter().any(|m| m.contains("cannot find value `missing`")), "{e:#?}");
 }
+
+#[test]
+fn destructuring_assignment_takes_tuples_of_places() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] struct T { x: u32 }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let mut a = 0u32;
+                let mut b = 0u32;
+                [a, b] = [t.x, 1];
+                (a, b) = (1u32, 2u32, 3u32);
+                (a, b) = (1u64, 2u32);
+                let _ = a + b;
+            }
+        }
+    };
+    let e = errors(m);
+    let want = [
+        "destructuring assignment takes tuples of places, `(a, b.f, _) = value`",
+        "mismatched types: expected `(u32, u32, u32)`, found a tuple of 2 places",
+        "mismatched types",
+    ];
+    for w in want {
+        assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
+    }
+    assert_eq!(e.len(), want.len(), "{e:#?}");
+}
