@@ -402,39 +402,12 @@ pub fn custom(params: uts::Params, seed: u32) -> Result<Tree, wsdsl::Error> {
     Ok(Tree { params, seed, known: None })
 }
 
-/// SHA-1 of a short message, written independently of the DSL version above (host only).
+/// SHA-1 of a short message on the host: RustCrypto's `sha1` crate, independent of the DSL
+/// version above, and as fast as a user's host program would hash (it uses the CPU's SHA
+/// extensions where there are some): the reference and the rayon baseline hash with it.
 pub fn host_sha1(msg: &[u8]) -> [u8; 20] {
-    let mut block = [0u8; 64];
-    block[..msg.len()].copy_from_slice(msg);
-    block[msg.len()] = 0x80;
-    block[56..].copy_from_slice(&((msg.len() as u64) * 8).to_be_bytes());
-    let mut w = [0u32; 80];
-    for (i, chunk) in block.chunks_exact(4).enumerate() {
-        w[i] = u32::from_be_bytes(chunk.try_into().unwrap());
-    }
-    for t in 16..80 {
-        w[t] = (w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16]).rotate_left(1);
-    }
-    let mut h = [0x67452301u32, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0];
-    let [mut a, mut b, mut c, mut d, mut e] = h;
-    for (t, wt) in w.iter().enumerate() {
-        let (f, k) = match t / 20 {
-            0 => ((b & c) | (!b & d), 0x5A827999),
-            1 => (b ^ c ^ d, 0x6ED9EBA1),
-            2 => ((b & c) | (b & d) | (c & d), 0x8F1BBCDC),
-            _ => (b ^ c ^ d, 0xCA62C1D6),
-        };
-        let temp = a.rotate_left(5).wrapping_add(f).wrapping_add(e).wrapping_add(k).wrapping_add(*wt);
-        (e, d, c, b, a) = (d, c, b.rotate_left(30), a, temp);
-    }
-    for (hi, v) in h.iter_mut().zip([a, b, c, d, e]) {
-        *hi = hi.wrapping_add(v);
-    }
-    let mut out = [0u8; 20];
-    for (i, v) in h.iter().enumerate() {
-        out[i * 4..i * 4 + 4].copy_from_slice(&v.to_be_bytes());
-    }
-    out
+    use sha1::Digest;
+    sha1::Sha1::digest(msg).into()
 }
 
 /// The root: SHA1(16 zero bytes ‖ seed as 4 big-endian bytes).
