@@ -54,8 +54,9 @@ pub fn sort(keys: &mut [u32]) {
     keys.par_sort_unstable();
 }
 
-/// UTS with rayon: every node visits its children with a parallel iterator. Returns
-/// (nodes, leaves, depth), like the GPU program's counters.
+/// UTS with rayon: every node visits its children with a parallel iterator, hashing with the
+/// `sha1` crate (the example's `host_sha1`). Returns (nodes, leaves, depth), like the GPU
+/// program's counters.
 pub fn uts(tree: &crate::uts::Tree) -> (u64, u64, u32) {
     use crate::uts::{host_child_state, host_num_children, root};
     fn visit(p: &crate::uts::uts::Params, state: [u8; 20], depth: u32) -> (u64, u64, u32) {
