@@ -1246,6 +1246,28 @@ impl<'a> Cx<'a> {
         ex(target, ExprKind::Cast(Box::new(inner)))
     }
 
+    /// `u64::from(x)`, `f64::from(x)`: the standard library's lossless conversions between
+    /// numbers (and from `bool`), a cast once checked; one the library lacks (it could lose
+    /// bits, or its size depends on the target) is refused with the way to write it.
+    fn from_conversion(&mut self, c: &syn::ExprCall, target: Ty) -> Expr {
+        let name = crate::types::rust_name(&target);
+        if c.args.len() != 1 {
+            self.err_at(&c, format!("`{name}::from` takes 1 argument"));
+            return err_expr();
+        }
+        let a = self.expr(&c.args[0]);
+        let src = self.resolve(&a.ty);
+        if !matches!(src, Ty::Err | Ty::Var(_)) && !lossless(&src, &target) {
+            let msg = format!(
+                "the standard library has no `From<{}>` for `{name}` (the conversion could lose bits, or depends on the target's pointer size); cast with `as {name}`",
+                self.show(&src)
+            );
+            self.err_at(&c.args[0], msg);
+            return err_expr();
+        }
+        ex(target, ExprKind::Cast(Box::new(a)))
+    }
+
     fn struct_lit(&mut self, s: &syn::ExprStruct) -> Expr {
         let span = s.span();
         if let [e, v] = &s.path.segments.iter().map(|s| s.ident.to_string()).collect::<Vec<_>>()[..] {
@@ -1305,6 +1327,11 @@ impl<'a> Cx<'a> {
                     let a = self.expr(&c.args[0]);
                     self.expect_at(&c.args[0], &Ty::Int(t), &a.ty);
                     return ex(Ty::Int(t), ExprKind::Method(m, Box::new(a), Vec::new()));
+                }
+            }
+            if segs.len() == 2 && segs[1] == "from" && !self.m.is_named_type(&segs[0]) {
+                if let Some(target) = numeric_type(&segs[0]) {
+                    return self.from_conversion(c, target);
                 }
             }
             if segs.len() == 1 && segs[0] == "Some" && self.lookup("Some").is_none() {
@@ -1411,6 +1438,9 @@ impl<'a> Cx<'a> {
                 (Ty::Array(..) | Ty::Slice(..), "split_at") => "slice it instead: `let (l, r) = (&a[..k], &a[k..]);`".to_string(),
                 (Ty::Array(..), "chunks_exact" | "chunks_mut") => "of the methods yielding slices only `chunks(k)` is supported; loop over the chunk starts and index: `for s in (0..N).step_by(k) { for i in s..(s + k).min(N) { a[i] } }`".to_string(),
                 (Ty::Array(..), _) => format!("iterate the array with `a.iter()`, `a.iter_mut()` or `for x in a` (e.g. `a.iter().map(|x| x * 2).sum()`), index it in a range loop, or use the slice methods {}", slice_methods::SLICE_METHODS.join(", ")),
+                (Ty::Int(_) | Ty::Float(_) | Ty::Bool, "into") => {
+                    "`into()` takes its target type from where the value goes, which megakernel code does not infer: name it, `u64::from(x)` (or cast, `x as u64`)".to_string()
+                }
                 _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));
@@ -1870,4 +1900,33 @@ impl<'a> Cx<'a> {
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()
+}
+
+/// An integer or float type named by a path segment (`u64`, `f32`).
+fn numeric_type(name: &str) -> Option<Ty> {
+    match name {
+        "f32" => Some(Ty::Float(FloatTy::F32)),
+        "f64" => Some(Ty::Float(FloatTy::F64)),
+        n => IntTy::from_name(n).map(Ty::Int),
+    }
+}
+
+/// Whether the standard library implements `From<src>` for `dst` (numbers and `bool`): every
+/// conversion that keeps every value, except into and out of the pointer-sized integers,
+/// which it offers only from the narrowest types.
+fn lossless(src: &Ty, dst: &Ty) -> bool {
+    match (src, dst) {
+        _ if src == dst => true,
+        (Ty::Bool, Ty::Int(_)) => true,
+        (Ty::Int(s), Ty::Int(d)) => match (*s, *d) {
+            (IntTy::Usize | IntTy::Isize, _) => false,
+            (s, IntTy::Usize) => matches!(s, IntTy::U8 | IntTy::U16),
+            (s, IntTy::Isize) => matches!(s, IntTy::U8 | IntTy::I8 | IntTy::I16),
+            (s, d) => s.bits() < d.bits() && (s.signed() == d.signed() || d.signed()),
+        },
+        // Every value of the integer fits the float's mantissa.
+        (Ty::Int(s), Ty::Float(f)) => !matches!(s, IntTy::Usize | IntTy::Isize) && s.bits() <= if *f == FloatTy::F64 { 32 } else { 16 },
+        (Ty::Float(FloatTy::F32), Ty::Float(FloatTy::F64)) => true,
+        _ => false,
+    }
 }

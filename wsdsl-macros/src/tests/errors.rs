@@ -155,3 +155,55 @@ fn destructuring_assignment_takes_tuples_of_places() {
     }
     assert_eq!(e.len(), want.len(), "{e:#?}");
 }
+
+/// What a newcomer writes first is accepted: `let else`, `matches!`, `T::from`, iterators
+/// through a reference to an array, tuple lets from `min`/`max`, slices of arrays summed.
+#[test]
+fn a_newcomers_first_constructs_compile() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod probe {
+            #[task] struct T { x: u32, a: [u32; 4] }
+            fn first_big(a: &[u32; 4]) -> Option<usize> { a.iter().position(|&v| v > 3) }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let Some(i) = first_big(&t.a) else { return; };
+                let wide = u64::from(t.x) + i as u64;
+                let ok = matches!(t.x, 1 | 2 | 5..=9);
+                let w = u64::from(t.x);
+                let (lo, hi) = (t.x.min(3), t.x.max(3));
+                let s: u32 = t.a[..2].iter().sum();
+                if ok && wide > w && lo < hi && s > 0 { ctx.spawn(T { x: t.x - 1, a: t.a }); }
+            }
+        }
+    };
+    let e = errors(m);
+    assert!(e.is_empty(), "{e:#?}");
+}
+
+#[test]
+fn conversions_the_standard_library_lacks_are_refused_with_the_cast_to_write() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod bad {
+            #[task] struct T { x: u32, y: u64 }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let a = u32::from(t.y);
+                let b = usize::from(t.x);
+                let c = f32::from(t.x);
+                let d: u64 = t.x.into();
+                let _ = (a, b, c, d);
+            }
+        }
+    };
+    let e = errors(m);
+    let want = [
+        "the standard library has no `From<u64>` for `u32`",
+        "the standard library has no `From<u32>` for `usize`",
+        "the standard library has no `From<u32>` for `f32`",
+        "`into()` takes its target type from where the value goes",
+    ];
+    for w in want {
+        assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
+    }
+    assert_eq!(e.len(), want.len(), "{e:#?}");
+}

@@ -181,7 +181,7 @@ impl Pipeline {
 fn stable_place(e: &Expr) -> bool {
     match &e.kind {
         ExprKind::Local(_) | ExprKind::Param(_) => true,
-        ExprKind::Field(b, _) | ExprKind::TupleField(b, _) => stable_place(b),
+        ExprKind::Field(b, _) | ExprKind::TupleField(b, _) | ExprKind::Deref(b) => stable_place(b),
         _ => false,
     }
 }
@@ -206,6 +206,16 @@ impl Cx<'_> {
     /// or `for x in a` by value, which iterates over the value `a` had), and its length.
     fn array_source(&mut self, e: &syn::Expr, mode: Mode, pre: &mut Vec<Stmt>) -> Option<(Expr, Expr)> {
         let x = self.receiver(e);
+        // Through a reference (`a: &[u32; 4]`, `r.iter()`): the array it points to, the
+        // reference taken once, as Rust's iterator holds it.
+        let x = if matches!(self.resolve(&x.ty), Ty::Ref(..)) {
+            let id = self.hidden("ref", x.ty.clone());
+            pre.push(self.stmt_at(e.span(), StmtKind::Let(id, Some(x))));
+            let r = self.local_expr(id);
+            self.auto_deref(r)
+        } else {
+            x
+        };
         match self.resolve(&x.ty) {
             Ty::Array(..) if mode == Mode::Mut && !super::options::is_place(&x) => {
                 self.err_at(e, "can only assign to local variables, their fields and array elements, and through references (`*r = v`, `r.f = v`)");
