@@ -132,6 +132,11 @@ pub mod diffk {
             ^ (shifted.iter().min().copied().unwrap_or(0) as u64) << 8
             ^ (*shifted.iter().max().unwrap() as u64) << 16
             ^ (0..=(y % 9)).rev().map(|v| mix(v)).min().unwrap_or(0) << 24;
+        // Destructuring assignment, `T::from` and an iterator through a reference.
+        let (mut p, mut q) = (x as u32, y as u32);
+        (p, q) = (q, p.wrapping_add(u32::from(x as u8)));
+        let view = &bytes;
+        r[15] ^= view.iter().map(|&b| u64::from(b)).sum::<u64>() << 32 ^ u64::from(p) ^ u64::from(q) << 1 ^ f64::from(x as u16).to_bits();
         r
     }
 
