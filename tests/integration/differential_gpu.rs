@@ -32,6 +32,14 @@ pub mod diffk {
 
     pub const OUTS: usize = 16;
 
+    /// A value type as a Rust programmer writes one: the derive names traits the macro
+    /// derives anyway, so it is dropped.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub struct Span2 {
+        pub lo: u64,
+        pub hi: u64,
+    }
+
     pub enum Kind {
         Small,
         Big = 7,
@@ -137,6 +145,11 @@ pub mod diffk {
         (p, q) = (q, p.wrapping_add(u32::from(x as u8)));
         let view = &bytes;
         r[15] ^= view.iter().map(|&b| u64::from(b)).sum::<u64>() << 32 ^ u64::from(p) ^ u64::from(q) << 1 ^ f64::from(x as u16).to_bits();
+        // The standard library's helpers a newcomer reaches for.
+        let mut span = Span2 { lo: std::cmp::min(x, y), hi: core::cmp::max(x, y) };
+        std::mem::swap(&mut span.lo, &mut span.hi);
+        let old = std::mem::replace(&mut span.lo, x ^ y);
+        r[14] ^= span.lo.rotate_left(3) ^ span.hi.rotate_left(7) ^ old.rotate_left(11) ^ (span == Span2 { lo: x ^ y, hi: x.min(y) }) as u64;
         r
     }
 

@@ -3,7 +3,7 @@ use wsdsl::prelude::*;
 #[megakernel]
 mod m {
     #[task]
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, Hash)]
     pub struct Node {
         pub depth: u32,
         pub kind: u8,

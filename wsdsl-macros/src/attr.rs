@@ -82,15 +82,39 @@ pub fn take_marker(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) -> 
     found
 }
 
-/// The macro fixes derives and `repr`s itself: the device encoding depends on them.
-pub fn reject_derive_repr(attrs: &[Attribute], errors: &mut Vec<syn::Error>) {
-    for a in attrs {
-        if a.path().is_ident("derive") {
+/// The traits #[megakernel] derives on every struct and enum of the module.
+const DERIVED: [&str; 4] = ["Clone", "Copy", "Debug", "PartialEq"];
+
+/// The macro fixes derives and `repr`s itself: the device encoding depends on them. A
+/// `#[derive]` of traits it derives anyway (what a Rust programmer writes on a value type,
+/// `#[derive(Clone, Copy)]`) is dropped; one naming another trait, and any `#[repr]`, is an
+/// error.
+pub fn take_derives_reject_repr(attrs: &mut Vec<Attribute>, errors: &mut Vec<syn::Error>) {
+    attrs.retain(|a| {
+        if !a.path().is_ident("derive") {
+            return true;
+        }
+        let traits = a.parse_args_with(syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated);
+        let names: Vec<String> = traits.iter().flatten().map(|p| p.segments.last().map(|s| s.ident.to_string()).unwrap_or_default()).collect();
+        let others: Vec<&String> = names.iter().filter(|n| !DERIVED.contains(&n.as_str())).collect();
+        if traits.is_err() || !others.is_empty() {
+            let shown = others.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ");
             errors.push(syn::Error::new_spanned(
                 a,
-                "remove this `#[derive]`: #[megakernel] derives the traits the device encoding needs (Clone, Copy, Debug, PartialEq; Default for counters)",
+                format!(
+                    "#[megakernel] derives Clone, Copy, Debug and PartialEq on the module's types itself (Default on counters), so a `#[derive]` may name only those; {} cannot be derived here",
+                    if shown.is_empty() { "this list".to_string() } else { shown }
+                ),
             ));
-        } else if a.path().is_ident("repr") {
+        }
+        false
+    });
+    reject_repr(attrs, errors);
+}
+
+fn reject_repr(attrs: &[Attribute], errors: &mut Vec<syn::Error>) {
+    for a in attrs {
+        if a.path().is_ident("repr") {
             errors.push(syn::Error::new_spanned(
                 a,
                 "remove this `#[repr]`: #[megakernel] chooses representations itself (field-less enums are `#[repr(u32)]`; structs are copied to the device field by field at their C offsets)",

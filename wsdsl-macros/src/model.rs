@@ -1,7 +1,7 @@
 //! The module as the macro understands it: marker-classified structs and functions with
 //! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
 
-use crate::attr::{reject_derive_repr, take_marker, Marked, Marker};
+use crate::attr::{take_derives_reject_repr, take_marker, Marked, Marker};
 use crate::types::{parse_param_type, parse_type_in, struct_layout, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
@@ -240,7 +240,7 @@ impl Module {
                             StructKind::Plain
                         }
                     };
-                    reject_derive_repr(&s.attrs, errors);
+                    take_derives_reject_repr(&mut s.attrs, errors);
                     raw_structs.push((kind, s, value_arg));
                 }
                 syn::Item::Fn(mut f) => {
@@ -263,7 +263,7 @@ impl Module {
                     if let Some(m) = take_marker(&mut e.attrs, errors) {
                         errors.push(syn::Error::new(e.ident.span(), format!("`#[{}]` does not apply to enums", m.marker.name())));
                     }
-                    reject_derive_repr(&e.attrs, errors);
+                    take_derives_reject_repr(&mut e.attrs, errors);
                     raw_enums.push(e);
                 }
                 syn::Item::Const(c) => raw_consts.push(c),

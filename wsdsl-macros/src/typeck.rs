@@ -1096,6 +1096,59 @@ impl<'a> Cx<'a> {
     }
 
     /// Checks operand types of `op` (already unified for non-shifts); returns whether fine.
+    /// `a == b` / `a != b` of structs and tuples, as the derived `PartialEq` compares: both
+    /// evaluated once, then field by field in order, stopping at the first that differs.
+    fn compound_eq(&mut self, op: BinOp, l: Expr, r: Expr, b: &syn::ExprBinary) -> Expr {
+        let ty = l.ty.clone();
+        let (x, y) = (self.new_local_hidden(ty.clone()), self.new_local_hidden(ty.clone()));
+        let span = b.span();
+        let stmts = vec![self.stmt_at(span, StmtKind::Let(x, Some(l))), self.stmt_at(span, StmtKind::Let(y, Some(r)))];
+        let Some(eq) = self.values_eq(self.local_expr(x), self.local_expr(y)) else {
+            let msg = format!(
+                "operator `{}` is not supported on type `{}`: a field of it has no `==` here (an enum with data, an array); compare the fields that have",
+                op.c(),
+                self.show(&ty)
+            );
+            self.err_at(&b.left, msg);
+            return err_expr();
+        };
+        let tail = if op == BinOp::Ne { ex(Ty::Bool, ExprKind::Unary(UnOp::Not, Box::new(eq))) } else { eq };
+        ex(Ty::Bool, ExprKind::Block(Block { stmts, tail: Some(Box::new(tail)), ty: Ty::Bool }))
+    }
+
+    /// Whether `a` equals `b` (places of the same type), field by field; None where a part has
+    /// no `==` here.
+    fn values_eq(&mut self, a: Expr, b: Expr) -> Option<Expr> {
+        let ty = self.resolve(&a.ty);
+        let parts: Vec<(Expr, Expr)> = match &ty {
+            Ty::Struct(name) => {
+                let def = self.m.struct_def(name)?;
+                let fields: Vec<(String, Ty)> = def.fields.iter().map(|f| (f.name.to_string(), f.ty.clone())).collect();
+                fields
+                    .into_iter()
+                    .map(|(f, t)| (ex(t.clone(), ExprKind::Field(Box::new(a.clone()), f.clone())), ex(t, ExprKind::Field(Box::new(b.clone()), f))))
+                    .collect()
+            }
+            Ty::Tuple(ts) => ts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (ex(t.clone(), ExprKind::TupleField(Box::new(a.clone()), i)), ex(t.clone(), ExprKind::TupleField(Box::new(b.clone()), i))))
+                .collect(),
+            Ty::Option(_) => return Some(self.option_eq(BinOp::Eq, a, b, Span::call_site())),
+            t if self.operand_ok(BinOp::Eq, t) => return Some(ex(Ty::Bool, ExprKind::Binary(BinOp::Eq, Box::new(a), Box::new(b), 0))),
+            _ => return None,
+        };
+        let mut all: Option<Expr> = None;
+        for (x, y) in parts {
+            let same = self.values_eq(x, y)?;
+            all = Some(match all {
+                None => same,
+                Some(before) => ex(Ty::Bool, ExprKind::And(Box::new(before), Box::new(same))),
+            });
+        }
+        Some(all.unwrap_or_else(|| ex(Ty::Bool, ExprKind::Bool(true))))
+    }
+
     fn operand_ok(&mut self, op: BinOp, ty: &Ty) -> bool {
         let r = self.resolve(ty);
         let kind = self.sh.infer.var_kind(&r);
@@ -1154,6 +1207,14 @@ impl<'a> Cx<'a> {
                 return err_expr();
             }
             return self.option_eq(op, l, r, b.span());
+        }
+        if matches!(op, BinOp::Eq | BinOp::Ne) && !assign && matches!(self.resolve(&l.ty), Ty::Struct(_) | Ty::Tuple(_)) {
+            if self.sh.infer.unify(&l.ty, &r.ty).is_err() {
+                let msg = format!("mismatched types: `{}` compares with `{}`, found `{}`", op.c(), self.show(&l.ty), self.show(&r.ty));
+                self.err_at(&b.right, msg);
+                return err_expr();
+            }
+            return self.compound_eq(op, l, r, b);
         }
         let (l_ref, r_ref) = (matches!(self.resolve(&l.ty), Ty::Ref(..)), matches!(self.resolve(&r.ty), Ty::Ref(..)));
         let fix = if l_ref || r_ref { "dereference the reference: `*r`" } else { "convert one with `as`" };
@@ -1362,6 +1423,9 @@ impl<'a> Cx<'a> {
         }
         if let Some(e) = self.trait_call(c) {
             return e;
+        }
+        if let Some(rewritten) = std_call(c) {
+            return self.expr(&rewritten);
         }
         let Some(key) = self.callee_key(&c.func) else { return err_expr() };
         if let Some(Bind::Closure(def)) = self.lookup(&key) {
@@ -1928,5 +1992,43 @@ fn lossless(src: &Ty, dst: &Ty) -> bool {
         (Ty::Int(s), Ty::Float(f)) => !matches!(s, IntTy::Usize | IntTy::Isize) && s.bits() <= if *f == FloatTy::F64 { 32 } else { 16 },
         (Ty::Float(FloatTy::F32), Ty::Float(FloatTy::F64)) => true,
         _ => false,
+    }
+}
+
+/// `std::cmp::max(a, b)` and `min`, `std::mem::swap(x, y)` and `replace(x, v)` (also through
+/// `core::` or a `use`d `cmp::`/`mem::`), as the code they stand for: `a.max(b)`, or a block
+/// that evaluates each argument once, in Rust's order. None for any other call.
+fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
+    let syn::Expr::Path(p) = peel(&c.func) else { return None };
+    if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+        return None;
+    }
+    let segs: Vec<String> = p.path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let (module, name) = match segs.as_slice() {
+        [root, m, f] if root == "std" || root == "core" => (m.as_str(), f.as_str()),
+        [m, f] => (m.as_str(), f.as_str()),
+        _ => return None,
+    };
+    let args: Vec<&syn::Expr> = c.args.iter().collect();
+    match (module, name, args.as_slice()) {
+        ("cmp", "max" | "min", [a, b]) => {
+            let method = syn::Ident::new(name, p.path.segments.last()?.ident.span());
+            Some(syn::parse_quote_spanned!(c.span()=> (#a).#method(#b)))
+        }
+        ("mem", "swap", [x, y]) => Some(syn::parse_quote_spanned!(c.span()=> {
+            let wsdsl_swap_x = #x;
+            let wsdsl_swap_y = #y;
+            let wsdsl_swap_t = *wsdsl_swap_x;
+            *wsdsl_swap_x = *wsdsl_swap_y;
+            *wsdsl_swap_y = wsdsl_swap_t;
+        })),
+        ("mem", "replace", [x, v]) => Some(syn::parse_quote_spanned!(c.span()=> {
+            let wsdsl_replace_x = #x;
+            let wsdsl_replace_v = #v;
+            let wsdsl_replace_old = *wsdsl_replace_x;
+            *wsdsl_replace_x = wsdsl_replace_v;
+            wsdsl_replace_old
+        })),
+        _ => None,
     }
 }

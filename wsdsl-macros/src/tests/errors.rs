@@ -41,7 +41,7 @@ fn several_bad_constructs_are_all_reported() {
 fn reserved_names_signatures_and_duplicate_handlers() {
     let m: syn::ItemMod = syn::parse_quote! {
         mod bad {
-            #[task] #[derive(Clone)] struct A { x: u32 }
+            #[task] #[derive(Clone, Default)] struct A { x: u32 }
             struct Kernel { y: u32 }
             #[spawn] fn h1(a: &A, ctx: &mut Ctx) {}
             #[spawn] fn h2(a: &A, ctx: &mut Ctx) {}
@@ -50,7 +50,7 @@ fn reserved_names_signatures_and_duplicate_handlers() {
     };
     let e = errors(m);
     for w in [
-        "remove this `#[derive]`",
+        "so a `#[derive]` may name only those; `Default` cannot be derived here",
         "the name `Kernel` is reserved",
         "task `A` already has the spawn handler `h1`",
         "a spawn handler's signature must be `fn name(task: &TaskType, ctx: &mut Ctx)`",
@@ -206,4 +206,38 @@ fn conversions_the_standard_library_lacks_are_refused_with_the_cast_to_write() {
         assert!(e.iter().any(|m| m.contains(w)), "missing {w:?} in {e:#?}");
     }
     assert_eq!(e.len(), want.len(), "{e:#?}");
+}
+
+/// A value type with the derive a Rust programmer writes, compared with `==`, and the standard
+/// library's `cmp::max`/`min` and `mem::swap`/`replace`: accepted.
+#[test]
+fn derived_value_types_and_std_helpers_compile() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod probe {
+            #[derive(Clone, Copy)]
+            struct P { x: f32, y: f32 }
+            impl P { fn dist2(&self, o: &P) -> f32 { (self.x - o.x) * (self.x - o.x) + (self.y - o.y) * (self.y - o.y) } }
+            #[task] struct T { x: u32, a: [u32; 4] }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let m = std::cmp::max(t.x, 3);
+                let n = core::cmp::min(t.x, 3);
+                let mut a = t.a;
+                let mut b = 1u32;
+                let mut c = 2u32;
+                std::mem::swap(&mut b, &mut c);
+                a.swap(0, 1);
+                let has = a.contains(&3);
+                let p = P { x: 1.0, y: 2.0 };
+                let d = p.dist2(&P { x: 0.0, y: 0.0 });
+                let same = p == P { x: 1.0, y: 2.0 } && (m, n) != (n, m);
+                let was = std::mem::replace(&mut b, 9);
+                let big = a.iter().copied().max().unwrap_or(0);
+                let total: u64 = a.iter().map(|&v| v as u64).sum();
+                if has && same && was > 0 && d > 0.0 && m > n && b > c && big > 0 && total > 0 { ctx.spawn(T { x: t.x - 1, a }); }
+            }
+        }
+    };
+    let e = errors(m);
+    assert!(e.is_empty(), "{e:#?}");
 }
