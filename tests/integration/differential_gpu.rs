@@ -150,6 +150,10 @@ pub mod diffk {
         std::mem::swap(&mut span.lo, &mut span.hi);
         let old = std::mem::replace(&mut span.lo, x ^ y);
         r[14] ^= span.lo.rotate_left(3) ^ span.hi.rotate_left(7) ^ old.rotate_left(11) ^ (span == Span2 { lo: x ^ y, hi: x.min(y) }) as u64;
+        // Float methods that are exact on every backend, Rust's constants, integer sign and clamp.
+        let exact = f.signum() + f.to_radians() * 3.0 + f.to_degrees() + (f + 0.5).recip() + f.fract() + f.copysign(-g as f64)
+            + std::f64::consts::PI * (f.is_finite() as u8 as f64) + (g.to_radians() + g.to_degrees() + g.signum() + std::f32::consts::E) as f64;
+        r[11] ^= exact.to_bits() ^ (a.clamp(-5000, 5000) as u64) << 40 ^ (a.signum() as u64) << 3;
         r
     }
 

@@ -823,6 +823,9 @@ impl<'a> Cx<'a> {
         if let Some(d) = self.ordering_variant(&segs) {
             return Self::ordering_lit(d);
         }
+        if let Some(c) = float_const(&segs) {
+            return c;
+        }
         if segs.len() == 2 {
             if let Some(en) = self.m.enum_def(&segs[0]) {
                 return match en.variant(&segs[1]) {
@@ -866,7 +869,7 @@ impl<'a> Cx<'a> {
                 }
             }
         }
-        self.err(span, "unsupported path; supported are local variables, consts and enum variants of this module, and the constants `MIN`, `MAX`, `BITS` of integer types (e.g. `u32::MAX`), `INFINITY`, `NAN`, `MAX`, `MIN`, `EPSILON` of float types");
+        self.err(span, "unsupported path; supported are local variables, consts and enum variants of this module, and the constants `MIN`, `MAX`, `BITS` of integer types (e.g. `u32::MAX`), `INFINITY`, `NAN`, `MAX`, `MIN`, `EPSILON` of float types and the constants of `std::f32::consts` / `std::f64::consts` (`std::f64::consts::PI`)");
         err_expr()
     }
 
@@ -1147,6 +1150,34 @@ impl<'a> Cx<'a> {
             });
         }
         Some(all.unwrap_or_else(|| ex(Ty::Bool, ExprKind::Bool(true))))
+    }
+
+    /// `x.clamp(min, max)` of an integer, as `Ord::clamp`: the receiver and the bounds
+    /// evaluated once, in order; `min > max` panics with Rust's message.
+    fn int_clamp(&mut self, mc: &syn::ExprMethodCall, recv: Expr) -> Expr {
+        if mc.args.len() != 2 {
+            self.err(mc.method.span(), format!("`clamp` takes 2 arguments but {} were supplied", mc.args.len()));
+            return err_expr();
+        }
+        let ty = recv.ty.clone();
+        let span = mc.method.span();
+        let mut stmts = Vec::new();
+        let mut bind = |cx: &mut Self, value: Expr| {
+            let id = cx.new_local_hidden(ty.clone());
+            stmts.push(cx.stmt_at(span, StmtKind::Let(id, Some(value))));
+            cx.local_expr(id)
+        };
+        let x = bind(self, recv);
+        let (lo, hi) = (self.expr(&mc.args[0]), self.expr(&mc.args[1]));
+        self.expect_at(&mc.args[0], &ty, &lo.ty);
+        self.expect_at(&mc.args[1], &ty, &hi.ty);
+        let (lo, hi) = (bind(self, lo), bind(self, hi));
+        let ordered = ex(Ty::Bool, ExprKind::Binary(BinOp::Le, Box::new(lo.clone()), Box::new(hi.clone()), 0));
+        let panic = self.panic_expr(span, vec![panic::Piece::Text("assertion failed: min <= max".into())], Vec::new());
+        stmts.push(self.expr_stmt(span, Self::unless(ordered, panic)));
+        let raised = ex(ty.clone(), ExprKind::Method(Method::Max, Box::new(x), vec![lo]));
+        let clamped = ex(ty.clone(), ExprKind::Method(Method::Min, Box::new(raised), vec![hi]));
+        ex(ty.clone(), ExprKind::Block(Block { stmts, tail: Some(Box::new(clamped)), ty }))
     }
 
     fn operand_ok(&mut self, op: BinOp, ty: &Ty) -> bool {
@@ -1459,6 +1490,9 @@ impl<'a> Cx<'a> {
         if let Some(e) = self.compare_method(mc, &recv, &rt) {
             return e;
         }
+        if method == "clamp" && matches!(rt, Ty::Int(_)) {
+            return self.int_clamp(mc, recv);
+        }
         if let Ty::Array(..) | Ty::Slice(..) = rt {
             if slice_methods::SLICE_METHODS.contains(&method.as_str()) {
                 return self.slice_method(mc, recv).unwrap_or_else(err_expr);
@@ -1515,6 +1549,10 @@ impl<'a> Cx<'a> {
             self.err(mc.method.span(), format!("no method `abs` on the unsigned type `{}`", self.show(&rt)));
             return err_expr();
         }
+        if matches!(rt, Ty::Int(_)) && !signed && m == Method::Signum {
+            self.err(mc.method.span(), format!("no method `signum` on the unsigned type `{}`", self.show(&rt)));
+            return err_expr();
+        }
         if signed && matches!(m, Method::IsPowerOfTwo | Method::IsMultipleOf) {
             self.err(mc.method.span(), format!("`{method}` exists for unsigned types only, not `{}`", self.show(&rt)));
             return err_expr();
@@ -1533,7 +1571,8 @@ impl<'a> Cx<'a> {
             M::Powi => (vec![Ty::Int(IntTy::I32)], rt.clone()),
             M::MulAdd => (vec![rt.clone(), rt.clone()], rt.clone()),
             M::CountOnes | M::CountZeros | M::TrailingZeros | M::LeadingZeros => (vec![], u32t),
-            M::IsPowerOfTwo | M::IsNan => (vec![], Ty::Bool),
+            M::IsPowerOfTwo | M::IsNan | M::IsFinite | M::IsInfinite | M::IsSignNegative | M::IsSignPositive => (vec![], Ty::Bool),
+            M::Hypot | M::Atan2 | M::Copysign => (vec![rt.clone()], rt.clone()),
             M::IsMultipleOf => (vec![rt.clone()], Ty::Bool),
             M::AbsDiff => {
                 let Ty::Int(t) = rt else { return err_expr() };
@@ -2031,4 +2070,43 @@ fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
         })),
         _ => None,
     }
+}
+
+/// `std::f64::consts::PI` (also `core::`, or `f64::consts::PI`): Rust's constant of that type.
+fn float_const(segs: &[String]) -> Option<Expr> {
+    let (ty, name) = match segs {
+        [root, t, c, name] if (root == "std" || root == "core") && c == "consts" => (t.as_str(), name.as_str()),
+        [t, c, name] if c == "consts" => (t.as_str(), name.as_str()),
+        _ => return None,
+    };
+    use std::{f32::consts as k32, f64::consts as k64};
+    // Both of Rust's values, each rounded from the decimal as Rust rounds it.
+    let (wide, narrow) = match name {
+        "PI" => (k64::PI, k32::PI),
+        "TAU" => (k64::TAU, k32::TAU),
+        "E" => (k64::E, k32::E),
+        "SQRT_2" => (k64::SQRT_2, k32::SQRT_2),
+        "LN_2" => (k64::LN_2, k32::LN_2),
+        "LN_10" => (k64::LN_10, k32::LN_10),
+        "LOG2_E" => (k64::LOG2_E, k32::LOG2_E),
+        "LOG10_E" => (k64::LOG10_E, k32::LOG10_E),
+        "LOG2_10" => (k64::LOG2_10, k32::LOG2_10),
+        "LOG10_2" => (k64::LOG10_2, k32::LOG10_2),
+        "FRAC_PI_2" => (k64::FRAC_PI_2, k32::FRAC_PI_2),
+        "FRAC_PI_3" => (k64::FRAC_PI_3, k32::FRAC_PI_3),
+        "FRAC_PI_4" => (k64::FRAC_PI_4, k32::FRAC_PI_4),
+        "FRAC_PI_6" => (k64::FRAC_PI_6, k32::FRAC_PI_6),
+        "FRAC_PI_8" => (k64::FRAC_PI_8, k32::FRAC_PI_8),
+        "FRAC_1_PI" => (k64::FRAC_1_PI, k32::FRAC_1_PI),
+        "FRAC_2_PI" => (k64::FRAC_2_PI, k32::FRAC_2_PI),
+        "FRAC_2_SQRT_PI" => (k64::FRAC_2_SQRT_PI, k32::FRAC_2_SQRT_PI),
+        "FRAC_1_SQRT_2" => (k64::FRAC_1_SQRT_2, k32::FRAC_1_SQRT_2),
+        _ => return None,
+    };
+    let (ft, v) = match ty {
+        "f32" => (FloatTy::F32, narrow as f64),
+        "f64" => (FloatTy::F64, wide),
+        _ => return None,
+    };
+    Some(ex(Ty::Float(ft), ExprKind::Float(FloatLit::Value(v))))
 }

@@ -338,6 +338,36 @@ WS_FN ws_f32 ws_mul_add_f32(ws_f32 a, ws_f32 b, ws_f32 c) { return WS_MATH(fmaf)
 WS_FN bool ws_is_nan_f32(ws_f32 x) { return x != x; }
 WS_FN ws_u32 ws_to_bits_f32(ws_f32 f) { union { ws_u32 u; ws_f32 f; } x; x.f = f; return x.u; }
 WS_FN ws_f32 ws_powi_f32(ws_f32 a, ws_i32 b) { bool recip = b < 0; ws_f32 r = 1; for (;;) { if (b & 1) r *= a; b /= 2; if (b == 0) break; a *= a; } return recip ? 1 / r : r; }
+/* And more: libm's where Rust calls libm (hypot, atan2, exp2, cbrt, the inverse and
+ * hyperbolic functions: CUDA's accuracy on the device); Rust's own definitions for the rest
+ * (`signum` keeps NaN; `to_radians`/`to_degrees` multiply by Rust's constants). */
+#define WS_FLOAT_MORE(T, S, TOP) \
+    WS_FN ws_##T ws_signum_##T(ws_##T x) { return x != x ? x : WS_MATH(copysign##S)((ws_##T)1, x); } \
+    WS_FN ws_##T ws_hypot_##T(ws_##T x, ws_##T y) { return WS_MATH(hypot##S)(x, y); } \
+    WS_FN ws_##T ws_atan2_##T(ws_##T y, ws_##T x) { return WS_MATH(atan2##S)(y, x); } \
+    WS_FN ws_##T ws_exp2_##T(ws_##T x) { return WS_MATH(exp2##S)(x); } \
+    WS_FN ws_##T ws_cbrt_##T(ws_##T x) { return WS_MATH(cbrt##S)(x); } \
+    WS_FN ws_##T ws_asin_##T(ws_##T x) { return WS_MATH(asin##S)(x); } \
+    WS_FN ws_##T ws_acos_##T(ws_##T x) { return WS_MATH(acos##S)(x); } \
+    WS_FN ws_##T ws_atan_##T(ws_##T x) { return WS_MATH(atan##S)(x); } \
+    WS_FN ws_##T ws_sinh_##T(ws_##T x) { return WS_MATH(sinh##S)(x); } \
+    WS_FN ws_##T ws_cosh_##T(ws_##T x) { return WS_MATH(cosh##S)(x); } \
+    WS_FN ws_##T ws_tanh_##T(ws_##T x) { return WS_MATH(tanh##S)(x); } \
+    WS_FN ws_##T ws_recip_##T(ws_##T x) { return (ws_##T)1 / x; } \
+    WS_FN ws_##T ws_fract_##T(ws_##T x) { return x - WS_MATH(trunc##S)(x); } \
+    WS_FN ws_##T ws_copysign_##T(ws_##T x, ws_##T s) { return WS_MATH(copysign##S)(x, s); } \
+    WS_FN bool ws_is_finite_##T(ws_##T x) { return x - x == x - x; } \
+    WS_FN bool ws_is_infinite_##T(ws_##T x) { return x == x && x - x != x - x; } \
+    WS_FN bool ws_is_sign_negative_##T(ws_##T x) { return (ws_to_bits_##T(x) >> TOP) != 0; } \
+    WS_FN bool ws_is_sign_positive_##T(ws_##T x) { return (ws_to_bits_##T(x) >> TOP) == 0; }
+WS_FLOAT_MORE(f64, , 63)
+WS_FLOAT_MORE(f32, f, 31)
+/* Rust: f64 `self * (PI / 180.0)` and `self * (180.0 / PI)`; f32 `self * (PI / 180.0)` and
+ * `self * 57.2957795130823208767981548141051703`. */
+WS_FN ws_f64 ws_to_radians_f64(ws_f64 x) { return x * (3.14159265358979323846264338327950288 / 180.0); }
+WS_FN ws_f64 ws_to_degrees_f64(ws_f64 x) { return x * (180.0 / 3.14159265358979323846264338327950288); }
+WS_FN ws_f32 ws_to_radians_f32(ws_f32 x) { return x * (3.14159265358979323846264338327950288f / 180.0f); }
+WS_FN ws_f32 ws_to_degrees_f32(ws_f32 x) { return x * 57.2957795130823208767981548141051703f; }
 
 /* total_cmp: Rust's `Ordering` (-1, 0, 1) of the bit patterns made comparable as signed
  * integers (negative values' magnitude bits flipped), so -0 < +0 and NaNs order by sign. */

@@ -241,3 +241,33 @@ fn derived_value_types_and_std_helpers_compile() {
     let e = errors(m);
     assert!(e.is_empty(), "{e:#?}");
 }
+
+/// A trait implemented by a helper struct, and the numeric methods and constants of geometry
+/// and sign handling: accepted.
+#[test]
+fn traits_float_functions_and_constants_compile() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod probe {
+            trait Area { fn area(&self) -> f32; }
+            struct C { r: f32 }
+            impl Area for C { fn area(&self) -> f32 { std::f32::consts::PI * self.r * self.r } }
+            #[task] struct T { x: u32, y: i32, f: f32 }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let a = t.x.clamp(1, 10);
+                let b = t.y.signum();
+                let c = t.f.max(0.0).min(1.0);
+                let d = (t.f - 1.0).abs() < f32::EPSILON;
+                let e = u32::BITS - t.x.leading_zeros();
+                let g = (t.y % 7 + 7) % 7;
+                let h = t.f.hypot(2.0) + t.f.atan2(1.0) + t.f.exp2() + t.f.cbrt();
+                let k = C { r: t.f }.area();
+                let l = t.f.to_radians() + core::f64::consts::E as f32;
+                let mm = t.y.abs().pow(2) as u32 + (31 - t.x.leading_zeros());
+                if a > 0 && b > 0 && c > 0.0 && d && e > 0 && g > 0 && h > 0.0 && k > 0.0 && l > 0.0 && mm > 0 { ctx.spawn(T { x: t.x - 1, y: t.y, f: t.f }); }
+            }
+        }
+    };
+    let e = errors(m);
+    assert!(e.is_empty(), "{e:#?}");
+}

@@ -152,7 +152,7 @@ impl Cx<'_> {
     }
 
     /// `if !cond { panic }`.
-    fn unless(cond: Expr, panic: Expr) -> Expr {
+    pub(super) fn unless(cond: Expr, panic: Expr) -> Expr {
         let then = Block { stmts: Vec::new(), tail: Some(Box::new(panic)), ty: Ty::Never };
         let failed = ex(Ty::Bool, ExprKind::Unary(UnOp::Not, Box::new(cond)));
         ex(Ty::Unit, ExprKind::If(Box::new(failed), then, None))
