@@ -507,20 +507,28 @@ impl<'a> Cx<'a> {
         self.hidden("tup", ty)
     }
 
-    /// `let (a, (b, _)) = local;` as one `let` per name, reading the tuple's fields.
-    fn destructure(&mut self, tp: &syn::PatTuple, src: LocalId, out: &mut Vec<StmtKind>) {
-        let ty = self.resolve(&self.locals[src].ty);
-        let elems = match ty {
-            Ty::Tuple(ts) if ts.len() == tp.elems.len() => ts,
-            Ty::Err => return,
+    /// The fields of the tuple local `src`, read, when it has `arity` of them; otherwise the
+    /// mismatch is reported at `at`, which `written` describes ("a tuple pattern with 3 elements").
+    fn tuple_fields<T: quote::ToTokens>(&mut self, src: LocalId, arity: usize, at: &T, written: &str) -> Option<Vec<Expr>> {
+        let elems = match self.resolve(&self.locals[src].ty) {
+            Ty::Tuple(ts) if ts.len() == arity => ts,
+            Ty::Err => return None,
             t => {
-                let msg = format!("mismatched types: expected `{}`, found a tuple pattern with {} elements", self.show(&t), tp.elems.len());
-                self.err_at(&tp, msg);
-                return;
+                let msg = format!("mismatched types: expected `{}`, found {written}", self.show(&t));
+                self.err_at(at, msg);
+                return None;
             }
         };
-        for (i, (p, ety)) in tp.elems.iter().zip(elems).enumerate() {
-            let field = ex(ety.clone(), ExprKind::TupleField(Box::new(ex(ty_of_local(&self.locals, src), ExprKind::Local(src))), i));
+        let whole = ex(ty_of_local(&self.locals, src), ExprKind::Local(src));
+        Some(elems.into_iter().enumerate().map(|(i, ety)| ex(ety, ExprKind::TupleField(Box::new(whole.clone()), i))).collect())
+    }
+
+    /// `let (a, (b, _)) = local;` as one `let` per name, reading the tuple's fields.
+    fn destructure(&mut self, tp: &syn::PatTuple, src: LocalId, out: &mut Vec<StmtKind>) {
+        let written = format!("a tuple pattern with {} elements", tp.elems.len());
+        let Some(fields) = self.tuple_fields(src, tp.elems.len(), tp, &written) else { return };
+        for (p, field) in tp.elems.iter().zip(fields) {
+            let ety = field.ty.clone();
             match p {
                 syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => {
                     let id = self.new_local(&pi.ident.to_string(), ety);
@@ -981,18 +989,10 @@ impl<'a> Cx<'a> {
     }
 
     fn assign_fields(&mut self, places: &syn::ExprTuple, src: LocalId, span: Span, out: &mut Vec<Stmt>) {
-        let ty = self.resolve(&self.locals[src].ty);
-        let elems = match ty {
-            Ty::Tuple(ts) if ts.len() == places.elems.len() => ts,
-            Ty::Err => return,
-            t => {
-                let msg = format!("mismatched types: expected `{}`, found a tuple of {} places", self.show(&t), places.elems.len());
-                self.err_at(&places, msg);
-                return;
-            }
-        };
-        for (i, (place, ety)) in places.elems.iter().zip(elems).enumerate() {
-            let field = ex(ety.clone(), ExprKind::TupleField(Box::new(ex(ty_of_local(&self.locals, src), ExprKind::Local(src))), i));
+        let written = format!("a tuple of {} places", places.elems.len());
+        let Some(fields) = self.tuple_fields(src, places.elems.len(), places, &written) else { return };
+        for (place, field) in places.elems.iter().zip(fields) {
+            let ety = field.ty.clone();
             match peel(place) {
                 syn::Expr::Infer(_) => {}
                 syn::Expr::Tuple(inner) if !inner.elems.is_empty() => {
