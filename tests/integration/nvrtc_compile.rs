@@ -151,7 +151,6 @@ fn generated_source_is_deterministic_and_points_back_at_rust() {
 /// to PTX ([`ptx_bytes`]).
 #[test]
 fn example_kernels_compile_under_the_broker_schedulers() {
-    use wsdsl::Scheduler;
     for scheduler in [Scheduler::Bq, Scheduler::Bwd, Scheduler::Bsq] {
         let config = KernelConfig { scheduler, ..KernelConfig::default() };
         for (name, result) in [

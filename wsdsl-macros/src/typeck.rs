@@ -1098,7 +1098,6 @@ impl<'a> Cx<'a> {
         })
     }
 
-    /// Checks operand types of `op` (already unified for non-shifts); returns whether fine.
     /// `a == b` / `a != b` of structs and tuples, as the derived `PartialEq` compares: both
     /// evaluated once, then field by field in order, stopping at the first that differs.
     fn compound_eq(&mut self, op: BinOp, l: Expr, r: Expr, b: &syn::ExprBinary) -> Expr {
@@ -1180,6 +1179,7 @@ impl<'a> Cx<'a> {
         ex(ty.clone(), ExprKind::Block(Block { stmts, tail: Some(Box::new(clamped)), ty }))
     }
 
+    /// Checks operand types of `op` (already unified for non-shifts); returns whether fine.
     fn operand_ok(&mut self, op: BinOp, ty: &Ty) -> bool {
         let r = self.resolve(ty);
         let kind = self.sh.infer.var_kind(&r);
@@ -1422,7 +1422,7 @@ impl<'a> Cx<'a> {
                 }
             }
             if segs.len() == 2 && segs[1] == "from" && !self.m.is_named_type(&segs[0]) {
-                if let Some(target) = numeric_type(&segs[0]) {
+                if let Some(target) = crate::types::numeric_ty(&segs[0]) {
                     return self.from_conversion(c, target);
                 }
             }
@@ -2003,15 +2003,6 @@ impl<'a> Cx<'a> {
 
 fn ty_of_local(locals: &[Local], id: LocalId) -> Ty {
     locals[id].ty.clone()
-}
-
-/// An integer or float type named by a path segment (`u64`, `f32`).
-fn numeric_type(name: &str) -> Option<Ty> {
-    match name {
-        "f32" => Some(Ty::Float(FloatTy::F32)),
-        "f64" => Some(Ty::Float(FloatTy::F64)),
-        n => IntTy::from_name(n).map(Ty::Int),
-    }
 }
 
 /// Whether the standard library implements `From<src>` for `dst` (numbers and `bool`): every

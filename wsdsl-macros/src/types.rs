@@ -443,14 +443,11 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
                 return Ok(Ty::Ordering);
             }
             if p.path.segments.len() == 1 {
-                if let Some(i) = IntTy::from_name(&name) {
-                    return Ok(Ty::Int(i));
+                if let Some(t) = numeric_ty(&name) {
+                    return Ok(t);
                 }
-                match name.as_str() {
-                    "f32" => return Ok(Ty::Float(FloatTy::F32)),
-                    "f64" => return Ok(Ty::Float(FloatTy::F64)),
-                    "bool" => return Ok(Ty::Bool),
-                    _ => {}
+                if name == "bool" {
+                    return Ok(Ty::Bool);
                 }
                 if structs.contains(&name) {
                     return Ok(Ty::Struct(name));
@@ -470,5 +467,14 @@ pub fn parse_type_in(ty: &syn::Type, structs: &[String], names: &[(String, Optio
             err(&msg)
         }
         _ => err("unsupported type; megakernel code may use integer and float scalars, `bool`, fixed-size arrays `[T; N]` and structs declared in this module"),
+    }
+}
+
+/// The integer or float type a name denotes (`u64`, `f32`).
+pub fn numeric_ty(name: &str) -> Option<Ty> {
+    match name {
+        "f32" => Some(Ty::Float(FloatTy::F32)),
+        "f64" => Some(Ty::Float(FloatTy::F64)),
+        n => IntTy::from_name(n).map(Ty::Int),
     }
 }

@@ -229,9 +229,14 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
                 __nanosleep(round < 64u ? 100u : WS_BROKER_IDLE_SLEEP_NS);
             }
             WS_PROF(const unsigned long long t1 = ws_clock());
-            WS_PROF(if (n > 0u) { prof[WS_PROF_OWN] += t1 - polled; prof[WS_PROF_SEARCH] += polled - t0; });
-            WS_PROF(if (n == 0u) prof[WS_PROF_IDLE] += t1 - t0);
-            WS_PROF(if (n > 0u) { prof[WS_PROF_BATCHES]++; prof[WS_PROF_LANES] += n; });
+            WS_PROF(if (n > 0u) {
+                prof[WS_PROF_OWN] += t1 - polled;
+                prof[WS_PROF_SEARCH] += polled - t0;
+                prof[WS_PROF_BATCHES]++;
+                prof[WS_PROF_LANES] += n;
+            } else {
+                prof[WS_PROF_IDLE] += t1 - t0;
+            });
             if (outcome == WS_BROKER_FOUND) ws_join_prepare(&ctx);
             s_outcome[group] = outcome;
             s_count[group] = n;

@@ -665,49 +665,8 @@ pub fn method_c(m: Method, rt: &Ty, v: &[String]) -> String {
             }
         }
         Ty::Float(f) => {
-            let name = match m {
-                Method::Ln => "ln",
-                Method::Log2 => "log2",
-                Method::Log10 => "log10",
-                Method::Floor => "floor",
-                Method::Ceil => "ceil",
-                Method::Trunc => "trunc",
-                Method::Round => "round",
-                Method::Powf => "powf",
-                Method::Powi => "powi",
-                Method::Sin => "sin",
-                Method::Cos => "cos",
-                Method::Tan => "tan",
-                Method::Sqrt => "sqrt",
-                Method::Abs => "abs",
-                Method::Exp => "exp",
-                Method::Min => "min",
-                Method::Max => "max",
-                Method::MulAdd => "mul_add",
-                Method::IsNan => "is_nan",
-                Method::ToBits => "to_bits",
-                Method::Signum => "signum",
-                Method::ToRadians => "to_radians",
-                Method::ToDegrees => "to_degrees",
-                Method::Hypot => "hypot",
-                Method::Atan2 => "atan2",
-                Method::Exp2 => "exp2",
-                Method::Cbrt => "cbrt",
-                Method::Asin => "asin",
-                Method::Acos => "acos",
-                Method::Atan => "atan",
-                Method::Sinh => "sinh",
-                Method::Cosh => "cosh",
-                Method::Tanh => "tanh",
-                Method::Recip => "recip",
-                Method::Fract => "fract",
-                Method::Copysign => "copysign",
-                Method::IsFinite => "is_finite",
-                Method::IsInfinite => "is_infinite",
-                Method::IsSignNegative => "is_sign_negative",
-                Method::IsSignPositive => "is_sign_positive",
-                _ => "abs",
-            };
+            // Each float method's C function is named after the Rust method.
+            let name = FLOAT_METHODS.iter().find(|(_, k)| *k == m).map_or("abs", |(n, _)| n);
             format!("ws_{name}_{}({})", f.name(), v.join(", "))
         }
         _ => "0".into(),
