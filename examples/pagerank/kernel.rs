@@ -216,9 +216,10 @@ pub mod pagerank_pull {
         }
     }
 
-    /// A range with more in-edges than the grain is split (by vertices; each part holds about
-    /// as many edges, since the edges of a range are contiguous), so lanes of a warp get
-    /// similar work; a single vertex above the grain is a hub.
+    /// A range with more in-edges (or vertices) than the grain is split: evenly by vertices
+    /// while it holds more than SPLIT grains, then into leaves of at most a grain each by a
+    /// walk of its offsets (`cut_into_leaves`), so lanes of a warp get similar work; a single
+    /// vertex above the grain is a hub.
     #[spawn]
     fn range(r: &Range, ctx: &mut Ctx) {
         if r.i == PREPARE {
@@ -228,7 +229,11 @@ pub mod pagerank_pull {
         let len = r.hi - r.lo;
         let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
         if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
-            split(r, ctx);
+            if edges_in > SPLIT * ctx.params.grain || len > SPLIT * ctx.params.grain {
+                split(r, ctx);
+            } else {
+                cut_into_leaves(r, ctx);
+            }
             return;
         }
         let n = ctx.buffers.out_degree.len();
@@ -262,6 +267,28 @@ pub mod pagerank_pull {
         }
     }
 
+    /// `r` (at most SPLIT grains of in-edges and vertices) as leaves of at most a grain of
+    /// each, cut by walking its offsets once: an even cut by vertices leaves lanes of a warp
+    /// with 1 to 256 in-edges each on a skewed graph, and the warp waits for the longest. A
+    /// vertex with more than a grain is a leaf of its own (a hub, summed in parts).
+    fn cut_into_leaves(r: &Range, ctx: &mut Ctx) {
+        let grain = ctx.params.grain;
+        let mut lo = r.lo;
+        let mut start = ctx.buffers.in_offsets.get(r.lo as usize);
+        let mut begin = start;
+        for u in r.lo..r.hi {
+            let end = ctx.buffers.in_offsets.get(u as usize + 1);
+            // Vertex u would take the leaf begun at `lo` past a grain: the leaf ends before u.
+            if u > lo && (end - start > grain || u + 1 - lo > grain) {
+                ctx.spawn(Range { i: r.i, lo, hi: u });
+                lo = u;
+                start = begin;
+            }
+            begin = end;
+        }
+        ctx.spawn(Range { i: r.i, lo, hi: r.hi });
+    }
+
     /// Round 0: the shares of iteration 0 (rank 1/n each), ranges of `grain` vertices.
     fn prepare(r: &Range, ctx: &mut Ctx) {
         if r.hi - r.lo > ctx.params.grain {
@@ -276,12 +303,19 @@ pub mod pagerank_pull {
         }
     }
 
+    /// A hub's in-edges as parts of at most `grain` each, all spawned here: the parts are
+    /// the hub's own children, so they need no complete handler of their own (no frame, no
+    /// join) for `hub_summed` to wait for them all.
     #[spawn]
     fn hub(h: &Hub, ctx: &mut Ctx) {
         let lo = ctx.buffers.in_offsets.get(h.u as usize);
         let hi = ctx.buffers.in_offsets.get(h.u as usize + 1);
         ctx.buffers.hub_sum.set(h.u as usize, 0.0);
-        ctx.spawn(Part { i: h.i, u: h.u, lo, hi });
+        let len = hi - lo;
+        let parts = len / ctx.params.grain + (len % ctx.params.grain != 0) as u32;
+        for k in 0..parts {
+            ctx.spawn(Part { i: h.i, u: h.u, lo: cut(lo, len, k, parts), hi: cut(lo, len, k + 1, parts) });
+        }
     }
 
     /// Every part of the hub's in-edges is summed: complete its rank.
@@ -307,18 +341,10 @@ pub mod pagerank_pull {
 
     #[spawn]
     fn part(p: &Part, ctx: &mut Ctx) {
-        let len = p.hi - p.lo;
-        if len > ctx.params.grain {
-            let parts = parts(len, ctx.params.grain);
-            for k in 0..parts {
-                ctx.spawn(Part { i: p.i, u: p.u, lo: cut(p.lo, len, k, parts), hi: cut(p.lo, len, k + 1, parts) });
-            }
-            return;
-        }
         let here = (p.i % 2) as usize * ctx.buffers.out_degree.len();
         let sum = gather(ctx, here, p.lo, p.hi);
         ctx.buffers.hub_sum.atomic_add(p.u as usize, sum);
-        ctx.counters.edges.add(len as u64);
+        ctx.counters.edges.add((p.hi - p.lo) as u64);
     }
 
     /// The shares along in-edges `lo..hi` of the sweep's `here` half, summed four edges at a
@@ -349,21 +375,9 @@ pub mod pagerank_pull {
         (s0 + s1) + (s2 + s3)
     }
 
-    /// A split range or part is done when all its pieces are (the sweep waits for them all).
+    /// A split range is done when all its pieces are (the sweep waits for them all).
     #[complete]
     fn range_done(_r: &Range, _ctx: &mut Ctx) {}
-
-    #[complete]
-    fn part_done(_p: &Part, _ctx: &mut Ctx) {}
-
-    fn parts(n: u32, grain: u32) -> u32 {
-        let grains = n / grain + (n % grain != 0) as u32;
-        if grains < SPLIT {
-            grains
-        } else {
-            SPLIT
-        }
-    }
 
     fn cut(lo: u32, n: u32, p: u32, parts: u32) -> u32 {
         lo + ((n as u64 * p as u64) / parts as u64) as u32
