@@ -154,6 +154,10 @@ pub mod diffk {
         let exact = f.signum() + f.to_radians() * 3.0 + f.to_degrees() + (f + 0.5).recip() + f.fract() + f.copysign(-g as f64)
             + std::f64::consts::PI * (f.is_finite() as u8 as f64) + (g.to_radians() + g.to_degrees() + g.signum() + std::f32::consts::E) as f64;
         r[11] ^= exact.to_bits() ^ (a.clamp(-5000, 5000) as u64) << 40 ^ (a.signum() as u64) << 3;
+        // Euclidean division, float clamp and the integer logarithm (divisors neither 0 nor -1).
+        let d = ((b % 1000) | 1) * 3;
+        r[10] ^= (a.rem_euclid(d) as u64) << 7 ^ (a.div_euclid(d) as u64).rotate_left(21) ^ (x | 1).ilog2() as u64 ^ ((y as u32) % 1000 + 1).div_euclid(7) as u64;
+        r[13] ^= (f.rem_euclid(g as f64 + 0.25).to_bits() ^ f.div_euclid(-3.5).to_bits() ^ f.clamp(-2.0, 1e6).to_bits() ^ g.clamp(-1.0, 1.0).to_bits() as u64).rotate_left(5);
         r
     }
 

@@ -30,6 +30,7 @@ mod slice_methods;
 mod slices;
 mod spawns;
 mod jobs;
+mod numeric;
 pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 
 use closures::{ClosureDef, Frame};
@@ -1151,34 +1152,6 @@ impl<'a> Cx<'a> {
         Some(all.unwrap_or_else(|| ex(Ty::Bool, ExprKind::Bool(true))))
     }
 
-    /// `x.clamp(min, max)` of an integer, as `Ord::clamp`: the receiver and the bounds
-    /// evaluated once, in order; `min > max` panics with Rust's message.
-    fn int_clamp(&mut self, mc: &syn::ExprMethodCall, recv: Expr) -> Expr {
-        if mc.args.len() != 2 {
-            self.err(mc.method.span(), format!("`clamp` takes 2 arguments but {} were supplied", mc.args.len()));
-            return err_expr();
-        }
-        let ty = recv.ty.clone();
-        let span = mc.method.span();
-        let mut stmts = Vec::new();
-        let mut bind = |cx: &mut Self, value: Expr| {
-            let id = cx.new_local_hidden(ty.clone());
-            stmts.push(cx.stmt_at(span, StmtKind::Let(id, Some(value))));
-            cx.local_expr(id)
-        };
-        let x = bind(self, recv);
-        let (lo, hi) = (self.expr(&mc.args[0]), self.expr(&mc.args[1]));
-        self.expect_at(&mc.args[0], &ty, &lo.ty);
-        self.expect_at(&mc.args[1], &ty, &hi.ty);
-        let (lo, hi) = (bind(self, lo), bind(self, hi));
-        let ordered = ex(Ty::Bool, ExprKind::Binary(BinOp::Le, Box::new(lo.clone()), Box::new(hi.clone()), 0));
-        let panic = self.panic_expr(span, vec![panic::Piece::Text("assertion failed: min <= max".into())], Vec::new());
-        stmts.push(self.expr_stmt(span, Self::unless(ordered, panic)));
-        let raised = ex(ty.clone(), ExprKind::Method(Method::Max, Box::new(x), vec![lo]));
-        let clamped = ex(ty.clone(), ExprKind::Method(Method::Min, Box::new(raised), vec![hi]));
-        ex(ty.clone(), ExprKind::Block(Block { stmts, tail: Some(Box::new(clamped)), ty }))
-    }
-
     /// Checks operand types of `op` (already unified for non-shifts); returns whether fine.
     fn operand_ok(&mut self, op: BinOp, ty: &Ty) -> bool {
         let r = self.resolve(ty);
@@ -1490,8 +1463,8 @@ impl<'a> Cx<'a> {
         if let Some(e) = self.compare_method(mc, &recv, &rt) {
             return e;
         }
-        if method == "clamp" && matches!(rt, Ty::Int(_)) {
-            return self.int_clamp(mc, recv);
+        if numeric::is_numeric_method(&method, &rt) {
+            return self.numeric_method(mc, recv, &rt);
         }
         if let Ty::Array(..) | Ty::Slice(..) = rt {
             if slice_methods::SLICE_METHODS.contains(&method.as_str()) {
