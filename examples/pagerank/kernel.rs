@@ -217,9 +217,9 @@ pub mod pagerank_pull {
     }
 
     /// A range with more in-edges (or vertices) than the grain is split: evenly by vertices
-    /// while it holds more than SPLIT grains, then into leaves of at most a grain each by a
-    /// walk of its offsets (`cut_into_leaves`), so lanes of a warp get similar work; a single
-    /// vertex above the grain is a hub.
+    /// while it holds more than SPLIT grains, then into leaves of at most a grain each, evenly
+    /// where that gives such leaves and else by a walk of its offsets (`cut_into_leaves`), so
+    /// lanes of a warp get similar work; a single vertex above the grain is a hub.
     #[spawn]
     fn range(r: &Range, ctx: &mut Ctx) {
         if r.i == PREPARE {
@@ -229,7 +229,7 @@ pub mod pagerank_pull {
         let len = r.hi - r.lo;
         let edges_in = ctx.buffers.in_offsets.get(r.hi as usize) - ctx.buffers.in_offsets.get(r.lo as usize);
         if len > 1 && (edges_in > ctx.params.grain || len > ctx.params.grain) {
-            if edges_in > SPLIT * ctx.params.grain || len > SPLIT * ctx.params.grain {
+            if edges_in > SPLIT * ctx.params.grain || len > SPLIT * ctx.params.grain || evenly_into_leaves(r, ctx) {
                 split(r, ctx);
             } else {
                 cut_into_leaves(r, ctx);
@@ -265,6 +265,24 @@ pub mod pagerank_pull {
         for p in 0..parts {
             ctx.spawn(Range { i: r.i, lo: cut(r.lo, len, p, parts), hi: cut(r.lo, len, p + 1, parts) });
         }
+    }
+
+    /// Whether `split` would cut `r` (at most SPLIT grains) into leaves: parts of at most a
+    /// grain of in-edges each. On a graph of even degrees (a grid) it does, at the cost of
+    /// a read per part where `cut_into_leaves` reads every vertex's offset (7.7 ms against
+    /// 5.6 on the 2048 x 2048 grid when every such range was walked).
+    fn evenly_into_leaves(r: &Range, ctx: &mut Ctx) -> bool {
+        let len = r.hi - r.lo;
+        let parts = if len < SPLIT { len } else { SPLIT };
+        let mut before = ctx.buffers.in_offsets.get(r.lo as usize);
+        for p in 1..parts + 1 {
+            let at = ctx.buffers.in_offsets.get(cut(r.lo, len, p, parts) as usize);
+            if at - before > ctx.params.grain {
+                return false;
+            }
+            before = at;
+        }
+        true
     }
 
     /// `r` (at most SPLIT grains of in-edges and vertices) as leaves of at most a grain of
