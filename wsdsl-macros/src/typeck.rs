@@ -1512,7 +1512,13 @@ impl<'a> Cx<'a> {
                 (Ty::Int(_) | Ty::Float(_) | Ty::Bool, "into") => {
                     "`into()` takes its target type from where the value goes, which megakernel code does not infer: name it, `u64::from(x)` (or cast, `x as u64`)".to_string()
                 }
-                _ => format!("supported integer methods: {}; float methods: {}; arrays: len", list(INT_METHODS), list(FLOAT_METHODS)),
+                _ => format!(
+                    "supported integer methods: {}, {}; float methods: {}, {}; arrays: len",
+                    list(INT_METHODS),
+                    numeric::numeric_methods(false).join(", "),
+                    list(FLOAT_METHODS),
+                    numeric::numeric_methods(true).join(", ")
+                ),
             };
             self.err(mc.method.span(), format!("method `{method}` is not supported on `{}` in megakernel code; {hint}", self.show(&rt)));
             return err_expr();

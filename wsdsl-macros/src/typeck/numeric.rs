@@ -9,11 +9,16 @@ use super::*;
 /// The methods this file writes out, and what each takes besides the receiver.
 const NUMERIC_METHODS: &[(&str, usize)] = &[("clamp", 2), ("rem_euclid", 1), ("div_euclid", 1), ("ilog2", 0)];
 
+/// The names of this file's methods of integers, or (`float`) of floats.
+pub(super) fn numeric_methods(float: bool) -> Vec<&'static str> {
+    NUMERIC_METHODS.iter().map(|&(n, _)| n).filter(|&n| !(float && n == "ilog2")).collect()
+}
+
 /// Whether `method` of a value of (resolved) type `rt` is one of this file's.
 pub(super) fn is_numeric_method(method: &str, rt: &Ty) -> bool {
     match rt {
-        Ty::Int(_) => NUMERIC_METHODS.iter().any(|(n, _)| *n == method),
-        Ty::Float(_) => method != "ilog2" && NUMERIC_METHODS.iter().any(|(n, _)| *n == method),
+        Ty::Int(_) => numeric_methods(false).contains(&method),
+        Ty::Float(_) => numeric_methods(true).contains(&method),
         _ => false,
     }
 }
