@@ -56,7 +56,7 @@ impl Cx<'_> {
         ex(ty.clone(), ExprKind::Block(Block { stmts: w.stmts, tail: Some(Box::new(value)), ty }))
     }
 
-    /// `Ord::clamp` (`max(min(..))`) and the floats' `clamp` (compares, so a NaN receiver
+    /// `Ord::clamp` (`x.max(min).min(max)`) and the floats' `clamp` (compares, so a NaN receiver
     /// stays NaN), each after `assert!(min <= max)` with its type's message.
     fn clamp(&mut self, w: &mut Writer, x: Expr, lo: &Expr, hi: &Expr, float: bool) -> Expr {
         let ordered = bin(BinOp::Le, lo.clone(), hi.clone());
