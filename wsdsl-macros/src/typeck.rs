@@ -2019,6 +2019,13 @@ fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
         _ => return None,
     };
     let args: Vec<&syn::Expr> = c.args.iter().collect();
+    if let (Some(ty), [receiver, rest @ ..]) = (number_method_path(module, name), args.as_slice()) {
+        // `u32::max(a, b)`: the method called on its first argument, which rustc has already
+        // checked is a `u32` (the CPU backend compiles this code as written); the cast gives
+        // an unsuffixed literal its type.
+        let method = syn::Ident::new(name, p.path.segments.last()?.ident.span());
+        return Some(syn::parse_quote_spanned!(c.span()=> ((#receiver) as #ty).#method(#(#rest),*)));
+    }
     match (module, name, args.as_slice()) {
         ("cmp", "max" | "min", [a, b]) => {
             let method = syn::Ident::new(name, p.path.segments.last()?.ident.span());
@@ -2039,6 +2046,20 @@ fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
             wsdsl_replace_old
         })),
         _ => None,
+    }
+}
+
+/// `u32::max` and the like: the number type whose method `ty::name` names, as a type.
+fn number_method_path(ty: &str, name: &str) -> Option<syn::Type> {
+    let float = matches!(ty, "f32" | "f64");
+    let int = matches!(ty, "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize");
+    let named = |table: &[(&str, Method)]| table.iter().any(|(n, _)| *n == name);
+    let method = (int && (named(INT_METHODS) || numeric::numeric_methods(false).contains(&name)))
+        || (float && (named(FLOAT_METHODS) || numeric::numeric_methods(true).contains(&name)));
+    if method {
+        syn::parse_str(ty).ok()
+    } else {
+        None
     }
 }
 

@@ -263,7 +263,7 @@ fn traits_float_functions_and_constants_compile() {
                 let h = t.f.hypot(2.0) + t.f.atan2(1.0) + t.f.exp2() + t.f.cbrt();
                 let k = C { r: t.f }.area();
                 let l = t.f.to_radians() + core::f64::consts::E as f32;
-                let mm = t.y.abs().pow(2) as u32 + (31 - t.x.leading_zeros());
+                let mm = t.y.abs().pow(2) as u32 + (31 - t.x.leading_zeros()) + u32::max(t.x, 1) + i32::abs(t.y) as u32 + f32::sqrt(t.f) as u32;
                 if a > 0 && b > 0 && c > 0.0 && d && e > 0 && g > 0 && h > 0.0 && k > 0.0 && l > 0.0 && mm > 0 { ctx.spawn(T { x: t.x - 1, y: t.y, f: t.f }); }
             }
         }
@@ -271,3 +271,4 @@ fn traits_float_functions_and_constants_compile() {
     let e = errors(m);
     assert!(e.is_empty(), "{e:#?}");
 }
+
