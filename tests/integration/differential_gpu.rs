@@ -157,6 +157,7 @@ pub mod diffk {
         // Euclidean division, float clamp and the integer logarithm (divisors neither 0 nor -1).
         let d = ((b % 1000) | 1) * 3;
         r[10] ^= (a.rem_euclid(d) as u64) << 7 ^ (a.div_euclid(d) as u64).rotate_left(21) ^ (x | 1).ilog2() as u64 ^ ((y as u32) % 1000 + 1).div_euclid(7) as u64;
+        r[10] ^= (x as u32).leading_ones() as u64 ^ (y as u16).trailing_ones() as u64 * 3 ^ ((x as u32) % 100000).div_ceil((y as u32) % 97 + 1) as u64 * 5 ^ (y >> 40).next_power_of_two() << 7;
         r[12] ^= u64::max(x, y) ^ f64::sqrt(f.abs()).to_bits().rotate_left(9) ^ u32::pow(a as u32 % 10, 3) as u64;
         r[13] ^= (f.rem_euclid(g as f64 + 0.25).to_bits() ^ f.div_euclid(-3.5).to_bits() ^ f.clamp(-2.0, 1e6).to_bits() ^ g.clamp(-1.0, 1.0).to_bits() as u64).rotate_left(5);
         r

@@ -272,3 +272,22 @@ fn traits_float_functions_and_constants_compile() {
     assert!(e.is_empty(), "{e:#?}");
 }
 
+
+/// `div_ceil` and `next_power_of_two` are methods of unsigned integers only (as in stable Rust).
+#[test]
+fn unsigned_only_methods_name_the_signed_type() {
+    let m: syn::ItemMod = syn::parse_quote! {
+        mod probe {
+            #[task] struct T { x: i32 }
+            #[spawn]
+            fn t(t: &T, ctx: &mut Ctx) {
+                let a = t.x.div_ceil(3);
+                let b = t.x.next_power_of_two();
+                if a > b { ctx.spawn(T { x: t.x - 1 }); }
+            }
+        }
+    };
+    let e = errors(m);
+    assert!(e.iter().any(|m| m.contains("`div_ceil` exists for unsigned types only, not `i32`")), "{e:#?}");
+    assert!(e.iter().any(|m| m.contains("`next_power_of_two` exists for unsigned types only, not `i32`")), "{e:#?}");
+}

@@ -1,17 +1,32 @@
-//! Number methods whose Rust definitions are a few operations with a panic: `clamp` of
-//! integers and floats, `rem_euclid` / `div_euclid` of both, `ilog2` of integers. Each is
+//! Number methods whose Rust definitions are a few operations, some with a panic: `clamp`
+//! of integers and floats, `rem_euclid` / `div_euclid` of both; of integers `ilog2`,
+//! `leading_ones`, `trailing_ones`, and of unsigned ones `div_ceil`, `next_power_of_two`. Each is
 //! written out here as std defines it (its operands evaluated once, in order; the same
 //! panics with the same messages), so every backend runs the same arithmetic.
 
 use super::build::{bin, lit};
 use super::*;
 
-/// The methods this file writes out, and what each takes besides the receiver.
-const NUMERIC_METHODS: &[(&str, usize)] = &[("clamp", 2), ("rem_euclid", 1), ("div_euclid", 1), ("ilog2", 0)];
+/// The methods this file writes out, and what each takes besides the receiver (of the
+/// receiver's type).
+const NUMERIC_METHODS: &[(&str, usize)] = &[
+    ("clamp", 2),
+    ("rem_euclid", 1),
+    ("div_euclid", 1),
+    ("ilog2", 0),
+    ("leading_ones", 0),
+    ("trailing_ones", 0),
+    ("div_ceil", 1),
+    ("next_power_of_two", 0),
+];
+
+/// Those of integers only, and of those the ones of unsigned integers only.
+const INTEGER_ONLY: &[&str] = &["ilog2", "leading_ones", "trailing_ones", "div_ceil", "next_power_of_two"];
+const UNSIGNED_ONLY: &[&str] = &["div_ceil", "next_power_of_two"];
 
 /// The names of this file's methods of integers, or (`float`) of floats.
 pub(super) fn numeric_methods(float: bool) -> Vec<&'static str> {
-    NUMERIC_METHODS.iter().map(|&(n, _)| n).filter(|&n| !(float && n == "ilog2")).collect()
+    NUMERIC_METHODS.iter().map(|&(n, _)| n).filter(|n| !(float && INTEGER_ONLY.contains(n))).collect()
 }
 
 /// Whether `method` of a value of (resolved) type `rt` is one of this file's.
@@ -30,6 +45,10 @@ impl Cx<'_> {
         let name = mc.method.to_string();
         let arity = NUMERIC_METHODS.iter().find(|(n, _)| *n == name).map_or(0, |&(_, a)| a);
         let float = matches!(rt, Ty::Float(_));
+        if matches!(rt, Ty::Int(t) if t.signed()) && UNSIGNED_ONLY.contains(&name.as_str()) {
+            self.err(mc.method.span(), format!("`{name}` exists for unsigned types only, not `{}`", self.show(rt)));
+            return err_expr();
+        }
         if mc.args.len() != arity {
             self.err(mc.method.span(), format!("`{name}` takes {arity} argument(s) but {} were supplied", mc.args.len()));
             return err_expr();
@@ -50,7 +69,14 @@ impl Cx<'_> {
             "clamp" => self.clamp(&mut w, x, &args[0], &args[1], float),
             "rem_euclid" => self.rem_euclid(&mut w, x, &args[0], float, signed),
             "div_euclid" => self.div_euclid(&mut w, x, &args[0], float, signed),
-            _ => self.ilog2(&mut w, x),
+            "ilog2" => self.ilog2(&mut w, x),
+            "leading_ones" | "trailing_ones" => {
+                let zeros = if name == "leading_ones" { Method::LeadingZeros } else { Method::TrailingZeros };
+                let flipped = ex(w.ty.clone(), ExprKind::Unary(UnOp::Not, Box::new(x)));
+                ex(Ty::Int(IntTy::U32), ExprKind::Method(zeros, Box::new(flipped), Vec::new()))
+            }
+            "div_ceil" => self.div_ceil(&mut w, x, &args[0]),
+            _ => self.next_power_of_two(&mut w, x),
         };
         let ty = value.ty.clone();
         ex(ty.clone(), ExprKind::Block(Block { stmts: w.stmts, tail: Some(Box::new(value)), ty }))
@@ -115,6 +141,27 @@ impl Cx<'_> {
         let top = lit(t.bits() as u128 - 1, Ty::Int(IntTy::U32));
         let zeros = ex(Ty::Int(IntTy::U32), ExprKind::Method(Method::LeadingZeros, Box::new(x), Vec::new()));
         bin(BinOp::Sub, top, zeros)
+    }
+
+    /// `q = x / rhs`, plus one if `x % rhs` is not zero (unsigned integers).
+    fn div_ceil(&mut self, w: &mut Writer, x: Expr, rhs: &Expr) -> Expr {
+        let q = self.divide(w, BinOp::Div, x.clone(), rhs.clone(), false);
+        let q = w.bind(self, q);
+        let r = self.divide(w, BinOp::Rem, x, rhs.clone(), false);
+        let up = bin(BinOp::Add, q.clone(), lit(1, w.ty.clone()));
+        w.choose(bin(BinOp::Gt, r, lit(0, w.ty.clone())), up, q)
+    }
+
+    /// std's `one_less_than_next_power_of_two() + 1`: 1 for 0 and 1, else `MAX >>
+    /// (x - 1).leading_zeros()` plus one, which wraps to 0 past the largest power of two (as
+    /// a release build does).
+    fn next_power_of_two(&mut self, w: &mut Writer, x: Expr) -> Expr {
+        let Ty::Int(t) = &w.ty else { unreachable!("next_power_of_two of a non-integer") };
+        let max = lit(u128::MAX >> (128 - t.bits()), w.ty.clone());
+        let below = bin(BinOp::Sub, x.clone(), lit(1, w.ty.clone()));
+        let zeros = ex(Ty::Int(IntTy::U32), ExprKind::Method(Method::LeadingZeros, Box::new(below), Vec::new()));
+        let mask = w.choose(bin(BinOp::Le, x, lit(1, w.ty.clone())), lit(0, w.ty.clone()), bin(BinOp::Shr, max, zeros));
+        bin(BinOp::Add, mask, lit(1, w.ty.clone()))
     }
 
     /// `a / b` or `a % b`, with Rust's two panics (a zero divisor, `MIN / -1`) for integers.
