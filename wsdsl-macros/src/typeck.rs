@@ -2005,8 +2005,9 @@ fn lossless(src: &Ty, dst: &Ty) -> bool {
 }
 
 /// `std::cmp::max(a, b)` and `min`, `std::mem::swap(x, y)` and `replace(x, v)` (also through
-/// `core::` or a `use`d `cmp::`/`mem::`), as the code they stand for: `a.max(b)`, or a block
-/// that evaluates each argument once, in Rust's order. None for any other call.
+/// `core::` or a `use`d `cmp::`/`mem::`), and a number's method called through its type
+/// (`u32::max(a, b)`), as the code they stand for: `a.max(b)`, or a block that evaluates each
+/// argument once, in Rust's order. None for any other call.
 fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
     let syn::Expr::Path(p) = peel(&c.func) else { return None };
     if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
@@ -2051,16 +2052,12 @@ fn std_call(c: &syn::ExprCall) -> Option<syn::Expr> {
 
 /// `u32::max` and the like: the number type whose method `ty::name` names, as a type.
 fn number_method_path(ty: &str, name: &str) -> Option<syn::Type> {
-    let float = matches!(ty, "f32" | "f64");
-    let int = matches!(ty, "u8" | "u16" | "u32" | "u64" | "usize" | "i8" | "i16" | "i32" | "i64" | "isize");
-    let named = |table: &[(&str, Method)]| table.iter().any(|(n, _)| *n == name);
-    let method = (int && (named(INT_METHODS) || numeric::numeric_methods(false).contains(&name)))
-        || (float && (named(FLOAT_METHODS) || numeric::numeric_methods(true).contains(&name)));
-    if method {
-        syn::parse_str(ty).ok()
-    } else {
-        None
-    }
+    let (table, float) = match crate::types::numeric_ty(ty)? {
+        Ty::Int(_) => (INT_METHODS, false),
+        _ => (FLOAT_METHODS, true),
+    };
+    let method = table.iter().any(|(n, _)| *n == name) || numeric::has(name, float);
+    method.then(|| syn::parse_str(ty).ok()).flatten()
 }
 
 /// `std::f64::consts::PI` (also `core::`, or `f64::consts::PI`): Rust's constant of that type.

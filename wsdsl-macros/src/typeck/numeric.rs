@@ -26,16 +26,17 @@ const UNSIGNED_ONLY: &[&str] = &["div_ceil", "next_power_of_two"];
 
 /// The names of this file's methods of integers, or (`float`) of floats.
 pub(super) fn numeric_methods(float: bool) -> Vec<&'static str> {
-    NUMERIC_METHODS.iter().map(|&(n, _)| n).filter(|n| !(float && INTEGER_ONLY.contains(n))).collect()
+    NUMERIC_METHODS.iter().map(|&(n, _)| n).filter(|&n| has(n, float)).collect()
+}
+
+/// Whether `name` is one of this file's methods of integers, or (`float`) of floats.
+pub(super) fn has(name: &str, float: bool) -> bool {
+    NUMERIC_METHODS.iter().any(|(n, _)| *n == name) && !(float && INTEGER_ONLY.contains(&name))
 }
 
 /// Whether `method` of a value of (resolved) type `rt` is one of this file's.
 pub(super) fn is_numeric_method(method: &str, rt: &Ty) -> bool {
-    match rt {
-        Ty::Int(_) => numeric_methods(false).contains(&method),
-        Ty::Float(_) => numeric_methods(true).contains(&method),
-        _ => false,
-    }
+    matches!(rt, Ty::Int(_) | Ty::Float(_)) && has(method, matches!(rt, Ty::Float(_)))
 }
 
 impl Cx<'_> {
@@ -45,7 +46,8 @@ impl Cx<'_> {
         let name = mc.method.to_string();
         let arity = NUMERIC_METHODS.iter().find(|(n, _)| *n == name).map_or(0, |&(_, a)| a);
         let float = matches!(rt, Ty::Float(_));
-        if matches!(rt, Ty::Int(t) if t.signed()) && UNSIGNED_ONLY.contains(&name.as_str()) {
+        let signed = matches!(rt, Ty::Int(t) if t.signed());
+        if signed && UNSIGNED_ONLY.contains(&name.as_str()) {
             self.err(mc.method.span(), format!("`{name}` exists for unsigned types only, not `{}`", self.show(rt)));
             return err_expr();
         }
@@ -64,7 +66,6 @@ impl Cx<'_> {
                 w.bind(self, e)
             })
             .collect();
-        let signed = matches!(rt, Ty::Int(t) if t.signed());
         let value = match name.as_str() {
             "clamp" => self.clamp(&mut w, x, &args[0], &args[1], float),
             "rem_euclid" => self.rem_euclid(&mut w, x, &args[0], float, signed),
