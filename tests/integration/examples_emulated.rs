@@ -1,7 +1,8 @@
-//! The sudoku, knapsack (depth-first and best-first), branch_bound, fifteen (counting and A*) and dlb_bench examples' kernels through the host-compiled templates
+//! The sudoku, knapsack (depth-first and best-first), branch_bound, fifteen (counting and A*),
+//! dlb_bench and UTS examples' kernels through the host-compiled templates
 //! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
-//! compiler, no GPU needed), against the examples' sequential references. This checks the
-//! generated C of their handlers (methods, iterator chains, `Option` results and fields,
+//! compiler, no GPU needed), against the examples' sequential references and published data.
+//! This checks the generated C of their handlers (methods, iterator chains, `Option` results and fields,
 //! `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
 use crate::kernels::branch_bound;
@@ -9,6 +10,7 @@ use crate::kernels::dlb_bench;
 use crate::kernels::fifteen;
 use crate::kernels::knapsack;
 use crate::kernels::sudoku;
+use crate::kernels::uts;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;
@@ -128,5 +130,22 @@ fn dlb_bench_kernel_emulated_matches_the_host() {
         let got = (counters.tasks.get(), counters.units.get(), counters.checksum.get());
         assert_eq!(got, (want.tasks, want.units, want.checksum), "{imbalance:?}, {cost:?}");
         assert_eq!(stats.tasks, bench.spawned(), "{imbalance:?}, {cost:?}");
+    }
+}
+
+/// The five small published trees (about 4 * 10^6 nodes each) through the host-compiled
+/// templates: every tree type and shape of the DSL rule, as the GPU runs it (SHA-1 included),
+/// against published data. The CPU backend's handlers are the same rule, checked against the
+/// independent host walk tree by tree and rule by rule (`examples_cpu.rs`); walking these trees
+/// there, in the test binary's unoptimised build, took a minute of CI. The large trees:
+/// `cargo run --release --example uts -- T2L`.
+#[test]
+fn uts_small_published_trees_have_their_published_sizes() {
+    let rt = Runtime::new(Backend::Emulate);
+    for name in ["T1", "T2", "T3", "T4", "T5"] {
+        let tree = uts::preset(name).unwrap();
+        let (got, out) = uts::solve(&rt, &tree).unwrap();
+        assert_eq!(got, tree.known.unwrap(), "{name}");
+        assert_eq!(out.stats.tasks, got.0, "{name}");
     }
 }

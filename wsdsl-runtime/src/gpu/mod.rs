@@ -99,6 +99,15 @@ pub fn compile_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Resu
     compile::compile_uncached(P::NAME, &source, arch).map(|cubin| cubin.len())
 }
 
+/// [`compile_check_with`]'s first step alone: NVRTC's C++ front end on `P`'s megakernel
+/// under `config` ([`compile::front_end_uncached`]), for checks of many programs and
+/// configurations, where the CUBIN of each would take seconds.
+pub fn front_end_check_with<P: Program>(arch: &str, config: &KernelConfig) -> Result<(), Error> {
+    config.validate_for::<P>().map_err(Error::InvalidConfig)?;
+    let source = kernel_source::<P>(&config.with_order_of::<P>());
+    compile::front_end_uncached(P::NAME, &source, arch)
+}
+
 /// Every scheduler configuration for a block size: each worker granularity with each victim
 /// policy and steal amount for the deque scheduler, then the static baseline. The broker
 /// schedulers are listed apart ([`broker_kernel_configs`]).

@@ -2,7 +2,7 @@
 //! would generate for a tiny fork program), so a runtime bug cannot hide behind the macro.
 
 use wsdsl_runtime::gpu::emulate::{run_emulated, Emulation};
-use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, kernel_source, KernelConfig};
+use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, front_end_check_with, kernel_source, KernelConfig};
 use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
 use wsdsl_runtime::cpu::Spawned;
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
@@ -126,19 +126,31 @@ fn templates_compile_with_nvrtc() {
     assert!(bytes > 1000);
 }
 
-/// Every worker with every victim policy, each steal amount over them, every broker
-/// scheduler and the static one: each template path NVRTC compiles at least once (all 40
-/// configurations take a minute of CI; the host emulation below runs all of them, and
-/// gpu-check compiles and runs all of them on the GPU).
+/// Every scheduler configuration (40) through NVRTC's front end, and a covering set to CUBINs:
+/// each victim policy, worker granularity and steal amount of the deque, each broker
+/// scheduler and worker granularity, and the static scheduler at least once, so that every
+/// template path meets NVVM and ptxas (all 40 CUBINs took a minute of CI; the host emulation
+/// below runs all of them, and gpu-check compiles and runs all of them on the GPU).
 #[test]
 fn every_scheduler_path_compiles_with_nvrtc() {
-    let covering = all_kernel_configs(256)
-        .into_iter()
-        .filter(|c| c.scheduler != Scheduler::Deque || (c.worker as u32 + c.victim as u32 + c.steal as u32) % 2 == 0);
-    for config in covering.chain(broker_kernel_configs(256)) {
-        let bytes = compile_check_with::<Tree>("sm_90", &config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
-        assert!(bytes > 1000, "{config:?}");
+    let all: Vec<KernelConfig> = all_kernel_configs(256).into_iter().chain(broker_kernel_configs(256)).collect();
+    for config in &all {
+        front_end_check_with::<Tree>("sm_90", config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
     }
+    // The deque's policies in turn with the worker and the steal amount turning beside them;
+    // the brokers likewise with the worker.
+    let covering = all.iter().filter(|c| match c.scheduler {
+        Scheduler::Deque => c.victim as u32 % 3 == c.worker as u32 && c.victim as u32 % 2 == c.steal as u32,
+        Scheduler::Static => true,
+        Scheduler::Bq | Scheduler::Bwd | Scheduler::Bsq => (c.scheduler as u32 - Scheduler::Bq as u32) == c.worker as u32,
+    });
+    let mut built = 0;
+    for config in covering {
+        let bytes = compile_check_with::<Tree>("sm_90", config).unwrap_or_else(|e| panic!("{config:?}: {e}"));
+        assert!(bytes > 1000, "{config:?}");
+        built += 1;
+    }
+    assert_eq!(built, 9, "one deque configuration per victim policy, one per broker scheduler, the static one");
 }
 
 /// The GPU templates compiled for the host (`gpu::emulate`): every scheduler configuration
