@@ -49,9 +49,11 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let n = graph.vertices() as f64;
     let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {
         None if args.pull => {
-            let (rank, edges, out) = kernel::pull(&rt, &kernel::PullGraph::new(&graph), args.iterations, args.grain)?;
+            let pulled = kernel::PullGraph::new(&graph);
+            let (rank, edges, out) = kernel::pull(&rt, &pulled, args.iterations, args.grain)?;
             let want = kernel::reference(&graph, Some(args.iterations));
-            (rank, edges, out.stats, out.backend, out.note, want, kernel::pull_tolerance(args.iterations), format!("{} iterations, pulled (32-bit shares)", args.iterations))
+            let leaves = if pulled.skewed { "skewed in-degrees: leaves cut by walks" } else { "even in-degrees: leaves cut evenly" };
+            (rank, edges, out.stats, out.backend, out.note, want, kernel::pull_tolerance(args.iterations), format!("{} iterations, pulled (32-bit shares; {leaves})", args.iterations))
         }
         None => {
             let (rank, edges, out) = kernel::iterate(&rt, &device_graph, args.iterations)?;

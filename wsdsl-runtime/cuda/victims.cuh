@@ -182,10 +182,24 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
 // R = 8; the other forms tried moved 800-1,145). Measured (BENCHMARKS.md, 2026-11-28 seventh
 // session), R = 4: T3L 0.97x of one GPU on two H200s and 0.93x on four (0.94x, 0.85x
 // without), T1XL 1.97x and 3.82x (1.93x, 3.71x), but fib(42) 1.76x and 3.21x (1.87x, 3.53x),
-// so it stays off. A GPU with a single worker has only remote draws: it never redraws, and
-// counts skipped draws as before.
+// so programs with joins keep uniform draws (below). A GPU with a single worker has only
+// remote draws: it never redraws, and counts skipped draws as before.
+//
+// The default since 2026-11-29 (thirteenth session, BENCHMARKS.md): a program without joins
+// draws remote victims 1 in 8 and redraws the others at home; a program with joins draws
+// uniformly, for its continuations spread by remote probes. On two H200s, R = 8 with redraws
+// against uniform: T3L 0.98x of one GPU (0.94x), T1XL 1.95x (1.93x), N-Queens 18 1.96x
+// (1.98x), fib(42) 1.69x (1.86x). A single-GPU kernel (WSDSL_PES 0) has no remote draws, and
+// its source is as before.
 #ifndef WS_REMOTE_ONE_IN
+#if WSDSL_PES && !WSDSL_JOIN
+#define WS_REMOTE_ONE_IN 8u
+#ifndef WS_REMOTE_SKIP_REDRAWS
+#define WS_REMOTE_SKIP_REDRAWS 1
+#endif
+#else
 #define WS_REMOTE_ONE_IN 1u
+#endif
 #endif
 #ifndef WS_REMOTE_SKIP_REDRAWS
 #define WS_REMOTE_SKIP_REDRAWS 0
