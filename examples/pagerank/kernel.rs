@@ -534,7 +534,7 @@ impl PullGraph {
         let t = g.transpose();
         let out_degree = (0..g.vertices() as u32).map(|v| g.degree(v)).collect();
         let largest = t.offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-        let mean = t.targets.len() as u64 / (t.offsets.len() as u64 - 1).max(1);
+        let mean = t.targets.len() as u64 / (t.offsets.len() as u64).saturating_sub(1).max(1);
         let skewed = largest as u64 > SKEWED as u64 * mean.max(1);
         PullGraph { in_offsets: ReadOnly::from_vec(t.offsets), sources: ReadOnly::from_vec(t.targets), out_degree: ReadOnly::from_vec(out_degree), skewed }
     }

@@ -125,11 +125,23 @@ fn pagerank_eight_iterations_match_float64_power_iteration() {
         let (rel, _) = pagerank::error(&rank, &pagerank::reference(&g, Some(8)));
         assert!(rel < 1e-9, "relative error {rel}");
         assert_eq!(edges, 8 * g.edges() as u64, "every edge passes a rank on once per iteration");
-        // Pulled over in-edges, in tasks of 8 (R-MAT's hubs are summed in parts).
-        let (pulled, edges, _) = pagerank::pull(&cpu(), &pagerank::PullGraph::new(&g), 8, 8).unwrap();
-        let (rel, _) = pagerank::error(&pulled, &pagerank::reference(&g, Some(8)));
-        assert!(rel < pagerank::pull_tolerance(8), "pulled: relative error {rel}");
-        assert_eq!(edges, 8 * g.edges() as u64, "every in-edge summed once per iteration");
+        // Pulled over in-edges, in tasks of 8 (R-MAT's hubs are summed in parts), with leaves
+        // cut evenly and by walks of the offsets whatever the degrees say.
+        let mut pg = pagerank::PullGraph::new(&g);
+        assert!(pg.skewed, "both graphs' in-degrees are skewed");
+        let even = [Grid { rows: 60, columns: 50, delete: 0.0, seed: 1, weighted: false }, Grid { rows: 80, columns: 80, delete: 0.4, seed: 2, weighted: false }];
+        for grid in even {
+            assert!(!pagerank::PullGraph::new(&grid.generate().unwrap()).skewed, "a grid's in-degrees are even: {grid:?}");
+        }
+        let geometric = Geometric { vertices: 6_000, degree: 6.0, seed: 3, weighted: false }.generate().unwrap();
+        assert!(!pagerank::PullGraph::new(&geometric).skewed, "a geometric graph's in-degrees are even");
+        for skewed in [true, false] {
+            pg.skewed = skewed;
+            let (pulled, edges, _) = pagerank::pull(&cpu(), &pg, 8, 8).unwrap();
+            let (rel, _) = pagerank::error(&pulled, &pagerank::reference(&g, Some(8)));
+            assert!(rel < pagerank::pull_tolerance(8), "pulled, skewed {skewed}: relative error {rel}");
+            assert_eq!(edges, 8 * g.edges() as u64, "skewed {skewed}: every in-edge summed once per iteration");
+        }
     }
 }
 
