@@ -75,7 +75,9 @@ fn endless_loop_in_a_child() {
     let ran = if std::env::var_os(ON_GPU).is_some() {
         Runtime::new(Backend::Gpu).watchdog(limit).run::<endless::Kernel>((), [root]).map(|out| out.counters)
     } else {
-        let emu = Emulation { grid: 1, block_threads: 32, os_threads: 1, watchdog: limit, ..Emulation::default() };
+        // Neither loop can see the stop request: waiting the default 10 s for it kept two
+        // cores spinning in CI.
+        let emu = Emulation { grid: 1, block_threads: 32, os_threads: 1, watchdog: limit, stop_wait: Duration::from_millis(500), ..Emulation::default() };
         run_emulated::<endless::Kernel>(&(), &(), &[root.into()], &KernelConfig::default(), &emu).map(|(counters, _, _)| counters)
     };
     match ran {

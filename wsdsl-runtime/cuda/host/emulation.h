@@ -32,7 +32,8 @@
 
 struct ws_emu_dim3 { unsigned x, y, z; };
 
-// Each emulated GPU thread's stack (a fiber's): handlers may recurse.
+// Each emulated GPU thread's stack (a fiber's): handlers may recurse. `gpu/emulate.rs` sizes
+// the largest task by it (FIBER_STACK, the same number).
 static constexpr size_t WS_EMU_STACK_BYTES = 256 * 1024;
 
 struct ws_emu_block;

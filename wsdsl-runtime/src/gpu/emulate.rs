@@ -43,6 +43,10 @@ pub struct Emulation {
     pub queue_capacity: u32,
     /// Longest a run may take before it is stopped and reported.
     pub watchdog: Duration,
+    /// How long a run the watchdog asked to stop has to stop before it is reported as one
+    /// that does not (`Error::Watchdog` with `stopped: false`); its threads then spin on until
+    /// the process ends.
+    pub stop_wait: Duration,
     /// Join frames in the pool (programs with complete handlers).
     pub frames: u32,
     /// Across emulated GPUs: the offer at which another GPU's thief asks to share a deque
@@ -60,6 +64,7 @@ impl Default for Emulation {
             capacity: 8192,
             queue_capacity: 1 << 20,
             watchdog: Duration::from_secs(120),
+            stop_wait: Duration::from_secs(10),
             frames: 1 << 18,
             remote_ask: 32,
         }
@@ -607,7 +612,7 @@ impl Target for OnHost<'_> {
         let copy = HostBuf::from_bytes(record);
         let grid = Grid { blocks, block_threads, os_threads: self.emu.os_threads };
         let ran = Instant::now();
-        let watchdog = Watchdog { limit: self.emu.watchdog, left: self.emu.watchdog.saturating_sub(since.elapsed()) };
+        let watchdog = Watchdog { limit: self.emu.watchdog, left: self.emu.watchdog.saturating_sub(since.elapsed()), stop_wait: self.emu.stop_wait };
         let result = launch(self.kernel(), copy.0.as_ptr() as *const u8, self.stop, grid, self.policy, self.gate.clone(), watchdog);
         if let Err(Error::Watchdog { stopped: false, .. }) = result {
             std::mem::forget(copy);
@@ -635,6 +640,7 @@ pub(crate) struct Grid {
 pub(crate) struct Watchdog {
     pub limit: Duration,
     pub left: Duration,
+    pub stop_wait: Duration,
 }
 
 /// The kernel's OS threads wait here (`ws_emu_gate`) until every thread of the gate's
@@ -678,7 +684,7 @@ pub(crate) fn launch(
     }
     // SAFETY: the flag is a live, 8-byte aligned u32 that the kernel reads atomically.
     unsafe { (*(stop_flag as *const std::sync::atomic::AtomicU32)).store(1, std::sync::atomic::Ordering::SeqCst) };
-    if done_rx.recv_timeout(Duration::from_secs(10)).is_ok() {
+    if done_rx.recv_timeout(watchdog.stop_wait).is_ok() {
         let _ = handle.join();
         return Err(Error::Watchdog { program: kernel.program, on: RanOn::EmulatedGpu, limit, stopped: true });
     }
