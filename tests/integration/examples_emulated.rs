@@ -2,8 +2,8 @@
 //! dlb_bench and UTS examples' kernels through the host-compiled templates
 //! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
 //! compiler, no GPU needed), against the examples' sequential references and published data.
-//! This checks the generated C of their handlers (methods, iterator chains, `Option` results and fields,
-//! `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
+//! This checks the generated C of their handlers (methods, iterator chains, `Option` results
+//! and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
 use crate::kernels::branch_bound;
 use crate::kernels::dlb_bench;

@@ -272,7 +272,6 @@ fn traits_float_functions_and_constants_compile() {
     assert!(e.is_empty(), "{e:#?}");
 }
 
-
 /// `div_ceil` and `next_power_of_two` are methods of unsigned integers only (as in stable Rust).
 #[test]
 fn unsigned_only_methods_name_the_signed_type() {

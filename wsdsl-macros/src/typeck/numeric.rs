@@ -144,13 +144,14 @@ impl Cx<'_> {
         bin(BinOp::Sub, top, zeros)
     }
 
-    /// `q = x / rhs`, plus one if `x % rhs` is not zero (unsigned integers).
+    /// `q = x / rhs`, plus one if `q * rhs` falls short of `x` (unsigned integers): one
+    /// division and one check of the divisor, where `x % rhs` would repeat both.
     fn div_ceil(&mut self, w: &mut Writer, x: Expr, rhs: &Expr) -> Expr {
         let q = self.divide(w, BinOp::Div, x.clone(), rhs.clone(), false);
         let q = w.bind(self, q);
-        let r = self.divide(w, BinOp::Rem, x, rhs.clone(), false);
+        let short = bin(BinOp::Lt, bin(BinOp::Mul, q.clone(), rhs.clone()), x);
         let up = bin(BinOp::Add, q.clone(), lit(1, w.ty.clone()));
-        w.choose(bin(BinOp::Gt, r, lit(0, w.ty.clone())), up, q)
+        w.choose(short, up, q)
     }
 
     /// std's `one_less_than_next_power_of_two() + 1`: 1 for 0 and 1, else `MAX >>

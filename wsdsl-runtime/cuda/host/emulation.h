@@ -32,9 +32,11 @@
 
 struct ws_emu_dim3 { unsigned x, y, z; };
 
-// Each emulated GPU thread's stack (a fiber's): handlers may recurse. `gpu/emulate.rs` sizes
-// the largest task by it (FIBER_STACK, the same number).
-static constexpr size_t WS_EMU_STACK_BYTES = 256 * 1024;
+// WS_EMU_STACK_BYTES, each emulated GPU thread's stack (a fiber's), is defined before this
+// header from `gpu/emulate.rs`'s FIBER_STACK, which also sizes the largest task it runs.
+#ifndef WS_EMU_STACK_BYTES
+#error "WS_EMU_STACK_BYTES: the fiber stack size comes from gpu/emulate.rs (assemble.rs defines it)"
+#endif
 
 struct ws_emu_block;
 struct ws_emu_fiber {

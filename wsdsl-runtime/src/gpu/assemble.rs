@@ -198,6 +198,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     }
     if host {
         part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
+        src.push_str(&format!("#define WS_EMU_STACK_BYTES {}u\n", super::emulate::FIBER_STACK));
         part(&mut src, "host/emulation.h", HOST_EMULATION);
     }
     part(&mut src, "rust_semantics.cuh", RUST_SEMANTICS);

@@ -148,7 +148,8 @@ pub(crate) fn compile(program: &'static str, source: &str, opts: &[String], outp
                 let (get_size, get): (unsafe fn(_, *mut usize) -> _, unsafe fn(_, *mut _) -> _) =
                     match output {
                         Output::Cubin => (nvrtc_sys::nvrtcGetCUBINSize, nvrtc_sys::nvrtcGetCUBIN),
-                        Output::Ptx | Output::FrontEnd => (nvrtc_sys::nvrtcGetPTXSize, nvrtc_sys::nvrtcGetPTX),
+                        Output::Ptx => (nvrtc_sys::nvrtcGetPTXSize, nvrtc_sys::nvrtcGetPTX),
+                        Output::FrontEnd => unreachable!("the front end's success is answered above"),
                     };
                 let mut size = 0usize;
                 get_size(prog, &mut size)

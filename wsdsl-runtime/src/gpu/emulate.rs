@@ -71,8 +71,9 @@ impl Default for Emulation {
     }
 }
 
-/// Bytes of each emulated GPU thread's fiber stack (`cuda/host/emulation.h`).
-const FIBER_STACK: usize = 256 * 1024;
+/// Bytes of each emulated GPU thread's fiber stack (`WS_EMU_STACK_BYTES` in
+/// `cuda/host/emulation.h`, defined from this by `assemble.rs`).
+pub(crate) const FIBER_STACK: usize = 256 * 1024;
 
 /// The largest task the emulation runs: a fiber's stack holds several copies of the task it
 /// runs (the one popped, the handler's, the children it spawns), and a task that does not
