@@ -13,6 +13,7 @@
 #   VICTIMS="random pws hws small-world" WORKLOADS="nq18 t1xl" wsdsl-bench/gpu/scaling.sh
 #   VARIANTS="default|;no-rest|WS_REMOTE_BACKOFF_MAX=0" ...       # kernel defines to compare
 #   GPUS="1 1m 2" ...     # 1m: the multi-GPU kernel on one GPU (WSDSL_MULTI_ON_ONE=1), its own cost
+#   GPUS="1 1h" ...       # 1h: the across-hosts kernel on one GPU (WSDSL_MULTI_ON_ONE=3)
 #
 # Expects nqueens, uts, fib and dlb_bench in $BIN (default .gpu: `cargo build --release
 # --examples`, then copy them there). Settings: OUT (default scaling-out), REPEAT (runs per
@@ -55,7 +56,11 @@ run_one() {
     local work=$1 gpus=$2 groups=$3 victim=$4 defines=$5 log
     log=$(log_of "$@")
     local env=(WSDSL_VICTIM="$victim" WSDSL_DEFINES="$defines")
-    if [[ $gpus == 1m ]]; then env+=(WSDSL_GPUS=1 WSDSL_MULTI_ON_ONE=1); gpus=1; else env+=(WSDSL_GPUS="$gpus"); fi
+    case $gpus in
+        1m) env+=(WSDSL_GPUS=1 WSDSL_MULTI_ON_ONE=1); gpus=1 ;;
+        1h) env+=(WSDSL_GPUS=1 WSDSL_MULTI_ON_ONE=3); gpus=1 ;;
+        *) env+=(WSDSL_GPUS="$gpus") ;;
+    esac
     [[ $groups -gt 0 ]] && env+=(WSDSL_HOST_GROUPS="$groups")
     local one
     one=$(mktemp)
@@ -84,6 +89,7 @@ printf 'workload\tvictims\tvariant\tgpus\thost_groups\tms\n' > "$RUNS"
     printf '| workload | victims | variant |'
     for c in "${configs[@]}"; do
         if [[ ${c%:*} == 1m ]]; then printf ' 1 GPU, multi-GPU kernel |'
+        elif [[ ${c%:*} == 1h ]]; then printf ' 1 GPU, across-hosts kernel |'
         elif [[ ${c#*:} == 0 ]]; then printf ' %s GPU |' "${c%:*}"; else printf ' %s hosts x %s |' "${c#*:}" "$(( ${c%:*} / ${c#*:} ))"; fi
     done
     printf '\n|---|---|---|'

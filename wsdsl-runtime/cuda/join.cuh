@@ -494,22 +494,20 @@ static __device__ __forceinline__ ws_join_inbox* ws_join_inbox_of(ws_u32 home) {
 }
 static __device__ __forceinline__ ws_atom_u64 ws_join_inbox_add(ws_atom_u64* word, ws_u32 home, ws_atom_u64 v) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_join_mapped(home)) return nvshmem_uint64_atomic_fetch_add((uint64_t*)word, v, (int)home);
+    if (!ws_join_mapped(home)) return ws_far_fetch_add_u64(word, v, home);
 #endif
     return ws_sys_add_relaxed_u64(word, v);
 }
 static __device__ __forceinline__ ws_atom_u64 ws_join_inbox_load(ws_atom_u64* word, ws_u32 home) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_join_mapped(home)) return nvshmem_uint64_atomic_fetch((uint64_t*)word, (int)home);
+    if (!ws_join_mapped(home)) return ws_far_fetch_u64(word, home);
 #endif
     return ws_sys_load_acquire_u64(word);
 }
 static __device__ __forceinline__ void ws_join_inbox_publish(ws_atom_u64* word, ws_u32 home, ws_atom_u64 v) {
 #if WSDSL_PES_ONE_SIDED
     if (!ws_join_mapped(home)) {
-        nvshmem_fence();
-        nvshmem_uint64_atomic_set((uint64_t*)word, v, (int)home);
-        nvshmem_quiet();
+        ws_far_publish_u64(word, v, home);
         return;
     }
 #endif
@@ -517,7 +515,7 @@ static __device__ __forceinline__ void ws_join_inbox_publish(ws_atom_u64* word, 
 }
 
 // Another GPU's thread delivered the last value of `home`'s frame `index`: queue it there.
-static __device__ void ws_join_send_home(ws_u32 home, ws_u32 index) {
+WS_COLD void ws_join_send_home(ws_u32 home, ws_u32 index) {
     const ws_u32 w = index % wsdsl_join.workers;
     ws_join_inbox* box = ws_join_inbox_of(home);
     ws_join_inbox_add(&box->sent, home, 1ull);   // before this thread can go idle (pe.cuh)
@@ -577,12 +575,11 @@ static __device__ unsigned ws_join_take_home(ws_u32 self, ws_atom_u64* head, ws_
 #endif
 
 #if WSDSL_PES_ONE_SIDED
-// Writes `value` at the symmetric address `at` of GPU `pe`, a word at a time: a scalar put
-// carries its word in the call, so no source buffer needs registering with the network.
+// Writes `value` at the symmetric address `at` of GPU `pe`, a word at a time (far.cuh).
 static_assert(sizeof(wsdsl_value) % 4 == 0, "a value is whole 32-bit words");
 static __device__ __forceinline__ void ws_join_put_value(wsdsl_value* at, wsdsl_value value, ws_u32 pe) {
     const ws_u32* words = (const ws_u32*)&value;
-    for (unsigned k = 0; k < sizeof(wsdsl_value) / 4u; k++) nvshmem_uint32_p((uint32_t*)at + k, words[k], (int)pe);
+    ws_far_put_words((uint32_t*)at, words, sizeof(wsdsl_value) / 4u, pe);
 }
 
 // A value for a frame of another host's GPU: the steps of a remote delivery below, through
@@ -590,16 +587,16 @@ static __device__ __forceinline__ void ws_join_put_value(wsdsl_value* at, wsdsl_
 // decrement (NVSHMEM delivers one PE's puts and atomics to another in order across
 // nvshmem_fence); the decrement carries the mark, so the home thread that finds the count at
 // zero acquires at system scope, as for a delivery from a GPU of its own host.
-static __device__ void ws_join_deliver_far(ws_u32 frame, ws_u32 slot, wsdsl_value value) {
+WS_COLD void ws_join_deliver_far(ws_u32 frame, ws_u32 slot, wsdsl_value value) {
     const ws_u32 home = ws_frame_pe(frame);
     const ws_u32 index = frame - (home << wsdsl_join.id_shift);
     ws_frame* f = &wsdsl_join.frames[index];   // this GPU's address of the same frame
     ws_sys_fence_acq_rel();
     if (slot != WS_JOIN_NO_SLOT) {
         ws_join_put_value(&f->values[slot], value, home);
-        nvshmem_fence();
+        ws_far_fence();
     }
-    const ws_u32 before = nvshmem_uint32_atomic_fetch_add((uint32_t*)&f->pending, WS_JOIN_REMOTE - 1u, (int)home);
+    const ws_u32 before = ws_far_fetch_add_u32(&f->pending, WS_JOIN_REMOTE - 1u, home);
     if ((before & WS_JOIN_COUNT) == 1u) ws_join_send_home(home, index);
 }
 #endif
@@ -616,7 +613,7 @@ static __device__ void ws_join_deliver(wsdsl_ctx* ctx, ws_u32 frame, ws_u32 slot
         if (!ws_join_mapped(to)) {
             // Delivered before this thread can go idle, so before the run can end.
             ws_join_put_value(at, value, to);
-            nvshmem_quiet();
+            ws_far_quiet();
             return;
         }
 #endif

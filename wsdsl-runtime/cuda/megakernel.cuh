@@ -136,8 +136,8 @@ static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, 
 #if WSDSL_PES_ONE_SIDED
         const bool mapped = ws_pe_mapped(L, v.pe);
         if (!mapped) {
-            split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, (int)v.pe);
-            head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, (int)v.pe);
+            split = ws_far_fetch_u32(&v.deque->split, v.pe);
+            head = ws_far_fetch_u64(&v.deque->head, v.pe);
         } else
 #endif
         {
@@ -148,7 +148,7 @@ static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, 
         if ((head & WS_HEAD_SHARED) != 0ull) return offered;
         if ((head & WS_HEAD_ASKED) == 0ull && (int)offered >= (int)WS_REMOTE_ASK) {
 #if WSDSL_PES_ONE_SIDED
-            if (!mapped) nvshmem_uint64_atomic_or((uint64_t*)&v.deque->head, WS_HEAD_ASKED, (int)v.pe);
+            if (!mapped) ws_far_or_u64(&v.deque->head, WS_HEAD_ASKED, v.pe);
             else
 #endif
             ws_sys_or_relaxed_u64(&v.deque->head, WS_HEAD_ASKED);
@@ -166,18 +166,18 @@ static __device__ __forceinline__ unsigned ws_victim_offers(const ws_launch* L, 
 static __device__ __forceinline__ unsigned ws_victim_steal(const ws_launch* L, ws_victim_deque v, unsigned want, wsdsl_task* out, unsigned* from) {
 #if WSDSL_PES_ONE_SIDED
     if (!ws_pe_mapped(L, v.pe)) {
-        const int pe = (int)v.pe;
-        const ws_atom_u64 old_head = nvshmem_uint64_atomic_fetch((uint64_t*)&v.deque->head, pe);
+        const unsigned pe = v.pe;
+        const ws_atom_u64 old_head = ws_far_fetch_u64(&v.deque->head, pe);
         if ((old_head & WS_HEAD_SHARED) == 0ull) return 0;   // not shared (deque.cuh)
         ws_thief_fence_sc();   // the head is read before the split, as at home
-        const unsigned split = nvshmem_uint32_atomic_fetch((uint32_t*)&v.deque->split, pe);
+        const unsigned split = ws_far_fetch_u32(&v.deque->split, pe);
         const unsigned index = ws_head_index(old_head);
         if (split <= index) return 0;
         unsigned n = split - index;
         if (n > want) n = want;
         if (n > WS_STEAL_CLAIM) n = WS_STEAL_CLAIM;
-        nvshmem_getmem(out, v.slots + index, n * sizeof(wsdsl_task), pe);
-        if (nvshmem_uint64_atomic_compare_swap((uint64_t*)&v.deque->head, old_head, old_head + n, pe) != old_head) return 0;
+        ws_far_get(out, v.slots + index, n * sizeof(wsdsl_task), pe);
+        if (ws_far_cas_u64(&v.deque->head, old_head, old_head + n, pe) != old_head) return 0;
         *from = index;
         return n;
     }

@@ -83,19 +83,20 @@ static __device__ __forceinline__ bool ws_pe_mapped(const ws_launch* L, unsigned
 // A termination word of GPU `pe` (`field` of its `ws_pe_state`), read and written as a thief.
 static __device__ __forceinline__ ws_atom_u64 ws_pe_load_u64(const ws_launch* L, ws_atom_u64* field, unsigned pe) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_pe_mapped(L, pe)) return nvshmem_uint64_atomic_fetch((uint64_t*)field, (int)pe);
+    if (!ws_pe_mapped(L, pe)) return ws_far_fetch_u64(field, pe);
 #endif
     return ws_thief_load_acquire_u64(ws_pe_ptr(L, field, pe));
 }
 static __device__ __forceinline__ void ws_pe_store_u32(const ws_launch* L, ws_atom_u32* field, unsigned pe, unsigned v) {
 #if WSDSL_PES_ONE_SIDED
-    if (!ws_pe_mapped(L, pe)) { nvshmem_uint32_atomic_set((uint32_t*)field, v, (int)pe); return; }
+    if (!ws_pe_mapped(L, pe)) { ws_far_set_u32(field, v, pe); return; }
 #endif
     ws_thief_store_release_u32(ws_pe_ptr(L, field, pe), v);
 }
 
-// GPU 0's detector (see above). True when it declared the run over on every GPU.
-static __device__ bool ws_pe_detect(const ws_launch* L) {
+// GPU 0's detector (see above). True when it declared the run over on every GPU. Rarely
+// run, like the stop's forwarding below: WS_COLD (far.cuh).
+WS_COLD bool ws_pe_detect(const ws_launch* L) {
     ws_atom_u64 first[WS_MAX_PES];
     for (unsigned pe = 0; pe < L->n_pes; pe++) {
         const ws_atom_u64 w = ws_pe_load_u64(L, &L->state->idle_wakes, pe);
@@ -115,7 +116,7 @@ static __device__ bool ws_pe_detect(const ws_launch* L) {
     }
     for (unsigned pe = 0; pe < L->n_pes; pe++) ws_pe_store_u32(L, &L->state->done, pe, 1u);
 #if WSDSL_PES_ONE_SIDED
-    nvshmem_quiet();   // the one-sided sets are delivered before this GPU's kernel ends
+    ws_far_quiet();   // the one-sided sets are delivered before this GPU's kernel ends
 #endif
     return true;
 }
@@ -129,11 +130,11 @@ static __device__ __forceinline__ bool ws_pe_finished(const ws_launch* L, unsign
 }
 
 // This GPU failed: tell the others (each worker once, on its way out).
-static __device__ void ws_pe_forward_stop(const ws_launch* L) {
+WS_COLD void ws_pe_forward_stop(const ws_launch* L) {
     for (unsigned pe = 0; pe < L->n_pes; pe++)
         if (pe != L->pe) ws_pe_store_u32(L, &L->state->stop, pe, 1u);
 #if WSDSL_PES_ONE_SIDED
-    nvshmem_quiet();
+    ws_far_quiet();
 #endif
 }
 

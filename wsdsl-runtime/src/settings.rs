@@ -92,9 +92,9 @@ pub(crate) const PROFILE: Whole =
 pub(crate) const MULTI_ON_ONE: Whole = Whole {
     var: "WSDSL_MULTI_ON_ONE",
     method: "(no builder method)",
-    what: "the multi-GPU kernel on one GPU, a measurement (1; 2: its heap in ordinary device memory) or not (0)",
+    what: "the multi-GPU kernel on one GPU, a measurement (1; 2: its heap in ordinary device memory; 3: the across-hosts kernel) or not (0)",
     min: 0,
-    max: 2,
+    max: 3,
     step: 1,
 };
 pub(crate) const PROGRESS: Whole =

@@ -85,6 +85,9 @@ pub struct Stats {
     pub sent_home: u64,
     /// Tasks run on each GPU, in GPU order (runs on several GPUs; empty otherwise).
     pub per_gpu_tasks: Vec<u64>,
+    /// Each GPU's kernel time, in GPU order (runs on several GPUs; empty otherwise). The
+    /// run's `phases.run` is the longest: a GPU launched early waits for the others' work.
+    pub per_gpu_run: Vec<Duration>,
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
@@ -299,7 +302,15 @@ impl fmt::Display for Stats {
         if !self.per_gpu_tasks.is_empty() {
             let shares: Vec<String> = self.per_gpu_tasks.iter().map(|t| t.to_string()).collect();
             let home = if self.sent_home > 0 { format!("; {} continuations sent home", self.sent_home) } else { String::new() };
-            writeln!(f, "gpus        {} (tasks per GPU: {}; {} tasks stolen across GPUs{home})", self.per_gpu_tasks.len(), shares.join(" / "), self.remote_steals)?;
+            let kernels: Vec<String> = self.per_gpu_run.iter().map(|&d| format!("{:.2}", ms(d))).collect();
+            writeln!(
+                f,
+                "gpus        {} (tasks per GPU: {}; kernel ms per GPU: {}; {} tasks stolen across GPUs{home})",
+                self.per_gpu_tasks.len(),
+                shares.join(" / "),
+                kernels.join(" / "),
+                self.remote_steals
+            )?;
         }
         if self.generations > 0 {
             writeln!(f, "generations {} launches (static scheduler)", self.generations)?;

@@ -19,6 +19,7 @@ const HOST_EMULATION: &str = include_str!("../../cuda/host/emulation.h");
 const STATUS: &str = include_str!("../../cuda/status.cuh");
 const STATS: &str = include_str!("../../cuda/stats.cuh");
 const CONTEXT: &str = include_str!("../../cuda/context.cuh");
+const FAR: &str = include_str!("../../cuda/far.cuh");
 const JOIN: &str = include_str!("../../cuda/join.cuh");
 const PARALLEL: &str = include_str!("../../cuda/parallel.cuh");
 const DEQUE: &str = include_str!("../../cuda/deque.cuh");
@@ -211,6 +212,7 @@ fn assemble<P: Program>(config: &KernelConfig, host: bool, pes: bool) -> String 
     src.push_str(P::CUDA_TYPES);
     src.push('\n');
     part(&mut src, "context.cuh", CONTEXT);
+    part(&mut src, "far.cuh", FAR);
     part(&mut src, "join.cuh", JOIN);
     part(&mut src, "parallel.cuh", PARALLEL);
     src.push_str("// ---- program handlers (generated from Rust) ----\n");

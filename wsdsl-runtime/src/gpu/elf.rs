@@ -1,7 +1,7 @@
 //! What the runtime reads of a CUBIN (an ELF64 file), without a GPU: the function symbols
 //! (tests and checks use them to see that a compiled or linked image really holds the kernels
-//! asked for), the stack frame sizes ptxas recorded (`stack.rs` sizes the stack with them) and
-//! a function's registers per thread (what bounds its blocks per SM).
+//! asked for), the stack frame sizes ptxas recorded (`stack.rs` sizes the stack with them), a
+//! function's registers per thread (what bounds its blocks per SM) and its code's size.
 
 /// A section header: (type, offset, size, link, entry size).
 type Section = (u32, usize, usize, usize, usize);
@@ -34,9 +34,9 @@ fn u64_at(b: &[u8], o: usize) -> Option<usize> {
     bytes(b, o, 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize)
 }
 
-/// Every symbol's name and type (`STT_*`), by its index in `image`'s symbol table, or `None`
-/// if `image` is not a little-endian ELF64 file with one.
-fn symbols(image: &[u8]) -> Option<Vec<(String, u8)>> {
+/// Every symbol's name, type (`STT_*`) and size in bytes, by its index in `image`'s symbol
+/// table, or `None` if `image` is not a little-endian ELF64 file with one.
+fn symbols(image: &[u8]) -> Option<Vec<(String, u8, usize)>> {
     const SHT_SYMTAB: u32 = 2;
     let sections = sections(image)?;
     let &(_, offset, size, link, entsize) = sections.iter().find(|s| s.0 == SHT_SYMTAB && s.4 >= 24)?;
@@ -47,7 +47,8 @@ fn symbols(image: &[u8]) -> Option<Vec<(String, u8)>> {
         let name = strings.get(u32::from_le_bytes(sym[..4].try_into().unwrap()) as usize..).unwrap_or_default();
         String::from_utf8_lossy(&name[..name.iter().position(|&b| b == 0).unwrap_or(0)]).into_owned()
     };
-    Some(bytes(image, offset, size)?.chunks_exact(entsize).map(|sym| (name(sym), sym[4] & 0xf)).collect())
+    let code_size = |sym: &[u8]| u64_at(sym, 16).unwrap_or(0);
+    Some(bytes(image, offset, size)?.chunks_exact(entsize).map(|sym| (name(sym), sym[4] & 0xf, code_size(sym))).collect())
 }
 
 /// The names of the function symbols (`STT_FUNC`) in `image`'s symbol table, or `None` if
@@ -55,6 +56,13 @@ fn symbols(image: &[u8]) -> Option<Vec<(String, u8)>> {
 pub fn function_symbols(image: &[u8]) -> Option<Vec<String>> {
     const STT_FUNC: u8 = 2;
     Some(symbols(image)?.into_iter().filter(|s| s.1 == STT_FUNC).map(|s| s.0).collect())
+}
+
+/// The size in bytes of the function `name`'s code in `image` (its symbol's size: 16 bytes an
+/// instruction on sm_70 and later), or `None` if `image` has no such function.
+pub fn function_size(image: &[u8], name: &str) -> Option<usize> {
+    const STT_FUNC: u8 = 2;
+    symbols(image)?.into_iter().find(|s| s.1 == STT_FUNC && s.0 == name).map(|s| s.2)
 }
 
 /// The `.nv.info` attributes of `image` with the format `EIFMT_SVAL` and attribute
@@ -110,7 +118,7 @@ pub fn register_count(image: &[u8], name: &str) -> Option<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::{frame_sizes, function_symbols, register_count};
+    use super::{frame_sizes, function_size, function_symbols, register_count};
 
     #[test]
     fn anything_but_elf64_has_no_symbols() {
@@ -118,6 +126,7 @@ mod tests {
         assert_eq!(function_symbols(b"\x7fELF"), None);
         assert_eq!(frame_sizes(b"\x7fELF"), None);
         assert_eq!(register_count(b"\x7fELF", "wsdsl_megakernel"), None);
+        assert_eq!(function_size(b"\x7fELF", "wsdsl_megakernel"), None);
         // Section headers said to lie at the end of the address space: no sum may wrap.
         let mut header = vec![0u8; 64];
         header[..6].copy_from_slice(b"\x7fELF\x02\x01");

@@ -108,6 +108,7 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     run.remote_steals += gpu.remote_steals;
     run.sent_home += gpu.sent_home;
     run.per_gpu_tasks.push(gpu.tasks);
+    run.per_gpu_run.push(gpu.phases.run);
     run.per_worker_tasks.extend(gpu.per_worker_tasks);
     run.per_worker_steals.extend(gpu.per_worker_steals);
     run.per_worker_peak.extend(gpu.per_worker_peak);
@@ -152,5 +153,20 @@ mod tests {
         let failed: Vec<Result<(), PeError>> = vec![Err(PeError::StoppedByPeer), Err(watchdog(false)), Err(PeError::Failed("a fault".into()))];
         assert_eq!(culprit(&failed), Some(2), "a GPU that failed on its own comes first");
         assert_eq!(culprit(&[Ok::<(), PeError>(()), Err(PeError::StoppedByPeer)]), Some(1));
+    }
+
+    /// Each GPU's tasks and kernel time stay side by side; the run's kernel time is the longest.
+    #[test]
+    fn every_gpus_kernel_time_is_kept_and_the_run_takes_the_longest() {
+        let mut run = Stats::default();
+        for (tasks, ms) in [(90u64, 57u64), (10, 59)] {
+            let mut gpu = Stats { tasks, ..Stats::default() };
+            gpu.phases.run = Duration::from_millis(ms);
+            add_stats(&mut run, gpu);
+        }
+        assert_eq!(run.per_gpu_tasks, [90, 10]);
+        assert_eq!(run.per_gpu_run, [Duration::from_millis(57), Duration::from_millis(59)]);
+        assert_eq!(run.phases.run, Duration::from_millis(59));
+        assert!(run.to_string().contains("tasks per GPU: 90 / 10; kernel ms per GPU: 57.00 / 59.00;"), "{run}");
     }
 }

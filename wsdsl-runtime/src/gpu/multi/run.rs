@@ -45,7 +45,10 @@ pub(crate) fn run_gpus<P: Program>(
     // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
     // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
     let hosts = job.hosts()?;
-    let across_hosts = hosts.iter().any(|&h| h != hosts[0]);
+    // (WSDSL_MULTI_ON_ONE=3, a measurement: the across-hosts kernel on one GPU, which then
+    // never calls NVSHMEM, beside the one-host kernels: what its code costs by itself.)
+    let across_on_one = job.gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()? == Some(3);
+    let across_hosts = across_on_one || hosts.iter().any(|&h| h != hosts[0]);
     if across_hosts {
         check_across_hosts::<P>()?;
     }
