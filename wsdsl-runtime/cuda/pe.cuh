@@ -32,7 +32,8 @@
 //
 // GPUs of other hosts (WSDSL_PES_ONE_SIDED): their entry in `pe_heaps` is 0, since nothing
 // maps them here. Every access to them goes through NVSHMEM's one-sided calls on the
-// *symmetric* address (this GPU's own address of the same object) and the GPU's index:
+// *symmetric* address (this GPU's own address of the same object) and the GPU's index, each
+// call made out of line (far.cuh):
 // `nvshmem_uint64_atomic_fetch` / `_compare_swap` on a deque's head, `nvshmem_uint32_atomic_fetch`
 // on its split, `nvshmem_getmem` of its slots, and the same fetches and sets on the
 // termination words. The steal is the same algorithm (deque.cuh, Listing 35.3) with those

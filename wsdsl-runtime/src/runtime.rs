@@ -510,11 +510,13 @@ impl Runtime {
             // reads the checked value).
             let multi_on_one = gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()?.unwrap_or(0) > 0;
             let (counters, values, mut stats) = if gpus > 1 || multi_on_one {
+                let mut steps = crate::gpu::steps::Steps::new(P::NAME);
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);
+                    steps.mark("job start (processes, NVSHMEM's initialisation)");
                 }
-                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts)?
+                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts, steps)?
             } else {
                 crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?
             };

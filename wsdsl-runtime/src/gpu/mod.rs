@@ -27,7 +27,7 @@ mod runner;
 mod stack;
 mod staging;
 mod static_run;
-mod steps;
+pub(crate) mod steps;
 mod target;
 mod watchdog;
 mod workspace;

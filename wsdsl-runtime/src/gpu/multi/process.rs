@@ -316,6 +316,7 @@ impl Drop for Starting {
 
 impl Drop for Job {
     fn drop(&mut self) {
+        let mut steps = crate::gpu::steps::Steps::of(format!("end of the multi-GPU job (GPU {} of {})", self.rank, self.gpus));
         if self.broken.get() {
             // A process is gone or a kernel still runs: the collective finalisation would wait
             // for good. Leave NVSHMEM as it is; the processes end with this one (below).
@@ -324,6 +325,7 @@ impl Drop for Job {
             // NVSHMEM's finalisation is collective: every process takes part as its program ends.
             drop(self.pe.take());
         }
+        steps.mark("NVSHMEM's finalisation");
         if !self.children.is_empty() {
             if let Links::Root(peers) = self.links.get_mut() {
                 peers.clear();
@@ -342,7 +344,9 @@ impl Drop for Job {
                 let _ = c.kill();
                 let _ = c.wait();
             }
+            steps.mark("the other processes' end");
         }
+        steps.report();
     }
 }
 

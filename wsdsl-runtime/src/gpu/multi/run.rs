@@ -21,6 +21,7 @@ use crate::gpu::join::PoolShape;
 use crate::gpu::launch::{read_worker_stats, record_bytes};
 use crate::gpu::on_gpu::OnGpu;
 use crate::gpu::persistent::check_root_room;
+use crate::gpu::steps::Steps;
 use crate::gpu::target::Target;
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{Program, RunResult};
@@ -31,7 +32,8 @@ use std::time::Instant;
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
 
-/// Runs `roots` on every GPU of `job`; every process returns the same merged result.
+/// Runs `roots` on every GPU of `job`; every process returns the same merged result. `steps`
+/// (`WSDSL_TRACE_RUN=1`) says where the host's time went.
 pub(crate) fn run_gpus<P: Program>(
     dev: &GpuDevice,
     job: &Job,
@@ -39,8 +41,10 @@ pub(crate) fn run_gpus<P: Program>(
     buffers: &P::Buffers,
     roots: &[P::Task],
     opts: &GpuOptions,
+    mut steps: Steps,
 ) -> Result<RunResult<P>, Error> {
     check_program::<P>(&opts.kernel, buffers, job.gpus)?;
+    steps.name(format!("run of `{}` on GPU {} of {}", P::NAME, job.rank, job.gpus));
     let mut phases = Phases::default();
     // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
     // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
@@ -52,6 +56,7 @@ pub(crate) fn run_gpus<P: Program>(
     if across_hosts {
         check_across_hosts::<P>()?;
     }
+    steps.mark("hosts");
 
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
     //    names the run (program, kernel, parameters, roots), so processes that went apart are
@@ -70,7 +75,9 @@ pub(crate) fn run_gpus<P: Program>(
         Ok(p) => w.word(0).word(run_id).word(p.blocks as u64).word(p.capacity as u64).word(p.frames as u64),
         Err(e) => w.word(1).text(&e.to_string()),
     };
+    steps.mark("compile, load, propose");
     let proposals = job.all_gather(w.finish())?;
+    steps.mark("proposals gathered");
     let (mut grid, mut capacity, mut frames) = (u64::MAX, u64::MAX, u64::MAX);
     for (gpu, bytes) in proposals.iter().enumerate() {
         let mut r = Reader::new(bytes);
@@ -99,8 +106,9 @@ pub(crate) fn run_gpus<P: Program>(
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let share = Share { grid, capacity, layout: &layout, hosts: &hosts };
-    let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, roots, opts, phases)?.map_err(PeError::from);
+    let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, roots, opts, phases, &mut steps)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
+    steps.mark("results gathered");
     let decoded = results
         .iter()
         .enumerate()
@@ -110,7 +118,10 @@ pub(crate) fn run_gpus<P: Program>(
         // A kernel that would not stop holds its GPU: nothing collective can follow.
         job.mark_broken();
     }
-    merge::<P>(decoded, roots)
+    let merged = merge::<P>(decoded, roots);
+    steps.mark("merge");
+    steps.report();
+    merged
 }
 
 /// What this GPU proposes for the run's shape.
@@ -172,6 +183,7 @@ fn run_share<P: Program>(
     roots: &[P::Task],
     opts: &GpuOptions,
     mut phases: Phases,
+    steps: &mut Steps,
 ) -> Result<Result<PeShare, Error>, Error> {
     let t1 = Instant::now();
     let capacity = share.capacity;
@@ -183,6 +195,7 @@ fn run_share<P: Program>(
     if let Err(e) = vote(job, &ready)? {
         return Ok(Err(local.err().unwrap_or(e)));
     }
+    steps.mark("inputs, voted");
     let (run, tables) = local.expect("voted ready");
 
     // 3. The symmetric heap (collective: the same size on every GPU), then the peer mappings,
@@ -240,10 +253,12 @@ fn run_share<P: Program>(
         }
     };
 
+    steps.mark("heap, mappings, voted");
     let base = heap.device_ptr();
     let record = share_record(&run, &tables, layout, capacity, base, pe_heaps, (job.rank, job.gpus));
     // No GPU may start stealing before every GPU's heap is cleared.
     pe.barrier_all();
+    steps.mark("barrier");
     phases.launch = t1.elapsed();
     // SAFETY: the record points to this run's memory on `target` and to symmetric memory that
     // outlive the kernel (a kernel that ignores a stop request leaks both, below), and the grid
@@ -266,6 +281,7 @@ fn run_share<P: Program>(
     // Every GPU's kernel has ended (or its GPU says that it will not) before any frees the
     // heap (a thief elsewhere may read it until its own kernel sees the end). Through the
     // sockets, not NVSHMEM's barrier: a process that died is noticed instead of waited for.
+    steps.mark("kernel");
     let stuck_here = matches!(&ran, Err(Error::Watchdog { stopped: false, .. }));
     let ended = match job.all_gather(vec![stuck_here as u8]) {
         Ok(ended) => ended,
@@ -285,6 +301,7 @@ fn run_share<P: Program>(
         std::mem::forget(heap);
         return Ok(Err(ran.err().unwrap_or(Error::StoppedByPeer)));
     }
+    steps.mark("every kernel ended");
     phases.run = match ran {
         Ok(run) => run,
         Err(e) => return Ok(Err(e)),
@@ -313,5 +330,6 @@ fn run_share<P: Program>(
         stats.phases.transfers = target.transfers();
         Ok(PeShare { counter_slots, root_values, stats })
     })();
+    steps.mark("read back");
     Ok(read)
 }
