@@ -513,8 +513,11 @@ impl Runtime {
                 let mut steps = crate::gpu::steps::Steps::new(P::NAME);
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
+                    let ahead = crate::gpu::multi::run::compile_ahead::<P>(dev, &opts.kernel);
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);
                     steps.mark("job start (processes, NVSHMEM's initialisation)");
+                    ahead.wait();
+                    steps.mark("the kernel compiled meanwhile");
                 }
                 crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts, steps)?
             } else {

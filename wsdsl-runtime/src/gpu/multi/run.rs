@@ -124,6 +124,29 @@ pub(crate) fn run_gpus<P: Program>(
     merged
 }
 
+/// The first run's kernel, compiled into the disk cache on another thread while this process
+/// joins the job: NVSHMEM's initialisation takes 0.6-0.8 s on an H200 and compiling a kernel
+/// 0.3-5 s, one after the other until now (BENCHMARKS.md, "Start-up of a multi-GPU process").
+/// The run then loads the kernel from the cache. It is the kernel for GPUs of one host, which
+/// the job turns out to be unless its GPUs span hosts (known only once it has started); a
+/// compile that fails fails again in the run, which reports it.
+pub(crate) struct CompileAhead(Option<std::thread::JoinHandle<()>>);
+
+pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &crate::schedule::KernelConfig) -> CompileAhead {
+    let (source, arch) = (pe_kernel_source::<P>(kernel), dev.arch.clone());
+    let compile = move || drop(crate::gpu::compile::compile_cached(P::NAME, &source, &arch));
+    CompileAhead(std::thread::Builder::new().name("wsdsl-compile-ahead".into()).spawn(compile).ok())
+}
+
+impl CompileAhead {
+    /// Waits until the kernel is in the cache (or its compile has failed).
+    pub fn wait(self) {
+        if let Some(thread) = self.0 {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// What this GPU proposes for the run's shape.
 struct Proposal {
     blocks: u32,
