@@ -513,7 +513,7 @@ impl Runtime {
                 let mut steps = crate::gpu::steps::Steps::new(P::NAME);
                 let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
                 if job.is_none() {
-                    let ahead = crate::gpu::multi::run::compile_ahead::<P>(dev, &opts.kernel);
+                    let ahead = crate::gpu::multi::run::compile_ahead::<P>(dev, &opts.kernel, gpus);
                     *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);
                     steps.mark("job start (processes, NVSHMEM's initialisation)");
                     ahead.wait();

@@ -49,10 +49,7 @@ pub(crate) fn run_gpus<P: Program>(
     // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
     // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
     let hosts = job.hosts()?;
-    // (WSDSL_MULTI_ON_ONE=3, a measurement: the across-hosts kernel on one GPU, which then
-    // never calls NVSHMEM, beside the one-host kernels: what its code costs by itself.)
-    let across_on_one = job.gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()? == Some(3);
-    let across_hosts = across_on_one || hosts.iter().any(|&h| h != hosts[0]);
+    let across_hosts = across_hosts_by_setting(job.gpus) || hosts.iter().any(|&h| h != hosts[0]);
     if across_hosts {
         check_across_hosts::<P>()?;
     }
@@ -124,17 +121,32 @@ pub(crate) fn run_gpus<P: Program>(
     merged
 }
 
+/// Whether the settings alone say the run's kernel is the across-hosts one: a job split into
+/// groups of "hosts" (`WSDSL_HOST_GROUPS` above 1), or `WSDSL_MULTI_ON_ONE=3`, a measurement
+/// (the across-hosts kernel on one GPU, which then never calls NVSHMEM, beside the one-host
+/// kernels: what its code costs by itself). Otherwise the hosts' names decide (`Job::hosts`).
+fn across_hosts_by_setting(gpus: u32) -> bool {
+    let groups = std::env::var(super::process::HOST_GROUPS_VAR).ok().and_then(|g| g.trim().parse::<u32>().ok());
+    groups.is_some_and(|g| g > 1) || (gpus == 1 && crate::settings::MULTI_ON_ONE.from_env().ok().flatten() == Some(3))
+}
+
 /// The first run's kernel, compiled into the disk cache on another thread while this process
 /// joins the job: NVSHMEM's initialisation takes 0.6-0.8 s on an H200 and compiling a kernel
-/// 0.3-5 s, one after the other until now (BENCHMARKS.md, "Start-up of a multi-GPU process").
-/// The run then loads the kernel from the cache. It is the kernel for GPUs of one host, which
-/// the job turns out to be unless its GPUs span hosts (known only once it has started); a
-/// compile that fails fails again in the run, which reports it.
+/// 0.1-5 s, one after the other until now (BENCHMARKS.md, "Start-up of a multi-GPU process").
+/// The run then loads the kernel from the cache. It is the kernel for GPUs of one host unless
+/// the settings say the job spans hosts (whether machines of other names take part is known
+/// only once it has started); a compile that fails fails again in the run, which reports it.
 pub(crate) struct CompileAhead(Option<std::thread::JoinHandle<()>>);
 
-pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &crate::schedule::KernelConfig) -> CompileAhead {
-    let (source, arch) = (pe_kernel_source::<P>(kernel), dev.arch.clone());
-    let compile = move || drop(crate::gpu::compile::compile_cached(P::NAME, &source, &arch));
+pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &crate::schedule::KernelConfig, gpus: u32) -> CompileAhead {
+    let arch = dev.arch.clone();
+    let compile: Box<dyn FnOnce() + Send> = if across_hosts_by_setting(gpus) {
+        let source = pe_kernel_source_across_hosts::<P>(kernel);
+        Box::new(move || drop(crate::gpu::nvshmem::compile_linked(P::NAME, &source, &arch)))
+    } else {
+        let source = pe_kernel_source::<P>(kernel);
+        Box::new(move || drop(crate::gpu::compile::compile_cached(P::NAME, &source, &arch)))
+    };
     CompileAhead(std::thread::Builder::new().name("wsdsl-compile-ahead".into()).spawn(compile).ok())
 }
 
