@@ -8,8 +8,9 @@
 // on one GPU, where none of that code runs, it took 981 ms for N-Queens 18 against the
 // one-host kernel's 868. Each call is now made in a function of its own, and the rarely run
 // paths that make them are out of line too (WS_COLD, below): 1,664 instructions, 10 calls,
-// 924 ms (fib(42) 132 -> 127 ms, UTS T1XL 116 -> 111, T3L 70 -> 67; BENCHMARKS.md, "The
-// across-hosts kernel on one GPU"). A reach to another host pays a call.
+// 924 ms (fib(42) 132 -> 127 ms, UTS T1XL 116 -> 111, T3L 70 -> 67), and 2 "hosts" x 1 GPU
+// ran N-Queens 18 1.85x one GPU instead of 1.75x (BENCHMARKS.md, "Across hosts: NVSHMEM's
+// calls out of line"). A reach to another host pays a call.
 //
 // The host emulation serves the same NVSHMEM names from its heaps (host/emulation.h).
 #pragma once
