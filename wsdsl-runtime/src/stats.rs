@@ -85,8 +85,8 @@ pub struct Stats {
     pub sent_home: u64,
     /// Tasks run on each GPU, in GPU order (runs on several GPUs; empty otherwise).
     pub per_gpu_tasks: Vec<u64>,
-    /// Each GPU's kernel time, in GPU order (runs on several GPUs; empty otherwise). The
-    /// run's `phases.run` is the longest: a GPU launched early waits for the others' work.
+    /// Each GPU's kernel time, in GPU order (runs on several GPUs; empty otherwise); the
+    /// run's `phases.run` is the longest of them.
     pub per_gpu_run: Vec<Duration>,
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.

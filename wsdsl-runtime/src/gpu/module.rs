@@ -2,7 +2,7 @@
 //! NVRTC, in that order; for a program with recursive helpers, with the stack it needs.
 
 use super::assemble::{stable_hash, stable_hash_bytes};
-use super::compile::compile_cached;
+use super::compile::{compile_cached, Cubin};
 use super::device::GpuDevice;
 use crate::error::Error;
 use crate::program::Program;
@@ -10,6 +10,16 @@ use crate::stats::Phases;
 use cudarc::driver::{CudaFunction, CudaModule};
 use std::sync::Arc;
 use std::time::Instant;
+
+/// `source` compiled for `arch` through the disk cache: by NVRTC, or, for a source that calls
+/// NVSHMEM's device API, by NVRTC and nvJitLink with NVSHMEM's device library.
+pub(crate) fn compile_any(program: &'static str, source: &str, arch: &str) -> Result<Cubin, Error> {
+    if super::assemble::calls_nvshmem(source) {
+        crate::gpu::nvshmem::compile_linked(program, source, arch)
+    } else {
+        compile_cached(program, source, arch)
+    }
+}
 
 /// Loads the kernel `entry` of `P`'s assembled `source`; records compile time and cache use
 /// in `phases`.
@@ -45,11 +55,7 @@ pub(crate) fn load_hashed_source<P: Program>(
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
     }
-    let cubin = if super::assemble::calls_nvshmem(source) {
-        crate::gpu::nvshmem::compile_linked(P::NAME, source, &dev.arch)?
-    } else {
-        compile_cached(P::NAME, source, &dev.arch)?
-    };
+    let cubin = compile_any(P::NAME, source, &dev.arch)?;
     let stack = match P::RECURSION {
         Some(r) => {
             let needed = super::stack::needed(&r, super::elf::frame_sizes(&cubin.image).as_deref());

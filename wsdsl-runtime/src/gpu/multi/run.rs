@@ -23,7 +23,7 @@ use crate::gpu::on_gpu::OnGpu;
 use crate::gpu::persistent::check_root_room;
 use crate::gpu::steps::Steps;
 use crate::gpu::target::Target;
-use crate::gpu::{GpuDevice, GpuOptions};
+use crate::gpu::{GpuDevice, GpuOptions, KernelConfig};
 use crate::program::{Program, RunResult};
 use crate::stats::Phases;
 use std::time::Instant;
@@ -58,7 +58,7 @@ pub(crate) fn run_gpus<P: Program>(
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
     //    names the run (program, kernel, parameters, roots), so processes that went apart are
     //    caught here rather than merged.
-    let source = if across_hosts { pe_kernel_source_across_hosts::<P>(&opts.kernel) } else { pe_kernel_source::<P>(&opts.kernel) };
+    let source = kernel_source::<P>(&opts.kernel, across_hosts);
     let run_id = {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
@@ -139,24 +139,28 @@ fn across_hosts_by_setting(gpus: u32) -> bool {
 /// only once it has started); a compile that fails fails again in the run, which reports it.
 pub(crate) struct CompileAhead(Option<std::thread::JoinHandle<()>>);
 
-pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &crate::schedule::KernelConfig, gpus: u32) -> CompileAhead {
-    let arch = dev.arch.clone();
-    let compile: Box<dyn FnOnce() + Send> = if across_hosts_by_setting(gpus) {
-        let source = pe_kernel_source_across_hosts::<P>(kernel);
-        Box::new(move || drop(crate::gpu::nvshmem::compile_linked(P::NAME, &source, &arch)))
-    } else {
-        let source = pe_kernel_source::<P>(kernel);
-        Box::new(move || drop(crate::gpu::compile::compile_cached(P::NAME, &source, &arch)))
-    };
-    CompileAhead(std::thread::Builder::new().name("wsdsl-compile-ahead".into()).spawn(compile).ok())
-}
-
 impl CompileAhead {
     /// Waits until the kernel is in the cache (or its compile has failed).
     pub fn wait(self) {
         if let Some(thread) = self.0 {
             let _ = thread.join();
         }
+    }
+}
+
+pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &KernelConfig, gpus: u32) -> CompileAhead {
+    let (source, arch) = (kernel_source::<P>(kernel, across_hosts_by_setting(gpus)), dev.arch.clone());
+    let compile = move || drop(crate::gpu::module::compile_any(P::NAME, &source, &arch));
+    CompileAhead(std::thread::Builder::new().name("wsdsl-compile-ahead".into()).spawn(compile).ok())
+}
+
+/// The CUDA source of `P`'s kernel for one GPU of a multi-GPU job, for a job within one host
+/// or across hosts.
+fn kernel_source<P: Program>(kernel: &KernelConfig, across_hosts: bool) -> String {
+    if across_hosts {
+        pe_kernel_source_across_hosts::<P>(kernel)
+    } else {
+        pe_kernel_source::<P>(kernel)
     }
 }
 
