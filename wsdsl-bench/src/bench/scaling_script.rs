@@ -1,6 +1,7 @@
-//! A check of `gpu/scaling.sh`'s own logic, without a GPU: stub examples that print a phases
-//! line and a verdict stand in for the real ones, and the table must hold the medians, the
-//! ratios against one GPU, the host groups' columns and every failure.
+//! Checks of the GPU scripts' own logic (`gpu/scaling.sh`, `gpu/exactness.sh`,
+//! `gpu/mpirun.sh`), without a GPU: stub examples that print a phases line and a verdict stand
+//! in for the real ones (and a stub `mpirun` for Open MPI's), and the tables must hold the
+//! medians, the ratios against one GPU, the host groups' columns and every failure.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -102,4 +103,59 @@ fn exactness_script_counts_every_run_and_fails_on_one_wrong_answer() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(!ok && stdout.contains("exact: 7 PASS of 8"), "one wrong answer fails the script: {stdout}");
     assert!(log.contains("hws gpus=2 hosts=2 fib 30: FAIL: wrong"), "{log}");
+}
+
+/// `gpu/mpirun.sh`: the runtime's own processes, `mpirun -np N` and `mpirun` with two "hosts",
+/// a median per cell; a rank without PASS fails its cell and the script; no mpirun is a clear
+/// refusal.
+#[test]
+fn mpirun_script_tables_each_way_and_fails_when_a_rank_does() {
+    let dir = std::env::temp_dir().join(format!("wsdsl-mpirun-{}", std::process::id()));
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).expect("a temporary directory");
+    let write = |name: &str, body: &str| {
+        let path = bin.join(name);
+        std::fs::write(&path, body).expect("writing a stub");
+        Command::new("chmod").arg("+x").arg(&path).status().expect("chmod");
+        path
+    };
+    // Open MPI's mpirun, reduced to what the script uses: its options, then the command once
+    // per rank with the rank's variables.
+    let mpirun = write(
+        "mpirun",
+        "#!/bin/bash\nnp=1\nwhile [ $# -gt 0 ]; do case $1 in --allow-run-as-root) shift ;; --bind-to|-x) shift 2 ;; -np) np=$2; shift 2 ;; *) break ;; esac; done\n\
+         for ((r = 0; r < np; r++)); do OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$np \"$@\"; done\n",
+    );
+    // 100 ms started by the runtime; launched, 100 + 10 per host group. UTS's rank 1 answers
+    // wrong between two "hosts".
+    let example = |fail: &str| {
+        format!(
+            "#!/bin/bash\n{fail}if [ -n \"$OMPI_COMM_WORLD_SIZE\" ]; then ms=$(( 100 + 10 * WSDSL_HOST_GROUPS )); else ms=$(( 200 / WSDSL_GPUS )); fi\n\
+             echo \"phases      context 1.0 ms, run $ms.000 ms, copy-back 1.0 ms\"\necho 'PASS: stub'\n"
+        )
+    };
+    write("nqueens", &example(""));
+    write("uts", &example("[ \"$OMPI_COMM_WORLD_RANK\" = 1 ] && [ \"$WSDSL_HOST_GROUPS\" = 2 ] && { echo 'FAIL: wrong'; exit 1; }\n"));
+    let run = |mpirun: &Path| {
+        let out = dir.join("out");
+        let ran = Command::new("bash")
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("gpu/mpirun.sh"))
+            .env("BIN", &bin)
+            .env("OUT", &out)
+            .env("MPIRUN", mpirun)
+            .env("NP", "2")
+            .env("REPEAT", "3")
+            .output()
+            .expect("bash runs the script");
+        let table = std::fs::read_to_string(out.join("mpirun.md")).unwrap_or_default();
+        (ran.status.code(), table, String::from_utf8_lossy(&ran.stderr).into_owned())
+    };
+    let (code, table, _) = run(&mpirun);
+    let (missing, _, why) = run(&dir.join("no-such-mpirun"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(table.contains("| nq18 | 100.000 ms | 110.000 ms | 120.000 ms |"), "{table}");
+    assert!(table.contains("| t1xl | 100.000 ms | 110.000 ms | FAIL,FAIL,FAIL, (see "), "{table}");
+    assert_eq!(code, Some(1), "a rank that did not pass fails the script: {table}");
+    assert_eq!(missing, Some(2), "{why}");
+    assert!(why.contains("no-such-mpirun") && why.contains("MPIRUN"), "{why}");
 }
