@@ -20,6 +20,8 @@
 # 29500; each job takes the next), OUT (default mpirun-out), LIMIT (seconds a job may take,
 # default 120), BACKEND (default gpu; cpu tries the plumbing without a GPU).
 set -uo pipefail
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 BIN=${BIN:-.gpu}
 OUT=${OUT:-mpirun-out}
 REPEAT=${REPEAT:-3}
@@ -68,7 +70,7 @@ run_one() {
                 "$MPIRUN" "${root_flag[@]}" --bind-to none -np "$NP" "${forward[@]}" $(command_of "$work") --backend "$BACKEND" > "$one" 2>&1 ;;
     esac
     rc=$?
-    ms=$(sed -n 's/.* run \([0-9.]*\) ms.*/\1/p' "$one" | head -1)
+    ms=$(kernel_ms "$one" | head -1)
     local passes expected=1
     passes=$(grep -c '^PASS' "$one")
     [[ $way != spawned ]] && expected=$NP   # every rank prints what the program prints
@@ -78,7 +80,6 @@ run_one() {
     { cat "$one"; echo "---"; } >> "$log"
     rm -f "$one"
 }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 ways=(spawned mpirun mpirun-2h)
 printf 'workload\tway\tms\n' > "$OUT/runs.tsv"

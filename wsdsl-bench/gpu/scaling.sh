@@ -21,6 +21,8 @@
 # t1xl fib42 t3l dlb; default all), VARIANTS (name|WSDSL_DEFINES pairs, `;`-separated),
 # BACKEND (default gpu; cpu tries the plumbing without a GPU).
 set -uo pipefail
+# shellcheck source=common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 BIN=${BIN:-.gpu}
 OUT=${OUT:-scaling-out}
 REPEAT=${REPEAT:-3}
@@ -67,7 +69,7 @@ run_one() {
     # shellcheck disable=SC2046 # the command is a list of words on purpose
     env "${env[@]}" $(command_of "$work" "$gpus") --backend "${BACKEND:-gpu}" > "$one" 2>&1
     local rc=$? ms
-    ms=$(sed -n 's/.* run \([0-9.]*\) ms.*/\1/p' "$one" | tail -1)
+    ms=$(kernel_ms "$one" | tail -1)
     if grep -q '^FAIL' "$one"; then echo FAIL
     elif [[ $rc -ne 0 || -z "$ms" ]]; then echo ERROR
     else echo "$ms"; fi
@@ -75,7 +77,6 @@ run_one() {
     rm -f "$one"
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # Configurations: "gpus:groups" (groups 0 = one host).
 configs=()

@@ -49,7 +49,7 @@ pub(crate) fn run_gpus<P: Program>(
     // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
     // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
     let hosts = job.hosts()?;
-    let across_hosts = across_hosts_on_one(job.gpus) || hosts.iter().any(|&h| h != hosts[0]);
+    let across_hosts = across_hosts_on_one(job.gpus)? || hosts.iter().any(|&h| h != hosts[0]);
     if across_hosts {
         check_across_hosts::<P>()?;
     }
@@ -127,13 +127,14 @@ pub(crate) fn run_gpus<P: Program>(
 /// hosts' names decide.
 fn across_hosts_by_setting(gpus: u32) -> bool {
     let groups = std::env::var(super::process::HOST_GROUPS_VAR).ok().and_then(|g| g.trim().parse::<u32>().ok());
-    groups.is_some_and(|g| g > 1) || across_hosts_on_one(gpus)
+    // A guess: a setting the run refuses (and reports) counts as no here.
+    groups.is_some_and(|g| g > 1) || across_hosts_on_one(gpus).unwrap_or(false)
 }
 
 /// `WSDSL_MULTI_ON_ONE=3`, a measurement: the across-hosts kernel on one GPU, which then never
 /// calls NVSHMEM, beside the one-host kernels (what its code costs by itself).
-fn across_hosts_on_one(gpus: u32) -> bool {
-    gpus == 1 && crate::settings::MULTI_ON_ONE.from_env().ok().flatten() == Some(3)
+fn across_hosts_on_one(gpus: u32) -> Result<bool, Error> {
+    Ok(gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()? == Some(3))
 }
 
 /// The first run's kernel, compiled into the disk cache on another thread while this process
