@@ -73,7 +73,9 @@ fn endless_loop_in_a_child() {
     let root = endless::Spin { which, i: 2 + which };
     let limit = Duration::from_secs(2);
     let ran = if std::env::var_os(ON_GPU).is_some() {
-        Runtime::new(Backend::Gpu).watchdog(limit).run::<endless::Kernel>((), [root]).map(|out| out.counters)
+        // Every task on the GPU, whose watchdog is under test (with the host's first levels,
+        // `Runtime::spread`, the host would run the loop: `tests/integration/spread.rs`).
+        Runtime::new(Backend::Gpu).watchdog(limit).spread(0).run::<endless::Kernel>((), [root]).map(|out| out.counters)
     } else {
         // Neither loop can see the stop request: waiting the default 10 s for it kept two
         // cores spinning in CI.

@@ -26,4 +26,5 @@ mod parallel;
 mod reliability;
 mod rust_subset;
 mod schedule_attr;
+mod spread;
 mod values;

@@ -24,9 +24,12 @@ const SPIN_LIMIT: Duration = Duration::from_secs(2);
 pub fn spin(on: &str) -> ExitCode {
     let params = spinning::Params { start: 1 };
     let outcome = match on {
-        "gpu" | "cpu" => {
-            let backend = if on == "gpu" { Backend::Gpu } else { Backend::Cpu };
-            Runtime::new(backend).watchdog(SPIN_LIMIT).progress_line(false).run::<spinning::Kernel>(params, [spinning::Spin { unused: 0 }]).map(|o| o.counters.answer.get())
+        "gpu" | "host" | "cpu" => {
+            let rt = Runtime::new(if on == "cpu" { Backend::Cpu } else { Backend::Gpu }).watchdog(SPIN_LIMIT).progress_line(false);
+            // `gpu`: every task on the GPU, whose watchdog must catch the loop; `host`: the
+            // root run by the host before the GPU run (`Runtime::spread`), which must too.
+            let rt = if on == "gpu" { rt.spread(0) } else { rt };
+            rt.run::<spinning::Kernel>(params, [spinning::Spin { unused: 0 }]).map(|o| o.counters.answer.get())
         }
         _ => {
             use wsdsl::gpu::emulate::{run_emulated, Emulation};
@@ -80,7 +83,7 @@ fn spin_child(on: &str) -> String {
 /// child process: every one must end with a watchdog error that names the run.
 pub fn endless_loop_rows() -> Vec<Row> {
     let mut rows = Vec::new();
-    for on in ["gpu", "cpu", "emulated"] {
+    for on in ["gpu", "host", "cpu", "emulated"] {
         let started = Instant::now();
         let printed = spin_child(on);
         let secs = started.elapsed().as_secs_f64();

@@ -154,7 +154,7 @@ enum Command {
     /// child process of a chaos row, `chaos.rs`).
     #[command(hide = true)]
     Spin {
-        /// gpu, cpu or emulated.
+        /// gpu, host (the GPU backend, the root run by the host first), cpu or emulated.
         #[arg(long)]
         on: String,
     },
@@ -193,7 +193,9 @@ fn main() -> ExitCode {
         return chaos::spin(on);
     }
     let limit = Duration::from_secs(args.watchdog);
-    let gpu = Runtime::new(Backend::Gpu).watchdog(limit);
+    // Every task on the GPU (no first levels run by the host, `Runtime::spread`): one root
+    // must then spread through steals, which the rows check; `spread_rows` check the host's.
+    let gpu = Runtime::new(Backend::Gpu).watchdog(limit).spread(0);
     match gpu.gpu() {
         Ok(dev) => println!("device: {} ({}, {} SMs)", dev.name, dev.arch, dev.sm_count),
         Err(e) => {
@@ -214,6 +216,7 @@ fn main() -> ExitCode {
     if !args.no_error_paths && only.is_none() {
         rows.extend(error_path_checks(&gpu));
         rows.extend(progress_checks(args.watchdog));
+        rows.extend(spread_rows(limit));
         rows.extend(chaos::cache_rows(limit));
         rows.extend(chaos::endless_loop_rows());
     }
@@ -685,6 +688,49 @@ fn error_path_checks(gpu: &Runtime) -> Vec<Row> {
     rows
 }
 
+/// The host's first levels dealt to the GPU (`Runtime::spread`, on by default): one root of
+/// N-Queens 12 and of UTS T3 each, exact, with the host's levels reported.
+fn spread_rows(limit: Duration) -> Vec<Row> {
+    let rt = Runtime::new(Backend::Gpu).watchdog(limit);
+    let t3 = uts::preset("T3").expect("a preset");
+    let cases: [(&str, Job<'_>); 2] = [
+        (
+            "nqueens 12",
+            Box::new(|rt: &Runtime| {
+                let (got, out) = nqueens::solve(rt, 12)?;
+                Ok((got.to_string(), nqueens::expected(12).unwrap().to_string(), out.stats))
+            }),
+        ),
+        (
+            "uts T3",
+            Box::new(|rt: &Runtime| {
+                let out = rt.run::<uts::uts::Kernel>(t3.params, [uts::root(t3.seed)])?;
+                let got = (out.counters.nodes.get(), out.counters.leaves.get(), out.counters.depth.get());
+                Ok((format!("{got:?}"), format!("{:?}", t3.known.expect("known counts")), out.stats))
+            }),
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (name, job) in cases {
+        let row = match job(&rt) {
+            Ok((answer, expected, stats)) => {
+                let levels = stats.spread.as_ref().map_or(0, |s| s.levels);
+                let pass = answer == expected && levels > 0;
+                let mut row = Row::gpu_check(format!("{name}, first levels run by the host"), answer, expected, pass);
+                row.tasks = stats.tasks;
+                row.steals = stats.steals;
+                row.median_ms = stats.phases.run.as_secs_f64() * 1e3;
+                row.note = stats.spread.map_or("the host ran no level".into(), |s| format!("{} levels on the host, {} tasks dealt", s.levels, s.dealt));
+                row
+            }
+            Err(e) => Row::gpu_check(format!("{name}, first levels run by the host"), first_words(&e.to_string()), "the answer".into(), false),
+        };
+        print_row(&row);
+        rows.push(row);
+    }
+    rows
+}
+
 /// A progress callback sees the count grow while a run goes on, under the persistent
 /// deques (host-mapped words written by the workers), a broker queue (the same) and the
 /// static scheduler (the host's count of generations), and the answer stays exact.
@@ -731,7 +777,7 @@ fn scheduler_matrix(rows: &mut Vec<Row>, repeat: usize, limit: Duration) -> Stri
     );
     let t3 = uts::preset("T3").unwrap();
     for config in wsdsl::gpu::all_kernel_configs(256).into_iter().chain(wsdsl::gpu::broker_kernel_configs(256)) {
-        let rt = Runtime::new(Backend::Gpu).kernel_config(config).watchdog(limit);
+        let rt = Runtime::new(Backend::Gpu).kernel_config(config).watchdog(limit).spread(0);
         let name = match config.scheduler {
             wsdsl::Scheduler::Static => "Static".to_string(),
             s @ (wsdsl::Scheduler::Bq | wsdsl::Scheduler::Bwd | wsdsl::Scheduler::Bsq) => format!("{s:?}/{:?}", config.worker),

@@ -145,6 +145,8 @@ pub enum RanOn {
     /// The host-compiled templates (`gpu::emulate`).
     EmulatedGpu,
     Cpu,
+    /// The host running a GPU run's first levels before it (`gpu/spread.rs`).
+    HostBeforeGpu,
 }
 
 impl RanOn {
@@ -154,6 +156,8 @@ impl RanOn {
             RanOn::EmulatedGpu => "Its host thread keeps running and its memory is leaked; restart the process.",
             RanOn::Cpu => "The CPU threads running such handlers are parked for good (later runs start new ones); \
                            restart the process to get their cores back.",
+            RanOn::HostBeforeGpu => "Its host thread keeps running; restart the process to get its core back \
+                                     (WSDSL_SPREAD=0 runs every task on the GPU, whose watchdog reports the same).",
         }
     }
 }
@@ -164,6 +168,7 @@ impl fmt::Display for RanOn {
             RanOn::Gpu => "the GPU",
             RanOn::EmulatedGpu => "the emulated GPU",
             RanOn::Cpu => "the CPU backend",
+            RanOn::HostBeforeGpu => "the host, running its first levels before the GPUs",
         })
     }
 }

@@ -30,6 +30,6 @@ pub use error::{Error, RanOn};
 pub use schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use program::{Max, Min, Program, Sum};
 pub use progress::Progress;
-pub use runtime::{Backend, Output, Runtime};
-pub use stats::{BackendKind, BandStats, Phases, Profile, Stats, Transfers};
+pub use runtime::{Backend, Output, Runtime, DEFAULT_SPREAD};
+pub use stats::{BackendKind, BandStats, Phases, Profile, SpreadStats, Stats, Transfers};
 pub use value::{JoinLayout, TaskValue};

@@ -2,6 +2,7 @@
 
 use crate::cpu::{self, CpuPool};
 use crate::error::Error;
+use crate::gpu::spread::run_spread;
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
 use crate::program::Program;
@@ -10,6 +11,12 @@ use crate::stats::{BackendKind, Stats};
 use crate::settings::GpuCount;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
+
+/// Tasks per GPU the host aims to deal before a run (`Runtime::spread`). It stops at the first
+/// level holding more than half of them (`gpu/spread.rs`), so a GPU starts with one to four
+/// subtrees a worker (1,056 workers of UTS on an H100 or H200, 2,112 of N-Queens): UTS T1XL
+/// deals 1,179 tasks to one GPU and about 4,600 to two, N-Queens 18 3,420 to one or two.
+pub const DEFAULT_SPREAD: u32 = 2048;
 
 /// Where a program runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,6 +91,9 @@ pub struct Runtime {
     gpus: GpuCount,
     /// The CPU backend's bound on tasks held at once (`cpu/limits.rs`).
     cpu_task_limit: u64,
+    /// Tasks per GPU the host deals before a run (`gpu/spread.rs`); `None`: the default,
+    /// `DEFAULT_SPREAD`.
+    spread: Option<u32>,
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
     job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
@@ -127,6 +137,7 @@ impl Runtime {
             ordinal_wraps,
             gpus: GpuCount::Some(1),
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
+            spread: None,
             device: OnceLock::new(),
             job: std::sync::Mutex::new(None),
             cpu_pool: Mutex::new(None),
@@ -135,7 +146,7 @@ impl Runtime {
 
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
-    /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]),
+    /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]), `WSDSL_SPREAD` ([`Runtime::spread`]),
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
     /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_BAND_LOOKAHEAD` ([`Runtime::band_lookahead`]),
     /// `WSDSL_PROGRESS` (0 = no progress line),
@@ -161,6 +172,9 @@ impl Runtime {
         }
         if let Some(limit) = s::CPU_TASK_LIMIT.from_env()? {
             rt = rt.cpu_task_limit(limit);
+        }
+        if let Some(n) = s::SPREAD.from_env()? {
+            rt = rt.spread(n as u32);
         }
         if let Some(g) = s::gpus_from_env()? {
             // `all` is counted at the first run on the GPU: a CPU run never asks the driver.
@@ -217,6 +231,7 @@ impl Runtime {
             (&s::BAND_LOOKAHEAD, self.schedule.lookahead),
             (&s::BLOCK_THREADS, self.schedule.block_threads),
             (&s::BLOCKS_PER_SM, self.blocks_per_sm),
+            (&s::SPREAD, self.spread),
         ];
         for (setting, value) in checks {
             if let Some(v) = value {
@@ -256,6 +271,25 @@ impl Runtime {
     pub fn cpu_task_limit(mut self, tasks: u64) -> Self {
         self.cpu_task_limit = tasks;
         self
+    }
+
+    /// Before a run on the GPU, the host runs the task tree's first levels, breadth first,
+    /// until there are `tasks_per_gpu` tasks for every GPU, and deals those instead of the
+    /// roots, so that every GPU starts with subtrees of its own (`gpu/spread.rs`).
+    /// Programs of the deque scheduler, without an order or buffers, whose tasks hand nothing
+    /// back (no complete handlers or values) and record no jobs; others run from their roots.
+    /// A handler still running on the host at the watchdog limit is the run's
+    /// `Error::Watchdog`. Default:
+    /// `DEFAULT_SPREAD`; 0 deals the roots as they are. The host's tasks and counters are the
+    /// run's (`Stats::spread`).
+    pub fn spread(mut self, tasks_per_gpu: u32) -> Self {
+        self.spread = Some(tasks_per_gpu);
+        self
+    }
+
+    /// Tasks the host deals before a run on `gpus` GPUs (`spread`).
+    fn spread_want(&self, gpus: u32) -> usize {
+        self.spread.unwrap_or(DEFAULT_SPREAD) as usize * gpus as usize
     }
 
     /// Slots per GPU worker deque (default: up to 32768, from free device memory).
@@ -519,9 +553,14 @@ impl Runtime {
                     ahead.wait();
                     steps.mark("the kernel compiled meanwhile");
                 }
-                crate::gpu::multi::run::run_gpus::<P>(dev, job.as_ref().expect("started above"), &params, buffers, &roots, &opts, steps)?
+                let job = job.as_ref().expect("started above");
+                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(gpus), self.watchdog, |roots| {
+                    crate::gpu::multi::run::run_gpus::<P>(dev, job, &params, buffers, roots, &opts, steps)
+                })?
             } else {
-                crate::gpu::run::<P>(dev, &params, buffers, &roots, &opts)?
+                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(1), self.watchdog, |roots| {
+                    crate::gpu::run::<P>(dev, &params, buffers, roots, &opts)
+                })?
             };
             stats.phases.since_process_start = since_process_start;
             stats.phases.context = context;
@@ -564,11 +603,13 @@ impl Runtime {
             GpuCount::Some(n) => n,
             GpuCount::All => 1,
         };
-        let (counters, values, mut stats) = if gpus > 1 {
-            crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, roots, &config, &emu, gpus)?
-        } else {
-            crate::gpu::emulate::run_emulated::<P>(params, buffers, roots, &config, &emu)?
-        };
+        let (counters, values, mut stats) = run_spread::<P>(roots, params, &config, self.spread_want(gpus), emu.watchdog, |roots| {
+            if gpus > 1 {
+                crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, roots.dealt()?, &config, &emu, gpus)
+            } else {
+                crate::gpu::emulate::run_emulated::<P>(params, buffers, roots.dealt()?, &config, &emu)
+            }
+        })?;
         stats.phases.since_process_start = since_process_start;
         let backend = BackendKind::Emulated { gpus, blocks: emu.grid, block_threads: emu.block_threads };
         Ok(Output { counters, values, stats, backend, note: None })

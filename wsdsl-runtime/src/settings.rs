@@ -97,6 +97,14 @@ pub(crate) const MULTI_ON_ONE: Whole = Whole {
     max: 3,
     step: 1,
 };
+pub(crate) const SPREAD: Whole = Whole {
+    var: "WSDSL_SPREAD",
+    method: "Runtime::spread",
+    what: "tasks per GPU the host deals before a run (0: the roots as they are)",
+    min: 0,
+    max: 1 << 16,
+    step: 1,
+};
 pub(crate) const PROGRESS: Whole =
     Whole { var: "WSDSL_PROGRESS", method: "Runtime::progress_line", what: "the progress line (1) or none (0)", min: 0, max: 1, step: 1 };
 pub(crate) const MIN_BLOCKS: Whole = Whole {

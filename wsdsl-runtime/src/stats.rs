@@ -88,6 +88,9 @@ pub struct Stats {
     /// Each GPU's kernel time, in GPU order (runs on several GPUs; empty otherwise); the
     /// run's `phases.run` is the longest of them.
     pub per_gpu_run: Vec<Duration>,
+    /// Each GPU's profile, in GPU order (profiled runs on several GPUs; empty otherwise): where
+    /// one GPU's workers lose time that another's do not (a GPU short of work searches more).
+    pub per_gpu_profile: Vec<Profile>,
     /// Task records run by each worker (a warp on the GPU, a thread on the CPU), for load
     /// balance; on the GPU they include the continuations that ran complete handlers.
     pub per_worker_tasks: Vec<u64>,
@@ -108,9 +111,26 @@ pub struct Stats {
     pub phases: Phases,
     /// Ordered runs (`order = priority`): how the bands were visited.
     pub bands: Option<BandStats>,
+    /// The first levels the host ran to deal every GPU subtrees of its own (runs on several
+    /// GPUs, `gpu/spread.rs`); `None` when it ran none. Their tasks are in `tasks`,
+    /// not in `per_gpu_tasks`.
+    pub spread: Option<SpreadStats>,
     /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
     /// `Runtime::profile`); `None` otherwise.
     pub profile: Option<Profile>,
+}
+
+/// What the host ran before a run on several GPUs, to deal each GPU subtrees of its own.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SpreadStats {
+    /// Tasks the host ran (spawn handlers), level by level from the roots.
+    pub tasks: u64,
+    /// Levels it ran.
+    pub levels: u32,
+    /// Tasks of the next level, dealt to the GPUs as their roots.
+    pub dealt: u64,
+    /// The host's time (before the run's phases; in `call`).
+    pub time: Duration,
 }
 
 /// Profile words per GPU worker (`WS_PROF_COUNT` in `cuda/stats.cuh`, same order).
@@ -312,6 +332,16 @@ impl fmt::Display for Stats {
                 self.remote_steals
             )?;
         }
+        if let Some(s) = &self.spread {
+            writeln!(
+                f,
+                "spread      the host ran the first {} levels ({} tasks, {:.2} ms) and dealt the next, {} tasks, to the GPUs",
+                s.levels,
+                s.tasks,
+                ms(s.time),
+                s.dealt
+            )?;
+        }
         if self.generations > 0 {
             writeln!(f, "generations {} launches (static scheduler)", self.generations)?;
         } else {
@@ -352,6 +382,13 @@ impl fmt::Display for Stats {
         }
         if let Some(profile) = &self.profile {
             write!(f, "\n{profile}")?;
+        }
+        if self.per_gpu_profile.len() > 1 {
+            for (gpu, profile) in self.per_gpu_profile.iter().enumerate() {
+                // "profile     ..." becomes "  gpu 0     ...": the same line, for one GPU.
+                let line = profile.to_string();
+                write!(f, "\n  gpu {gpu:<6}{}", line.strip_prefix("profile").unwrap_or(&line).trim_start())?;
+            }
         }
         Ok(())
     }

@@ -20,7 +20,7 @@
 mod bands;
 mod children;
 pub(crate) mod limits;
-mod panics;
+pub(crate) mod panics;
 mod park;
 mod tree;
 mod workers;

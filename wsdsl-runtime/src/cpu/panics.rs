@@ -68,6 +68,18 @@ pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
     })
 }
 
+/// `catch` on a thread that is not a pool thread, its panics recorded as a pool thread's
+/// (not printed): the host's run of a multi-GPU run's first levels (`gpu/spread.rs`),
+/// which gives up on a panic and leaves the tasks to the GPUs, whose fault report names it.
+pub(crate) fn catch_as_handler<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
+    install_hook();
+    let was = IN_HANDLER.with(|h| h.replace(true));
+    let result = catch(f);
+    IN_HANDLER.with(|h| h.set(was));
+    caught(); // a stop's record, which `catch` leaves (the pool's threads overwrite theirs)
+    result
+}
+
 /// What the hook recorded of this thread's last panic (`file:line: message`), taken.
 pub(crate) fn caught() -> Option<String> {
     CAUGHT.with(|c| c.borrow_mut().take())

@@ -12,6 +12,7 @@ use super::assemble::{host_kernel_source, host_steal_policy, stable_hash};
 use super::inputs::STATUS_WORDS;
 use super::join::{JoinRecord, JOIN_RECORD_BYTES};
 use super::runner::run_scheduled;
+use super::spread::Roots;
 use super::staging::{item_pieces, PIECE};
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
@@ -429,7 +430,7 @@ pub fn run_emulated<P: Program>(
         broker_queue: Some(emu.queue_capacity),
         frames: Some(emu.frames),
     };
-    run_scheduled::<P, _>(&mut OnHost::new(emu), &config, &sizes, params, buffers, roots)
+    run_scheduled::<P, _>(&mut OnHost::new(emu), &config, &sizes, params, buffers, &Roots::as_given(roots))
 }
 
 /// The host as a run's target: host memory by role standing in for device memory, the host

@@ -24,6 +24,7 @@ mod on_gpu;
 mod persistent;
 mod ready;
 mod runner;
+pub(crate) mod spread;
 mod stack;
 mod staging;
 mod static_run;
@@ -62,7 +63,7 @@ pub(crate) fn run<P: Program>(
     dev: &GpuDevice,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &[P::Task],
+    roots: &spread::Roots<'_, P>,
     opts: &GpuOptions,
 ) -> Result<crate::program::RunResult<P>, Error> {
     // A capacity set on the runtime sizes whichever queues the scheduler has.

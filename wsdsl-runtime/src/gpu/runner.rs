@@ -18,6 +18,7 @@ use super::launch::record_bytes;
 use super::persistent::Deque;
 use super::static_run::Static;
 use super::ready::ready_for_copy_back_while;
+use super::spread::Roots;
 use super::steps::Steps;
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
@@ -92,7 +93,7 @@ pub(crate) fn run_scheduled<P: Program, T: Target>(
     sizes: &Sizes,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &[P::Task],
+    roots: &Roots<'_, P>,
 ) -> Result<RunResult<P>, Error> {
     // A program whose handlers spawn with priorities is built ordered whatever the caller's
     // configuration says (`validate_for` refused those that cannot be).
@@ -107,7 +108,8 @@ pub(crate) fn run_scheduled<P: Program, T: Target>(
     }
 }
 
-/// Runs `roots` of `P` under `scheme` on `target`.
+/// Runs `roots` of `P` under `scheme` on `target`: those the host dealt (`spread.rs`), taken
+/// once the kernel is loaded and the program's inputs are on their way.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     target: &mut T,
@@ -116,7 +118,7 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     sizes: &Sizes,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &[P::Task],
+    roots: &Roots<'_, P>,
 ) -> Result<RunResult<P>, Error> {
     let mut phases = Phases::default();
     let mut steps = Steps::new(P::NAME);
@@ -132,6 +134,8 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     // The program's own data first: queues are sized by the memory left after it.
     let inputs = target.inputs::<P>(params, buffers)?;
     steps.mark("inputs");
+    let roots = roots.dealt()?;
+    steps.mark("the host's first levels");
     // In programs with joins, root `i` sends its value to the host's slot `i`.
     let encode = |first: usize, piece: &mut [u8]| encode_tasks_into::<P>(&roots[first.min(roots.len())..], first, piece);
     let roots_at = target.upload_encoded(ROOTS, roots.len().max(1), P::TASK_BYTES, &encode)?;

@@ -130,6 +130,7 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
     // Cycles per phase, summed over every worker of every GPU (each GPU counts its own).
     if let Some(g) = gpu.profile {
         run.profile.get_or_insert_with(Default::default).add_worker(&g.words());
+        run.per_gpu_profile.push(g);
     }
 }
 
@@ -137,6 +138,7 @@ fn add_stats(run: &mut Stats, gpu: Stats) {
 mod tests {
     use super::*;
     use crate::error::RanOn;
+    use crate::stats::Profile;
     use std::time::Duration;
 
     /// GPU 1's handler loops for ever; GPU 0's watchdog fired only because it waited for GPU 1.
@@ -168,5 +170,20 @@ mod tests {
         assert_eq!(run.per_gpu_run, [Duration::from_millis(57), Duration::from_millis(59)]);
         assert_eq!(run.phases.run, Duration::from_millis(59));
         assert!(run.to_string().contains("tasks per GPU: 90 / 10; kernel ms per GPU: 57.00 / 59.00;"), "{run}");
+    }
+
+    /// A profiled run keeps each GPU's profile beside the run's sum, and prints one line per GPU.
+    #[test]
+    fn each_gpus_profile_is_kept_and_printed() {
+        let mut run = Stats::default();
+        for (exec, search) in [(90u64, 10u64), (60, 40)] {
+            let profile = Profile { total: 100, exec, search, batches: 1, lanes: 1, ..Profile::default() };
+            add_stats(&mut run, Stats { profile: Some(profile), ..Stats::default() });
+        }
+        assert_eq!(run.profile.as_ref().map(|p| (p.total, p.exec, p.search)), Some((200, 150, 50)));
+        assert_eq!(run.per_gpu_profile.iter().map(|p| p.search).collect::<Vec<_>>(), [10, 40]);
+        let text = run.to_string();
+        assert!(text.contains("\n  gpu 0     own queue 0.0%, search 10.0%"), "{text}");
+        assert!(text.contains("\n  gpu 1     own queue 0.0%, search 40.0%"), "{text}");
     }
 }

@@ -21,6 +21,7 @@ use crate::gpu::join::PoolShape;
 use crate::gpu::launch::{read_worker_stats, record_bytes};
 use crate::gpu::on_gpu::OnGpu;
 use crate::gpu::persistent::check_root_room;
+use crate::gpu::spread::Roots;
 use crate::gpu::steps::Steps;
 use crate::gpu::target::Target;
 use crate::gpu::{GpuDevice, GpuOptions, KernelConfig};
@@ -32,14 +33,15 @@ use std::time::Instant;
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
 
-/// Runs `roots` on every GPU of `job`; every process returns the same merged result. `steps`
+/// Runs `roots` (those the host dealt, `gpu/spread.rs`) on every GPU of `job`; every process
+/// returns the same merged result. `steps`
 /// (`WSDSL_TRACE_RUN=1`) says where the host's time went.
 pub(crate) fn run_gpus<P: Program>(
     dev: &GpuDevice,
     job: &Job,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &[P::Task],
+    roots: &Roots<'_, P>,
     opts: &GpuOptions,
     mut steps: Steps,
 ) -> Result<RunResult<P>, Error> {
@@ -56,13 +58,13 @@ pub(crate) fn run_gpus<P: Program>(
     steps.mark("hosts");
 
     // 1. Each GPU compiles and proposes its shape; the run takes the smallest. The proposal
-    //    names the run (program, kernel, parameters, roots), so processes that went apart are
-    //    caught here rather than merged.
+    //    names the run (program, kernel, parameters, roots, the tasks to spread), so processes
+    //    that went apart are caught here rather than merged.
     let source = kernel_source::<P>(&opts.kernel, across_hosts);
     let run_id = {
         let mut param_bytes = vec![0u8; P::PARAMS_BYTES.max(1)];
         P::encode_params(params, &mut param_bytes);
-        stable_hash_bytes(&[P::NAME.as_bytes(), source.as_bytes(), &param_bytes, &encode_tasks::<P>(roots)])
+        stable_hash_bytes(&[P::NAME.as_bytes(), source.as_bytes(), &param_bytes, &encode_tasks::<P>(roots.given()), &(roots.want() as u64).to_le_bytes()])
     };
     let mut target = OnGpu::new(dev, opts);
     let prepared = propose::<P>(&mut target, &source, opts, job.gpus, &mut phases)
@@ -85,9 +87,9 @@ pub(crate) fn run_gpus<P: Program>(
         let (id, g, c, f) = (r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?, r.word().map_err(bad)?);
         if id != run_id {
             return Err(bad(format!(
-                "its process makes another run than GPU 0's at this point (another program, kernel, parameters or roots): every process of a multi-GPU run must make the same runs in the same order (this one: `{}` with {} roots)",
+                "its process makes another run than GPU 0's at this point (another program, kernel, parameters, roots or `WSDSL_SPREAD`): every process of a multi-GPU run must make the same runs in the same order (this one: `{}` with {} roots)",
                 P::NAME,
-                roots.len()
+                roots.given().len()
             )));
         }
         grid = grid.min(g);
@@ -95,6 +97,12 @@ pub(crate) fn run_gpus<P: Program>(
         frames = frames.min(f);
     }
     prepared?;
+    // The tasks to deal: the host's first levels, run meanwhile (`gpu/spread.rs`). A handler
+    // looping on the host is this GPU's error, voted on with its inputs (step 2) so that no
+    // GPU waits for it; until then the roots given size what is sized.
+    let dealt = roots.dealt();
+    let roots = dealt.as_ref().map_or(roots.given(), |r| *r);
+    steps.mark("the host's first levels");
     let (grid, capacity) = (grid as u32, capacity as u32);
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
     check_root_room(roots.len(), job.gpus, workers, capacity as u64)?;
@@ -103,7 +111,7 @@ pub(crate) fn run_gpus<P: Program>(
 
     // 2. This GPU's share, its result as bytes (errors included), and everyone's merged.
     let share = Share { grid, capacity, layout: &layout, hosts: &hosts };
-    let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, roots, opts, phases, &mut steps)?.map_err(PeError::from);
+    let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, dealt, opts, phases, &mut steps)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     steps.mark("results gathered");
     let decoded = results
@@ -216,9 +224,10 @@ fn vote(job: &Job, mine: &Result<(), Error>) -> Result<Result<(), Error>, Error>
     Ok(Ok(()))
 }
 
-/// This GPU's share of `roots` (`roots_of`). The outer error means the job itself broke (a
-/// process stopped answering); the inner result is this GPU's run, which every GPU then
-/// learns.
+/// This GPU's share of `roots` (`roots_of`): the tasks the host dealt, or why it could not
+/// (a handler looping on the host), voted on with this GPU's inputs. The outer error means the
+/// job itself broke (a process stopped answering); the inner result is this GPU's run, which
+/// every GPU then learns.
 #[allow(clippy::too_many_arguments)]
 fn run_share<P: Program>(
     target: &mut OnGpu<'_>,
@@ -227,7 +236,7 @@ fn run_share<P: Program>(
     share: &Share<'_>,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &[P::Task],
+    roots: Result<&[P::Task], Error>,
     opts: &GpuOptions,
     mut phases: Phases,
     steps: &mut Steps,
@@ -237,7 +246,7 @@ fn run_share<P: Program>(
 
     // 2. This GPU's own memory and inputs, as a one-GPU run's (no progress words: nobody
     //    watches a multi-GPU run); every GPU learns whether all of them have theirs.
-    let local = prepare_share::<P, _>(target, &opts.kernel, share.grid, params, buffers, roots, (job.rank, job.gpus), false);
+    let local = roots.and_then(|roots| prepare_share::<P, _>(target, &opts.kernel, share.grid, params, buffers, roots, (job.rank, job.gpus), false));
     let ready = local.as_ref().map(|_| ()).map_err(Error::copied);
     if let Err(e) = vote(job, &ready)? {
         return Ok(Err(local.err().unwrap_or(e)));
