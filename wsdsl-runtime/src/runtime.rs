@@ -274,14 +274,14 @@ impl Runtime {
     }
 
     /// Before a run on the GPU, the host runs the task tree's first levels, breadth first,
-    /// until there are `tasks_per_gpu` tasks for every GPU, and deals those instead of the
-    /// roots, so that every GPU starts with subtrees of its own (`gpu/spread.rs`).
+    /// toward `tasks_per_gpu` tasks for every GPU (it stops at the first level holding more
+    /// than half of them, or that is no wider than the one before), and deals those instead
+    /// of the roots, so that every GPU starts with subtrees of its own (`gpu/spread.rs`).
     /// Programs of the deque scheduler, without an order or buffers, whose tasks hand nothing
     /// back (no complete handlers or values) and record no jobs; others run from their roots.
     /// A handler still running on the host at the watchdog limit is the run's
-    /// `Error::Watchdog`. Default:
-    /// `DEFAULT_SPREAD`; 0 deals the roots as they are. The host's tasks and counters are the
-    /// run's (`Stats::spread`).
+    /// `Error::Watchdog`. Default: `DEFAULT_SPREAD`; 0 deals the roots as they are. The
+    /// host's tasks and counters are the run's (`Stats::spread`).
     pub fn spread(mut self, tasks_per_gpu: u32) -> Self {
         self.spread = Some(tasks_per_gpu);
         self

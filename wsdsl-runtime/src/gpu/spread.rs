@@ -55,7 +55,9 @@ pub(crate) struct Spread<P: Program> {
 /// values, tasks that are not cooperative (a worker's threads together), and a build that can
 /// catch a handler's panic. The buffers (none) are checked by `no_buffers`.
 pub(crate) fn can_spread<P: Program>(config: &KernelConfig) -> bool {
-    config.scheduler == Scheduler::Deque && config.order == Order::None && !config.cooperative && P::JOIN.is_none() && cfg!(panic = "unwind")
+    // A program whose handlers spawn with priorities runs ordered whatever `config` says.
+    let ordered = config.with_order_of::<P>().order != Order::None;
+    config.scheduler == Scheduler::Deque && !ordered && !config.cooperative && P::JOIN.is_none() && cfg!(panic = "unwind")
 }
 
 /// `P`'s buffers, for a thread that may outlive the run, if `P` has none.
