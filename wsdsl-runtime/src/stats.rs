@@ -111,16 +111,16 @@ pub struct Stats {
     pub phases: Phases,
     /// Ordered runs (`order = priority`): how the bands were visited.
     pub bands: Option<BandStats>,
-    /// The first levels the host ran to deal every GPU subtrees of its own (runs on several
-    /// GPUs, `gpu/spread.rs`); `None` when it ran none. Their tasks are in `tasks`,
-    /// not in `per_gpu_tasks`.
+    /// The first levels the host ran to deal every GPU subtrees of its own (GPU runs,
+    /// `gpu/spread.rs`); `None` when it kept none. Their tasks are in `tasks`, not in
+    /// `per_gpu_tasks`.
     pub spread: Option<SpreadStats>,
     /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
     /// `Runtime::profile`); `None` otherwise.
     pub profile: Option<Profile>,
 }
 
-/// What the host ran before a run on several GPUs, to deal each GPU subtrees of its own.
+/// What the host ran before a GPU run, to deal each GPU subtrees of its own.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SpreadStats {
     /// Tasks the host ran (spawn handlers), level by level from the roots.

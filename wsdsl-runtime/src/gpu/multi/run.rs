@@ -34,8 +34,8 @@ use std::time::Instant;
 const DEFAULT_CAPACITY: u32 = 4096;
 
 /// Runs `roots` (those the host dealt, `gpu/spread.rs`) on every GPU of `job`; every process
-/// returns the same merged result. `steps`
-/// (`WSDSL_TRACE_RUN=1`) says where the host's time went.
+/// returns the same merged result. `steps` (`WSDSL_TRACE_RUN=1`) says where the host's time
+/// went.
 pub(crate) fn run_gpus<P: Program>(
     dev: &GpuDevice,
     job: &Job,
