@@ -173,13 +173,14 @@ pub(crate) fn run_spread<P: Program>(
     };
     let (send, coming) = mpsc::channel();
     let (owned, params) = (roots.to_vec(), *params);
+    // The stack of the CPU backend's threads (handlers may recurse deeply); address space only.
     let started = std::thread::Builder::new()
         .name("wsdsl-spread".into())
+        .stack_size(64 << 20)
         .spawn(move || send.send(spread::<P>(&owned, &params, buffers, want)));
-    if started.is_err() {
-        return run(&Roots::as_given(roots)); // no thread to spare: the roots as they are
-    }
-    let roots_of_run = Roots { given: roots, want, limit, coming: Mutex::new(Some(coming)), spread: OnceLock::new() };
+    // No thread to spare: the roots as they are (`want` kept: it names the run in every process).
+    let coming = Mutex::new(started.ok().map(|_| coming));
+    let roots_of_run = Roots { given: roots, want, limit, coming, spread: OnceLock::new() };
     let (mut counters, values, mut stats) = run(&roots_of_run)?;
     let Some(Ok(Some(spread))) = roots_of_run.spread.into_inner() else { return Ok((counters, values, stats)) };
     counters.merge(&spread.counters);

@@ -99,8 +99,12 @@ pub(crate) fn run_gpus<P: Program>(
     prepared?;
     // The tasks to deal: the host's first levels, run meanwhile (`gpu/spread.rs`). A handler
     // looping on the host is this GPU's error, voted on with its inputs (step 2) so that no
-    // GPU waits for it; until then the roots given size what is sized.
-    let dealt = roots.dealt();
+    // GPU waits for it; until then the roots given size what is sized. Across hosts, the
+    // roots as given: each process's levels come from its own host's maths library (UTS's
+    // `ln`, `sin`), which may round differently on another machine, and processes that dealt
+    // different tasks would run some twice and others never. (Comparing the frontiers' hashes
+    // in the vote would allow it: not built yet.)
+    let dealt = if across_hosts { Ok(roots.given()) } else { roots.dealt() };
     let roots = dealt.as_ref().map_or(roots.given(), |r| *r);
     steps.mark("the host's first levels");
     let (grid, capacity) = (grid as u32, capacity as u32);
