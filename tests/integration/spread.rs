@@ -4,6 +4,7 @@
 //! and what cannot spread (complete handlers and values, a handler that panics on the host)
 //! runs from its roots as before.
 
+use crate::kernels::chain;
 use crate::kernels::fib;
 use crate::kernels::nqueens;
 use wsdsl::prelude::*;
@@ -48,7 +49,7 @@ fn spread_zero_deals_the_roots_as_they_are() {
 #[test]
 fn a_tree_that_does_not_widen_is_not_run_on_the_host() {
     // A chain: each level holds one task, so the host keeps none of them.
-    let out = emulated(2).run::<chain::Kernel>(chain::Params { length: 5_000 }, [chain::Link { at: 0 }]).unwrap();
+    let out = emulated(2).run::<chain::chain::Kernel>(chain::chain::Params { length: 5_000 }, [chain::chain::Link { left: 5_000 }]).unwrap();
     assert_eq!(out.counters.links.get(), 5_000);
     assert_eq!(out.stats.spread, None);
     assert_eq!(out.stats.per_gpu_tasks.iter().sum::<u64>(), 5_000, "every link ran on a GPU");
@@ -94,34 +95,6 @@ fn a_handler_that_panics_on_the_host_is_reported_by_the_gpu_that_runs_it() {
     // from the GPU.
     let err = emulated(2).run::<faults::Kernel>(faults::Params { depth: 15, bad_tree: 1, bad_level: 13 }, roots).unwrap_err();
     assert!(matches!(err, Error::OnGpu { .. }) && err.to_string().contains("tree 1 is bad at level 13"), "{err}");
-}
-
-#[megakernel]
-pub mod chain {
-    use wsdsl::prelude::*;
-
-    #[params]
-    pub struct Params {
-        pub length: u32,
-    }
-
-    #[counters]
-    pub struct Counters {
-        pub links: Sum<u64>,
-    }
-
-    #[task]
-    pub struct Link {
-        pub at: u32,
-    }
-
-    #[spawn]
-    fn visit(l: &Link, ctx: &mut Ctx) {
-        ctx.counters.links.add(1);
-        if l.at + 1 < ctx.params.length {
-            ctx.spawn(Link { at: l.at + 1 });
-        }
-    }
 }
 
 #[megakernel]

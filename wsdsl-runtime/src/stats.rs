@@ -272,10 +272,18 @@ impl Profile {
 
 impl fmt::Display for Profile {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "profile     ")?;
+        self.write_shares(f)
+    }
+}
+
+impl Profile {
+    /// The profile line after its label (`Display`, and each GPU's line in `Stats`).
+    fn write_shares(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [own, search, idle, batches, publish, tasks, cycles, join, frames] = self.summary();
         write!(
             f,
-            "profile     own queue {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
+            "own queue {own:.1}%, search {search:.1}%, idle {idle:.1}%, batches {batches:.1}%, publish {publish:.1}% of worker time; \
              {tasks:.1} tasks/batch, {cycles:.0} cycles/batch; lanes in joins {join:.0} and frame pool {frames:.0} cycles/batch"
         )?;
         if self.robs > 0 {
@@ -385,9 +393,8 @@ impl fmt::Display for Stats {
         }
         if self.per_gpu_profile.len() > 1 {
             for (gpu, profile) in self.per_gpu_profile.iter().enumerate() {
-                // "profile     ..." becomes "  gpu 0     ...": the same line, for one GPU.
-                let line = profile.to_string();
-                write!(f, "\n  gpu {gpu:<6}{}", line.strip_prefix("profile").unwrap_or(&line).trim_start())?;
+                write!(f, "\n  gpu {gpu:<6}")?;
+                profile.write_shares(f)?;
             }
         }
         Ok(())

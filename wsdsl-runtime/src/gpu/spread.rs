@@ -44,17 +44,17 @@ use std::time::{Duration, Instant};
 const LEVEL_TASKS: usize = 1 << 16;
 
 /// What the host did: the tasks the GPUs start with, and what the handlers it ran counted.
-pub(crate) struct Spread<P: Program> {
-    pub roots: Vec<P::Task>,
-    pub counters: P::Counters,
-    pub stats: SpreadStats,
+struct Spread<P: Program> {
+    roots: Vec<P::Task>,
+    counters: P::Counters,
+    stats: SpreadStats,
 }
 
 /// Whether `P`'s first levels can run on the host and be dealt (module comment): the deque
 /// scheduler without an order (ordered runs keep bands the host does not), no join frames or
 /// values, tasks that are not cooperative (a worker's threads together), and a build that can
 /// catch a handler's panic. The buffers (none) are checked by `no_buffers`.
-pub(crate) fn can_spread<P: Program>(config: &KernelConfig) -> bool {
+fn can_spread<P: Program>(config: &KernelConfig) -> bool {
     // A program whose handlers spawn with priorities runs ordered whatever `config` says.
     let ordered = config.with_order_of::<P>().order != Order::None;
     config.scheduler == Scheduler::Deque && !ordered && !config.cooperative && P::JOIN.is_none() && cfg!(panic = "unwind")
@@ -66,7 +66,7 @@ fn no_buffers<P: Program>() -> Option<&'static P::Buffers> {
 }
 
 /// Runs levels of the tree from `roots` toward `want` tasks (module comment).
-pub(crate) fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffers, want: usize) -> Spread<P> {
+fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffers, want: usize) -> Spread<P> {
     let start = Instant::now();
     let mut level = roots.to_vec();
     let mut counters = P::Counters::default();
