@@ -2,7 +2,8 @@
 //! on emulated GPUs: the answer stays exact with the host's tasks and counters in the run's,
 //! every GPU starts with tasks of its own, the spreading stops where the tree does not widen,
 //! and what cannot spread (complete handlers and values, a handler that panics on the host)
-//! runs from its roots as before.
+//! runs from its roots as before. A tree whose levels stop widening at a few hundred tasks or
+//! more is judged narrow and runs on GPU 0 alone (`gpu/multi/alone.rs`), exactly.
 
 use crate::kernels::chain;
 use crate::kernels::fib;
@@ -35,7 +36,30 @@ fn one_root_is_spread_over_every_gpu_and_the_count_stays_exact() {
             assert!(out.stats.per_gpu_tasks.iter().all(|&t| t > 0), "{gpus} GPUs: a GPU without tasks of its own: {}", out.stats);
         }
         assert!(out.stats.to_string().contains("spread      the host ran the first"), "{}", out.stats);
+        assert!(!out.stats.alone, "{gpus} GPUs: a tree that widens is not judged narrow: {}", out.stats);
     }
+}
+
+#[test]
+fn a_tree_that_stays_narrow_runs_on_gpu_0_alone() {
+    // 1,000 chains of 300 tasks: every level after the first holds 1,000 tasks.
+    let params = ribbons::Params { width: 1_000, length: 300 };
+    let nodes = 1 + 1_000 * 300;
+    for gpus in [2, 3] {
+        let out = emulated(gpus).run::<ribbons::Kernel>(params, [ribbons::Node { level: 0 }]).unwrap();
+        assert_eq!(out.counters.nodes.get(), nodes, "{gpus} GPUs");
+        assert!(out.stats.alone, "{gpus} GPUs: not judged narrow: {}", out.stats);
+        let idle = vec![0; gpus as usize - 1];
+        assert_eq!(out.stats.per_gpu_tasks[1..], idle[..], "{gpus} GPUs: only GPU 0 ran tasks: {}", out.stats);
+        assert!(out.stats.to_string().contains("alone       GPU 0 ran it alone"), "{}", out.stats);
+        // Asked not to, every GPU runs it.
+        let out = emulated(gpus).alone_when_narrow(false).run::<ribbons::Kernel>(params, [ribbons::Node { level: 0 }]).unwrap();
+        assert_eq!(out.counters.nodes.get(), nodes, "{gpus} GPUs, every GPU");
+        assert!(!out.stats.alone && out.stats.per_gpu_tasks.iter().all(|&t| t > 0), "{gpus} GPUs: {}", out.stats);
+    }
+    // On one GPU there is nothing to judge.
+    let out = emulated(1).run::<ribbons::Kernel>(params, [ribbons::Node { level: 0 }]).unwrap();
+    assert_eq!((out.counters.nodes.get(), out.stats.alone), (nodes, false));
 }
 
 #[test]
@@ -53,6 +77,8 @@ fn a_tree_that_does_not_widen_is_not_run_on_the_host() {
     assert_eq!(out.counters.links.get(), 5_000);
     assert_eq!(out.stats.spread, None);
     assert_eq!(out.stats.per_gpu_tasks.iter().sum::<u64>(), 5_000, "every link ran on a GPU");
+    // One task a level says nothing of the tree's width (`NARROW_MIN_WIDTH`): not judged.
+    assert!(!out.stats.alone, "{}", out.stats);
 }
 
 #[test]
@@ -185,5 +211,39 @@ pub mod slow {
             x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         }
         ctx.counters.mixed.add(x >> 60);
+    }
+}
+
+#[megakernel]
+pub mod ribbons {
+    use wsdsl::prelude::*;
+
+    #[params]
+    pub struct Params {
+        pub width: u32,
+        pub length: u32,
+    }
+
+    #[counters]
+    pub struct Counters {
+        pub nodes: Sum<u64>,
+    }
+
+    #[task]
+    pub struct Node {
+        pub level: u32,
+    }
+
+    /// The root spawns `width` chains of `length` tasks.
+    #[spawn]
+    fn visit(n: &Node, ctx: &mut Ctx) {
+        ctx.counters.nodes.add(1);
+        if n.level == 0 {
+            for _ in 0..ctx.params.width {
+                ctx.spawn(Node { level: 1 });
+            }
+        } else if n.level < ctx.params.length {
+            ctx.spawn(Node { level: n.level + 1 });
+        }
     }
 }

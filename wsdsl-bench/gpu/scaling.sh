@@ -19,7 +19,8 @@
 # --examples`, then copy them there). Settings: OUT (default scaling-out), REPEAT (runs per
 # cell, default 3), GPUS, HOSTS (default none), VICTIMS (default random), WORKLOADS (nq18
 # t1xl fib42 t3l dlb; default all), VARIANTS (name|WSDSL_DEFINES pairs, `;`-separated),
-# BACKEND (default gpu; cpu tries the plumbing without a GPU).
+# BACKEND (default gpu; cpu tries the plumbing without a GPU), RUN_TIMEOUT (seconds a run may
+# take before it is killed and its cell says ERROR, its output kept; default none).
 set -uo pipefail
 # shellcheck source=common.sh
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -67,7 +68,7 @@ run_one() {
     local one
     one=$(mktemp)
     # shellcheck disable=SC2046 # the command is a list of words on purpose
-    env "${env[@]}" $(command_of "$work" "$gpus") --backend "${BACKEND:-gpu}" > "$one" 2>&1
+    timeout "${RUN_TIMEOUT:-0}" env "${env[@]}" $(command_of "$work" "$gpus") --backend "${BACKEND:-gpu}" > "$one" 2>&1
     local rc=$? ms
     ms=$(kernel_ms "$one" | tail -1)
     if grep -q '^FAIL' "$one"; then echo FAIL

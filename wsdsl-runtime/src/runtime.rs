@@ -94,6 +94,9 @@ pub struct Runtime {
     /// Tasks per GPU the host deals before a run (`gpu/spread.rs`); `None`: the default,
     /// `DEFAULT_SPREAD`.
     spread: Option<u32>,
+    /// Whether a run on several GPUs whose tree the host judges narrow goes to GPU 0 alone
+    /// (`gpu/spread.rs`).
+    alone_when_narrow: bool,
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
     job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
@@ -138,6 +141,7 @@ impl Runtime {
             gpus: GpuCount::Some(1),
             cpu_task_limit: crate::cpu::DEFAULT_TASK_LIMIT,
             spread: None,
+            alone_when_narrow: true,
             device: OnceLock::new(),
             job: std::sync::Mutex::new(None),
             cpu_pool: Mutex::new(None),
@@ -147,6 +151,7 @@ impl Runtime {
     /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
     /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
     /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]), `WSDSL_SPREAD` ([`Runtime::spread`]),
+    /// `WSDSL_ALONE_WHEN_NARROW` (0 = [`Runtime::alone_when_narrow`]`(false)`),
     /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
     /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_BAND_LOOKAHEAD` ([`Runtime::band_lookahead`]),
     /// `WSDSL_PROGRESS` (0 = no progress line),
@@ -175,6 +180,9 @@ impl Runtime {
         }
         if let Some(n) = s::SPREAD.from_env()? {
             rt = rt.spread(n as u32);
+        }
+        if let Some(a) = s::ALONE_WHEN_NARROW.from_env()? {
+            rt = rt.alone_when_narrow(a != 0);
         }
         if let Some(g) = s::gpus_from_env()? {
             // `all` is counted at the first run on the GPU: a CPU run never asks the driver.
@@ -290,6 +298,22 @@ impl Runtime {
     /// Tasks the host deals before a run on `gpus` GPUs (`spread`).
     fn spread_want(&self, gpus: u32) -> usize {
         self.spread.unwrap_or(DEFAULT_SPREAD) as usize * gpus as usize
+    }
+
+    /// Whether a run on several GPUs may go to GPU 0 alone when, spreading, the host judges
+    /// its tree narrow: its first levels stop widening at a few hundred to a few thousand
+    /// tasks, as UTS T3L's do, where a second GPU cannot shorten the run's critical path and
+    /// its kernel only slows it (`gpu/spread.rs`; `Stats::alone` says when it happened).
+    /// Default `true`; `false` keeps every run on all its GPUs (a tree narrow at the top and
+    /// wide further down, which the judgement would put on one GPU).
+    pub fn alone_when_narrow(mut self, alone: bool) -> Self {
+        self.alone_when_narrow = alone;
+        self
+    }
+
+    /// Whether the host judges the tree's narrowness before a run on `gpus` GPUs.
+    fn judge_narrow(&self, gpus: u32) -> bool {
+        gpus > 1 && self.alone_when_narrow
     }
 
     /// Slots per GPU worker deque (default: up to 32768, from free device memory).
@@ -554,11 +578,11 @@ impl Runtime {
                     steps.mark("the kernel compiled meanwhile");
                 }
                 let job = job.as_ref().expect("started above");
-                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(gpus), self.watchdog, |roots| {
+                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(gpus), self.judge_narrow(gpus), self.watchdog, |roots| {
                     crate::gpu::multi::run::run_gpus::<P>(dev, job, &params, buffers, roots, &opts, steps)
                 })?
             } else {
-                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(1), self.watchdog, |roots| {
+                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(1), false, self.watchdog, |roots| {
                     crate::gpu::run::<P>(dev, &params, buffers, roots, &opts)
                 })?
             };
@@ -603,9 +627,14 @@ impl Runtime {
             GpuCount::Some(n) => n,
             GpuCount::All => 1,
         };
-        let (counters, values, mut stats) = run_spread::<P>(roots, params, &config, self.spread_want(gpus), emu.watchdog, |roots| {
+        let (counters, values, mut stats) = run_spread::<P>(roots, params, &config, self.spread_want(gpus), self.judge_narrow(gpus), emu.watchdog, |roots| {
             if gpus > 1 {
-                crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, roots.dealt()?, &config, &emu, gpus)
+                let dealt = roots.dealt()?;
+                if roots.narrow() {
+                    // Judged narrow: emulated GPU 0 alone, as a GPU run would (`gpu/multi/alone.rs`).
+                    return crate::gpu::multi::emulate::run_emulated_alone::<P>(params, buffers, dealt, &config, &emu, gpus);
+                }
+                crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, dealt, &config, &emu, gpus)
             } else {
                 crate::gpu::emulate::run_emulated::<P>(params, buffers, roots.dealt()?, &config, &emu)
             }

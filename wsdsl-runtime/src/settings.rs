@@ -105,6 +105,14 @@ pub(crate) const SPREAD: Whole = Whole {
     max: 1 << 16,
     step: 1,
 };
+pub(crate) const ALONE_WHEN_NARROW: Whole = Whole {
+    var: "WSDSL_ALONE_WHEN_NARROW",
+    method: "Runtime::alone_when_narrow",
+    what: "whether a run on several GPUs whose tree the host judges narrow goes to GPU 0 alone (1) or stays on all its GPUs (0)",
+    min: 0,
+    max: 1,
+    step: 1,
+};
 pub(crate) const PROGRESS: Whole =
     Whole { var: "WSDSL_PROGRESS", method: "Runtime::progress_line", what: "the progress line (1) or none (0)", min: 0, max: 1, step: 1 };
 pub(crate) const MIN_BLOCKS: Whole = Whole {

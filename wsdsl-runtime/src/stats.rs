@@ -115,6 +115,9 @@ pub struct Stats {
     /// `gpu/spread.rs`); `None` when it kept none. Their tasks are in `tasks`, not in
     /// `per_gpu_tasks`.
     pub spread: Option<SpreadStats>,
+    /// A run on several GPUs that GPU 0 ran alone, with the one-GPU kernel: spreading, the
+    /// host judged its tree narrow (`Runtime::alone_when_narrow`, `gpu/spread.rs`).
+    pub alone: bool,
     /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
     /// `Runtime::profile`); `None` otherwise.
     pub profile: Option<Profile>,
@@ -348,6 +351,12 @@ impl fmt::Display for Stats {
                 s.tasks,
                 ms(s.time),
                 s.dealt
+            )?;
+        }
+        if self.alone {
+            writeln!(
+                f,
+                "alone       GPU 0 ran it alone, with the one-GPU kernel: the host judged the tree narrow (Runtime::alone_when_narrow)"
             )?;
         }
         if self.generations > 0 {

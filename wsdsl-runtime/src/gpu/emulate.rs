@@ -420,6 +420,18 @@ pub fn run_emulated<P: Program>(
     config: &KernelConfig,
     emu: &Emulation,
 ) -> Result<RunResult<P>, Error> {
+    let (slots, values, stats) = run_emulated_raw::<P>(params, buffers, roots, config, emu)?;
+    Ok((<P::Counters as crate::program::CounterSet>::from_slots(&slots), values, stats))
+}
+
+/// `run_emulated`, the counters left as slots.
+pub(crate) fn run_emulated_raw<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    config: &KernelConfig,
+    emu: &Emulation,
+) -> Result<super::runner::RawResult<P>, Error> {
     let config = KernelConfig { block_threads: emu.block_threads, ..*config };
     config.validate_for::<P>().map_err(Error::InvalidConfig)?;
     check_task_size::<P>()?;

@@ -66,6 +66,18 @@ pub(crate) fn run<P: Program>(
     roots: &spread::Roots<'_, P>,
     opts: &GpuOptions,
 ) -> Result<crate::program::RunResult<P>, Error> {
+    let (slots, values, stats) = run_raw::<P>(dev, params, buffers, roots, opts)?;
+    Ok((<P::Counters as crate::program::CounterSet>::from_slots(&slots), values, stats))
+}
+
+/// `run`, the counters left as the device's slots.
+pub(crate) fn run_raw<P: Program>(
+    dev: &GpuDevice,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &spread::Roots<'_, P>,
+    opts: &GpuOptions,
+) -> Result<runner::RawResult<P>, Error> {
     // A capacity set on the runtime sizes whichever queues the scheduler has.
     let sizes = Sizes { deque: opts.capacity, task_array: opts.capacity, broker_queue: opts.capacity, frames: opts.frames };
     runner::run_scheduled::<P, _>(&mut OnGpu::new(dev, opts), &opts.kernel, &sizes, params, buffers, roots)

@@ -23,7 +23,7 @@ use super::steps::Steps;
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
 use crate::error::Error;
-use crate::program::{CounterSet, Program, RunResult};
+use crate::program::Program;
 use crate::schedule::{KernelConfig, Order, Scheduler};
 use crate::stats::{Phases, Stats};
 use std::time::{Duration, Instant};
@@ -86,7 +86,12 @@ pub(crate) trait Scheme {
     fn stats<T: Target>(&self, target: &mut T, run: &Run, phases: Phases) -> Result<Stats, Error>;
 }
 
-/// Runs `roots` of `P` on `target` under the scheduler `config` names.
+/// A run's result with its counters still the device's slots: what a multi-GPU run's GPU 0,
+/// running alone, sends the other processes (`gpu/multi/alone.rs`).
+pub(crate) type RawResult<P> = (Vec<u64>, Vec<<P as Program>::Value>, Stats);
+
+/// Runs `roots` of `P` on `target` under the scheduler `config` names; the counters come back
+/// as the device's slots.
 pub(crate) fn run_scheduled<P: Program, T: Target>(
     target: &mut T,
     config: &KernelConfig,
@@ -94,7 +99,7 @@ pub(crate) fn run_scheduled<P: Program, T: Target>(
     params: &P::Params,
     buffers: &P::Buffers,
     roots: &Roots<'_, P>,
-) -> Result<RunResult<P>, Error> {
+) -> Result<RawResult<P>, Error> {
     // A program whose handlers spawn with priorities is built ordered whatever the caller's
     // configuration says (`validate_for` refused those that cannot be).
     let config = &config.with_order_of::<P>();
@@ -119,7 +124,7 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     params: &P::Params,
     buffers: &P::Buffers,
     roots: &Roots<'_, P>,
-) -> Result<RunResult<P>, Error> {
+) -> Result<RawResult<P>, Error> {
     let mut phases = Phases::default();
     let mut steps = Steps::new(P::NAME);
     let prelude = scheme.prelude::<P, T>(target, config, sizes)?;
@@ -170,7 +175,7 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     let reading = Instant::now();
     status_result::<P>(&target.status()?, |arg| scheme.queue(arg, T::WORKER, P::NAME))?;
     steps.mark("status");
-    let counters = <P::Counters as CounterSet>::from_slots(&target.read_back::<P>(buffers)?);
+    let counters = target.read_back::<P>(buffers)?;
     steps.mark("counters, buffers");
     let mut stats = scheme.stats(target, &run, phases)?;
     steps.mark("statistics");

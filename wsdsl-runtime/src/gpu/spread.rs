@@ -29,6 +29,20 @@
 //! Deterministic, since every process of a multi-GPU run spreads for itself and must deal the
 //! same frontier: the host runs a level only while it holds at most half the tasks wanted (the
 //! next is expected to reach them), never on a clock.
+//!
+//! A level that does not widen says more on several GPUs: the tree may be one whose
+//! parallelism stays scarce, like UTS T3L (about 2,000 tasks a level for 17,844 levels, fewer
+//! than one GPU's threads), which a second GPU cannot speed up (its critical path is the run)
+//! and only slows down: the multi-GPU kernel's own code costs it 2% on one GPU, and the second
+//! GPU's probes another 1% (BENCHMARKS.md). So there the host looks further
+//! (`stays_narrow`): it runs the next `NARROW_LEVELS` levels too, and throws them away. If
+//! none of them reaches the tasks wanted nor grows a quarter past the last level kept, the
+//! tree is judged narrow and the run goes to GPU 0 alone, with the one-GPU kernel, once every
+//! process agrees (`gpu/multi/run.rs`). That look is bounded by a clock (`NARROW_TIME`): a
+//! level of long tasks is not judged narrow, and since a clock is not deterministic, the
+//! processes vote. A tree narrow at the top and wide further down would run on one GPU: the
+//! judgement is a bet on the first levels, and `Runtime::alone_when_narrow(false)` (or
+//! `WSDSL_ALONE_WHEN_NARROW=0`) keeps every run on all its GPUs.
 
 use crate::cpu::panics;
 use crate::error::{Error, RanOn};
@@ -37,17 +51,31 @@ use crate::schedule::{KernelConfig, Order, Scheduler};
 use crate::spawned::Spawned;
 use crate::stats::SpreadStats;
 use crate::value::TaskValue;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Tasks one level may spawn on the host (a level that spawns more is not kept).
 const LEVEL_TASKS: usize = 1 << 16;
 
-/// What the host did: the tasks the GPUs start with, and what the handlers it ran counted.
+/// Levels the host runs past one that did not widen, to judge whether the tree stays narrow.
+const NARROW_LEVELS: usize = 4;
+
+/// Levels narrower than this say nothing of the tree (a few set-up tasks in a chain, say):
+/// they are never judged narrow.
+const NARROW_MIN_WIDTH: usize = 256;
+
+/// How long the host may look past a level that did not widen (T3L's four levels, about
+/// 8,000 tasks, take 2-3 ms here); longer, the tree is not judged narrow.
+const NARROW_TIME: Duration = Duration::from_millis(20);
+
+/// What the host did: the tasks the GPUs start with, what the handlers it ran counted, and
+/// whether it judged the tree narrow (module comment).
 struct Spread<P: Program> {
     roots: Vec<P::Task>,
     counters: P::Counters,
     stats: SpreadStats,
+    narrow: bool,
 }
 
 /// Whether `P`'s first levels can run on the host and be dealt (module comment): the deque
@@ -65,14 +93,22 @@ fn no_buffers<P: Program>() -> Option<&'static P::Buffers> {
     (&() as &'static dyn std::any::Any).downcast_ref::<P::Buffers>()
 }
 
-/// Runs levels of the tree from `roots` toward `want` tasks (module comment).
-fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffers, want: usize) -> Spread<P> {
+/// Runs levels of the tree from `roots` toward `want` tasks, and on several GPUs (`judge`)
+/// judges whether it stays narrow (module comment).
+fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffers, want: usize, judge: bool) -> Spread<P> {
     let start = Instant::now();
     let mut level = roots.to_vec();
     let mut counters = P::Counters::default();
     let mut stats = SpreadStats::default();
+    let mut narrow = false;
+    let mut judge = judge;
     while !level.is_empty() && level.len() * 2 <= want {
         let Some((next, counted)) = run_level::<P>(&level, params, buffers) else { break };
+        // A level that grew by less than a quarter: on several GPUs, look further (once).
+        if judge && next.len() <= level.len() + level.len() / 4 {
+            narrow = stays_narrow::<P>(&next, level.len(), params, buffers, want);
+            judge = false;
+        }
         if next.len() <= level.len() {
             break; // not wider: the GPUs run this level themselves
         }
@@ -80,10 +116,38 @@ fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffer
         stats.tasks += level.len() as u64;
         stats.levels += 1;
         level = next;
+        if narrow {
+            break;
+        }
     }
     stats.dealt = level.len() as u64;
     stats.time = start.elapsed();
-    Spread { roots: level, counters, stats }
+    Spread { roots: level, counters, stats, narrow }
+}
+
+/// Whether the tree stays narrow below `next` (the children of a level of `width` tasks, at
+/// most a quarter more): `width` is at least `NARROW_MIN_WIDTH`, and the next `NARROW_LEVELS`
+/// levels, run within `NARROW_TIME` and thrown away, each hold fewer than `want` tasks, the
+/// last no more than a quarter past `width`. A tree that ends meanwhile is narrow too.
+fn stays_narrow<P: Program>(next: &[P::Task], width: usize, params: &P::Params, buffers: &P::Buffers, want: usize) -> bool {
+    if width < NARROW_MIN_WIDTH {
+        return false;
+    }
+    let start = Instant::now();
+    let mut level = next.to_vec();
+    for _ in 0..NARROW_LEVELS {
+        if level.is_empty() {
+            return true;
+        }
+        if start.elapsed() > NARROW_TIME {
+            return false;
+        }
+        match run_level::<P>(&level, params, buffers) {
+            Some((next, _)) if next.len() < want => level = next,
+            _ => return false, // too wide, a panic or a job: not judged
+        }
+    }
+    level.len() <= width + width / 4
 }
 
 /// One level's children and counters, or `None` where a handler panicked or recorded a job.
@@ -115,12 +179,15 @@ pub(crate) struct Roots<'a, P: Program> {
     limit: Duration,
     coming: Mutex<Option<mpsc::Receiver<Spread<P>>>>,
     spread: OnceLock<Result<Option<Spread<P>>, ()>>,
+    /// Whether `dealt` handed out the host's frontier: only then are the host's tasks and
+    /// counters the run's (across hosts the spread may arrive only to be judged).
+    handed: AtomicBool,
 }
 
 impl<'a, P: Program> Roots<'a, P> {
     /// Roots dealt as they are.
     pub(crate) fn as_given(given: &'a [P::Task]) -> Self {
-        Roots { given, want: 0, limit: Duration::ZERO, coming: Mutex::new(None), spread: OnceLock::new() }
+        Roots { given, want: 0, limit: Duration::ZERO, coming: Mutex::new(None), spread: OnceLock::new(), handed: AtomicBool::new(false) }
     }
 
     /// The roots the run was asked to start from: what names the run.
@@ -134,6 +201,28 @@ impl<'a, P: Program> Roots<'a, P> {
         self.want
     }
 
+    /// Whether the host judged the tree narrow (module comment); known once `dealt` returned.
+    pub(crate) fn narrow(&self) -> bool {
+        matches!(self.spread.get(), Some(Ok(Some(s))) if s.narrow)
+    }
+
+    /// Across hosts, where the roots are dealt as given: whether the host judged the tree
+    /// narrow, waiting for its levels no longer than `wait` (a host still running them then
+    /// only means no judgement; the processes vote on it, `gpu/multi/alone.rs`).
+    pub(crate) fn narrow_within(&self, wait: Duration) -> bool {
+        if self.spread.get().is_none() {
+            let mut coming = self.coming.lock().unwrap_or_else(|e| e.into_inner());
+            let arrived = match coming.as_ref().map(|rx| rx.recv_timeout(wait)) {
+                Some(Ok(s)) => Ok(Some(s)),
+                Some(Err(mpsc::RecvTimeoutError::Timeout)) => return false,
+                Some(Err(mpsc::RecvTimeoutError::Disconnected)) | None => Ok(None),
+            };
+            coming.take();
+            let _ = self.spread.set(arrived);
+        }
+        self.narrow()
+    }
+
     /// The tasks to deal, once the host has run its levels (waiting for them up to the run's
     /// watchdog limit: longer, a handler is looping on the host, `Error::Watchdog`).
     pub(crate) fn dealt(&self) -> Result<&[P::Task], Error> {
@@ -141,14 +230,18 @@ impl<'a, P: Program> Roots<'a, P> {
             let coming = self.coming.lock().unwrap_or_else(|e| e.into_inner()).take();
             match coming.map(|rx| rx.recv_timeout(self.limit)) {
                 None => Ok(None),
-                Some(Ok(s)) => Ok(Some(s).filter(|s| s.stats.levels > 0)),
+                Some(Ok(s)) => Ok(Some(s)),
                 Some(Err(mpsc::RecvTimeoutError::Timeout)) => Err(()),
                 // The thread ended without sending (it cannot: panics are caught): as given.
                 Some(Err(mpsc::RecvTimeoutError::Disconnected)) => Ok(None),
             }
         });
         match spread {
-            Ok(s) => Ok(s.as_ref().map_or(self.given, |s| &s.roots)),
+            Ok(Some(s)) if s.stats.levels > 0 => {
+                self.handed.store(true, Ordering::Relaxed);
+                Ok(&s.roots)
+            }
+            Ok(_) => Ok(self.given),
             Err(()) => Err(Error::Watchdog { program: P::NAME, on: RanOn::HostBeforeGpu, limit: self.limit, stopped: false }),
         }
     }
@@ -156,7 +249,8 @@ impl<'a, P: Program> Roots<'a, P> {
 
 /// Runs `run` with the run's roots, spread over the GPUs when `P` qualifies and `want` (tasks
 /// over all the GPUs) is more than the roots: the host's levels run on a thread of their own
-/// while `run` sets up, and `run` takes them with `Roots::dealt`, waiting up to `limit`. The
+/// while `run` sets up, and `run` takes them with `Roots::dealt`, waiting up to `limit`, and
+/// the host's judgement with `Roots::narrow` when `judge` (several GPUs) asked for one. The
 /// result is then made the run's from the original roots: the host's counters and tasks
 /// added, one value a root (programs that spread hand none back).
 pub(crate) fn run_spread<P: Program>(
@@ -164,6 +258,7 @@ pub(crate) fn run_spread<P: Program>(
     params: &P::Params,
     config: &KernelConfig,
     want: usize,
+    judge: bool,
     limit: Duration,
     run: impl FnOnce(&Roots<'_, P>) -> Result<RunResult<P>, Error>,
 ) -> Result<RunResult<P>, Error> {
@@ -177,12 +272,13 @@ pub(crate) fn run_spread<P: Program>(
     let started = std::thread::Builder::new()
         .name("wsdsl-spread".into())
         .stack_size(64 << 20)
-        .spawn(move || send.send(spread::<P>(&owned, &params, buffers, want)));
+        .spawn(move || send.send(spread::<P>(&owned, &params, buffers, want, judge)));
     // No thread to spare: the roots as they are (`want` kept: it names the run in every process).
     let coming = Mutex::new(started.ok().map(|_| coming));
-    let roots_of_run = Roots { given: roots, want, limit, coming, spread: OnceLock::new() };
+    let roots_of_run = Roots { given: roots, want, limit, coming, spread: OnceLock::new(), handed: AtomicBool::new(false) };
     let (mut counters, values, mut stats) = run(&roots_of_run)?;
-    let Some(Ok(Some(spread))) = roots_of_run.spread.into_inner() else { return Ok((counters, values, stats)) };
+    let handed = roots_of_run.handed.load(Ordering::Relaxed);
+    let Some(Ok(Some(spread))) = roots_of_run.spread.into_inner().filter(|_| handed) else { return Ok((counters, values, stats)) };
     counters.merge(&spread.counters);
     stats.tasks += spread.stats.tasks;
     stats.spread = Some(spread.stats);

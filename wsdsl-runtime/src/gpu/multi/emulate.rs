@@ -37,6 +37,24 @@ pub fn run_emulated_gpus<P: Program>(
     run_emulated_hosts::<P>(params, buffers, roots, config, emu, 1, gpus)
 }
 
+/// [`run_emulated_gpus`] for a tree the host judged narrow (`gpu/spread.rs`): emulated GPU 0
+/// runs `roots` alone, with the one-GPU kernel, and the others' shares are empty, merged
+/// through the same bytes as a real run's (`alone.rs`).
+pub(crate) fn run_emulated_alone<P: Program>(
+    params: &P::Params,
+    buffers: &P::Buffers,
+    roots: &[P::Task],
+    config: &KernelConfig,
+    emu: &Emulation,
+    gpus: u32,
+) -> Result<RunResult<P>, Error> {
+    check_program::<P>(config, buffers, gpus)?;
+    let gpu0 = super::alone::gpu0_share::<P>(crate::gpu::emulate::run_emulated_raw::<P>(params, buffers, roots, config, emu));
+    let mut results = vec![encode_result(&gpu0)];
+    results.extend((1..gpus).map(|_| encode_result(&super::alone::idle_share::<P>())));
+    super::alone::merged::<P>(&results, roots, || ())
+}
+
 /// [`run_emulated_gpus`] on `hosts` emulated hosts of `gpus_per_host` GPUs each (GPUs
 /// `h * gpus_per_host ..` on host h): a GPU's launch record maps only its own host's heaps,
 /// so every access to another host's GPU takes NVSHMEM's one-sided calls (`cuda/pe.cuh`),

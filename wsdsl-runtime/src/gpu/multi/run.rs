@@ -29,6 +29,12 @@ use crate::program::{Program, RunResult};
 use crate::stats::Phases;
 use std::time::Instant;
 
+/// How long a process of a job across hosts waits for its host's judgement of the tree
+/// (`gpu/spread.rs`): it deals the roots as given, so it waits for nothing else there. The
+/// host's levels and its look past them take milliseconds (UTS T3L's 2-4 ms); in a new
+/// process they are done long before, while NVSHMEM starts.
+const ACROSS_HOSTS_JUDGEMENT: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// Deque slots per worker unless the runtime says otherwise: the deques live in NVSHMEM's
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
@@ -105,8 +111,23 @@ pub(crate) fn run_gpus<P: Program>(
     // different tasks would run some twice and others never. (Comparing the frontiers' hashes
     // in the vote would allow it: not built yet.)
     let dealt = if across_hosts { Ok(roots.given()) } else { roots.dealt() };
-    let roots = dealt.as_ref().map_or(roots.given(), |r| *r);
     steps.mark("the host's first levels");
+    // A tree the host judged narrow goes to GPU 0 alone, when every process judged so
+    // (`alone.rs`): across hosts too, its roots as given, if the host has judged by then.
+    if let Ok(dealt) = dealt {
+        let narrow = if across_hosts { roots.narrow_within(ACROSS_HOSTS_JUDGEMENT) } else { roots.narrow() };
+        if job.gpus > 1 && super::alone::agreed(job, narrow)? {
+            steps.mark("judged narrow: GPU 0 alone");
+            // The multi-GPU kernel's target holds the device's workspace, which the one-GPU
+            // run takes in turn.
+            drop(target);
+            let alone = super::alone::run_alone::<P>(dev, job, params, buffers, dealt, opts);
+            steps.mark("GPU 0 alone");
+            steps.report();
+            return alone;
+        }
+    }
+    let roots = dealt.as_ref().map_or(roots.given(), |r| *r);
     let (grid, capacity) = (grid as u32, capacity as u32);
     let workers = grid * (opts.kernel.block_threads / opts.kernel.worker_threads());
     check_root_room(roots.len(), job.gpus, workers, capacity as u64)?;

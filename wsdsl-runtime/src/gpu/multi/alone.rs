@@ -1,0 +1,69 @@
+//! A run on several GPUs whose tree the host judged narrow (`gpu/spread.rs`): GPU 0 runs it
+//! alone, with the one-GPU kernel, and sends its result to the other processes, which run
+//! nothing; every process then merges the same results, as after any multi-GPU run, so each
+//! returns the same `Output` (`Stats::alone` set, the other GPUs' shares empty).
+//!
+//! Why a whole run: such a tree (UTS T3L) is its critical path, which a second GPU cannot
+//! shorten, and the multi-GPU kernel costs it on every GPU it runs on (BENCHMARKS.md).
+
+use super::merge::{merge, PeError, PeShare};
+use super::process::Job;
+use super::record::{decode_result, encode_result};
+use crate::error::Error;
+use crate::gpu::runner::RawResult;
+use crate::gpu::spread::Roots;
+use crate::gpu::{GpuDevice, GpuOptions};
+use crate::program::{CounterSet, Program, RunResult};
+use crate::stats::Stats;
+
+/// Whether every process judged the tree narrow: only then does GPU 0 run it alone. The
+/// processes of one host judge the same levels, but within a clock (`NARROW_TIME`), so one
+/// may have stopped looking where another did not; then all the GPUs run it.
+pub(super) fn agreed(job: &Job, narrow: bool) -> Result<bool, Error> {
+    let all = job.all_gather(vec![narrow as u8])?;
+    Ok(all.iter().all(|said| said.first() == Some(&1)))
+}
+
+/// Runs `dealt` on GPU 0 alone (this process's GPU when its rank is 0) and returns the run's
+/// merged result in every process.
+pub(super) fn run_alone<P: Program>(
+    dev: &GpuDevice,
+    job: &Job,
+    params: &P::Params,
+    buffers: &P::Buffers,
+    dealt: &[P::Task],
+    opts: &GpuOptions,
+) -> Result<RunResult<P>, Error> {
+    let mine = if job.rank == 0 { gpu0_share::<P>(crate::gpu::run_raw::<P>(dev, params, buffers, &Roots::as_given(dealt), opts)) } else { idle_share::<P>() };
+    let results = job.all_gather(encode_result(&mine))?;
+    merged::<P>(&results, dealt, || job.mark_broken())
+}
+
+/// GPU 0's result as the share it sends.
+pub(super) fn gpu0_share<P: Program>(ran: Result<RawResult<P>, Error>) -> Result<PeShare, PeError> {
+    ran.map(|(counter_slots, _, stats)| PeShare { counter_slots, root_values: Vec::new(), stats }).map_err(PeError::from)
+}
+
+/// What a GPU that ran nothing hands back: counters at their reductions' identities, and no
+/// workers.
+pub(super) fn idle_share<P: Program>() -> Result<PeShare, PeError> {
+    let counter_slots = P::Counters::SLOTS.iter().map(|slot| slot.initial_bits()).collect();
+    Ok(PeShare { counter_slots, root_values: Vec::new(), stats: Stats::default() })
+}
+
+/// The run's result from every GPU's share as sent (`record.rs`); `broken` is called when GPU
+/// 0's kernel would not stop (the job cannot run again).
+pub(super) fn merged<P: Program>(results: &[Vec<u8>], dealt: &[P::Task], broken: impl FnOnce()) -> Result<RunResult<P>, Error> {
+    let gpus = results.len() as u32;
+    let decoded = results
+        .iter()
+        .enumerate()
+        .map(|(gpu, bytes)| decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus, message: m }))
+        .collect::<Result<Vec<_>, Error>>()?;
+    if decoded.iter().any(|r| matches!(r, Err(PeError::Stuck(_)))) {
+        broken();
+    }
+    let (counters, values, mut stats) = merge::<P>(decoded, dealt)?;
+    stats.alone = true;
+    Ok((counters, values, stats))
+}
