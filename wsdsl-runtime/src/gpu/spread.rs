@@ -30,17 +30,18 @@
 //! same frontier: the host runs a level only while it holds at most half the tasks wanted (the
 //! next is expected to reach them), never on a clock.
 //!
-//! A level that does not widen says more on several GPUs: the tree may be one whose
-//! parallelism stays scarce, like UTS T3L (about 2,000 tasks a level for 17,844 levels, fewer
+//! A level that hardly widens (its children at most a quarter more) says more on several
+//! GPUs: the tree may be one whose parallelism stays scarce, like UTS T3L (about 2,000 tasks a level for 17,844 levels, fewer
 //! than one GPU's threads), which a second GPU cannot speed up (its critical path is the run)
 //! and only slows down: the multi-GPU kernel's own code costs it 2% on one GPU, and the second
 //! GPU's probes another 1% (BENCHMARKS.md). So there the host looks further
 //! (`stays_narrow`): it runs the next `NARROW_LEVELS` levels too, and throws them away. If
-//! none of them reaches the tasks wanted nor grows a quarter past the last level kept, the
-//! tree is judged narrow and the run goes to GPU 0 alone, with the one-GPU kernel, once every
-//! process agrees (`gpu/multi/run.rs`). That look is bounded by a clock (`NARROW_TIME`): a
-//! level of long tasks is not judged narrow, and since a clock is not deterministic, the
-//! processes vote. A tree narrow at the top and wide further down would run on one GPU: the
+//! none of them reaches the tasks wanted nor grows a quarter past the level that hardly
+//! widened, the tree is judged narrow and the run goes to GPU 0 alone, with the one-GPU
+//! kernel, once every process agrees (`gpu/multi/alone.rs`). That look is bounded by a clock
+//! (`NARROW_TIME`): a level of long tasks is not judged narrow. Since a clock is not
+//! deterministic, the processes vote on the judgement, and the levels dealt never depend on
+//! it. A tree narrow at the top and wide further down would run on one GPU: the
 //! judgement is a bet on the first levels, and `Runtime::alone_when_narrow(false)` (or
 //! `WSDSL_ALONE_WHEN_NARROW=0`) keeps every run on all its GPUs.
 
@@ -115,10 +116,9 @@ fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffer
         counters.merge(&counted);
         stats.tasks += level.len() as u64;
         stats.levels += 1;
+        // (A level judged narrow that still widened goes on as any other: which levels the
+        // host deals must not depend on the judgement's clock.)
         level = next;
-        if narrow {
-            break;
-        }
     }
     stats.dealt = level.len() as u64;
     stats.time = start.elapsed();
