@@ -46,6 +46,8 @@
 //! `WSDSL_ALONE_WHEN_NARROW=0`) keeps every run on all its GPUs.
 
 use crate::cpu::panics;
+use crate::gpu::assemble::stable_hash_bytes;
+use crate::gpu::inputs::encode_tasks;
 use crate::error::{Error, RanOn};
 use crate::program::{CounterSet, Program, RunResult};
 use crate::schedule::{KernelConfig, Order, Scheduler};
@@ -180,7 +182,8 @@ pub(crate) struct Roots<'a, P: Program> {
     coming: Mutex<Option<mpsc::Receiver<Spread<P>>>>,
     spread: OnceLock<Result<Option<Spread<P>>, ()>>,
     /// Whether `dealt` handed out the host's frontier: only then are the host's tasks and
-    /// counters the run's (across hosts the spread may arrive only to be judged).
+    /// counters the run's (across hosts the processes may then deal the roots as given after
+    /// all: `forget_levels`).
     handed: AtomicBool,
 }
 
@@ -206,21 +209,24 @@ impl<'a, P: Program> Roots<'a, P> {
         matches!(self.spread.get(), Some(Ok(Some(s))) if s.narrow)
     }
 
-    /// Across hosts, where the roots are dealt as given: whether the host judged the tree
-    /// narrow, waiting for its levels no longer than `wait` (a host still running them then
-    /// only means no judgement; the processes vote on it, `gpu/multi/alone.rs`).
-    pub(crate) fn narrow_within(&self, wait: Duration) -> bool {
-        if self.spread.get().is_none() {
-            let mut coming = self.coming.lock().unwrap_or_else(|e| e.into_inner());
-            let arrived = match coming.as_ref().map(|rx| rx.recv_timeout(wait)) {
-                Some(Ok(s)) => Ok(Some(s)),
-                Some(Err(mpsc::RecvTimeoutError::Timeout)) => return false,
-                Some(Err(mpsc::RecvTimeoutError::Disconnected)) | None => Ok(None),
-            };
-            coming.take();
-            let _ = self.spread.set(arrived);
+    /// What names the tasks `dealt` handed out and what the host's levels counted (0 when it
+    /// handed out the roots as given): processes of a job across hosts compare it, since
+    /// their levels come from their own hosts' maths libraries (`gpu/multi/run.rs`).
+    pub(crate) fn fingerprint(&self) -> u64 {
+        match self.spread.get() {
+            Some(Ok(Some(s))) if self.handed.load(Ordering::Relaxed) => {
+                let counted = format!("{:?}", s.counters);
+                stable_hash_bytes(&[&encode_tasks::<P>(&s.roots), &s.stats.tasks.to_le_bytes(), counted.as_bytes()])
+            }
+            _ => 0,
         }
-        self.narrow()
+    }
+
+    /// The run deals the roots as given after all (the processes' levels differed): the
+    /// host's tasks and counters are not the run's.
+    pub(crate) fn forget_levels(&self) -> &'a [P::Task] {
+        self.handed.store(false, Ordering::Relaxed);
+        self.given
     }
 
     /// The tasks to deal, once the host has run its levels (waiting for them up to the run's

@@ -1,5 +1,7 @@
-//! A run on several GPUs whose tree the host judged narrow (`gpu/spread.rs`): GPU 0 runs it
-//! alone, with the one-GPU kernel, and sends its result to the other processes, which run
+//! A run on several GPUs whose tree the host judged narrow (`gpu/spread.rs`), in every process
+//! (they vote: `run.rs`, `agree_on_levels`; the judgement is bounded by a clock, so one process
+//! may have stopped looking where another did not): GPU 0 runs it alone, with the one-GPU
+//! kernel, and sends its result to the other processes, which run
 //! nothing; every process then merges the same results, as after any multi-GPU run, so each
 //! returns the same `Output` (`Stats::alone` set, the other GPUs' shares empty).
 //!
@@ -15,14 +17,6 @@ use crate::gpu::spread::Roots;
 use crate::gpu::{GpuDevice, GpuOptions};
 use crate::program::{CounterSet, Program, RunResult};
 use crate::stats::Stats;
-
-/// Whether every process judged the tree narrow: only then does GPU 0 run it alone. The
-/// processes of one host judge the same levels, but within a clock (`NARROW_TIME`), so one
-/// may have stopped looking where another did not; then all the GPUs run it.
-pub(super) fn agreed(job: &Job, narrow: bool) -> Result<bool, Error> {
-    let all = job.all_gather(vec![narrow as u8])?;
-    Ok(all.iter().all(|said| said.first() == Some(&1)))
-}
 
 /// Runs `dealt` on GPU 0 alone (this process's GPU when its rank is 0) and returns the run's
 /// merged result in every process.

@@ -29,12 +29,6 @@ use crate::program::{Program, RunResult};
 use crate::stats::Phases;
 use std::time::Instant;
 
-/// How long a process of a job across hosts waits for its host's judgement of the tree
-/// (`gpu/spread.rs`): it deals the roots as given, so it waits for nothing else there. The
-/// host's levels and its look past them take milliseconds (UTS T3L's 2-4 ms); in a new
-/// process they are done long before, while NVSHMEM starts.
-const ACROSS_HOSTS_JUDGEMENT: std::time::Duration = std::time::Duration::from_millis(50);
-
 /// Deque slots per worker unless the runtime says otherwise: the deques live in NVSHMEM's
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
@@ -103,29 +97,20 @@ pub(crate) fn run_gpus<P: Program>(
         frames = frames.min(f);
     }
     prepared?;
-    // The tasks to deal: the host's first levels, run meanwhile (`gpu/spread.rs`). A handler
-    // looping on the host is this GPU's error, voted on with its inputs (step 2) so that no
-    // GPU waits for it; until then the roots given size what is sized. Across hosts, the
-    // roots as given: each process's levels come from its own host's maths library (UTS's
-    // `ln`, `sin`), which may round differently on another machine, and processes that dealt
-    // different tasks would run some twice and others never. (Comparing the frontiers' hashes
-    // in the vote would allow it: not built yet.)
-    let dealt = if across_hosts { Ok(roots.given()) } else { roots.dealt() };
-    steps.mark("the host's first levels");
-    // A tree the host judged narrow goes to GPU 0 alone, when every process judged so
-    // (`alone.rs`): across hosts too, its roots as given, if the host has judged by then.
-    if let Ok(dealt) = dealt {
-        let narrow = if across_hosts { roots.narrow_within(ACROSS_HOSTS_JUDGEMENT) } else { roots.narrow() };
-        if job.gpus > 1 && super::alone::agreed(job, narrow)? {
-            steps.mark("judged narrow: GPU 0 alone");
-            // The multi-GPU kernel's target holds the device's workspace, which the one-GPU
-            // run takes in turn.
-            drop(target);
-            let alone = super::alone::run_alone::<P>(dev, job, params, buffers, dealt, opts);
-            steps.mark("GPU 0 alone");
-            steps.report();
-            return alone;
-        }
+    // The tasks to deal: the host's first levels, run meanwhile (`gpu/spread.rs`), and whether
+    // the tree is narrow enough for GPU 0 alone (`alone.rs`), agreed by every process. A
+    // handler looping on the host is this GPU's error, voted on with its inputs (step 2) so
+    // that no GPU waits for it; until then the roots given size what is sized.
+    let (dealt, alone) = agree_on_levels(job, roots, across_hosts)?;
+    steps.mark("the host's first levels, agreed");
+    if let (Ok(dealt), true) = (&dealt, alone) {
+        // The multi-GPU kernel's target holds the device's workspace, which the one-GPU run
+        // takes in turn.
+        drop(target);
+        let alone = super::alone::run_alone::<P>(dev, job, params, buffers, dealt, opts);
+        steps.mark("GPU 0 alone");
+        steps.report();
+        return alone;
     }
     let roots = dealt.as_ref().map_or(roots.given(), |r| *r);
     let (grid, capacity) = (grid as u32, capacity as u32);
@@ -152,6 +137,28 @@ pub(crate) fn run_gpus<P: Program>(
     steps.mark("merge");
     steps.report();
     merged
+}
+
+/// The tasks every process deals, and whether every process judged the tree narrow, in one
+/// all-gather. On one host every process ran the same levels. Across hosts each process's
+/// levels come from its own host's maths library (UTS's `ln`, `sin`), which may round
+/// differently on another machine, and processes that dealt different tasks would run some
+/// twice and others never: the processes compare their levels' fingerprints, and deal the
+/// roots as given unless all agree.
+fn agree_on_levels<'r, P: Program>(job: &Job, roots: &'r Roots<'_, P>, across_hosts: bool) -> Result<(Result<&'r [P::Task], Error>, bool), Error> {
+    let dealt = roots.dealt();
+    let narrow = dealt.is_ok() && roots.narrow();
+    let fingerprint = if across_hosts { roots.fingerprint() } else { 0 };
+    let all = job.all_gather(Writer::default().word(narrow as u64).word(fingerprint).finish())?;
+    let (mut all_narrow, mut same) = (true, true);
+    for (gpu, bytes) in all.iter().enumerate() {
+        let mut r = Reader::new(bytes);
+        let bad = |m: String| Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message: m };
+        all_narrow &= r.word().map_err(bad)? == 1;
+        same &= r.word().map_err(bad)? == fingerprint;
+    }
+    let dealt = if same { dealt } else { Ok(roots.forget_levels()) };
+    Ok((dealt, all_narrow && job.gpus > 1))
 }
 
 /// Whether the settings say, before the job has started, that the run's kernel is the
