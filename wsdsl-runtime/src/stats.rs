@@ -112,7 +112,8 @@ pub struct Stats {
     /// Ordered runs (`order = priority`): how the bands were visited.
     pub bands: Option<BandStats>,
     /// The first levels the host ran to deal every GPU subtrees of its own (GPU runs,
-    /// `gpu/spread.rs`); `None` when it kept none. Their tasks are in `tasks`, not in
+    /// `gpu/spread.rs`); `None` when it kept none, or when the processes of a job across hosts
+    /// ran different levels and dealt the roots as given. Their tasks are in `tasks`, not in
     /// `per_gpu_tasks`.
     pub spread: Option<SpreadStats>,
     /// A run on several GPUs that GPU 0 ran alone, with the one-GPU kernel: spreading, the
@@ -132,7 +133,8 @@ pub struct SpreadStats {
     pub levels: u32,
     /// Tasks of the next level, dealt to the GPUs as their roots.
     pub dealt: u64,
-    /// The host's time (before the run's phases; in `call`).
+    /// The host's time (before the run's phases; in `call`), with its look past the levels
+    /// kept, on several GPUs, to judge whether the tree is narrow.
     pub time: Duration,
 }
 

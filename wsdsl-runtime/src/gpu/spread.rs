@@ -28,7 +28,8 @@
 //!
 //! Deterministic, since every process of a multi-GPU run spreads for itself and must deal the
 //! same frontier: the host runs a level only while it holds at most half the tasks wanted (the
-//! next is expected to reach them), never on a clock.
+//! next is expected to reach them), never on a clock. (The judgement below is bounded by one,
+//! and voted on; which levels are dealt never depends on it.)
 //!
 //! A level that hardly widens (its children at most a quarter more) says more on several
 //! GPUs: the tree may be one whose parallelism stays scarce, like UTS T3L (about 2,000 tasks a level for 17,844 levels, fewer
@@ -68,8 +69,9 @@ const NARROW_LEVELS: usize = 4;
 /// they are never judged narrow.
 const NARROW_MIN_WIDTH: usize = 256;
 
-/// How long the host may look past a level that did not widen (T3L's four levels, about
-/// 8,000 tasks, take 2-3 ms here); longer, the tree is not judged narrow.
+/// How long the host may look past a level that hardly widened (T3L's four levels, about
+/// 8,000 tasks, take 2-4 ms on an H200 machine's CPU); longer, even by one task, the tree is
+/// not judged narrow.
 const NARROW_TIME: Duration = Duration::from_millis(20);
 
 /// What the host did: the tasks the GPUs start with, what the handlers it ran counted, and
@@ -106,9 +108,10 @@ fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffer
     let mut narrow = false;
     let mut judge = judge;
     while !level.is_empty() && level.len() * 2 <= want {
-        let Some((next, counted)) = run_level::<P>(&level, params, buffers) else { break };
-        // A level that grew by less than a quarter: on several GPUs, look further (once).
-        if judge && next.len() <= level.len() + level.len() / 4 {
+        let Some((next, counted)) = run_level::<P>(&level, params, buffers, None) else { break };
+        // A level of `NARROW_MIN_WIDTH` tasks or more that grew by a quarter or less: on
+        // several GPUs, look further (once).
+        if judge && level.len() >= NARROW_MIN_WIDTH && next.len() <= level.len() + level.len() / 4 {
             narrow = stays_narrow::<P>(&next, level.len(), params, buffers, want);
             judge = false;
         }
@@ -128,38 +131,34 @@ fn spread<P: Program>(roots: &[P::Task], params: &P::Params, buffers: &P::Buffer
 }
 
 /// Whether the tree stays narrow below `next` (the children of a level of `width` tasks, at
-/// most a quarter more): `width` is at least `NARROW_MIN_WIDTH`, and the next `NARROW_LEVELS`
-/// levels, run within `NARROW_TIME` and thrown away, each hold fewer than `want` tasks, the
-/// last no more than a quarter past `width`. A tree that ends meanwhile is narrow too.
+/// most a quarter more): the next `NARROW_LEVELS` levels, run and thrown away before
+/// `NARROW_TIME` has passed (checked task by task), each hold fewer than `want` tasks, the
+/// last no more than a quarter past `width`. A tree that ends meanwhile is narrow too: all of
+/// it ran on the host within that time.
 fn stays_narrow<P: Program>(next: &[P::Task], width: usize, params: &P::Params, buffers: &P::Buffers, want: usize) -> bool {
-    if width < NARROW_MIN_WIDTH {
-        return false;
-    }
-    let start = Instant::now();
+    let deadline = Instant::now() + NARROW_TIME;
     let mut level = next.to_vec();
     for _ in 0..NARROW_LEVELS {
         if level.is_empty() {
             return true;
         }
-        if start.elapsed() > NARROW_TIME {
-            return false;
-        }
-        match run_level::<P>(&level, params, buffers) {
+        match run_level::<P>(&level, params, buffers, Some(deadline)) {
             Some((next, _)) if next.len() < want => level = next,
-            _ => return false, // too wide, a panic or a job: not judged
+            _ => return false, // too wide, out of time, a panic or a job: not judged
         }
     }
     level.len() <= width + width / 4
 }
 
-/// One level's children and counters, or `None` where a handler panicked or recorded a job.
-fn run_level<P: Program>(level: &[P::Task], params: &P::Params, buffers: &P::Buffers) -> Option<(Vec<P::Task>, P::Counters)> {
+/// One level's children and counters, or `None` where a handler panicked or recorded a job,
+/// or the level was not done by `deadline`.
+fn run_level<P: Program>(level: &[P::Task], params: &P::Params, buffers: &P::Buffers, deadline: Option<Instant>) -> Option<(Vec<P::Task>, P::Counters)> {
     let mut counters = P::Counters::default();
     let mut spawned = Spawned::with_limit(LEVEL_TASKS);
     let ran = panics::catch_as_handler(|| {
         for task in level {
             P::execute(task, params, buffers, &mut counters, &mut spawned);
-            if spawned.has_jobs() {
+            if spawned.has_jobs() || deadline.is_some_and(|d| Instant::now() > d) {
                 return false;
             }
         }

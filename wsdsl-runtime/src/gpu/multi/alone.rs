@@ -39,10 +39,12 @@ pub(super) fn gpu0_share<P: Program>(ran: Result<RawResult<P>, Error>) -> Result
 }
 
 /// What a GPU that ran nothing hands back: counters at their reductions' identities, and no
-/// workers.
+/// workers (and no compile that missed the cache: the run's is GPU 0's).
 pub(super) fn idle_share<P: Program>() -> Result<PeShare, PeError> {
     let counter_slots = P::Counters::SLOTS.iter().map(|slot| slot.initial_bits()).collect();
-    Ok(PeShare { counter_slots, root_values: Vec::new(), stats: Stats::default() })
+    let mut stats = Stats::default();
+    stats.phases.cache_hit = true;
+    Ok(PeShare { counter_slots, root_values: Vec::new(), stats })
 }
 
 /// The run's result from every GPU's share as sent (`record.rs`); `broken` is called when GPU

@@ -33,8 +33,9 @@ use std::time::Instant;
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
 
-/// Runs `roots` (those the host dealt, `gpu/spread.rs`) on every GPU of `job`; every process
-/// returns the same merged result. `steps` (`WSDSL_TRACE_RUN=1`) says where the host's time
+/// Runs `roots` (those the host dealt, `gpu/spread.rs`) on every GPU of `job`, or on GPU 0
+/// alone when every process judged the tree narrow (`alone.rs`); every process returns the
+/// same merged result. `steps` (`WSDSL_TRACE_RUN=1`) says where the host's time
 /// went.
 pub(crate) fn run_gpus<P: Program>(
     dev: &GpuDevice,
@@ -157,7 +158,9 @@ fn agree_on_levels<'r, P: Program>(job: &Job, roots: &'r Roots<'_, P>, across_ho
         all_narrow &= r.word().map_err(bad)? == 1;
         same &= r.word().map_err(bad)? == fingerprint;
     }
-    let dealt = if same { dealt } else { Ok(roots.forget_levels()) };
+    // A process whose host is still running its levels at the watchdog limit keeps its error,
+    // which the step-2 vote makes the run's, as on one host.
+    let dealt = if same || dealt.is_err() { dealt } else { Ok(roots.forget_levels()) };
     Ok((dealt, all_narrow && job.gpus > 1))
 }
 
