@@ -371,6 +371,9 @@ impl Module {
             let mut buffers = Vec::new();
             for f in &named.named {
                 let name = f.ident.clone().expect("named field");
+                if is_placeholder_field(f, errors) {
+                    continue;
+                }
                 if kind == StructKind::Buffers {
                     match parse_buffer(&f.ty) {
                         Ok((elem, read_only)) => buffers.push(BufferField { name, elem, read_only }),
@@ -876,4 +879,14 @@ fn typed_arg<'a>(arg: &'a syn::FnArg, errors: &mut Vec<syn::Error>) -> Option<(I
             }
         },
     }
+}
+
+/// A field named `_` (which syn accepts, for anonymous fields): refused with the reason, since
+/// the generated code names every field (`self._` is not Rust, nor a C member).
+pub(crate) fn is_placeholder_field(f: &syn::Field, errors: &mut Vec<syn::Error>) -> bool {
+    let placeholder = f.ident.as_ref().is_some_and(|n| n == "_");
+    if placeholder {
+        errors.push(syn::Error::new(f.ident.span(), "a field cannot be named `_` in megakernel code: give it a name, e.g. `_unused`"));
+    }
+    placeholder
 }

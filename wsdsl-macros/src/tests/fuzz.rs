@@ -524,6 +524,15 @@ fn field_of_rejected_struct() {
     assert!(e.iter().any(|m| m.contains("structs need at least one field")), "{e:#?}");
 }
 
+/// A field named `_` (syn parses it, for anonymous fields) generated `self._`, which does
+/// not parse: found by the fuzzer from a task struct of `tests/integration/schedule_attr.rs`.
+#[test]
+fn placeholder_field_name() {
+    let e = errors(program(quote::quote! { #[task] pub struct Leaf { pub _: u32 } #[spawn] fn leaf(_l: &Leaf, _ctx: &mut Ctx) {} }));
+    assert!(e.iter().any(|m| m.contains("a field cannot be named `_`")), "{e:#?}");
+    let e = errors(program(quote::quote! { enum E { A { _: u32 } } fn f(e: E) -> u32 { 0 } }));
+    assert!(e.iter().any(|m| m.contains("a field cannot be named `_`")), "{e:#?}");
+}
 
 /// A closure-taking helper that calls itself twice was inlined 2^24 times (a hang, memory
 /// growing with the repeated error) before the recursion error stopped it.
