@@ -289,3 +289,122 @@ pub(crate) fn run_spread<P: Program>(
     stats.spread = Some(spread.stats);
     Ok((counters, vec![P::Value::placeholder(); roots.len()], stats))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{CounterSlot, Reduce};
+    use crate::stats::Stats;
+
+    /// Chains from one root: the root spawns `width` tasks, each of which spawns one until
+    /// `length`; every task spins `spin` for as long as its parameters say.
+    #[derive(Debug, Clone, Copy)]
+    struct Link {
+        level: u32,
+    }
+
+    #[derive(Debug, Clone, Copy)]
+    struct Shape {
+        width: u32,
+        length: u32,
+        spin: Duration,
+    }
+
+    #[derive(Debug, Clone, Default)]
+    struct Tally(u64);
+
+    impl CounterSet for Tally {
+        const SLOTS: &'static [CounterSlot] = &[CounterSlot { name: "links", reduce: Reduce::Sum, signed: false }];
+        fn merge(&mut self, other: &Self) {
+            self.0 += other.0;
+        }
+        fn from_slots(slots: &[u64]) -> Self {
+            Tally(slots[0])
+        }
+    }
+
+    struct Chains;
+
+    impl Program for Chains {
+        const NAME: &'static str = "chains";
+        const CUDA_TYPES: &'static str = "";
+        const CUDA_HANDLERS: &'static str = "";
+        const FAULT_SITES: &'static [&'static str] = &[];
+        const TASK_NAMES: &'static [&'static str] = &["Link"];
+        const TASK_BYTES: usize = 8;
+        const PARAMS_BYTES: usize = 8;
+        type Params = Shape;
+        type Task = Link;
+        type Counters = Tally;
+        type Buffers = ();
+        type Value = ();
+        fn encode_task(task: &Link, out: &mut [u8]) {
+            out[4..8].copy_from_slice(&task.level.to_le_bytes());
+        }
+        fn encode_params(shape: &Shape, out: &mut [u8]) {
+            out[..4].copy_from_slice(&shape.width.to_le_bytes());
+            out[4..8].copy_from_slice(&shape.length.to_le_bytes());
+        }
+        fn execute(link: &Link, shape: &Shape, _: &(), tally: &mut Tally, spawned: &mut Spawned<Link>) {
+            let until = Instant::now() + shape.spin;
+            while Instant::now() < until {}
+            tally.0 += 1;
+            let children = match link.level {
+                0 => shape.width,
+                l if l < shape.length => 1,
+                _ => 0,
+            };
+            for _ in 0..children {
+                spawned.push(Link { level: link.level + 1 });
+            }
+        }
+    }
+
+    const QUICK: Shape = Shape { width: 300, length: 50, spin: Duration::ZERO };
+
+    #[test]
+    fn chains_wide_enough_are_judged_narrow_and_only_on_several_gpus() {
+        let s = spread::<Chains>(&[Link { level: 0 }], &QUICK, &(), 4_096, true);
+        assert!(s.narrow);
+        // The root's level was kept (it widened); the chains' levels were not.
+        assert_eq!((s.stats.levels, s.stats.dealt, s.counters.0), (1, 300, 1));
+        assert!(!spread::<Chains>(&[Link { level: 0 }], &QUICK, &(), 2_048, false).narrow, "one GPU: nothing to judge");
+        // Fewer than `NARROW_MIN_WIDTH` chains say nothing of the tree.
+        let thin = Shape { width: 100, ..QUICK };
+        assert!(!spread::<Chains>(&[Link { level: 0 }], &thin, &(), 4_096, true).narrow);
+    }
+
+    #[test]
+    fn a_slow_look_is_no_judgement_and_ends_on_time() {
+        // 300 tasks of 1 ms a level: the first level past the chains' start runs out of time.
+        let slow = Shape { spin: Duration::from_millis(1), ..QUICK };
+        let started = Instant::now();
+        let s = spread::<Chains>(&[Link { level: 0 }], &slow, &(), 4_096, true);
+        assert!(!s.narrow);
+        // The root (1 ms), its 300 children (300 ms, kept whole: no clock there), and then the
+        // look's 20 ms and one task more, where four levels unbounded would take 1.2 s more.
+        assert!(started.elapsed() < Duration::from_millis(1_000), "{:?}", started.elapsed());
+    }
+
+    #[test]
+    fn levels_forgotten_are_not_the_runs() {
+        let config = KernelConfig::default();
+        let run = |forget: bool| {
+            run_spread::<Chains>(&[Link { level: 0 }], &QUICK, &config, 4_096, true, Duration::from_secs(60), |roots| {
+                let dealt = roots.dealt()?;
+                assert_eq!(dealt.len(), 300);
+                assert!(roots.narrow() && roots.fingerprint() != 0);
+                if forget {
+                    assert_eq!(roots.forget_levels().len(), 1);
+                    assert_eq!(roots.fingerprint(), 0);
+                }
+                Ok((Tally(0), Vec::new(), Stats::default()))
+            })
+            .unwrap()
+        };
+        let (kept, _, stats) = run(false);
+        assert_eq!((kept.0, stats.tasks, stats.spread.map(|s| s.dealt)), (1, 1, Some(300)), "the host's root is the run's");
+        let (forgot, _, stats) = run(true);
+        assert_eq!((forgot.0, stats.tasks, stats.spread), (0, 0, None), "forgotten levels are not folded");
+    }
+}
