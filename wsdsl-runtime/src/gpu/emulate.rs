@@ -420,8 +420,7 @@ pub fn run_emulated<P: Program>(
     config: &KernelConfig,
     emu: &Emulation,
 ) -> Result<RunResult<P>, Error> {
-    let (slots, values, stats) = run_emulated_raw::<P>(params, buffers, roots, config, emu)?;
-    Ok((<P::Counters as crate::program::CounterSet>::from_slots(&slots), values, stats))
+    run_emulated_raw::<P>(params, buffers, roots, config, emu).map(super::runner::decoded::<P>)
 }
 
 /// `run_emulated`, the counters left as slots.

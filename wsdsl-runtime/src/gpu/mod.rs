@@ -66,8 +66,7 @@ pub(crate) fn run<P: Program>(
     roots: &spread::Roots<'_, P>,
     opts: &GpuOptions,
 ) -> Result<crate::program::RunResult<P>, Error> {
-    let (slots, values, stats) = run_raw::<P>(dev, params, buffers, roots, opts)?;
-    Ok((<P::Counters as crate::program::CounterSet>::from_slots(&slots), values, stats))
+    run_raw::<P>(dev, params, buffers, roots, opts).map(runner::decoded::<P>)
 }
 
 /// `run`, the counters left as the device's slots.

@@ -23,7 +23,7 @@ use super::steps::Steps;
 use super::target::{InputAddresses, Published, Sizes, Target};
 use crate::buffer::BufferSet;
 use crate::error::Error;
-use crate::program::Program;
+use crate::program::{CounterSet, Program, RunResult};
 use crate::schedule::{KernelConfig, Order, Scheduler};
 use crate::stats::{Phases, Stats};
 use std::time::{Duration, Instant};
@@ -89,6 +89,11 @@ pub(crate) trait Scheme {
 /// A run's result with its counters still the device's slots: what a multi-GPU run's GPU 0,
 /// running alone, sends the other processes (`gpu/multi/alone.rs`).
 pub(crate) type RawResult<P> = (Vec<u64>, Vec<<P as Program>::Value>, Stats);
+
+/// A [`RawResult`] with its counters decoded: what a run returns.
+pub(crate) fn decoded<P: Program>((slots, values, stats): RawResult<P>) -> RunResult<P> {
+    (<P::Counters as CounterSet>::from_slots(&slots), values, stats)
+}
 
 /// Runs `roots` of `P` on `target` under the scheduler `config` names; the counters come back
 /// as the device's slots.

@@ -8,9 +8,9 @@
 //! Why a whole run: such a tree (UTS T3L) is its critical path, which a second GPU cannot
 //! shorten, and the multi-GPU kernel costs it on every GPU it runs on (BENCHMARKS.md).
 
-use super::merge::{merge, PeError, PeShare};
+use super::merge::{merge_sent, PeError, PeShare};
 use super::process::Job;
-use super::record::{decode_result, encode_result};
+use super::record::encode_result;
 use crate::error::Error;
 use crate::gpu::runner::RawResult;
 use crate::gpu::spread::Roots;
@@ -47,19 +47,10 @@ pub(super) fn idle_share<P: Program>() -> Result<PeShare, PeError> {
     Ok(PeShare { counter_slots, root_values: Vec::new(), stats })
 }
 
-/// The run's result from every GPU's share as sent (`record.rs`); `broken` is called when GPU
-/// 0's kernel would not stop (the job cannot run again).
+/// The run's result from every GPU's share as sent (`record.rs`), marked as GPU 0's alone;
+/// `broken` as for `merge_sent`.
 pub(super) fn merged<P: Program>(results: &[Vec<u8>], dealt: &[P::Task], broken: impl FnOnce()) -> Result<RunResult<P>, Error> {
-    let gpus = results.len() as u32;
-    let decoded = results
-        .iter()
-        .enumerate()
-        .map(|(gpu, bytes)| decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus, message: m }))
-        .collect::<Result<Vec<_>, Error>>()?;
-    if decoded.iter().any(|r| matches!(r, Err(PeError::Stuck(_)))) {
-        broken();
-    }
-    let (counters, values, mut stats) = merge::<P>(decoded, dealt)?;
+    let (counters, values, mut stats) = merge_sent::<P>(results, dealt, broken)?;
     stats.alone = true;
     Ok((counters, values, stats))
 }

@@ -72,6 +72,21 @@ pub(crate) fn merge<P: Program>(results: Vec<Result<PeResult<P::Counters>, PeErr
     Ok((counters, values, stats))
 }
 
+/// `merge` of every GPU's result as its process sent it (`record.rs`). `broken` is called when
+/// a GPU's kernel would not stop: it holds its GPU, so nothing collective can follow.
+pub(crate) fn merge_sent<P: Program>(results: &[Vec<u8>], roots: &[P::Task], broken: impl FnOnce()) -> Result<RunResult<P>, Error> {
+    let gpus = results.len() as u32;
+    let decoded = results
+        .iter()
+        .enumerate()
+        .map(|(gpu, bytes)| super::record::decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus, message: m }))
+        .collect::<Result<Vec<_>, Error>>()?;
+    if decoded.iter().any(|r| matches!(r, Err(PeError::Stuck(_)))) {
+        broken();
+    }
+    merge::<P>(decoded, roots)
+}
+
 /// The GPU whose failure is the run's (see `merge`), if any failed.
 fn culprit<T>(results: &[Result<T, PeError>]) -> Option<usize> {
     let first = |kind: fn(&PeError) -> bool| results.iter().position(|r| r.as_ref().err().is_some_and(kind));

@@ -20,7 +20,7 @@ pub(crate) mod process;
 mod record;
 pub(crate) mod run;
 
-pub(crate) use merge::{merge, PeError, PeShare};
+pub(crate) use merge::{merge, merge_sent, PeError, PeShare};
 
 use crate::buffer::BufferSet;
 use crate::error::Error;

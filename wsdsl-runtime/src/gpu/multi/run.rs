@@ -12,8 +12,8 @@
 //! other GPU's state, so their kernels end instead of waiting for this one.
 
 use super::process::Job;
-use super::record::{decode_result, encode_result, Reader, Writer};
-use super::{check_across_hosts, check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
+use super::record::{encode_result, Reader, Writer};
+use super::{check_across_hosts, check_program, frames_per_gpu, merge_sent, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
 use crate::error::Error;
 use crate::gpu::assemble::{pe_kernel_source, pe_kernel_source_across_hosts, stable_hash_bytes};
 use crate::gpu::inputs::{encode_tasks, status_result};
@@ -125,16 +125,7 @@ pub(crate) fn run_gpus<P: Program>(
     let result = run_share::<P>(&mut target, dev, job, &share, params, buffers, dealt, opts, phases, &mut steps)?.map_err(PeError::from);
     let results = job.all_gather(encode_result(&result))?;
     steps.mark("results gathered");
-    let decoded = results
-        .iter()
-        .enumerate()
-        .map(|(gpu, bytes)| decode_result::<P>(bytes).map_err(|m| Error::OnGpu { gpu: gpu as u32, gpus: job.gpus, message: m }))
-        .collect::<Result<Vec<_>, Error>>()?;
-    if decoded.iter().any(|r| matches!(r, Err(PeError::Stuck(_)))) {
-        // A kernel that would not stop holds its GPU: nothing collective can follow.
-        job.mark_broken();
-    }
-    let merged = merge::<P>(decoded, roots);
+    let merged = merge_sent::<P>(&results, roots, || job.mark_broken());
     steps.mark("merge");
     steps.report();
     merged
