@@ -6,7 +6,7 @@
 //! of a thread of its own it switches that thread to a large stack segment for the whole
 //! expansion: syn's parsing, cloning, quoting and the dropping of the parsed trees, which no
 //! code of ours can check, recurse as deep as the input nests. Our own recursive passes
-//! (`typeck`, `lower`) also check the room left at every expression, pattern and branch and
+//! (`check`, `lower`) also check the room left at every expression, pattern and branch and
 //! move to a fresh segment when it runs short, so they have no depth limit of their own.
 //!
 //! The segments are address space: only the pages a deep expansion touches are memory.

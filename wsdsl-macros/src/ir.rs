@@ -1,7 +1,7 @@
-//! Typed bodies: what `typeck` produces and `lower` consumes. Types may still contain
+//! Typed bodies: what `check` produces and `lower` consumes. Types may still contain
 //! inference variables; `lower` resolves them through the final `Infer` table.
 
-use crate::model::Reduce;
+use crate::parse::model::Reduce;
 use crate::types::Ty;
 
 pub type LocalId = usize;
@@ -22,7 +22,7 @@ pub struct FnBody {
     /// be the target of a `break`/`continue` from an inner loop (C needs a `goto` there).
     pub loops: Vec<bool>,
     /// Task types spawned by this body, or by a function it calls, and where (for the join
-    /// checks; `typeck/spawns.rs`).
+    /// checks; `check/spawns.rs`).
     pub spawns: Vec<(String, proc_macro2::Span)>,
     /// Where this body starts data-parallel jobs, which its task waits for like children.
     pub jobs: Vec<proc_macro2::Span>,
@@ -58,7 +58,7 @@ pub struct JobCall {
     pub src: (usize, String),
     pub dst: Option<(usize, String)>,
     pub operands: Vec<Expr>,
-    /// The first of the call's `JOB_SITES` fault sites (`typeck/jobs.rs`).
+    /// The first of the call's `JOB_SITES` fault sites (`check/jobs.rs`).
     pub site: u32,
 }
 
@@ -459,10 +459,10 @@ pub enum ExprKind {
     /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/context.cuh`).
     CtxCall(&'static str),
     /// An `Option` built from a flag and a value (read only when the flag is set): what
-    /// iterator consumers such as `max()` or `position(..)` produce (`typeck/iterators.rs`).
+    /// iterator consumers such as `max()` or `position(..)` produce (`check/iterators.rs`).
     OptFrom(Box<Expr>, Box<Expr>),
     /// How many integers the range `start..end` (`..=` when set) holds, as a `usize`
-    /// (`iterators/chain.rs`; computed in the unsigned type of the range's width).
+    /// (`check/iterators/chain.rs`; computed in the unsigned type of the range's width).
     RangeLen(Box<Expr>, Box<Expr>, bool),
     /// The `k`-th integer from `start` (`k` a `usize` within the range's length).
     RangeNth(Box<Expr>, Box<Expr>),
@@ -473,7 +473,7 @@ pub enum ExprKind {
     ResFrom(Box<Expr>, Box<Expr>, Box<Expr>),
     /// The slice `&base[start..start + len]` of an array or slice place (`chunks(k)`).
     SliceOf(Box<Expr>, Box<Expr>, Box<Expr>),
-    /// `ctx.merge(..)` and the other data-parallel building blocks (`typeck/jobs.rs`).
+    /// `ctx.merge(..)` and the other data-parallel building blocks (`check/jobs.rs`).
     Job(Box<JobCall>),
     /// `ctx.result(k)` (u64): a result word of the round before's jobs; the site of an index
     /// past them.

@@ -1,23 +1,28 @@
 //! `#[megakernel]`: turns a module of task structs and spawn handlers into a
 //! `wsdsl::__private::Program` with a native Rust implementation and a CUDA C translation.
 //!
-//! Pipeline, one stage per file: `model` (classify and parse items, C layouts) → `typeck`
-//! (exact Rust types of every expression, into `ir`) → `join` (values flow to receivers of
-//! their type) → `lower` (CUDA C) → `expand` (Rust glue). Every stage collects errors so one build reports all of them.
+//! Pipeline, one stage per folder:
+//!
+//! 1. `parse`: the attribute's arguments (`parse/schedule.rs`) and the module's items,
+//!    classified by their markers, with parsed types and C layouts (`parse/model.rs`).
+//! 2. `check`: the exact Rust type of every expression of every body, into the typed IR
+//!    (`ir.rs`), then the flow of task values to their receivers (`check/join.rs`), the
+//!    recursion bounds and the fault sites.
+//! 3. `lower`: the typed IR as CUDA C.
+//! 4. `expand`: the Rust glue, the user's items re-emitted for the CPU backend and the
+//!    `Program` implementation that carries the CUDA C.
+//!
+//! `types.rs` (the types, shared by every stage) and `depth.rs` (the stack deep input runs
+//! on) serve them all. Every stage collects errors so one build reports all of them.
 
 extern crate proc_macro;
 
-mod attr;
+mod check;
 mod depth;
 mod expand;
-mod infer;
 mod ir;
-mod join;
 mod lower;
-mod model;
-mod schedule;
-mod span;
-mod typeck;
+mod parse;
 mod types;
 
 #[cfg(test)]
@@ -56,8 +61,8 @@ fn expand_deep(args: proc_macro2::TokenStream, input: proc_macro2::TokenStream) 
 /// The attribute on `proc_macro2` tokens (callable outside a macro, as the fuzz test does):
 /// the generated module, or every error of the arguments and the module combined.
 fn expand_module(args: proc_macro2::TokenStream, module: syn::ItemMod) -> syn::Result<proc_macro2::TokenStream> {
-    let schedule = schedule::parse(args);
-    let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(typeck::recursion::DEFAULT_LIMIT);
+    let schedule = parse::schedule::parse(args);
+    let limit = schedule.as_ref().ok().and_then(|s| s.recursion_limit).unwrap_or(parse::schedule::DEFAULT_RECURSION_LIMIT);
     let ordered = schedule.as_ref().is_ok_and(|s| s.ordered());
     match (schedule, compile_with(module, limit, ordered)) {
         (Ok(schedule), Ok((tokens, _))) => Ok(with_schedule(tokens, &schedule)),
@@ -66,7 +71,7 @@ fn expand_module(args: proc_macro2::TokenStream, module: syn::ItemMod) -> syn::R
 }
 
 /// Adds the attribute's scheduler choice to the generated `impl Program for Kernel`.
-fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::ScheduleAttr) -> proc_macro2::TokenStream {
+fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &parse::schedule::ScheduleAttr) -> proc_macro2::TokenStream {
     if schedule.is_empty() {
         return tokens;
     }
@@ -86,7 +91,7 @@ fn with_schedule(tokens: proc_macro2::TokenStream, schedule: &schedule::Schedule
 }
 
 /// The whole pipeline; `Err` combines every error found. `recursion_limit`: how deep
-/// recursive helpers may call (`typeck/recursion.rs`).
+/// recursive helpers may call (`check/recursion.rs`).
 #[cfg(test)]
 pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     compile_with(module, recursion_limit, false)
@@ -95,12 +100,12 @@ pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result
 /// [`compile`] of a module whose tasks carry priorities (`order = priority`) or not.
 pub(crate) fn compile_with(module: syn::ItemMod, recursion_limit: u32, ordered: bool) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
-    let model = model::Module::parse(module, &mut errors);
+    let model = parse::model::Module::parse(module, &mut errors);
     let Some(mut model) = model else { return Err(combine(errors)) };
     model.recursion_limit = recursion_limit;
     model.ordered = ordered;
-    let checked = typeck::check(&model, &mut errors);
-    join::check(&model, &checked.bodies, &mut errors);
+    let checked = check::check(&model, &mut errors);
+    check::join::check(&model, &checked.bodies, &mut errors);
     if !errors.is_empty() {
         return Err(combine(errors));
     }

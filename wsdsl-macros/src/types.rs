@@ -140,7 +140,7 @@ pub enum Ty {
     Struct(String),
     /// An enum of the module: field-less ones are `#[repr(u32)]` on both sides (a `ws_u32`
     /// in C); one with data is a tagged union in C (`u32` tag, then a union of one struct
-    /// per variant that has fields; see `model::EnumDef`).
+    /// per variant that has fields; see `parse::model::EnumDef`).
     Enum(String),
     /// `(A, B, ...)`, at least two elements (locals, helper parameters and results).
     Tuple(Vec<Ty>),
@@ -158,7 +158,7 @@ pub enum Ty {
     Ref(Box<Ty>, bool),
     /// The context, `&mut Ctx` (or `&Ctx`): a handler's or helper's parameter, or a name
     /// bound to one; never a value. C: `wsdsl_ctx*`, always named `ctx`
-    /// (`model/context.rs`).
+    /// (`parse/model/context.rs`).
     Ctx,
     /// `&B` for the module's `#[buffers]` struct `B` (`ctx.buffers`). C: `const wsdsl_buffers*`.
     Buffers(String),
@@ -168,15 +168,15 @@ pub enum Ty {
     /// `&mut C` for the module's `#[counters]` struct `C` (`ctx.counters`). C: `wsdsl_counters*`.
     Counters(String),
     /// `&mut Sum<T>` / `&mut Max<T>` / `&mut Min<T>`: one counter. C: a pointer to it.
-    Counter(crate::model::Reduce, IntTy),
+    Counter(crate::parse::model::Reduce, IntTy),
     /// `std::cmp::Ordering`: what `cmp`, `partial_cmp` and the closures of `sort_by`, `max_by`
     /// return. C: `ws_i8` holding Rust's discriminant (-1, 0, 1).
     Ordering,
     /// `Result<T, E>`, only as the value of the methods that produce one
     /// (`binary_search`): taken apart by `match`, `if let`, and its methods
-    /// (`typeck/results.rs`). C: `ws_res_<T>_<E>` `{ bool ok; T v; E e; }`.
+    /// (`check/results.rs`). C: `ws_res_<T>_<E>` `{ bool ok; T v; E e; }`.
     Result(Box<Ty>, Box<Ty>),
-    /// An inference variable of an unsuffixed literal (see `infer.rs`).
+    /// An inference variable of an unsuffixed literal (see `check/infer.rs`).
     Var(u32),
     /// Already reported; unifies with everything so one mistake gives one error.
     Err,

@@ -1,9 +1,9 @@
 //! The user's value types as the runtime handles them: the derives it needs, and the device
 //! image of each (`DeviceBytes` to write it, `TaskValue` to read a root's value back), field by
-//! field at the C offsets the macro computed (`types.rs`, `model/enums.rs`), so that rustc may
+//! field at the C offsets the macro computed (`types.rs`, `parse/model/enums.rs`), so that rustc may
 //! lay the Rust value out as it likes.
 
-use crate::model::{EnumDef, Module, StructDef, Variant};
+use crate::parse::model::{EnumDef, Module, StructDef, Variant};
 use crate::types::{struct_layout, Ty};
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -67,7 +67,7 @@ pub fn field_less_enum(e: &EnumDef, p: &TokenStream) -> TokenStream {
 }
 
 /// An enum with data: the user's item, and its device image (tag, then the variant's fields
-/// at the offsets of the C tagged union; `model/enums.rs`).
+/// at the offsets of the C tagged union; `parse/model/enums.rs`).
 pub fn tagged_union(e: &EnumDef, m: &Module, p: &TokenStream) -> TokenStream {
     let (item, name) = (&e.item, &e.name);
     let (size, align, _) = e.c_layout(&m.layouts);

@@ -1,8 +1,8 @@
-//! The Rust side of data-parallel jobs (`typeck/jobs.rs`): the generated `Ctx`'s methods,
+//! The Rust side of data-parallel jobs (`check/jobs.rs`): the generated `Ctx`'s methods,
 //! which check their ranges and record the job (`wsdsl_runtime::parallel`), and what the CPU
 //! backend needs of the `#[buffers]` struct to run them.
 
-use crate::model::StructDef;
+use crate::parse::model::StructDef;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -1,11 +1,11 @@
-//! The CPU backend's depth checks of recursive functions (`typeck/recursion.rs`): the user's
+//! The CPU backend's depth checks of recursive functions (`check/recursion.rs`): the user's
 //! function is re-emitted with a guard as its first statement, counting the active calls of
 //! its cycle in a thread-local per cycle (`wsdsl_runtime::recursion::enter`). The guard
 //! carries the span of the function's name, so its panic names the line the device's fault
 //! site names, with the same message.
 
-use crate::model::Module;
-use crate::typeck::recursion::{message, rust_name, Recursion};
+use crate::check::recursion::{message, rust_name, Recursion};
+use crate::parse::model::Module;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 
@@ -47,7 +47,7 @@ impl Guards {
     }
 
     /// `imp` with a guard in each of its recursive methods (a blanket impl's are named
-    /// after the trait, as their copies are: `model/traits.rs`).
+    /// after the trait, as their copies are: `parse/model/traits.rs`).
     pub fn impl_block(&self, imp: &syn::ItemImpl) -> syn::ItemImpl {
         let mut imp = imp.clone();
         let owner = match (&imp.trait_, &*imp.self_ty) {

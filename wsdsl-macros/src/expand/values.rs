@@ -2,7 +2,7 @@
 //! `enum Value` (one variant per task type that declares a value) is `Program::Value`.
 
 use crate::lower::Cuda;
-use crate::model::Module;
+use crate::parse::model::Module;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -5,7 +5,7 @@
 
 use super::FnLower;
 use crate::ir::*;
-use crate::model::Reduce;
+use crate::parse::model::Reduce;
 use crate::types::{FloatTy, IntTy, Ty};
 
 /// The C literal with the exact bit pattern of `value` (two's complement, any width) as `t`.
@@ -549,7 +549,7 @@ impl FnLower<'_> {
             }
             ExprKind::CtxCall(name) => format!("wsdsl_ctx_{name}(ctx)"),
             ExprKind::SliceOf(b, start, len) => {
-                // `b` is a place (typeck copies anything else to a local first).
+                // `b` is a place (the type checker copies anything else to a local first).
                 let v = self.operands(&[b, start, len], out);
                 let (t, cty) = (self.fresh(), self.cty(&ty));
                 out.push(format!("{cty} {t}; {t}.v = &({}).v[{}]; {t}.n = (ws_u64)({});", v[0], v[1], v[2]));

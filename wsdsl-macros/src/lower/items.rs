@@ -3,9 +3,9 @@
 
 use super::expr::int_lit;
 use super::{indent, local_name, record_arrays, FnLower};
+use crate::check::Checked;
 use crate::ir::JobKind;
-use crate::model::{FnKind, Module, Reduce, StructKind};
-use crate::typeck::Checked;
+use crate::parse::model::{FnKind, Module, Reduce, StructKind};
 use crate::types::{align_up, c_name, layout, IntTy, Ty};
 use std::fmt::Write;
 
@@ -67,11 +67,11 @@ fn inline_qualifier(attrs: &[syn::Attribute]) -> &'static str {
 /// A helper that may panic takes a last parameter `bool* ws_panicking`: after a panic it sets
 /// the flag and returns, and so does every caller that finds it set, up to the handler, which
 /// keeps the flag in a local `ws_panicked`. Code after a panic thus never runs, as in Rust.
-/// A recursive helper takes its depth `ws_u32 ws_depth` before the flag (`typeck/recursion.rs`).
+/// A recursive helper takes its depth `ws_u32 ws_depth` before the flag (`check/recursion.rs`).
 fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> String {
     let mut protos = String::new();
     let mut bodies = String::new();
-    // Generic helpers are emitted as their instances (`typeck/generics.rs`).
+    // Generic helpers are emitted as their instances (`check/generics.rs`).
     let fns = m.fns.iter().zip(&ck.bodies).filter(|(f, _)| f.generics.is_empty());
     for (f, body) in fns.chain(ck.instances.iter().map(|(f, b)| (f, b))) {
         let helper = matches!(f.kind, FnKind::Helper | FnKind::Const);
@@ -108,7 +108,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
                     .iter()
                     .map(|&id| {
                         let t = fl.cty(&body.locals[id].ty);
-                        // The context is `ctx` wherever it is passed (`typeck/context.rs`).
+                        // The context is `ctx` wherever it is passed (`check/context.rs`).
                         if t == "wsdsl_ctx*" {
                             return format!("{t} ctx");
                         }
@@ -368,9 +368,9 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
     done.push(t.clone());
 }
 
-/// An enum with data (see `model/enums.rs`): a struct per variant with fields, their union,
+/// An enum with data (see `parse/model/enums.rs`): a struct per variant with fields, their union,
 /// and the tag in front.
-fn emit_tagged_union(def: &crate::model::EnumDef, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
+fn emit_tagged_union(def: &crate::parse::model::EnumDef, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
     let name = &def.name;
     for f in def.variants.iter().flat_map(|v| &v.fields) {
         emit_type(&f.ty, m, done, out);

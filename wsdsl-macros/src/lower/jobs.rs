@@ -1,4 +1,4 @@
-//! Data-parallel job calls (`typeck/jobs.rs`): one call of `ws_job_record` in
+//! Data-parallel job calls (`check/jobs.rs`): one call of `ws_job_record` in
 //! `cuda/parallel.cuh`, which checks the ranges in Rust's order (faulting at the call's
 //! sites) and records the job as a child of the running task.
 
@@ -87,7 +87,7 @@ pub fn record_declaration(jobs: &[(JobKind, IntTy)]) -> String {
 /// gives results; scratch when one splits into pieces that count before they write (partition,
 /// scan) or reduce.
 pub fn frame_words(jobs: &[(JobKind, IntTy)]) -> (u64, u64) {
-    let results = if jobs.iter().any(|(k, _)| k.result_words() > 0) { crate::typeck::JOB_RESULT_WORDS } else { 0 };
+    let results = if jobs.iter().any(|(k, _)| k.result_words() > 0) { crate::check::JOB_RESULT_WORDS } else { 0 };
     let two_pass = jobs.iter().any(|(k, _)| matches!(k, JobKind::Partition | JobKind::ExclusiveScan | JobKind::ReduceSum | JobKind::ReduceMin | JobKind::ReduceMax));
     (results, if two_pass { 3 * FANOUT } else { 0 })
 }

@@ -23,9 +23,9 @@ pub use shallow::paren_depth;
 #[cfg(test)]
 pub use expr::{float_lit as float_lit_for_tests, int_lit as int_lit_for_tests};
 
-use crate::infer::Infer;
+use crate::check::infer::Infer;
 use crate::ir::FnBody;
-use crate::model::Module;
+use crate::parse::model::Module;
 use crate::types::{c_name, Ty};
 
 pub struct FnLower<'a> {
@@ -47,8 +47,8 @@ pub struct FnLower<'a> {
     pub flags_caller: bool,
     /// Whether `debug_assert!` and its family are lowered (the kernel of a debug build).
     pub debug: bool,
-    /// The recursive functions, which take their depth (`typeck/recursion.rs`).
-    pub recursion: &'a crate::typeck::recursion::Recursion,
+    /// The recursive functions, which take their depth (`check/recursion.rs`).
+    pub recursion: &'a crate::check::recursion::Recursion,
 }
 
 impl FnLower<'_> {

@@ -382,7 +382,7 @@ impl FnLower<'_> {
 }
 
 /// The element types of a tuple pattern's value: a tuple's, or a `Result`'s flag, value and
-/// error (`typeck/results.rs`: `Ok(p)` is `(true, p, _)`).
+/// error (`check/results.rs`: `Ok(p)` is `(true, p, _)`).
 fn tuple_parts(ty: &Ty) -> Option<Vec<Ty>> {
     match ty {
         Ty::Tuple(ts) => Some(ts.clone()),

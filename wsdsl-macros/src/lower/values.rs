@@ -7,7 +7,7 @@
 //! complete handler's children are then copied into an array of their own type, so that its
 //! slice has that type's stride.
 
-use crate::model::Module;
+use crate::parse::model::Module;
 use crate::types::{align_up, c_name, layout, Ty};
 use std::fmt::Write;
 

@@ -16,7 +16,7 @@ fn deep_bodies() -> Vec<(&'static str, String)> {
         ("1,000 nested `if`s", nest("if x > 1 { ", "x", " } else { 0 }", 1000)),
         ("an `else if` chain of 3,000", format!("{} {{ 0 }}", (0..3000).map(|k| format!("if x == {k} {{ {k} }} else")).collect::<Vec<_>>().join(" "))),
         ("a closure called 1,000 calls deep", format!("{{ let g = |y: i32| y + 1; {} }}", nest("g(", "x", ")", 1000))),
-        // Closures are inlined, at most 24 inside each other (`typeck/closures.rs`).
+        // Closures are inlined, at most 24 inside each other (`check/closures.rs`).
         ("20 nested iterator chains", nest("(0..2).map(|k: i32| k + ", "x", ").sum::<i32>()", 20)),
         ("a chain of 2,000 methods", format!("x{}", ".wrapping_add(1)".repeat(2000))),
         ("2,000 negations", format!("{}x", "-".repeat(2000))),

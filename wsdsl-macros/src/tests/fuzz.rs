@@ -302,7 +302,7 @@ fn run_case(args: &str, module: &str) -> Outcome {
         let Ok(module) = syn::parse2::<syn::ItemMod>(module) else { return Outcome::Unparsed };
         // An error at `Span::call_site()` (the only span without source text here) points at
         // the attribute: right for malformed arguments (syn's "unexpected end of input"), wrong else.
-        let attr_ok = crate::schedule::parse(args.clone()).is_ok();
+        let attr_ok = crate::parse::schedule::parse(args.clone()).is_ok();
         let result = std::panic::catch_unwind(move || {
             crate::expand_module(args, module).map(|tokens| syn::parse2::<syn::File>(tokens).map(drop)).map_err(|e| {
                 let lost: Vec<String> = e.into_iter().filter(|e| attr_ok && e.span().source_text().is_none()).map(|e| e.to_string()).collect();

@@ -452,7 +452,7 @@ fn down(n: u32) -> u32 {
             DEPTH.with(|d| d.set(d.get() - 1));
         }
     }
-    assert!(DEPTH.with(|d| d.get()) < crate::typeck::recursion::DEFAULT_LIMIT, "recursion too deep");
+    assert!(DEPTH.with(|d| d.get()) < crate::parse::schedule::DEFAULT_RECURSION_LIMIT, "recursion too deep");
     DEPTH.with(|d| d.set(d.get() + 1));
     let _active = Active;
     if n == 0 { 0 } else { down(n - 1) + 1 }

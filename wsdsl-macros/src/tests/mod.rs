@@ -26,7 +26,7 @@ pub fn program(items: TokenStream) -> syn::ItemMod {
 }
 
 pub fn cuda(m: syn::ItemMod) -> Cuda {
-    match crate::compile(m, crate::typeck::recursion::DEFAULT_LIMIT) {
+    match crate::compile(m, crate::parse::schedule::DEFAULT_RECURSION_LIMIT) {
         Ok((_, c)) => c,
         Err(e) => panic!("unexpected errors: {:?}", errors_of(e)),
     }
@@ -35,8 +35,8 @@ pub fn cuda(m: syn::ItemMod) -> Cuda {
 /// `Program::FAULT_SITES` of a module that compiles.
 pub fn fault_sites(m: syn::ItemMod) -> Vec<String> {
     let mut errors = Vec::new();
-    let model = crate::model::Module::parse(m, &mut errors).expect("the module parses");
-    let checked = crate::typeck::check(&model, &mut errors);
+    let model = crate::parse::model::Module::parse(m, &mut errors).expect("the module parses");
+    let checked = crate::check::check(&model, &mut errors);
     assert!(errors.is_empty(), "unexpected errors: {:?}", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>());
     checked.sites
 }
@@ -46,7 +46,7 @@ pub fn errors_of(e: syn::Error) -> Vec<String> {
 }
 
 pub fn errors(m: syn::ItemMod) -> Vec<String> {
-    match crate::compile(m, crate::typeck::recursion::DEFAULT_LIMIT) {
+    match crate::compile(m, crate::parse::schedule::DEFAULT_RECURSION_LIMIT) {
         Ok(_) => Vec::new(),
         Err(e) => errors_of(e),
     }

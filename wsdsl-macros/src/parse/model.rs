@@ -1,7 +1,7 @@
 //! The module as the macro understands it: marker-classified structs and functions with
-//! parsed types and their C layouts. Bodies stay `syn` until `typeck` turns them into `ir`.
+//! parsed types and their C layouts. Bodies stay `syn` until `check` turns them into `ir`.
 
-use crate::attr::{take_derives_reject_repr, take_marker, Marked, Marker};
+use crate::parse::attr::{take_derives_reject_repr, take_marker, Marked, Marker};
 use crate::types::{parse_param_type, parse_type_in, struct_layout, IntTy, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
@@ -119,7 +119,7 @@ pub struct FnDef {
     /// For `FnKind::Const`: the user's item, re-emitted as written.
     pub konst: Option<syn::ItemConst>,
     /// The type parameters of a generic helper. Such a helper has no parameters or result
-    /// here: `typeck/generics.rs` checks a copy of it per instantiation.
+    /// here: `check/generics.rs` checks a copy of it per instantiation.
     pub generics: Vec<Ident>,
     /// The Rust function this one is a copy of when it is not its own (a trait's default
     /// method or a blanket impl's method, `Trait::name`; `model/traits.rs`): where the CPU
@@ -156,7 +156,7 @@ pub struct Module {
     pub type_names: Vec<(String, Option<u64>)>,
     pub layouts: BTreeMap<String, (u64, u64)>,
     /// How deep recursive helpers may call (`#[megakernel(recursion_limit = N)]`,
-    /// `typeck/recursion.rs`).
+    /// `check/recursion.rs`).
     pub recursion_limit: u32,
     /// Whether tasks carry priorities (`#[megakernel(order = priority)]`): only then may
     /// handlers call `ctx.spawn_with_priority`.
@@ -459,7 +459,7 @@ impl Module {
             fns,
             type_names: names,
             layouts,
-            recursion_limit: crate::typeck::recursion::DEFAULT_LIMIT,
+            recursion_limit: crate::parse::schedule::DEFAULT_RECURSION_LIMIT,
             ordered: false,
             rejected,
         };

@@ -4,13 +4,15 @@
 //! code from it, so a wrong guess would silently change results. Errors are collected, never
 //! returned early, so one build reports every problem of the module.
 
-use crate::infer::{Infer, VarKind};
 use crate::ir::*;
-use crate::model::{FnKind, Module, StructKind};
-use crate::span::loc;
+use crate::parse::model::{FnKind, Module, StructKind};
 use crate::types::{const_len, parse_param_type, parse_type_in, FloatTy, IntTy, Ty};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
+
+pub mod infer;
+pub mod join;
+mod span;
 
 mod methods;
 mod build;
@@ -34,7 +36,9 @@ mod numeric;
 pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 
 use closures::{ClosureDef, Frame};
+use infer::{Infer, VarKind};
 use panic::Piece;
+use span::loc;
 use std::rc::Rc;
 
 pub struct Checked {
@@ -49,7 +53,7 @@ pub struct Checked {
     /// Whether some body has a `debug_assert!` (the kernel then has a debug variant).
     pub debug_assertions: bool,
     /// The instances of generic helpers (`generics.rs`), each as a plain helper.
-    pub instances: Vec<(crate::model::FnDef, FnBody)>,
+    pub instances: Vec<(crate::parse::model::FnDef, FnBody)>,
     /// The functions that recurse, and their depth checks (`recursion.rs`).
     pub recursion: recursion::Recursion,
     /// The data-parallel jobs the module starts, by kind and element type (`jobs.rs`);
@@ -79,7 +83,7 @@ struct Shared {
     negs: Vec<(Span, Ty)>,
     /// Instances of generic helpers checked so far, and the signatures (name, parameters,
     /// result) of every instance met, recorded before its body is checked.
-    instances: Vec<(crate::model::FnDef, FnBody)>,
+    instances: Vec<(crate::parse::model::FnDef, FnBody)>,
     instantiating: Vec<(String, Vec<Ty>, Ty)>,
     /// The jobs the module starts, by kind and element type (`jobs.rs`).
     jobs: std::collections::BTreeSet<(crate::ir::JobKind, IntTy)>,
@@ -209,7 +213,7 @@ pub fn check(m: &Module, errors: &mut Vec<syn::Error>) -> Checked {
 }
 
 /// The typed body of `f` (a function of the module, or an instance of a generic helper).
-fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_structs: &[String], f: &crate::model::FnDef) -> FnBody {
+fn check_fn(m: &Module, sh: &mut Shared, errors: &mut Vec<syn::Error>, value_structs: &[String], f: &crate::parse::model::FnDef) -> FnBody {
     let mut cx = Cx {
         m,
         sh,
@@ -301,10 +305,10 @@ impl<'a> Cx<'a> {
     }
 
     /// The type of a parameter or a `let` annotation: a value type, a reference to one, or
-    /// the context or a part of it (`model/context.rs`).
+    /// the context or a part of it (`parse/model/context.rs`).
     fn parse_local_type(&self, t: &syn::Type) -> syn::Result<Ty> {
-        let names = crate::model::ContextNames::of(&self.m.structs);
-        crate::model::context_param(t, &names).unwrap_or_else(|| parse_param_type(t, &self.value_structs, &self.m.type_names))
+        let names = crate::parse::model::ContextNames::of(&self.m.structs);
+        crate::parse::model::context_param(t, &names).unwrap_or_else(|| parse_param_type(t, &self.value_structs, &self.m.type_names))
     }
 
     fn new_local(&mut self, name: &str, ty: Ty) -> LocalId {

@@ -1,10 +1,10 @@
 //! The Rust side: the user's items re-emitted (so rustc checks them and the CPU backend runs
 //! them natively) plus the glue implementing `wsdsl::__private::Program`.
 
+use crate::check::Checked;
 use crate::lower::Cuda;
-use crate::model::{FnKind, Module, Reduce, StructKind};
+use crate::parse::model::{FnKind, Module, Reduce, StructKind};
 use crate::types::Ty;
-use crate::typeck::Checked;
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -1,7 +1,7 @@
 //! The context and its parts: `ctx.spawn(..)` and the other methods of the context,
 //! `ctx.params`, `ctx.buffers` and `ctx.counters`, a buffer's accessors and a counter's
 //! update. Each part is a value of its own type (`Ty::Ctx`, `Ty::Buffers`, `Ty::Buffer`,
-//! `Ty::Counters`, `Ty::Counter`; `model/context.rs`), so a helper or method may take the
+//! `Ty::Counters`, `Ty::Counter`; `parse/model/context.rs`), so a helper or method may take the
 //! context or any part of it, and a local may name one (`let data = &ctx.buffers.data;`).
 //!
 //! A counter is updated, never read (a worker's partial count means nothing to a task):
@@ -179,7 +179,7 @@ impl Cx<'_> {
         ex(ret, ExprKind::Buffer(Box::new(buffer), op, args, site))
     }
 
-    fn counter_op(&mut self, mc: &syn::ExprMethodCall, counter: Expr, reduce: crate::model::Reduce, int: IntTy) -> Expr {
+    fn counter_op(&mut self, mc: &syn::ExprMethodCall, counter: Expr, reduce: crate::parse::model::Reduce, int: IntTy) -> Expr {
         let want = reduce.method();
         if mc.method != want || mc.args.len() != 1 {
             let name = match &counter.kind {

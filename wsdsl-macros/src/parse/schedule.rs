@@ -1,7 +1,7 @@
 //! `#[megakernel(scheduler = deque, worker = warp, victim = random, steal = half, ...)]`: the
 //! scheduler a program asks for. Parsed and checked here, so an unknown or contradictory
 //! choice is a compile error at the attribute; emitted as `Program::SCHEDULE`. The same
-//! attribute sets the program's `recursion_limit` (`typeck/recursion.rs`).
+//! attribute sets the program's `recursion_limit` (`check/recursion.rs`).
 
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -62,6 +62,11 @@ pub struct ScheduleAttr {
     /// Not a scheduler setting: how deep recursive helpers may call.
     pub recursion_limit: Option<u32>,
 }
+
+/// The depth of a cycle's calls a program may reach when its attribute sets none: deep
+/// enough for searches down a tree or a list of moves, small enough that the GPU's stack for
+/// every resident thread (limit × frame) stays a few GiB.
+pub const DEFAULT_RECURSION_LIMIT: u32 = 256;
 
 const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
 const WORKERS: &[&str] = &["thread", "warp", "block"];

@@ -2,9 +2,9 @@
 //!
 //! Functions that call each other in a cycle (a strongly connected component of the call
 //! graph, a self-call included) may recurse at most `recursion_limit` calls deep
-//! (`#[megakernel(recursion_limit = N)]`, default [`DEFAULT_LIMIT`]). Going deeper is a
-//! panic with the same text on every backend, at the line of the function entered one call
-//! too deep:
+//! (`#[megakernel(recursion_limit = N)]`, default `DEFAULT_RECURSION_LIMIT` of
+//! `parse/schedule.rs`). Going deeper is a panic with the same text on every backend, at the
+//! line of the function entered one call too deep:
 //!
 //! - device (GPU and host-compiled templates): each function of a cycle takes a hidden
 //!   `ws_u32 ws_depth`, the calls active in its cycle below it; a call from outside the cycle
@@ -20,17 +20,12 @@
 //! Closures and helpers taking closures are inlined, so they still cannot recurse
 //! (`closures.rs`).
 
+use super::infer::Infer;
 use super::panic::{render, Piece};
-use crate::infer::Infer;
+use super::span::loc;
 use crate::ir::FnBody;
-use crate::model::Module;
-use crate::span::loc;
+use crate::parse::model::Module;
 use proc_macro2::Span;
-
-/// The depth of a cycle's calls a program may reach when its attribute sets none: deep
-/// enough for searches down a tree or a list of moves, small enough that the GPU's stack for
-/// every resident thread (limit × frame) stays a few GiB.
-pub const DEFAULT_LIMIT: u32 = 256;
 
 /// The recursive functions of a program.
 pub struct Recursion {

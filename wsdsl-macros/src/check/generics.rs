@@ -14,7 +14,7 @@
 //! suffix or a turbofish.
 
 use super::*;
-use crate::model::FnRole;
+use crate::parse::model::FnRole;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
@@ -212,7 +212,7 @@ impl Cx<'_> {
         inst.sig.generics = syn::Generics::default();
         inst.sig.ident = syn::Ident::new(&mangled, inst.sig.ident.span());
         if !self.sh.instantiating.iter().any(|(n, _, _)| *n == mangled) {
-            let Some(def) = crate::model::parse_fn(FnRole::Helper, inst, None, &self.value_structs, &self.m.type_names, &self.m.structs, self.errors) else {
+            let Some(def) = crate::parse::model::parse_fn(FnRole::Helper, inst, None, &self.value_structs, &self.m.type_names, &self.m.structs, self.errors) else {
                 return err_expr();
             };
             let signature = (mangled.clone(), def.params.iter().map(|p| p.ty.clone()).collect(), def.ret.clone());

@@ -6,7 +6,7 @@
 
 use super::{err_expr, ex, peel, Bind, Cx};
 use crate::ir::{Expr, ExprKind};
-use crate::model::{FnDef, FnKind};
+use crate::parse::model::{FnDef, FnKind};
 use crate::types::Ty;
 use proc_macro2::Span;
 use syn::spanned::Spanned;

@@ -10,7 +10,7 @@
 //!   whose spawn handler spawns.
 //! - A complete handler may spawn too (a continuation): its children are waited for like the
 //!   spawn handler's, and it runs again when they are done (`ctx.round()` tells the runs
-//!   apart). A data-parallel job (`ctx.merge(..)`, `typeck/jobs.rs`) is waited for like a
+//!   apart). A data-parallel job (`ctx.merge(..)`, `jobs.rs`) is waited for like a
 //!   child that hands no value.
 //! - A complete handler taking `children: &[C]` receives the values of everything its task
 //!   spawns, from its spawn handler or from itself: each spawned type must produce `C`. It
@@ -19,7 +19,7 @@
 //!   the values; anywhere else the value would be lost.
 
 use crate::ir::FnBody;
-use crate::model::{FnKind, Module};
+use crate::parse::model::{FnKind, Module};
 use crate::types::{rust_name, Ty};
 
 pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {

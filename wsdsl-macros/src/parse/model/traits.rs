@@ -7,7 +7,7 @@
 //! defaults it does not override, with `Self` (and a blanket impl's parameter) replaced by the
 //! type. Its methods are then the type's methods (`Type::name`), and a generic helper
 //! bounded by the trait (`fn solve<P: Problem>(p: &P)`) is checked once per type it is
-//! called with (`typeck/generics.rs`): one C function per instantiation.
+//! called with (`check/generics.rs`): one C function per instantiation.
 //!
 //! Trait objects (`&dyn Problem`, `Box<dyn Problem>`) stay refused: the device has no
 //! function pointers worth calling through.

@@ -8,7 +8,7 @@
 //! ```
 //!
 //! Rust lays such an enum out as it likes: the device image is written field by field at
-//! these C offsets (`expand.rs`), so the two never have to agree.
+//! these C offsets (`expand/device_image.rs`), so the two never have to agree.
 
 use crate::types::{align_up, struct_layout, Ty};
 use proc_macro2::Ident;

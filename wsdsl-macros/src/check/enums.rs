@@ -1,9 +1,9 @@
 //! Enums with data: building a variant (`Shape::Rect(w, h)`, `Shape::Rect { w, h }`,
 //! `Shape::Empty`) and taking one apart in patterns (`match`, `if let`, `while let`). The C
-//! side is a tagged union (`model/enums.rs`); a field-less enum stays a `u32`.
+//! side is a tagged union (`parse/model/enums.rs`); a field-less enum stays a `u32`.
 
 use super::*;
-use crate::model::{EnumDef, Variant};
+use crate::parse::model::{EnumDef, Variant};
 
 impl Cx<'_> {
     fn variant_of<'m>(&mut self, en: &'m EnumDef, name: &str, at: &dyn quote::ToTokens) -> Option<&'m Variant> {
