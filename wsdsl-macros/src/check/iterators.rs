@@ -84,7 +84,7 @@ fn parse_chain(e: &syn::Expr) -> Option<(Source<'_>, Vec<&syn::ExprMethodCall>)>
     Some((s, stages))
 }
 
-/// Whether `typeck::for_loop`'s own range loop handles `f` (a name over `a..b`, `..=`,
+/// Whether the range loop of `for_loop` (`control.rs`) handles `f` (a name over `a..b`, `..=`,
 /// with `.rev()`, `.step_by(k)`, `.rev().step_by(k)`); everything else comes here.
 pub(super) fn is_range_loop(f: &syn::ExprForLoop) -> bool {
     let simple = matches!(&*f.pat, syn::Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none()) || matches!(&*f.pat, syn::Pat::Wild(_));
