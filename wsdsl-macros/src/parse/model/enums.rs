@@ -129,7 +129,7 @@ pub fn parse_enum(e: syn::ItemEnum, errors: &mut Vec<syn::Error>) -> Option<Enum
 pub fn resolve_fields(e: &mut EnumDef, parse: &dyn Fn(&syn::Type) -> syn::Result<Ty>, errors: &mut Vec<syn::Error>) {
     for (v, syn_v) in e.variants.iter_mut().zip(&e.item.variants) {
         for (i, f) in syn_v.fields.iter().enumerate() {
-            if super::is_placeholder_field(f, errors) {
+            if super::structs::is_placeholder_field(f, errors) {
                 continue;
             }
             match parse(&f.ty) {
