@@ -5,15 +5,16 @@
 //!
 //! 1. `parse`: the attribute's arguments (`parse/schedule.rs`) and the module's items,
 //!    classified by their markers, with parsed types and C layouts (`parse/model.rs`).
-//! 2. `check`: the exact Rust type of every expression of every body, into the typed IR
-//!    (`ir.rs`), then the flow of task values to their receivers (`check/join.rs`), the
-//!    recursion bounds and the fault sites.
+//! 2. `check`: the exact Rust type of every expression of every body, with its fault sites
+//!    and the bounds of recursive calls, into the typed IR (`ir.rs`); then task values must
+//!    flow to receivers of their type (`check/join.rs`).
 //! 3. `lower`: the typed IR as CUDA C.
-//! 4. `expand`: the Rust glue, the user's items re-emitted for the CPU backend and the
+//! 4. `expand`: the Rust glue: the user's items re-emitted for the CPU backend and the
 //!    `Program` implementation that carries the CUDA C.
 //!
 //! `types.rs` (the types, shared by every stage) and `depth.rs` (the stack deep input runs
-//! on) serve them all. Every stage collects errors so one build reports all of them.
+//! on) serve them all; `tests` holds the unit tests of the stages. Every stage collects
+//! errors so one build reports all of them.
 
 extern crate proc_macro;
 

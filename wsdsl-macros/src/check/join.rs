@@ -117,7 +117,7 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
 
 /// Ordered modules (`order = priority`) take no complete handlers or values yet: a task
 /// waiting for children in later bands would hold its worker, or its frame would have to
-/// remember its band for the continuation, which neither backend's bands do today.
+/// remember its band for the continuation, which neither backend's bands do.
 fn refuse_in_ordered(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
     for span in bodies.iter().flat_map(|b| &b.jobs) {
         errors.push(syn::Error::new(
