@@ -18,12 +18,10 @@ pub mod prelude {
 /// Paths used by code that `#[megakernel]` generates; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use wsdsl_runtime::program::{
-        CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce, Spawned,
-    };
-    pub use wsdsl_runtime::buffer::{Buffer, BufferElem, BufferSet, DeviceBuffer};
-    pub use wsdsl_runtime::parallel;
-    pub use wsdsl_runtime::value::{JoinLayout, TaskValue};
-    pub use wsdsl_runtime::schedule::{Order, Schedule, Scheduler, Steal, Victim, Worker};
-    pub use wsdsl_runtime::recursion::{enter as enter_recursion, Recursion};
+    pub use wsdsl_runtime::contract::buffer::{Buffer, BufferElem, BufferSet, DeviceBuffer};
+    pub use wsdsl_runtime::contract::jobs as parallel;
+    pub use wsdsl_runtime::contract::recursion::{enter as enter_recursion, Recursion};
+    pub use wsdsl_runtime::contract::schedule::{Order, Schedule, Scheduler, Steal, Victim, Worker};
+    pub use wsdsl_runtime::contract::value::{JoinLayout, TaskValue};
+    pub use wsdsl_runtime::contract::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce, Spawned};
 }

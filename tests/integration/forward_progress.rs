@@ -1,7 +1,7 @@
 //! Loops that never end in Rust never end in the generated code either. C++ lets a compiler
 //! assume that a loop without side effects terminates and delete it (the forward-progress
 //! rule; NVRTC and GCC at -O2 do); the lowering makes every `loop` and `while` go round
-//! through a side effect (`ws_loop_progress` in `rust_semantics.cuh`).
+//! through a side effect (`ws_loop_progress` in `core/rust_semantics.cuh`).
 //!
 //! On the host-compiled templates (`wsdsl::gpu::emulate`) and on the GPU (skipped without
 //! one) each endless loop must end in the watchdog's error, not in `Ok` with a made-up value;

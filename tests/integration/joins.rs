@@ -256,7 +256,7 @@ fn an_exhausted_frame_pool_is_reported() {
 }
 
 /// Negamax over 1 to 7 leaves: `max(-child)` chains are what the CUDA 13.0 compiler got wrong
-/// for sm_90 until negation was made opaque (cuda/rust_semantics.cuh); this keeps the case.
+/// for sm_90 until negation was made opaque (cuda/core/rust_semantics.cuh); this keeps the case.
 #[megakernel]
 pub mod negamax {
     #[task(value = i32)]

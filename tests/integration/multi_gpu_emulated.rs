@@ -1,7 +1,7 @@
 //! Runs on several GPUs, emulated on the host (`wsdsl::gpu::multi::emulate`, no GPU needed):
 //! the deque megakernel of every emulated GPU is the host build of the same template code
 //! the GPUs run, thieves rob other GPUs' deques through the shimmed peer mapping, and the
-//! run ends by the two-wave detection across GPUs (`cuda/pe.cuh`). Every victim policy must
+//! run ends by the two-wave detection across GPUs (`cuda/features/pe.cuh`). Every victim policy must
 //! give exact answers on 2, 3 and 4 GPUs, with work crossing GPUs; a fault on one GPU must
 //! stop all of them and come back as one error naming that GPU. Fork-join (complete handlers)
 //! crosses GPUs too: a child stolen by another GPU delivers its value to its parent's frame
@@ -306,7 +306,7 @@ pub mod wide {
     fn done(_f: &Fan, _ctx: &mut Ctx) {}
 }
 
-/// Scope follows sharing (`cuda/deque.cuh`): another GPU robs a deque only once its owner
+/// Scope follows sharing (`cuda/queues/deque.cuh`): another GPU robs a deque only once its owner
 /// shares it, at the ask of a thief that found it offering `remote_ask` tasks or more. One
 /// root on GPU 0 fans out into 4,000 children, each with some busy work: with an ask at 8,192
 /// tasks no deque ever offers enough, so nothing crosses GPUs; with an ask at 128 the other
@@ -430,7 +430,7 @@ fn the_multi_gpu_kernels_compile_for_every_policy() {
 
 /// Emulated GPUs split into emulated hosts: a GPU maps only its own host's heaps, so every
 /// steal from and termination word of another host's GPU goes through NVSHMEM's one-sided
-/// calls (`cuda/pe.cuh`, shimmed on the host); a direct access would read address 0. Every
+/// calls (`cuda/features/pe.cuh`, shimmed on the host); a direct access would read address 0. Every
 /// policy exact, and work crosses hosts.
 #[test]
 fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
@@ -481,7 +481,7 @@ fn across_emulated_hosts_every_policy_is_exact_and_work_crosses_hosts() {
 
 /// Fork-join across emulated hosts: a child stolen by another host's GPU delivers its value
 /// to its parent's frame with one-sided puts and a fetch-add, and the last one sends the
-/// continuation home through the home GPU's inbox, one-sided too (`cuda/join.cuh`). fib
+/// continuation home through the home GPU's inbox, one-sided too (`cuda/features/join.cuh`). fib
 /// exact under every policy, joins crossing hosts, continuations sent home.
 #[test]
 fn fork_join_across_emulated_hosts_is_exact_under_every_policy() {
@@ -555,7 +555,7 @@ fn the_across_hosts_kernel_links_with_nvshmem() {
             blocks_per_sm(across_regs) >= blocks_per_sm(one_host_regs),
             "{name} {victim:?}: {across_regs} registers a thread across hosts, {one_host_regs} on one host: fewer blocks per SM"
         );
-        // NVSHMEM's calls stay out of the kernel's body (`cuda/far.cuh`): inlined, they made
+        // NVSHMEM's calls stay out of the kernel's body (`cuda/features/far.cuh`): inlined, they made
         // N-Queens' kernel 2.4 times the one-host kernel's size and 12% slower on one GPU.
         let code = |image: &[u8]| wsdsl::gpu::elf::function_size(image, "wsdsl_megakernel").expect("the kernel's code");
         let (across_code, one_host_code) = (code(&cubin.image), code(&one_host));

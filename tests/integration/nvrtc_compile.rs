@@ -75,7 +75,7 @@ fn recursive_nqueens_kernel_compiles_and_records_its_frames() {
     assert!(frames.iter().all(|&f| f < 4096), "{frames:?}");
     println!("frame sizes: {frames:?}");
     assert!(source.contains("ws_u32 ws_depth"), "the recursive helper takes its depth");
-    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::recursion::Recursion { limit: 24, cycles: 1 }));
+    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::contract::recursion::Recursion { limit: 24, cycles: 1 }));
 }
 
 #[test]
@@ -186,7 +186,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
     }
 }
 
-/// The priority scheduler's kernel (`cuda/bands.cuh`) compiles with NVRTC, under each band
+/// The priority scheduler's kernel (`cuda/schedulers/bands.cuh`) compiles with NVRTC, under each band
 /// queue and worker granularity, for delta-stepping and for a program that spawns into bands
 /// with plain spawns too.
 #[test]
@@ -205,7 +205,7 @@ fn ordered_kernels_compile_under_the_band_queues() {
 
 /// The deque kernels compile for the architectures before Hopper too (`compile_check` takes
 /// the device's own one at run time): their fences include the one-directional
-/// `fence.acquire` and `fence.release` (`cuda/atomics.cuh`), which LLVM's PTX backend allows
+/// `fence.acquire` and `fence.release` (`cuda/core/atomics.cuh`), which LLVM's PTX backend allows
 /// from sm_90 only, but NVRTC accepts for every architecture it targets. fib has joins (an
 /// acquire fence per frame), UTS none.
 #[test]

@@ -139,7 +139,7 @@ fn a_zero_delta_is_refused() {
 }
 
 mod emulated {
-    //! The same on the host-compiled templates (`cuda/bands.cuh`).
+    //! The same on the host-compiled templates (`cuda/schedulers/bands.cuh`).
     use super::*;
     use wsdsl::gpu::emulate::{run_emulated, Emulation};
     use wsdsl::gpu::{ordered_kernel_configs, Scheduler, Worker};

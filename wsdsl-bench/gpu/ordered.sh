@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Ordered work on the GPU (issue 24): SSSP by delta-stepping on the priority scheduler
-# (`order = priority`, cuda/bands.cuh) beside the unordered variants, on a 2048 x 2048 grid
+# (`order = priority`, cuda/schedulers/bands.cuh) beside the unordered variants, on a 2048 x 2048 grid
 # (weights 1..255 hashed from each edge's ends) and on R-MAT 22, with a few deltas, band
 # windows (W) and lookaheads (bands above the lowest live one a worker may take from). Every
 # run checks its distances against Dijkstra. Writes each run's full output

@@ -1,7 +1,7 @@
 //! `queue-bench`: the experiments of section 7 of "The Broker Queue" (Kerbl et al., ICS 2018)
-//! on the queue templates of `wsdsl-runtime/cuda`: BQ, BWD and BSQ (`broker_queue.cuh`), a
+//! on the queue templates of `wsdsl-runtime/cuda`: BQ, BWD and BSQ (`queues/broker_queue.cuh`), a
 //! per-warp-aggregated BQ/BWD (one Count and one Head/Tail atomic per warp), and the
-//! Cederman-Tsigas work-stealing deque (`deque.cuh`) used by the megakernel.
+//! Cederman-Tsigas work-stealing deque (`queues/deque.cuh`) used by the megakernel.
 //!
 //!   7.1  alternating enqueue/dequeue pairs, thread counts up to full occupancy, per thread
 //!        and per warp (one lane per warp uses the queue);
@@ -26,9 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const ATOMICS: &str = include_str!("../../wsdsl-runtime/cuda/atomics.cuh");
-const DEQUE: &str = include_str!("../../wsdsl-runtime/cuda/deque.cuh");
-const BROKER: &str = include_str!("../../wsdsl-runtime/cuda/broker_queue.cuh");
+use wsdsl_runtime::gpu::build::assemble::{ATOMICS, BROKER_QUEUE as BROKER, DEQUE};
 const KERNELS: &str = include_str!("kernels.cu");
 
 const BLOCK: u32 = 256;
@@ -331,7 +329,7 @@ fn bsq_bytes() -> usize {
 
 pub fn source() -> String {
     format!(
-        "// queue-bench: atomics.cuh + deque.cuh + broker_queue.cuh + kernels.cu\n{ATOMICS}\nstruct wsdsl_task {{ unsigned v; }};\n{DEQUE}\n{BROKER}\n{KERNELS}"
+        "// queue-bench: core/atomics.cuh + queues/deque.cuh + queues/broker_queue.cuh + kernels.cu\n{ATOMICS}\nstruct wsdsl_task {{ unsigned v; }};\n{DEQUE}\n{BROKER}\n{KERNELS}"
     )
 }
 

@@ -34,19 +34,9 @@ pub struct FnBody {
 
 pub type LoopId = usize;
 
-/// The building blocks a handler can ask for (`cuda/parallel.cuh`; the numbers are its
-/// `WS_JOB_*` and the runtime's `parallel::JobKind`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum JobKind {
-    Copy = 1,
-    Merge = 2,
-    Sort = 3,
-    Partition = 4,
-    ExclusiveScan = 5,
-    ReduceSum = 6,
-    ReduceMin = 7,
-    ReduceMax = 8,
-}
+/// The building blocks a handler can ask for: their numbers, methods and result words are
+/// `wsdsl-abi`'s, shared with the runtime and `cuda/features/parallel.cuh`.
+pub use wsdsl_abi::jobs::JobKind;
 
 /// A job call: its buffers (index in the `#[buffers]` struct, name), element type, and its
 /// operands in Rust's evaluation order: each range's start and end, then the pivot or
@@ -385,7 +375,7 @@ pub enum ExprKind {
     /// `&base[start..end]` / `&mut ..` (the mutability is in its type) of an array place
     /// (`len` its length) or of a slice (`len` `None`), a missing bound the end's; also the
     /// coercions `&mut [T]` to `&[T]` and `&[T; N]` to `&[T]` (no bounds). The first of
-    /// three consecutive fault sites (`ws_range` in `rust_semantics.cuh`), `u32::MAX`
+    /// three consecutive fault sites (`ws_range` in `core/rust_semantics.cuh`), `u32::MAX`
     /// without bounds.
     Slicing { base: Box<Expr>, start: Option<Box<Expr>>, end: Option<Box<Expr>>, len: Option<u64>, site: u32 },
     Unary(UnOp, Box<Expr>),
@@ -456,7 +446,7 @@ pub enum ExprKind {
     /// assertions, as they are in its native code.
     DebugOnly(Box<Expr>),
     /// `ctx.thread()`, `ctx.threads()` (u32) or `ctx.sync()` (unit): the threads that run one
-    /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/context.cuh`).
+    /// task together in a cooperative schedule (`wsdsl_ctx_<name>` in `cuda/core/context.cuh`).
     CtxCall(&'static str),
     /// An `Option` built from a flag and a value (read only when the flag is set): what
     /// iterator consumers such as `max()` or `position(..)` produce (`check/iterators.rs`).

@@ -189,6 +189,11 @@ impl Error {
         }
     }
 
+    /// The CPU backend's bound on tasks held at once, `limit`, passed with `held` tasks.
+    pub(crate) fn too_many_held(limit: u64, held: u64) -> Error {
+        Error::QueueOverflow { queue: CPU_TASKS_HELD.into(), capacity: limit, needed: held }
+    }
+
     pub(crate) fn driver(during: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
         move |e| Error::Driver { during, message: e.to_string() }
     }

@@ -2,7 +2,7 @@
 //!
 //! While a run is in progress a reporter thread samples how many tasks have run so far
 //! (on the CPU, each pool thread's published count; on the GPU, words each worker writes to
-//! host-mapped memory every few milliseconds, `cuda/stats.cuh`; under the static scheduler,
+//! host-mapped memory every few milliseconds, `cuda/core/stats.cuh`; under the static scheduler,
 //! the generations done), at most every `every`. Runs longer than a second show
 //! `tasks done, tasks/s, elapsed` on standard error when it is a terminal (nothing when it
 //! is not, so logs stay clean); a callback set with [`crate::Runtime::on_progress`] gets the

@@ -2,10 +2,10 @@
 
 use crate::cpu::{self, CpuPool};
 use crate::error::Error;
-use crate::gpu::spread::run_spread;
+use crate::gpu::run::call::{Dealing, EarlyStart, Processes};
 use crate::gpu::{GpuDevice, GpuOptions};
-use crate::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
-use crate::program::Program;
+use crate::contract::schedule::{KernelConfig, Schedule, Scheduler, Steal, Victim, Worker};
+use crate::contract::Program;
 use crate::progress::{Progress, ProgressOptions};
 use crate::stats::{BackendKind, Stats};
 use crate::settings::GpuCount;
@@ -99,34 +99,16 @@ pub struct Runtime {
     alone_when_narrow: bool,
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
-    job: std::sync::Mutex<Option<crate::gpu::multi::process::Job>>,
+    processes: Processes,
     /// The CPU backend's thread pool, started on first use and kept for later runs (a new
     /// one replaces it after a run whose handler would not stop parked some of its threads).
     cpu_pool: Mutex<Option<Arc<CpuPool>>>,
 }
 
-/// The GPU this process opens, however the program builds its runtime, and whether it is a
-/// launched process's rank on its host, to be taken modulo the GPUs it sees (a launcher that
-/// gives each process one GPU shows it as GPU 0). A process started for GPU k of a multi-GPU
-/// run opens GPU k (`gpu/multi/process.rs` sets `WSDSL_DEVICE`; `from_env` checks it again);
-/// a process a launcher started (`gpu/multi/launcher.rs`) opens `WSDSL_DEVICE`, else its rank
-/// on the host; any other opens GPU 0.
-fn process_gpu() -> (usize, bool) {
-    let device = crate::settings::DEVICE.from_env().ok().flatten();
-    match (crate::gpu::multi::process::peer_rank(), crate::gpu::multi::launcher::from_env()) {
-        (Some(_), _) => (device.unwrap_or(0) as usize, false),
-        (None, Ok(Some(l))) => match device {
-            Some(d) => (d as usize, false),
-            None => (l.local_rank.unwrap_or(0) as usize, true),
-        },
-        (None, _) => (0, false),
-    }
-}
-
 impl Runtime {
     /// A runtime for `backend` with default settings.
     pub fn new(backend: Backend) -> Runtime {
-        let (ordinal, ordinal_wraps) = process_gpu();
+        let (ordinal, ordinal_wraps) = crate::gpu::run::call::process_gpu();
         Runtime {
             backend,
             cpu_threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -143,7 +125,7 @@ impl Runtime {
             spread: None,
             alone_when_narrow: true,
             device: OnceLock::new(),
-            job: std::sync::Mutex::new(None),
+            processes: Processes::default(),
             cpu_pool: Mutex::new(None),
         }
     }
@@ -295,11 +277,6 @@ impl Runtime {
         self
     }
 
-    /// Tasks the host deals before a run on `gpus` GPUs (`spread`).
-    fn spread_want(&self, gpus: u32) -> usize {
-        self.spread.unwrap_or(DEFAULT_SPREAD) as usize * gpus as usize
-    }
-
     /// Whether a run on several GPUs may go to GPU 0 alone when, spreading, the host judges
     /// its tree narrow: its first levels stop widening at a few hundred to a few thousand
     /// tasks, as UTS T3L's do, where a second GPU cannot shorten the run's critical path and
@@ -311,9 +288,9 @@ impl Runtime {
         self
     }
 
-    /// Whether the host judges the tree's narrowness before a run on `gpus` GPUs.
-    fn judge_narrow(&self, gpus: u32) -> bool {
-        gpus > 1 && self.alone_when_narrow
+    /// How the host deals a run's first levels (`spread`, `alone_when_narrow`).
+    fn dealing(&self) -> Dealing {
+        Dealing { per_gpu: self.spread.unwrap_or(DEFAULT_SPREAD), alone_when_narrow: self.alone_when_narrow, watchdog: self.watchdog }
     }
 
     /// Slots per GPU worker deque (default: up to 32768, from free device memory).
@@ -347,7 +324,7 @@ impl Runtime {
 
     /// How many priority bands above the lowest one still holding or running tasks the GPU's
     /// workers may take from, for programs with `order = priority` (overrides the program's
-    /// `lookahead`; default [`crate::schedule::DEFAULT_LOOKAHEAD`]). More keeps workers busy
+    /// `lookahead`; default [`crate::contract::schedule::DEFAULT_LOOKAHEAD`]). More keeps workers busy
     /// while a thin band finishes, and runs tasks whose priority a lower band may still lower.
     pub fn band_lookahead(mut self, bands: u32) -> Self {
         self.schedule.lookahead = Some(bands);
@@ -527,10 +504,8 @@ impl Runtime {
         let schedule = self.schedule.or(P::SCHEDULE);
         let config = schedule.resolve();
         let early = match (was_open, self.gpus, self.backend) {
-            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if config.validate_for::<P>().is_ok() => {
-                crate::gpu::multi::process::Starting::early(self.ordinal, n)
-            }
-            _ => None,
+            (false, GpuCount::Some(n), Backend::Gpu | Backend::Auto) if config.validate_for::<P>().is_ok() => EarlyStart::new(self.ordinal, n),
+            _ => EarlyStart::none(),
         };
         let (use_gpu, note) = match self.backend {
             Backend::Emulate => unreachable!("run above"),
@@ -554,38 +529,8 @@ impl Runtime {
             opts.kernel.validate_for::<P>().map_err(Error::InvalidConfig)?;
             let dev = self.gpu()?;
             let context = if was_open { Duration::ZERO } else { opening.elapsed() };
-            // A launcher (`mpirun`, `srun`) started one process per GPU: the job spans them all.
-            let launched = crate::gpu::multi::launcher::from_env()?;
-            let gpus = match (self.gpus, &launched) {
-                (GpuCount::Some(1), Some(l)) => l.size,
-                (GpuCount::Some(n), _) => n,
-                (GpuCount::All, Some(l)) => l.size,
-                (GpuCount::All, None) => crate::gpu::device_count().map_err(|e| Error::InvalidConfig(format!("WSDSL_GPUS=all: {e}")))?,
-            };
-            // A measurement, not a mode (BENCHMARKS.md, UTS T3L on two GPUs): the multi-GPU
-            // kernel, heap and NVSHMEM on this GPU alone, beside the one-GPU kernel (2: its
-            // heap in ordinary device memory; 3: the across-hosts kernel; `gpu/multi/run.rs`
-            // reads the checked value).
-            let multi_on_one = gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()?.unwrap_or(0) > 0;
-            let (counters, values, mut stats) = if gpus > 1 || multi_on_one {
-                let mut steps = crate::gpu::steps::Steps::new(P::NAME);
-                let mut job = self.job.lock().unwrap_or_else(|e| e.into_inner());
-                if job.is_none() {
-                    let ahead = crate::gpu::multi::run::compile_ahead::<P>(dev, &opts.kernel, gpus);
-                    *job = Some(crate::gpu::multi::process::Job::start(dev, self.ordinal, gpus, launched.as_ref(), early)?);
-                    steps.mark("job start (processes, NVSHMEM's initialisation)");
-                    ahead.wait();
-                    steps.mark("the kernel compiled meanwhile");
-                }
-                let job = job.as_ref().expect("started above");
-                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(gpus), self.judge_narrow(gpus), self.watchdog, |roots| {
-                    crate::gpu::multi::run::run_gpus::<P>(dev, job, &params, buffers, roots, &opts, steps)
-                })?
-            } else {
-                run_spread::<P>(&roots, &params, &opts.kernel, self.spread_want(1), false, self.watchdog, |roots| {
-                    crate::gpu::run::<P>(dev, &params, buffers, roots, &opts)
-                })?
-            };
+            let (counters, values, mut stats) =
+                crate::gpu::run::call::on_gpus::<P>(dev, self.ordinal, self.gpus, &self.processes, early, &params, buffers, &roots, &opts, &self.dealing())?;
             stats.phases.since_process_start = since_process_start;
             stats.phases.context = context;
             let backend = BackendKind::Gpu { device: dev.name.clone(), arch: dev.arch.clone() };
@@ -627,18 +572,7 @@ impl Runtime {
             GpuCount::Some(n) => n,
             GpuCount::All => 1,
         };
-        let (counters, values, mut stats) = run_spread::<P>(roots, params, &config, self.spread_want(gpus), self.judge_narrow(gpus), emu.watchdog, |roots| {
-            if gpus > 1 {
-                let dealt = roots.dealt()?;
-                if roots.narrow() {
-                    // Judged narrow: emulated GPU 0 alone, as a GPU run would (`gpu/multi/alone.rs`).
-                    return crate::gpu::multi::emulate::run_emulated_alone::<P>(params, buffers, dealt, &config, &emu, gpus);
-                }
-                crate::gpu::multi::emulate::run_emulated_gpus::<P>(params, buffers, dealt, &config, &emu, gpus)
-            } else {
-                crate::gpu::emulate::run_emulated::<P>(params, buffers, roots.dealt()?, &config, &emu)
-            }
-        })?;
+        let (counters, values, mut stats) = crate::gpu::run::call::emulated::<P>(params, buffers, roots, &config, &emu, gpus, &self.dealing())?;
         stats.phases.since_process_start = since_process_start;
         let backend = BackendKind::Emulated { gpus, blocks: emu.grid, block_threads: emu.block_threads };
         Ok(Output { counters, values, stats, backend, note: None })

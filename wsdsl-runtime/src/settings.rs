@@ -37,6 +37,17 @@ impl Whole {
         }
     }
 
+    /// [`Whole::from_env`] for a measurement setting, which takes effect only in builds with
+    /// the `lab` feature; elsewhere a value set is said once to be ignored.
+    pub fn lab_from_env(&self) -> Result<Option<u64>, Error> {
+        if cfg!(feature = "lab") {
+            self.from_env()
+        } else {
+            ignored_outside_lab(self.var);
+            Ok(None)
+        }
+    }
+
     fn accepts(&self, v: u64) -> bool {
         (self.min..=self.max).contains(&v) && v % self.step == 0
     }
@@ -89,6 +100,7 @@ pub(crate) const DEVICE: Whole =
     Whole { var: "WSDSL_DEVICE", method: "(no builder method)", what: "the GPU ordinal", min: 0, max: MAX_GPUS - 1, step: 1 };
 pub(crate) const PROFILE: Whole =
     Whole { var: "WSDSL_PROFILE", method: "Runtime::profile", what: "profiling (1) or not (0)", min: 0, max: 1, step: 1 };
+/// A measurement (`lab` builds): the multi-GPU kernel on one GPU, beside the one-GPU kernel.
 pub(crate) const MULTI_ON_ONE: Whole = Whole {
     var: "WSDSL_MULTI_ON_ONE",
     method: "(no builder method)",
@@ -128,7 +140,7 @@ pub(crate) const BAND_LOOKAHEAD: Whole = Whole {
     method: "Runtime::band_lookahead",
     what: "priority bands above the lowest live one that GPU workers may take from",
     min: 0,
-    max: crate::schedule::MAX_LOOKAHEAD as u64,
+    max: crate::contract::schedule::MAX_LOOKAHEAD as u64,
     step: 1,
 };
 pub(crate) const BLOCK_THREADS: Whole =
@@ -145,7 +157,7 @@ pub(crate) const CPU_TASK_LIMIT: Whole = Whole {
     max: 1 << 40,
     step: 1,
 };
-/// For measuring the CPU backend only (`cpu/tree.rs`).
+/// A measurement of the CPU backend (`lab` builds, `cpu/tree.rs`).
 pub(crate) const CPU_EAGER_DEPTH: Whole = Whole {
     var: "WSDSL_CPU_EAGER_DEPTH",
     method: "(no builder method)",
@@ -154,6 +166,30 @@ pub(crate) const CPU_EAGER_DEPTH: Whole = Whole {
     max: 64,
     step: 1,
 };
+
+/// A measurement variable's text (`WSDSL_DEFINES`): as [`var`] in builds with the `lab`
+/// feature; elsewhere `None`, a value set being said once to be ignored.
+pub(crate) fn lab_var(name: &'static str) -> Option<String> {
+    if cfg!(feature = "lab") {
+        std::env::var(name).ok()
+    } else {
+        ignored_outside_lab(name);
+        None
+    }
+}
+
+/// Says once per variable that `name`, set, is a measurement setting this build ignores.
+fn ignored_outside_lab(name: &'static str) {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+    static SAID: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
+    if std::env::var_os(name).is_none() {
+        return;
+    }
+    if SAID.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner()).insert(name) {
+        eprintln!("wsdsl: {name} is a measurement setting, read only by builds with the `lab` feature (cargo build --features lab); ignored");
+    }
+}
 
 /// A variable's value: `None` when it is unset or blank; an error when it is not text.
 pub(crate) fn var(name: &str) -> Result<Option<String>, Error> {

@@ -138,11 +138,11 @@ pub struct SpreadStats {
     pub time: Duration,
 }
 
-/// Profile words per GPU worker (`WS_PROF_COUNT` in `cuda/stats.cuh`, same order).
-pub(crate) const PROFILE_WORDS: usize = 16;
+/// Profile words per GPU worker (`WS_PROF_COUNT` in `cuda/core/stats.cuh`, same order).
+pub(crate) use wsdsl_abi::stats::PROFILE_WORDS;
 
 /// Where the GPU workers' time went, in SM clock cycles summed over all workers
-/// (`cuda/stats.cuh`). `own + search + idle + exec + publish` is about `total`; `join` and
+/// (`cuda/core/stats.cuh`). `own + search + idle + exec + publish` is about `total`; `join` and
 /// `frames` are summed over lanes and are parts of `exec`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Profile {

@@ -3,10 +3,10 @@
 //! `#[buffers]` struct's integer buffers, and `ctx.result(k)`, which reads what the jobs of the
 //! round before computed. A job is a child its task waits for (`join.rs` counts it); the
 //! device runs it cooperatively by a worker's threads or splits it into pieces
-//! (`cuda/parallel.cuh`), the CPU backend with rayon (`wsdsl-runtime/src/parallel/`).
+//! (`cuda/features/parallel.cuh`), the CPU backend with rayon (`wsdsl-runtime/src/parallel/`).
 //!
 //! Each call gets `JOB_SITES` consecutive fault sites, in the order the checks run on every
-//! backend (`parallel::record` in the runtime, `ws_job_record` in `cuda/parallel.cuh`): for
+//! backend (`parallel::record` in the runtime, `ws_job_record` in `cuda/features/parallel.cuh`): for
 //! each of the two source ranges and the destination range Rust's two messages of a bad
 //! `&s[start..end]`, then a destination overlapping the source, a sort of too many keys, and
 //! a round asking for more result words than there are.
@@ -19,10 +19,8 @@ use syn::spanned::Spanned;
 
 /// Fault sites per job call (see the module notes).
 pub const JOB_SITES: u32 = 9;
-/// The most keys `ctx.sort` sorts (`parallel::SORT_MAX` in the runtime).
-pub const SORT_MAX: u32 = 256;
-/// Result words of one round (`parallel::RESULT_WORDS`).
-pub const RESULT_WORDS: u64 = 8;
+/// The most keys `ctx.sort` sorts, and the result words of one round (`wsdsl-abi`).
+pub use wsdsl_abi::jobs::{RESULT_WORDS, SORT_MAX};
 
 /// The method's job and how it is called.
 struct Shape {
@@ -37,48 +35,23 @@ struct Shape {
 }
 
 fn shape(method: &str) -> Option<Shape> {
-    let s = |kind, ranges, value, dst, usage| Some(Shape { kind, ranges, value, dst, usage });
-    match method {
-        "copy" => s(JobKind::Copy, 1, false, true, "ctx.copy(&ctx.buffers.src, lo..hi, &ctx.buffers.dst, at)"),
-        "merge" => s(JobKind::Merge, 2, false, true, "ctx.merge(&ctx.buffers.src, lo..mid, mid..hi, &ctx.buffers.dst, at)"),
-        "sort" => s(JobKind::Sort, 1, false, true, "ctx.sort(&ctx.buffers.src, lo..hi, &ctx.buffers.dst, at)"),
-        "partition" => s(JobKind::Partition, 1, true, true, "ctx.partition(&ctx.buffers.src, lo..hi, pivot, &ctx.buffers.dst, at)"),
-        "exclusive_scan" => s(JobKind::ExclusiveScan, 1, true, true, "ctx.exclusive_scan(&ctx.buffers.src, lo..hi, init, &ctx.buffers.dst, at)"),
-        "reduce_sum" => s(JobKind::ReduceSum, 1, false, false, "ctx.reduce_sum(&ctx.buffers.src, lo..hi)"),
-        "reduce_min" => s(JobKind::ReduceMin, 1, false, false, "ctx.reduce_min(&ctx.buffers.src, lo..hi)"),
-        "reduce_max" => s(JobKind::ReduceMax, 1, false, false, "ctx.reduce_max(&ctx.buffers.src, lo..hi)"),
-        _ => None,
+    let kind = JobKind::of_method(method)?;
+    let s = |ranges, value, dst, usage| Some(Shape { kind, ranges, value, dst, usage });
+    match kind {
+        JobKind::Copy => s(1, false, true, "ctx.copy(&ctx.buffers.src, lo..hi, &ctx.buffers.dst, at)"),
+        JobKind::Merge => s(2, false, true, "ctx.merge(&ctx.buffers.src, lo..mid, mid..hi, &ctx.buffers.dst, at)"),
+        JobKind::Sort => s(1, false, true, "ctx.sort(&ctx.buffers.src, lo..hi, &ctx.buffers.dst, at)"),
+        JobKind::Partition => s(1, true, true, "ctx.partition(&ctx.buffers.src, lo..hi, pivot, &ctx.buffers.dst, at)"),
+        JobKind::ExclusiveScan => s(1, true, true, "ctx.exclusive_scan(&ctx.buffers.src, lo..hi, init, &ctx.buffers.dst, at)"),
+        JobKind::ReduceSum => s(1, false, false, "ctx.reduce_sum(&ctx.buffers.src, lo..hi)"),
+        JobKind::ReduceMin => s(1, false, false, "ctx.reduce_min(&ctx.buffers.src, lo..hi)"),
+        JobKind::ReduceMax => s(1, false, false, "ctx.reduce_max(&ctx.buffers.src, lo..hi)"),
     }
 }
 
 /// Whether `ctx.<method>` is a job or `ctx.result`.
 pub fn is_job_method(method: &str) -> bool {
     method == "result" || shape(method).is_some()
-}
-
-impl JobKind {
-    /// The handler's method.
-    pub fn method(self) -> &'static str {
-        match self {
-            JobKind::Copy => "copy",
-            JobKind::Merge => "merge",
-            JobKind::Sort => "sort",
-            JobKind::Partition => "partition",
-            JobKind::ExclusiveScan => "exclusive_scan",
-            JobKind::ReduceSum => "reduce_sum",
-            JobKind::ReduceMin => "reduce_min",
-            JobKind::ReduceMax => "reduce_max",
-        }
-    }
-
-    /// Result words it gives (a partition: the keys below and equal to the pivot).
-    pub fn result_words(self) -> u32 {
-        match self {
-            JobKind::Copy | JobKind::Merge | JobKind::Sort => 0,
-            JobKind::Partition => 2,
-            _ => 1,
-        }
-    }
 }
 
 impl Cx<'_> {

@@ -122,7 +122,7 @@ fn refuse_in_ordered(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>
     for span in bodies.iter().flat_map(|b| &b.jobs) {
         errors.push(syn::Error::new(
             *span,
-            "order = priority does not support data-parallel jobs yet (the CPU backend's bands and cuda/bands.cuh run no job records); \
+            "order = priority does not support data-parallel jobs yet (the CPU backend's bands and cuda/schedulers/bands.cuh run no job records); \
              loop over the range in the handler or split it into tasks, or drop `order = priority`",
         ));
     }

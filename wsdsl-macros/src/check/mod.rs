@@ -354,7 +354,7 @@ impl<'a> Cx<'a> {
     }
 
     /// Rust's message for an index past the end, with the length and the index the device
-    /// reports (`ws_index` and the buffer accessors in `rust_semantics.cuh`).
+    /// reports (`ws_index` and the buffer accessors in `core/rust_semantics.cuh`).
     fn index_site(&mut self, span: Span) -> u32 {
         self.usize_site(span, "index out of bounds: the len is ", " but the index is ")
     }

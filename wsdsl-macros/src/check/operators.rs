@@ -245,7 +245,7 @@ impl<'a> Cx<'a> {
             let is_int = matches!(r_ty, Ty::Int(_)) || self.sh.infer.var_kind(&r_ty) == Some(VarKind::Int);
             if is_int {
                 // Two sites, Rust's two messages: `site` for a zero divisor, `site + 1` for
-                // `MIN / -1` (`WS_SDIV` in `rust_semantics.cuh`).
+                // `MIN / -1` (`WS_SDIV` in `core/rust_semantics.cuh`).
                 let (zero, overflow) = if op == BinOp::Div {
                     ("attempt to divide by zero", "attempt to divide with overflow")
                 } else {

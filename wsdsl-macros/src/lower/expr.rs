@@ -48,7 +48,7 @@ pub(super) fn is_const(v: &str) -> bool {
 
 /// Integer arithmetic that can neither overflow in C (unsigned, at least 32 bits wide) nor
 /// differ from Rust's wrapping result.
-/// `-x` with wrapping, through `ws_neg_u32`/`ws_neg_u64` (`rust_semantics.cuh`), which the
+/// `-x` with wrapping, through `ws_neg_u32`/`ws_neg_u64` (`core/rust_semantics.cuh`), which the
 /// device build keeps opaque to the CUDA compiler (see the note there).
 pub fn neg_c(t: IntTy, x: &str) -> String {
     let u = t.c_wide_unsigned();

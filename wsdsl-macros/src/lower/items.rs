@@ -158,7 +158,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
 }
 
 /// `wsdsl_execute`, and for programs with values or complete handlers `wsdsl_complete` and
-/// the per-task join tables (`cuda/join.cuh` uses them).
+/// the per-task join tables (`cuda/features/join.cuh` uses them).
 fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
     let mut out = String::new();
     let join = needs_join(m, &ck.jobs);
@@ -268,7 +268,7 @@ fn join_tables(m: &Module, out: &mut String, jobs: bool) {
 /// Layout of a join frame (`struct ws_frame`): a 24-byte header of `u32` words, the parent task
 /// record, then the children's values. A program with jobs adds the result words of the
 /// round's jobs (`ctx.result(k)`) after the task, and lays the children's values over the
-/// scratch of a job split into pieces (`cuda/parallel.cuh`). Returns (size, value size, C
+/// scratch of a job split into pieces (`cuda/features/parallel.cuh`). Returns (size, value size, C
 /// definition).
 pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64, jobs: &[(JobKind, IntTy)]) -> (u64, u64, String) {
     let (value_decl, vsize, valign) = super::values::declare(m);
@@ -291,16 +291,16 @@ pub fn frame_layout(m: &Module, task_bytes: u64, task_align: u64, jobs: &[(JobKi
     let mut c = String::new();
     writeln!(c, "#define WSDSL_JOIN 1\n{value_decl}#define WSDSL_MAX_CHILDREN {max_children}u").unwrap();
     c.push_str(
-        "// A task waiting for its children (cuda/join.cuh): join counter, the links of a free batch\n\
+        "// A task waiting for its children (cuda/features/join.cuh): join counter, the links of a free batch\n\
          // it carries, the number of children, the next run of its complete handler, a spare word\n\
          // (the task starts at byte 24), the task itself, and the children's values in spawn order.\n\
          struct ws_frame {\n    ws_u32 pending;\n    ws_u32 chain_next;\n    ws_u32 chain_len;\n    ws_u32 children;\n    ws_u32 round;\n    ws_u32 spare;\n    wsdsl_task task;\n",
     );
     if results > 0 {
-        c.push_str("    ws_u64 results[WSDSL_JOB_RESULTS];   // what the round's jobs give (cuda/parallel.cuh)\n");
+        c.push_str("    ws_u64 results[WSDSL_JOB_RESULTS];   // what the round's jobs give (cuda/features/parallel.cuh)\n");
     }
     if scratch > 0 {
-        c.push_str("    union {\n        wsdsl_value values[WSDSL_MAX_CHILDREN];\n        ws_u64 job_scratch[WSDSL_JOB_SCRATCH];   // a split job's pieces (cuda/parallel.cuh)\n    };\n};\n");
+        c.push_str("    union {\n        wsdsl_value values[WSDSL_MAX_CHILDREN];\n        ws_u64 job_scratch[WSDSL_JOB_SCRATCH];   // a split job's pieces (cuda/features/parallel.cuh)\n    };\n};\n");
     } else {
         c.push_str("    wsdsl_value values[WSDSL_MAX_CHILDREN];\n};\n");
     }

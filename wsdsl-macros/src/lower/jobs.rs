@@ -1,12 +1,12 @@
 //! Data-parallel job calls (`check/jobs.rs`): one call of `ws_job_record` in
-//! `cuda/parallel.cuh`, which checks the ranges in Rust's order (faulting at the call's
+//! `cuda/features/parallel.cuh`, which checks the ranges in Rust's order (faulting at the call's
 //! sites) and records the job as a child of the running task.
 
 use super::FnLower;
 use crate::ir::{JobCall, JobKind};
 use crate::types::IntTy;
 
-/// The element type's code in a job's `op` word (`WS_JOB_ELEM_*` in `cuda/parallel.cuh`).
+/// The element type's code in a job's `op` word (`WS_JOB_ELEM_*` in `cuda/features/parallel.cuh`).
 pub fn elem_code(t: IntTy) -> u32 {
     match t {
         IntTy::U32 => 0,
@@ -62,10 +62,10 @@ pub const RECORD_BYTES: u64 = 56;
 pub const FANOUT: u64 = 16;
 
 /// The types fragment's job declarations: the defines naming the element types the program's
-/// jobs use (so `cuda/parallel.cuh` instantiates those only), the frame's result and scratch
+/// jobs use (so `cuda/features/parallel.cuh` instantiates those only), the frame's result and scratch
 /// words, and the job record.
 pub fn record_declaration(jobs: &[(JobKind, IntTy)]) -> String {
-    let mut c = String::from("#define WSDSL_JOBS 1\n#define WS_TAG_JOB 0xfffffff1u   // a job record (cuda/parallel.cuh)\n");
+    let mut c = String::from("#define WSDSL_JOBS 1\n#define WS_TAG_JOB 0xfffffff1u   // a job record (cuda/features/parallel.cuh)\n");
     let mut elems: Vec<IntTy> = jobs.iter().map(|&(_, t)| t).collect();
     elems.sort_by_key(|&t| elem_code(t));
     elems.dedup();
@@ -75,7 +75,7 @@ pub fn record_declaration(jobs: &[(JobKind, IntTy)]) -> String {
     let (results, scratch) = frame_words(jobs);
     c.push_str(&format!("#define WSDSL_JOB_RESULTS {results}u\n#define WSDSL_JOB_SCRATCH {scratch}u\n#define WS_JOB_FANOUT {FANOUT}u\n"));
     c.push_str(
-        "// A data-parallel job, or a piece of one (cuda/parallel.cuh): kind, element type and buffers;\n\
+        "// A data-parallel job, or a piece of one (cuda/features/parallel.cuh): kind, element type and buffers;\n\
          // its result word (or its index in the job it is a piece of); its ranges and arguments.\n\
          struct ws_job { ws_u32 op; ws_u32 slot; ws_u64 a0; ws_u64 a1; ws_u64 b0; ws_u64 b1; ws_u64 c0; ws_u64 c1; };\n",
     );
@@ -87,7 +87,7 @@ pub fn record_declaration(jobs: &[(JobKind, IntTy)]) -> String {
 /// gives results; scratch when one splits into pieces that count before they write (partition,
 /// scan) or reduce.
 pub fn frame_words(jobs: &[(JobKind, IntTy)]) -> (u64, u64) {
-    let results = if jobs.iter().any(|(k, _)| k.result_words() > 0) { crate::check::JOB_RESULT_WORDS } else { 0 };
+    let results = if jobs.iter().any(|(k, _)| k.result_words() > 0) { crate::check::JOB_RESULT_WORDS as u64 } else { 0 };
     let two_pass = jobs.iter().any(|(k, _)| matches!(k, JobKind::Partition | JobKind::ExclusiveScan | JobKind::ReduceSum | JobKind::ReduceMin | JobKind::ReduceMax));
     (results, if two_pass { 3 * FANOUT } else { 0 })
 }

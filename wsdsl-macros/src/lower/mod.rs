@@ -125,12 +125,12 @@ pub fn local_name(name: &str, id: usize) -> String {
 }
 
 /// Records the array, tuple and slice types inside `t`, elements first (C needs them declared
-/// in that order). `Option<int>` wrappers live in `rust_semantics.cuh`.
+/// in that order). `Option<int>` wrappers live in `core/rust_semantics.cuh`.
 pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
     match t {
         Ty::Array(e, _) => record_arrays(e, arrays),
         Ty::Tuple(ts) => ts.iter().for_each(|e| record_arrays(e, arrays)),
-        // `Option<int>` is in `rust_semantics.cuh`; others (iterator consumers' results, e.g.
+        // `Option<int>` is in `core/rust_semantics.cuh`; others (iterator consumers' results, e.g.
         // `Option<(usize, u32)>`) get a wrapper struct of the same shape.
         Ty::Option(e) if matches!(**e, Ty::Int(_)) => return,
         Ty::Option(e) => record_arrays(e, arrays),

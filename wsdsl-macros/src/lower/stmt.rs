@@ -8,7 +8,7 @@ use crate::types::Ty;
 
 /// The increment of every C loop that Rust does not bound (`loop`, `while`): a side effect, so
 /// that the CUDA and host C++ compilers may not assume the loop ends and delete it, as C++'s
-/// forward-progress rule allows (`ws_loop_progress` in `rust_semantics.cuh`). In the
+/// forward-progress rule allows (`ws_loop_progress` in `core/rust_semantics.cuh`). In the
 /// increment, it runs on each way round (`continue` included) and never in a body that
 /// always leaves, such as the one-pass loop of an inlined body with `return`.
 const PROGRESS: &str = "ws_loop_progress()";

@@ -1,9 +1,9 @@
-//! How task values sit in join frames (`struct ws_frame`'s `values`, `cuda/join.cuh`).
+//! How task values sit in join frames (`struct ws_frame`'s `values`, `cuda/features/join.cuh`).
 //!
 //! A module whose tasks all hand one scalar type keeps `typedef T wsdsl_value`. Otherwise
 //! (several value types, or a struct, tuple, `Option` or enum) `wsdsl_value` is a union of
 //! the value types, `v0`, `v1`, .. in `Module::value_types` order, padded to whole words so
-//! that `cuda/join.cuh` can read a frame's values word by word (`WSDSL_VALUE_WORDS`). A
+//! that `cuda/features/join.cuh` can read a frame's values word by word (`WSDSL_VALUE_WORDS`). A
 //! complete handler's children are then copied into an array of their own type, so that its
 //! slice has that type's stride.
 

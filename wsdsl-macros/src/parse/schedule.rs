@@ -9,6 +9,8 @@ use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::{Ident, Lit, Token};
+use wsdsl_abi::limits::{block_threads_valid, MAX_LOOKAHEAD, MIN_BLOCKS};
+use wsdsl_abi::schedule::{Order, Scheduler, Steal, Victim, Worker};
 
 /// One `key = value`; the value may be any identifier (`static` is a keyword), a string or an
 /// integer.
@@ -47,16 +49,16 @@ impl quote::ToTokens for Value {
 /// The keys and their values, as written (validated).
 #[derive(Debug, Default)]
 pub struct ScheduleAttr {
-    scheduler: Option<(String, Span)>,
-    worker: Option<(String, Span)>,
-    victim: Option<(String, Span)>,
-    steal: Option<(String, Span)>,
+    scheduler: Option<(Scheduler, Span)>,
+    worker: Option<(Worker, Span)>,
+    victim: Option<(Victim, Span)>,
+    steal: Option<(Steal, Span)>,
     block_threads: Option<u32>,
     capacity: Option<u32>,
     cooperative: Option<(bool, Span)>,
     min_blocks: Option<u32>,
     /// `order = priority`: tasks run lowest band first (`ctx.spawn_with_priority`).
-    order: Option<(String, Span)>,
+    order: Option<(Order, Span)>,
     /// With `order = priority`: bands above the lowest live one the GPU's workers may take from.
     lookahead: Option<(u32, Span)>,
     /// Not a scheduler setting: how deep recursive helpers may call.
@@ -66,13 +68,7 @@ pub struct ScheduleAttr {
 /// The depth of a cycle's calls a program may reach when its attribute sets none: deep
 /// enough for searches down a tree or a list of moves, small enough that the GPU's stack for
 /// every resident thread (limit × frame) stays a few GiB.
-pub const DEFAULT_RECURSION_LIMIT: u32 = 256;
-
-const SCHEDULERS: &[&str] = &["deque", "static", "bq", "bwd", "bsq"];
-const WORKERS: &[&str] = &["thread", "warp", "block"];
-const VICTIMS: &[&str] = &["random", "round_robin", "pws", "hws", "small_world"];
-const STEALS: &[&str] = &["one", "half"];
-const ORDERS: &[&str] = &["none", "priority"];
+pub use wsdsl_abi::limits::DEFAULT_RECURSION_LIMIT;
 
 /// Parses the attribute's arguments, collecting every error.
 pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
@@ -82,31 +78,34 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
     for pair in pairs {
         let key = pair.key.to_string();
         let seen = match key.as_str() {
-            "scheduler" => choice(&pair.value, SCHEDULERS, &key).map(|v| attr.scheduler.replace(v).is_some()),
-            "worker" => choice(&pair.value, WORKERS, &key).map(|v| attr.worker.replace(v).is_some()),
-            "victim" => choice(&pair.value, VICTIMS, &key).map(|v| attr.victim.replace(v).is_some()),
-            "steal" => choice(&pair.value, STEALS, &key).map(|v| attr.steal.replace(v).is_some()),
-            "order" => choice(&pair.value, ORDERS, &key).map(|v| attr.order.replace(v).is_some()),
+            "scheduler" => choice(&pair.value, &Scheduler::ALL, Scheduler::name, &key).map(|v| attr.scheduler.replace(v).is_some()),
+            "worker" => choice(&pair.value, &Worker::ALL, Worker::name, &key).map(|v| attr.worker.replace(v).is_some()),
+            "victim" => choice(&pair.value, &Victim::ALL, Victim::name, &key).map(|v| attr.victim.replace(v).is_some()),
+            "steal" => choice(&pair.value, &Steal::ALL, Steal::name, &key).map(|v| attr.steal.replace(v).is_some()),
+            "order" => choice(&pair.value, &Order::ALL, Order::name, &key).map(|v| attr.order.replace(v).is_some()),
             "block_threads" => number(&pair.value, &key).and_then(|n| {
-                if n % 32 == 0 && (32..=1024).contains(&n) {
+                if block_threads_valid(n) {
                     Ok(attr.block_threads.replace(n).is_some())
                 } else {
                     Err(syn::Error::new_spanned(&pair.value, "block_threads must be a multiple of 32 from 32 to 1024"))
                 }
             }),
-            "cooperative" => choice(&pair.value, &["true", "false"], &key).map(|(v, span)| attr.cooperative.replace((v == "true", span)).is_some()),
+            "cooperative" => choice(&pair.value, &[true, false], |b| if b { "true" } else { "false" }, &key)
+                .map(|(v, span)| attr.cooperative.replace((v, span)).is_some()),
             "min_blocks" => number(&pair.value, &key).and_then(|n| {
-                if (1..=32).contains(&n) {
+                if MIN_BLOCKS.contains(&n) {
                     Ok(attr.min_blocks.replace(n).is_some())
                 } else {
-                    Err(syn::Error::new_spanned(&pair.value, "min_blocks must be from 1 to 32 blocks per SM"))
+                    let (least, most) = (MIN_BLOCKS.start(), MIN_BLOCKS.end());
+                    Err(syn::Error::new_spanned(&pair.value, format!("min_blocks must be from {least} to {most} blocks per SM")))
                 }
             }),
             "lookahead" => number(&pair.value, &key).and_then(|n| {
-                if n <= 31 {
+                if n <= MAX_LOOKAHEAD {
                     Ok(attr.lookahead.replace((n, pair.key.span())).is_some())
                 } else {
-                    Err(syn::Error::new_spanned(&pair.value, "lookahead must be from 0 to 31 bands (the window holds 32)"))
+                    let window = MAX_LOOKAHEAD + 1;
+                    Err(syn::Error::new_spanned(&pair.value, format!("lookahead must be from 0 to {MAX_LOOKAHEAD} bands (the window holds {window})")))
                 }
             }),
             "capacity" => number(&pair.value, &key).and_then(|n| {
@@ -134,40 +133,42 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
             Err(e) => errors.push(e),
         }
     }
-    if let Some((s, _)) = &attr.scheduler {
-        if s == "static" {
-            for (name, given) in [("worker", &attr.worker), ("victim", &attr.victim), ("steal", &attr.steal)] {
-                if let Some((_, span)) = given {
+    if let Some(&(s, _)) = attr.scheduler.as_ref() {
+        if !s.has_workers() {
+            for (name, given) in [("worker", attr.worker.map(|v| v.1)), ("victim", attr.victim.map(|v| v.1)), ("steal", attr.steal.map(|v| v.1))] {
+                if let Some(span) = given {
                     errors.push(syn::Error::new(
-                        *span,
+                        span,
                         format!("the static scheduler runs one task per thread and never steals, so `{name}` does not apply; remove it or use scheduler = deque"),
                     ));
                 }
             }
         }
-        if matches!(s.as_str(), "bq" | "bwd" | "bsq") {
-            for (name, given) in [("victim", &attr.victim), ("steal", &attr.steal)] {
-                if let Some((_, span)) = given {
+        if s.is_broker() {
+            for (name, given) in [("victim", attr.victim.map(|v| v.1)), ("steal", attr.steal.map(|v| v.1))] {
+                if let Some(span) = given {
                     errors.push(syn::Error::new(
-                        *span,
-                        format!("the {s} scheduler shares broker queues instead of robbing deques, so `{name}` does not apply; remove it or use scheduler = deque"),
+                        span,
+                        format!("the {} scheduler shares broker queues instead of robbing deques, so `{name}` does not apply; remove it or use scheduler = deque", s.name()),
                     ));
                 }
             }
         }
     }
     if let (Some((true, span)), Some((s, _))) = (&attr.cooperative, &attr.scheduler) {
-        if s != "deque" && s != "static" {
+        if !s.runs_cooperative() {
+            let s = s.name();
             errors.push(syn::Error::new(*span, format!("cooperative tasks need the deque or the static scheduler; scheduler = {s} runs one task per thread")));
         }
     }
-    if let Some((_, span)) = attr.order.as_ref().filter(|(o, _)| o == "priority") {
-        if let Some((s, _)) = attr.scheduler.as_ref().filter(|(s, _)| !matches!(s.as_str(), "bq" | "bwd")) {
-            let why = match s.as_str() {
-                "deque" => "its deques are private to their workers, so no worker could see which band is lowest",
-                "static" => "it runs whole generations at once",
+    if let Some((_, span)) = attr.order.as_ref().filter(|(o, _)| *o == Order::Priority) {
+        if let Some((s, _)) = attr.scheduler.as_ref().filter(|(s, _)| !s.runs_ordered()) {
+            let why = match s {
+                Scheduler::Deque => "its deques are private to their workers, so no worker could see which band is lowest",
+                Scheduler::Static => "it runs whole generations at once",
                 _ => "a band per block's queue would multiply the bands' memory by the blocks",
             };
+            let s = s.name();
             errors.push(syn::Error::new(
                 *span,
                 format!("order = priority runs on the broker queues' bands (scheduler = bq or bwd), not scheduler = {s}: {why}; use scheduler = bq or leave the scheduler out"),
@@ -191,17 +192,17 @@ pub fn parse(args: TokenStream) -> syn::Result<ScheduleAttr> {
     }
 }
 
-/// An identifier or string value that must be one of `allowed`.
-fn choice(value: &Value, allowed: &[&str], key: &str) -> syn::Result<(String, Span)> {
+/// An identifier or string value that must name one of `allowed` (`name` spells each).
+fn choice<T: Copy>(value: &Value, allowed: &[T], name: fn(T) -> &'static str, key: &str) -> syn::Result<(T, Span)> {
+    let names = wsdsl_abi::schedule::names(allowed, name).join(", ");
     let (text, span) = match value {
         Value::Word(i) => (i.to_string(), i.span()),
         Value::Lit(Lit::Str(s)) => (s.value(), s.span()),
-        other => return Err(syn::Error::new_spanned(other, format!("`{key}` takes one of: {}", allowed.join(", ")))),
+        other => return Err(syn::Error::new_spanned(other, format!("`{key}` takes one of: {names}"))),
     };
-    if allowed.contains(&text.as_str()) {
-        Ok((text, span))
-    } else {
-        Err(syn::Error::new(span, format!("unknown {key} `{text}`; the choices are: {}", allowed.join(", "))))
+    match allowed.iter().copied().find(|&c| name(c) == text) {
+        Some(c) => Ok((c, span)),
+        None => Err(syn::Error::new(span, format!("unknown {key} `{text}`; the choices are: {names}"))),
     }
 }
 
@@ -229,20 +230,23 @@ impl ScheduleAttr {
 
     /// Whether tasks carry priorities (`order = priority`).
     pub fn ordered(&self) -> bool {
-        self.order.as_ref().is_some_and(|(o, _)| o == "priority")
+        matches!(self.order, Some((Order::Priority, _)))
     }
 
     /// `const SCHEDULE: Schedule = ...;` for the generated `Program` impl.
     pub fn to_const(&self) -> TokenStream {
         let p = quote!(::wsdsl::__private);
-        let variant = |v: &Option<(String, Span)>, ty: TokenStream| match v {
-            Some((text, _)) => {
-                let name: String = text.split('_').map(|w| w[..1].to_uppercase() + &w[1..]).collect();
-                let ident = syn::Ident::new(&name, Span::call_site());
-                quote!(::core::option::Option::Some(#p::#ty::#ident))
+        // The runtime's choices are `wsdsl-abi`'s enums: a variant is spelt as they name it.
+        fn variant<T: std::fmt::Debug>(v: &Option<(T, Span)>, ty: TokenStream) -> TokenStream {
+            let p = quote!(::wsdsl::__private);
+            match v {
+                Some((choice, _)) => {
+                    let ident = syn::Ident::new(&format!("{choice:?}"), Span::call_site());
+                    quote!(::core::option::Option::Some(#p::#ty::#ident))
+                }
+                None => quote!(::core::option::Option::None),
             }
-            None => quote!(::core::option::Option::None),
-        };
+        }
         let number = |n: Option<u32>| match n {
             Some(n) => quote!(::core::option::Option::Some(#n)),
             None => quote!(::core::option::Option::None),

@@ -11,7 +11,7 @@ fn narrow_arithmetic_is_done_in_unsigned_32_bit() {
     }));
     assert!(helper_c(&c, "mul").contains("((ws_u16)((ws_u32)(l_a_0) * (ws_u32)(l_b_1)))"));
     assert!(helper_c(&c, "add").contains("((ws_i8)((ws_u32)(l_a_0) + (ws_u32)(l_b_1)))"));
-    // Negation goes through the helper the device keeps opaque (rust_semantics.cuh).
+    // Negation goes through the helper the device keeps opaque (core/rust_semantics.cuh).
     assert!(helper_c(&c, "neg").contains("((ws_i64)ws_neg_u64((ws_u64)(l_a_0)))"));
 }
 

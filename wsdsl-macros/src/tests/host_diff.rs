@@ -1,6 +1,6 @@
 //! Differential test: the same functions run as Rust (this test binary, with overflow checks
 //! off like every wsdsl build) and as the generated C compiled by the host C++ compiler
-//! against `rust_semantics.cuh`, on edge values. A panic in Rust must be a fault in C.
+//! against `core/rust_semantics.cuh`, on edge values. A panic in Rust must be a fault in C.
 
 use super::*;
 use std::cmp::Ordering;

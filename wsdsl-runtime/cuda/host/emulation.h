@@ -12,7 +12,7 @@
 // `ws_*` operation its memory order with GCC atomics). Warp-synchronous code must use the
 // explicit barriers, which the templates do.
 //
-// Include after ws_host_shim.h and before rust_semantics.cuh (WS_HOST_EMULATION makes that
+// Include after ws_host_shim.h and before core/rust_semantics.cuh (WS_HOST_EMULATION makes that
 // header take its device branch: real atomics, CUDA math names).
 #pragma once
 
@@ -152,7 +152,7 @@ static inline float atomicAdd(float* p, float v) { return ws_emu_float_add<float
 static inline double atomicAdd(double* p, double v) { return ws_emu_float_add<double, unsigned long long>(p, v); }
 
 #if WSDSL_PES_ONE_SIDED
-// NVSHMEM's one-sided calls for GPUs of other emulated hosts (cuda/pe.cuh), served from the
+// NVSHMEM's one-sided calls for GPUs of other emulated hosts (cuda/features/pe.cuh), served from the
 // emulated heaps: a symmetric address is this GPU's own address of an object, and GPU pe's
 // copy lies at the same offset of its heap (`ws_host_set_heaps` names them before a launch).
 // Sequentially consistent, the strongest NVSHMEM's atomics are used as. Each call may first

@@ -1,7 +1,7 @@
 // ws_host_shim.h — lets the queue headers of the template library compile with the host C++
 // compiler (g++/clang++, C++17), so they can be hammered from host threads without a GPU.
 //
-// It replaces atomics.cuh (include this INSTEAD of it, before any queue header): every
+// It replaces core/atomics.cuh (include this INSTEAD of it, before any queue header): every
 // `ws_*` wrapper has the same name, signature and memory order, spelled with GCC `__atomic`
 // builtins:
 //   ld.acquire.gpu   -> __atomic_load_n(ACQUIRE)       st.release.gpu -> __atomic_store_n(RELEASE)
@@ -47,14 +47,14 @@ static inline void ws_host_chaos() {
     if ((x & 255u) < ws_host_chaos_per_256) sched_yield();
 }
 
-// The GPU's wrappers (atomics.cuh) name the .global state space: given a shared-memory
+// The GPU's wrappers (core/atomics.cuh) name the .global state space: given a shared-memory
 // address they fault there, though here, with one address space, they would run fine. The
 // emulation (emulation.h) sets this check of the running block's shared arena, so that such a
 // call fails in CI instead of on the GPU.
 static bool (*ws_host_in_shared)(const void*) = nullptr;
 static inline void ws_host_global(const void* p) {
     if (ws_host_in_shared != nullptr && ws_host_in_shared(p)) {
-        fprintf(stderr, "wsdsl template bug: a global-memory atomic wrapper (atomics.cuh) was given a shared-memory address; on the GPU it faults with CUDA_ERROR_INVALID_ADDRESS_SPACE. Use atomicAdd/atomicMin/... on shared words.\n");
+        fprintf(stderr, "wsdsl template bug: a global-memory atomic wrapper (core/atomics.cuh) was given a shared-memory address; on the GPU it faults with CUDA_ERROR_INVALID_ADDRESS_SPACE. Use atomicAdd/atomicMin/... on shared words.\n");
         abort();
     }
     ws_host_chaos();
@@ -75,7 +75,7 @@ static inline ws_atom_u64 ws_add_acq_rel_u64(ws_atom_u64* p, ws_atom_u64 v) { ws
 static inline ws_atom_u32 ws_add_acq_rel_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL); }
 static inline ws_atom_u32 ws_add_relaxed_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws_host_global(p); return __atomic_fetch_add(p, v, __ATOMIC_RELEASE); }
-// The thief's side (atomics.cuh): the same operations; the host has one scope.
+// The thief's side (core/atomics.cuh): the same operations; the host has one scope.
 #define ws_thief_load_acquire_u32 ws_load_acquire_u32
 #define ws_thief_load_acquire_u64 ws_load_acquire_u64
 #define ws_thief_load_relaxed_u32 ws_load_relaxed_u32
@@ -83,7 +83,7 @@ static inline ws_atom_u32 ws_add_release_u32(ws_atom_u32* p, ws_atom_u32 v) { ws
 #define ws_thief_fence_sc ws_fence_sc
 #define ws_thief_cas_acq_rel_u64 ws_cas_acq_rel_u64
 #define ws_thief_store_release_u32 ws_store_release_u32
-// Explicit scopes (atomics.cuh, for join.cuh across GPUs): the same operations.
+// Explicit scopes (core/atomics.cuh, for features/join.cuh across GPUs): the same operations.
 #define ws_gpu_fence_acq_rel ws_fence_acq_rel
 #define ws_gpu_load_relaxed_u32 ws_load_relaxed_u32
 #define ws_gpu_load_relaxed_u64 ws_load_relaxed_u64

@@ -2,7 +2,7 @@
 //! delta-stepping on CPUs. The lowest band's tasks run side by side on the pool; what they
 //! spawn goes to its band (a plain `ctx.spawn`: the parent's), and a child of the band being
 //! run runs in that band's next sweep. A priority below the band being run counts as that
-//! band (the lowest band never moves down, as on the GPU, `cuda/bands.cuh`). The run ends
+//! band (the lowest band never moves down, as on the GPU, `cuda/schedulers/bands.cuh`). The run ends
 //! when no band holds a task.
 //!
 //! Strict order costs one barrier per sweep; the GPU instead looks ahead into higher bands
@@ -11,7 +11,7 @@
 
 use super::tree::Run;
 use super::workers::here;
-use crate::program::Program;
+use crate::contract::Program;
 use crate::stats::BandStats;
 use rayon::prelude::*;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! The children a task waits for on the CPU backend, taken from the list its handler spawned
 //! into ([`Spawned`], the contract's).
 
-use crate::spawned::Spawned;
+use crate::contract::spawned::Spawned;
 use std::mem::MaybeUninit;
 
 /// The children a task waits for: up to `FEW` of them copied onto the waiting call's stack

@@ -13,7 +13,7 @@
 //! One handler's own list of spawned tasks is bounded as it grows (`Spawned::push`), since a
 //! handler that spawns in an endless loop never returns to be counted.
 
-use crate::error::{Error, CPU_TASKS_HELD};
+use crate::error::Error;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 /// Tasks a run may hold at once unless `Runtime::cpu_task_limit` says otherwise.
@@ -26,35 +26,6 @@ pub struct Limits {
     pub watchdog: std::time::Duration,
     /// Most tasks held at once (`Runtime::cpu_task_limit`).
     pub tasks: u64,
-}
-
-/// Why the backend itself stopped a handler in the middle: the payload of the panic that
-/// unwinds out of it, never a panic of the handler's own (`panics.rs` lets it pass unreported).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Stop {
-    /// A handler's list of spawned tasks reached the bound on tasks held.
-    TooManyTasks { limit: u64 },
-    /// Memory for `what` could not be had.
-    NoMemory { what: &'static str, bytes: u64 },
-}
-
-impl Stop {
-    /// Unwinds out of the running handler with this reason.
-    #[cold]
-    pub fn raise(self) -> ! {
-        std::panic::resume_unwind(Box::new(self))
-    }
-
-    pub fn into_error(self) -> Error {
-        match self {
-            Stop::TooManyTasks { limit } => too_many(limit, limit + 1),
-            Stop::NoMemory { what, bytes } => Error::OutOfMemory { what, bytes },
-        }
-    }
-}
-
-fn too_many(limit: u64, held: u64) -> Error {
-    Error::QueueOverflow { queue: CPU_TASKS_HELD.into(), capacity: limit, needed: held }
 }
 
 /// The run's total of tasks held, as the threads have added their shares.
@@ -82,7 +53,7 @@ impl Held {
         let now = self.total.fetch_add(*share, Ordering::Relaxed) + *share;
         *share = 0;
         if now > self.limit as i64 {
-            return Err(too_many(self.limit, now as u64));
+            return Err(Error::too_many_held(self.limit, now as u64));
         }
         Ok(())
     }

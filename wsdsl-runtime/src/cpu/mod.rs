@@ -19,6 +19,7 @@
 
 mod bands;
 mod children;
+pub(crate) mod jobs;
 pub(crate) mod limits;
 pub(crate) mod panics;
 mod park;
@@ -26,15 +27,14 @@ mod tree;
 mod workers;
 
 use crate::error::{Error, RanOn};
-use crate::program::{CounterSet, Program, RunResult};
-use crate::schedule::Order;
-use crate::value::TaskValue;
+use crate::contract::{CounterSet, Program, RunResult};
+use crate::contract::schedule::Order;
+use crate::contract::value::TaskValue;
 use crate::progress::ProgressOptions;
 use crate::stats::{Phases, Stats};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-pub use crate::spawned::Spawned;
 pub use limits::{Limits, DEFAULT_TASK_LIMIT};
 pub use workers::CpuPool;
 

@@ -10,7 +10,7 @@
 //! errors, with the message alone. Built with `panic = "abort"`, nothing can be caught: the
 //! previous hook prints the panic and the process aborts.
 
-use super::limits::Stop;
+use crate::contract::spawned::Stop;
 use std::any::Any;
 use std::cell::{Cell, RefCell};
 use std::panic::{catch_unwind, AssertUnwindSafe};

@@ -12,15 +12,16 @@
 //! error, `Error::OutOfMemory`). Tasks held at once are counted against the run's bound
 //! (`limits.rs`).
 
-use crate::value::TaskValue;
+use crate::contract::value::TaskValue;
 use super::children::{Children, FEW};
-use super::limits::{Held, Stop};
+use super::limits::Held;
+use crate::contract::spawned::Stop;
 use super::panics::Caught;
-use crate::spawned::Spawned;
+use crate::contract::spawned::Spawned;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
-use crate::parallel::{self, Job, NO_RESULT, RESULT_WORDS};
-use crate::program::Program;
+use crate::contract::jobs::{Job, NO_RESULT, RESULT_WORDS};
+use crate::contract::Program;
 use rayon::prelude::*;
 use rayon::FnContext;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -322,9 +323,9 @@ impl<'a, P: Program> Run<'a, P> {
             return results;
         }
         let gave: Vec<[u64; 2]> = if jobs.len() == 1 {
-            vec![parallel::run(&jobs[0], self.buffers)]
+            vec![super::jobs::run(&jobs[0], self.buffers)]
         } else {
-            jobs.par_iter().map(|job| parallel::run(job, self.buffers)).collect()
+            jobs.par_iter().map(|job| super::jobs::run(job, self.buffers)).collect()
         };
         for (job, words) in jobs.iter().zip(gave) {
             if job.result != NO_RESULT {
@@ -479,11 +480,11 @@ enum Batch<T> {
 /// on 2).
 const EAGER_DEPTH: u32 = 12;
 
-/// `EAGER_DEPTH`, or `WSDSL_CPU_EAGER_DEPTH` where set (read once per process; for
-/// measuring). A value it does not accept is reported once and not used.
+/// `EAGER_DEPTH`, or `WSDSL_CPU_EAGER_DEPTH` where set (read once per process, in builds with
+/// the `lab` feature: a measurement). A value it does not accept is reported once and not used.
 fn eager_depth() -> u32 {
     static DEPTH: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-    *DEPTH.get_or_init(|| match crate::settings::CPU_EAGER_DEPTH.from_env() {
+    *DEPTH.get_or_init(|| match crate::settings::CPU_EAGER_DEPTH.lab_from_env() {
         Ok(depth) => depth.map_or(EAGER_DEPTH, |d| d as u32),
         Err(e) => {
             eprintln!("wsdsl: {e}; using {EAGER_DEPTH}");

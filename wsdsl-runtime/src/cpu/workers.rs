@@ -2,7 +2,7 @@
 //! of counters and statistics per pool thread, which only that thread touches.
 
 use super::park;
-use crate::spawned::Spawned;
+use crate::contract::spawned::Spawned;
 use crate::error::Error;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

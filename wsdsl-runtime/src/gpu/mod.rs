@@ -1,42 +1,24 @@
-//! The GPU backend: assemble -> NVRTC (cached) -> launch -> terminate -> results. A run goes
-//! through one set-up path (`runner.rs`) for every scheduler (`persistent.rs`, `broker_run.rs`,
-//! `static_run.rs`), on a GPU (`on_gpu.rs`) or on the host build of the same templates
-//! (`emulate.rs`), both targets of a run (`target.rs`).
+//! The GPU backend, by stage: `build/` (assemble the megakernel from the template library
+//! and the program's fragments, NVRTC into the disk cache, load it), `run/` (one set-up path
+//! for every run: inputs, roots, join pool, launch, read back), `schedulers/` (what each
+//! scheduler brings to a run, and the one place that picks among them), and the two targets a
+//! kernel runs on: `device/` (a real GPU) and `emulate/` (the same templates compiled for the
+//! host, each GPU thread a fiber). Several GPUs and hosts are `multi/`, over `nvshmem/`.
 
-pub mod assemble;
-mod bands;
-mod broker_run;
-pub mod compile;
+pub mod build;
 pub mod device;
-pub mod elf;
 pub mod emulate;
-#[cfg(test)]
-mod image_timing;
-mod inputs;
-mod join;
-mod launch;
-mod mapped;
-pub mod libs;
 pub mod multi;
 pub mod nvshmem;
-pub(crate) mod module;
-mod on_gpu;
-mod persistent;
-mod ready;
-mod runner;
-pub(crate) mod spread;
-mod stack;
-mod staging;
-mod static_run;
-pub(crate) mod steps;
-mod target;
-mod watchdog;
-mod workspace;
+pub(crate) mod run;
+pub(crate) mod schedulers;
 
-pub use assemble::{host_kernel_source, host_pe_kernel_source, kernel_source, pe_kernel_source, pe_kernel_source_across_hosts};
-pub use crate::schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
+pub use build::assemble::{kernel_source, pe_kernel_source, pe_kernel_source_across_hosts};
+pub use emulate::source::{host_kernel_source, host_pe_kernel_source};
+pub use build::{compile, elf, libs};
+pub use crate::contract::schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
-pub use broker_run::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
+pub use schedulers::broker::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
 use std::time::Duration;
 
@@ -63,10 +45,10 @@ pub(crate) fn run<P: Program>(
     dev: &GpuDevice,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &spread::Roots<'_, P>,
+    roots: &run::spread::Roots<'_, P>,
     opts: &GpuOptions,
-) -> Result<crate::program::RunResult<P>, Error> {
-    run_raw::<P>(dev, params, buffers, roots, opts).map(runner::decoded::<P>)
+) -> Result<crate::contract::RunResult<P>, Error> {
+    run_raw::<P>(dev, params, buffers, roots, opts).map(run::runner::decoded::<P>)
 }
 
 /// `run`, the counters left as the device's slots.
@@ -74,18 +56,18 @@ pub(crate) fn run_raw<P: Program>(
     dev: &GpuDevice,
     params: &P::Params,
     buffers: &P::Buffers,
-    roots: &spread::Roots<'_, P>,
+    roots: &run::spread::Roots<'_, P>,
     opts: &GpuOptions,
-) -> Result<runner::RawResult<P>, Error> {
+) -> Result<run::runner::RawResult<P>, Error> {
     // A capacity set on the runtime sizes whichever queues the scheduler has.
     let sizes = Sizes { deque: opts.capacity, task_array: opts.capacity, broker_queue: opts.capacity, frames: opts.frames };
-    runner::run_scheduled::<P, _>(&mut OnGpu::new(dev, opts), &opts.kernel, &sizes, params, buffers, roots)
+    run::runner::run_scheduled::<P, _>(&mut OnGpu::new(dev, opts), &opts.kernel, &sizes, params, buffers, roots)
 }
 
 use crate::error::Error;
-use crate::program::Program;
-use on_gpu::OnGpu;
-use target::Sizes;
+use crate::contract::Program;
+use device::target::OnGpu;
+use run::target::Sizes;
 
 /// The number of GPUs the driver sees.
 pub fn device_count() -> Result<u32, Error> {

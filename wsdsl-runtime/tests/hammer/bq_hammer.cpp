@@ -1,4 +1,4 @@
-// bq_hammer.cpp — hammers broker_queue.cuh (BQ, BWD, BSQ) from host threads.
+// bq_hammer.cpp — hammers queues/broker_queue.cuh (BQ, BWD, BSQ) from host threads.
 //
 // Every configuration: P threads, each a random mix of enqueue / dequeue (single-element and
 // multi-element reserve of up to K), on queues of small capacity N so that Full, Empty and
@@ -6,7 +6,7 @@
 // so the pointers and tickets wrap. Each enqueued element carries a unique id; after the
 // threads join, the queues are drained and every id must have been dequeued exactly once.
 #include "common.h"
-#include "../../cuda/broker_queue.cuh"
+#include "../../cuda/queues/broker_queue.cuh"
 
 static const unsigned kMaxThreads = 64;   // >= every thread count used here
 

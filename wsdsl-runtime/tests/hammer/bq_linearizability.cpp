@@ -11,7 +11,7 @@
 // The checker itself is tested first on hand-made histories, linearizable and not. The BWD,
 // which is not linearizable (section 6.1), is run through the same checker for information.
 #include "common.h"
-#include "../../cuda/broker_queue.cuh"
+#include "../../cuda/queues/broker_queue.cuh"
 
 #include <set>
 #include <string>

@@ -1,4 +1,4 @@
-// deque_hammer.cpp — hammers deque.cuh (Cederman & Tsigas work-stealing deque, split into a
+// deque_hammer.cpp — hammers queues/deque.cuh (Cederman & Tsigas work-stealing deque, split into a
 // private and a public part) from host threads: per deque one owner that pushes batches into
 // its private part, exposes random shares of it (ws_deque_expose, after a release fence as
 // the megakernel's threads do), pops batches from it (ws_deque_pop_private) and, when it is
@@ -27,7 +27,7 @@ struct wsdsl_task {
 static unsigned ws_hammer_claim = 1;   // tasks a thief may claim with one CAS
 static std::atomic<unsigned long long> ws_hammer_remote_stolen{0};   // by another GPU's thieves (WSDSL_PES)
 #define WS_STEAL_CLAIM ws_hammer_claim
-#include "../../cuda/deque.cuh"
+#include "../../cuda/queues/deque.cuh"
 
 struct Config {
     unsigned deques, thieves, capacity, pushes_per_owner, max_batch;

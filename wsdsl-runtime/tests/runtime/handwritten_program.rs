@@ -3,8 +3,8 @@
 
 use wsdsl_runtime::gpu::emulate::{run_emulated, Emulation};
 use wsdsl_runtime::gpu::{all_kernel_configs, broker_kernel_configs, compile_check, compile_check_with, front_end_check_with, kernel_source, KernelConfig};
-use wsdsl_runtime::program::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
-use wsdsl_runtime::cpu::Spawned;
+use wsdsl_runtime::contract::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce};
+use wsdsl_runtime::contract::Spawned;
 use wsdsl_runtime::{Backend, Error, Max, Runtime, Scheduler, Sum};
 
 /// Task: a node at `depth` of a complete binary tree of height `params` (u32).
@@ -193,7 +193,7 @@ fn broker_queues_compile_at_the_largest_size() {
     for scheduler in [Scheduler::Bq, Scheduler::Bsq] {
         let config = KernelConfig { scheduler, ..KernelConfig::default() };
         let source = broker_kernel_source::<Tree>(&config, 1 << 28);
-        assert!(source.contains("#define WSDSL_BROKER_SLOTS 268435456u") && source.contains("broker_megakernel.cuh\""));
+        assert!(source.contains("#define WSDSL_BROKER_SLOTS 268435456u") && source.contains("schedulers/broker.cuh\""));
         wsdsl_runtime::gpu::compile::compile_uncached("tree", &source, "sm_90").unwrap_or_else(|e| panic!("{e}"));
     }
 }
@@ -202,7 +202,7 @@ fn broker_queues_compile_at_the_largest_size() {
 fn assembly_is_deterministic_and_in_order() {
     let a = kernel_source::<Tree>(&KernelConfig::default());
     assert_eq!(a, kernel_source::<Tree>(&KernelConfig::default()));
-    let order = ["rust_semantics.cuh\"", "struct u_Node", "context.cuh\"", "h_grow", "deque.cuh\"", "megakernel.cuh\""];
+    let order = ["core/rust_semantics.cuh\"", "struct u_Node", "core/context.cuh\"", "h_grow", "queues/deque.cuh\"", "schedulers/deque.cuh\""];
     let positions: Vec<usize> = order.iter().map(|s| a.find(s).unwrap_or_else(|| panic!("{s} missing"))).collect();
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "assembly order: {positions:?}");
 }

@@ -1,7 +1,7 @@
 //! Hammers the queue templates of `cuda/` from host threads, without a GPU.
 //!
 //! Each harness in `tests/hammer/` includes a queue header after `cuda/host/ws_host_shim.h`
-//! (the `ws_*` memory-model wrappers of `atomics.cuh` spelled with GCC `__atomic` builtins),
+//! (the `ws_*` memory-model wrappers of `core/atomics.cuh` spelled with GCC `__atomic` builtins),
 //! is compiled with the host C++ compiler (`$CXX`, else `c++`) as
 //! `-O2 -std=c++17 -pthread`, and run: random mixes of operations from many threads on small
 //! capacities (so Full/Empty, ticket rounds and 2^32 wrap-around happen constantly), every

@@ -12,10 +12,10 @@ use super::merge::{merge_sent, PeError, PeShare};
 use super::process::Job;
 use super::record::encode_result;
 use crate::error::Error;
-use crate::gpu::runner::RawResult;
-use crate::gpu::spread::Roots;
+use crate::gpu::run::runner::RawResult;
+use crate::gpu::run::spread::Roots;
 use crate::gpu::{GpuDevice, GpuOptions};
-use crate::program::{CounterSet, Program, RunResult};
+use crate::contract::{CounterSet, Program, RunResult};
 use crate::stats::Stats;
 
 /// Runs `dealt` on GPU 0 alone (this process's GPU when its rank is 0) and returns the run's

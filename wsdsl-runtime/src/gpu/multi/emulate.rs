@@ -4,22 +4,25 @@
 //! handlers — in one heap of host memory laid out alike
 //! on every GPU, as NVSHMEM's symmetric heap is on real GPUs; every launch record lists all
 //! the heaps, as a GPU's lists the peer mappings, so thieves rob other emulated GPUs with the
-//! same template code (`cuda/pe.cuh`), atomics racing for real across threads. Each emulated
+//! same template code (`cuda/features/pe.cuh`), atomics racing for real across threads. Each emulated
 //! GPU's result then travels through the same bytes the processes of a real run exchange
 //! (`record.rs`) before the same merge.
 
 use super::record::{decode_result, encode_result};
 use super::{check_across_hosts, check_program, frames_per_gpu, merge, prepare_share, share_record, HeapLayout, PeError, PeShare};
 use crate::error::Error;
-use crate::gpu::assemble::host_pe_kernel_source;
-use crate::gpu::emulate::{host_kernel_copy, Emulation, HostBuf, OnHost};
-use crate::gpu::inputs::status_result;
-use crate::gpu::join::PoolShape;
-use crate::gpu::launch::{read_worker_stats, record_bytes};
-use crate::gpu::persistent::check_root_room;
-use crate::gpu::target::Target;
-use crate::program::{Program, RunResult};
-use crate::schedule::KernelConfig;
+use crate::gpu::emulate::source::host_pe_kernel_source;
+use crate::gpu::emulate::library::host_kernel_copy;
+use crate::gpu::emulate::target::{HostBuf, OnHost};
+use crate::gpu::emulate::Emulation;
+use crate::gpu::run::status::status_result;
+use crate::gpu::run::join::PoolShape;
+use crate::gpu::run::target::record_bytes;
+use crate::gpu::schedulers::worker_stats::read_worker_stats;
+use crate::gpu::schedulers::deque::check_root_room;
+use crate::gpu::run::target::Target;
+use crate::contract::{Program, RunResult};
+use crate::contract::schedule::KernelConfig;
 use crate::stats::Phases;
 use std::sync::{Arc, Barrier};
 use std::time::Instant;
@@ -57,7 +60,7 @@ pub(crate) fn run_emulated_alone<P: Program>(
 
 /// [`run_emulated_gpus`] on `hosts` emulated hosts of `gpus_per_host` GPUs each (GPUs
 /// `h * gpus_per_host ..` on host h): a GPU's launch record maps only its own host's heaps,
-/// so every access to another host's GPU takes NVSHMEM's one-sided calls (`cuda/pe.cuh`),
+/// so every access to another host's GPU takes NVSHMEM's one-sided calls (`cuda/features/pe.cuh`),
 /// as between real hosts; a forgotten one would read address 0 and end the process.
 /// Programs with data-parallel jobs are refused across hosts (`check_across_hosts`).
 pub fn run_emulated_hosts<P: Program>(
@@ -166,7 +169,7 @@ pub fn run_emulated_hosts<P: Program>(
                 Some(join) => {
                     target.read_join()?.apply_to(&mut stats);
                     let bytes = heap.bytes_mut();
-                    // The inbox's first word: continuations sent to this GPU (`cuda/join.cuh`).
+                    // The inbox's first word: continuations sent to this GPU (`cuda/features/join.cuh`).
                     stats.sent_home = u64::from_le_bytes(bytes[join.inbox_at as usize..][..8].try_into().expect("8 bytes"));
                     bytes[join.root_values_at as usize..][..join.root_values_bytes].to_vec()
                 }

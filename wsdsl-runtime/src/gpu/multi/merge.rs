@@ -1,9 +1,9 @@
 //! The results of a multi-GPU run's GPUs, made one: what a single GPU would have returned.
 
 use crate::error::Error;
-use crate::program::{CounterSet, Program, RunResult};
+use crate::contract::{CounterSet, Program, RunResult};
 use crate::stats::Stats;
-use crate::gpu::join::decode_root_values;
+use crate::gpu::run::join::decode_root_values;
 
 /// What one GPU hands back, as it leaves the GPU: its counters' raw slots, the values of
 /// the roots dealt to it (device images, in its share's order; programs with joins), and its

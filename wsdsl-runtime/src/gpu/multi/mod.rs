@@ -1,8 +1,8 @@
 //! One program on several GPUs: the deque megakernel on every GPU, thieves crossing GPUs
 //! through NVSHMEM's peer mappings, and one `Output` back (issue 12; `docs/multi-gpu.md`).
 //!
-//! - `cuda/pe.cuh`: the device side (remote deques, the two-wave termination across GPUs,
-//!   stopping every GPU when one fails); `cuda/victims.cuh`: the policies across GPUs
+//! - `cuda/features/pe.cuh`: the device side (remote deques, the two-wave termination across GPUs,
+//!   stopping every GPU when one fails); `cuda/features/victims.cuh`: the policies across GPUs
 //! - `merge.rs`: the GPUs' results merged into one (counters reduced as declared, statistics
 //!   side by side, the failing GPU's error)
 //! - `process.rs`: one process per GPU, started by the runtime (SPMD), joined by NVSHMEM's
@@ -22,25 +22,26 @@ pub(crate) mod run;
 
 pub(crate) use merge::{merge, merge_sent, PeError, PeShare};
 
-use crate::buffer::BufferSet;
+use crate::contract::buffer::BufferSet;
 use crate::error::Error;
-use crate::gpu::inputs::encode_tasks;
-use crate::gpu::join::{choose_frames, root_value_bytes, JoinMemory, JoinRecord, PoolShape, INBOX_HEADER_BYTES};
-use crate::gpu::persistent::{DequePlacement, LaunchRecord, WorkerTables, DEQUE_BYTES, STATE_BYTES};
-use crate::gpu::runner::{Run, ROOTS};
-use crate::gpu::target::Target;
+use crate::gpu::run::images::encode_tasks;
+use crate::gpu::run::join::{choose_frames, root_value_bytes, JoinMemory, JoinRecord, PoolShape, INBOX_HEADER_BYTES};
+use crate::gpu::schedulers::deque::{DequePlacement, LaunchRecord, WorkerTables, DEQUE_BYTES, STATE_BYTES};
+use crate::gpu::run::runner::ROOTS;
+use crate::gpu::schedulers::Run;
+use crate::gpu::run::target::Target;
 use crate::gpu::{KernelConfig, Scheduler};
-use crate::program::Program;
+use crate::contract::Program;
 
-/// The most GPUs a run may span (`WS_MAX_PES` in `cuda/pe.cuh`).
+/// The most GPUs a run may span (`WS_MAX_PES` in `cuda/features/pe.cuh`).
 pub const MAX_GPUS: u32 = 64;
 
-/// Where the `stop` word of `struct ws_pe_state` (`cuda/termination.cuh`) is.
+/// Where the `stop` word of `struct ws_pe_state` (`cuda/core/termination.cuh`) is.
 pub(crate) const STOP_OFFSET: u64 = 12;
 
-/// Where a GPU's symmetric objects lie in its heap, alike on every GPU (`cuda/pe.cuh`): its
+/// Where a GPU's symmetric objects lie in its heap, alike on every GPU (`cuda/features/pe.cuh`): its
 /// `ws_pe_state` first (the heap's address is the state's), then the deques, then the slots,
-/// then, for programs with complete handlers, the join pool (`cuda/join.cuh`).
+/// then, for programs with complete handlers, the join pool (`cuda/features/join.cuh`).
 pub(crate) struct HeapLayout {
     pub deques_at: u64,
     pub slots_at: u64,
@@ -69,7 +70,7 @@ impl HeapLayout {
     /// For `workers` deques of `capacity` slots, and (programs with complete handlers) a pool
     /// of `frames` frames whose stashes have `shape`, and values for `roots` roots over `gpus`.
     pub fn of<P: Program>(workers: u32, capacity: u32, frames: u32, shape: PoolShape, roots: usize, gpus: u32) -> Result<HeapLayout, Error> {
-        // A frame's inbox is that of worker `index % shape.workers` (`cuda/join.cuh`): every
+        // A frame's inbox is that of worker `index % shape.workers` (`cuda/features/join.cuh`): every
         // worker must hold a stash, as in the deque scheduler's non-cooperative kernels.
         if P::JOIN.is_some() && shape.workers != workers as usize {
             return Err(Error::InvalidConfig(format!(
@@ -88,7 +89,7 @@ impl HeapLayout {
             };
             let memory = JoinMemory::new(j.frame_bytes, shape);
             let root_values_bytes = roots.div_ceil(gpus as usize).max(1) * root_value_bytes::<P>();
-            // A worker's ring holds every frame that maps to it (`cuda/join.cuh`).
+            // A worker's ring holds every frame that maps to it (`cuda/features/join.cuh`).
             let inbox_capacity = (frames as usize).div_ceil(shape.workers).next_power_of_two() as u32;
             JoinLayout {
                 frames,
@@ -112,7 +113,7 @@ impl JoinLayout {
     /// table of every GPU's heap (as mapped there) at `pe_heaps`.
     pub fn record(&self, heap: u64, pe_heaps: u64, pe: u32, n_pes: u32) -> JoinRecord {
         let base = JoinRecord::new(heap + self.frames_at, heap + self.root_values_at, self.frames, heap + self.parked_at, self.shape, heap + self.stacks_at);
-        let id_shift = crate::gpu::join::frame_id_shift(self.frames);
+        let id_shift = crate::gpu::run::join::frame_id_shift(self.frames);
         JoinRecord { heap, pe_heaps, inbox: heap + self.inbox_at, pe, n_pes, inbox_capacity: self.inbox_capacity, id_shift, ..base }
     }
 
@@ -148,7 +149,7 @@ fn check_frame_ids(frames: u32, gpus: u32) -> Result<(), String> {
     if frames > MAX_FRAMES {
         return Err(format!("{frames} join frames per GPU: at most {MAX_FRAMES} (a worker's inbox ring of frames must stay a u32); ask for fewer frames"));
     }
-    let per_gpu = 1u64 << crate::gpu::join::frame_id_shift(frames);
+    let per_gpu = 1u64 << crate::gpu::run::join::frame_id_shift(frames);
     if gpus as u64 * per_gpu > JOIN_IDS {
         let most = 1u64 << (63 - (JOIN_IDS / gpus as u64).leading_zeros());
         return Err(format!(
@@ -161,7 +162,7 @@ fn check_frame_ids(frames: u32, gpus: u32) -> Result<(), String> {
 
 /// The device images of the roots dealt to GPU `gpu` of `gpus` (`roots_of`), and how many
 /// there are; in programs with joins each names its index among all roots, which tells the
-/// kernel where its value goes (`cuda/join.cuh`).
+/// kernel where its value goes (`cuda/features/join.cuh`).
 pub(crate) fn encode_dealt_roots<P: Program>(roots: &[P::Task], gpu: u32, gpus: u32) -> (Vec<u8>, u32) {
     let dealt = roots_of(roots, gpu, gpus);
     let mut bytes = encode_tasks::<P>(&dealt);
@@ -213,8 +214,8 @@ pub(crate) fn share_record(run: &Run, tables: &WorkerTables, layout: &HeapLayout
 }
 
 /// Whether `P` can run on GPUs of several hosts, or why not: data-parallel jobs reach their
-/// frames through peer mappings only (`cuda/parallel.cuh`), which GPUs of other hosts lack.
-/// Fork-join itself crosses hosts (`cuda/join.cuh`, the one-sided deliveries).
+/// frames through peer mappings only (`cuda/features/parallel.cuh`), which GPUs of other hosts lack.
+/// Fork-join itself crosses hosts (`cuda/features/join.cuh`, the one-sided deliveries).
 pub(crate) fn check_across_hosts<P: Program>() -> Result<(), Error> {
     if P::CUDA_TYPES.contains("#define WSDSL_JOBS 1") {
         return Err(Error::InvalidConfig(format!(
@@ -266,7 +267,7 @@ mod tests {
 
     #[test]
     fn frame_ids_leave_room_for_every_index_and_stay_below_the_reserved_ones() {
-        use crate::gpu::join::frame_id_shift;
+        use crate::gpu::run::join::frame_id_shift;
         let shifts: Vec<u32> = [0u32, 1, 2, 3, 4, 5, 1 << 22, (1 << 22) + 1, 1 << 30].iter().map(|&f| frame_id_shift(f)).collect();
         assert_eq!(shifts, vec![0, 0, 1, 2, 2, 3, 22, 23, 30]);
         for frames in [1u32, 2, 3, 1000, 1 << 22, (1 << 22) + 1] {

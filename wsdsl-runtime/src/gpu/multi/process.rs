@@ -50,7 +50,7 @@ pub(crate) struct Job {
 }
 
 /// `WSDSL_HOST_GROUPS=g`: the job's GPUs count as g hosts of consecutive ranks, whatever
-/// machines they are on, so the path between hosts (`cuda/pe.cuh`, one-sided calls) can be
+/// machines they are on, so the path between hosts (`cuda/features/pe.cuh`, one-sided calls) can be
 /// run on one machine.
 pub const HOST_GROUPS_VAR: &str = "WSDSL_HOST_GROUPS";
 
@@ -316,7 +316,7 @@ impl Drop for Starting {
 
 impl Drop for Job {
     fn drop(&mut self) {
-        let mut steps = crate::gpu::steps::Steps::of(format!("end of the multi-GPU job (GPU {} of {})", self.rank, self.gpus));
+        let mut steps = crate::gpu::run::steps::Steps::of(format!("end of the multi-GPU job (GPU {} of {})", self.rank, self.gpus));
         if self.broken.get() {
             // A process is gone or a kernel still runs: the collective finalisation would wait
             // for good. Leave NVSHMEM as it is; the processes end with this one (below).

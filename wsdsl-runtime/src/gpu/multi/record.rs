@@ -3,7 +3,7 @@
 //! bundle of every GPU's message. Little-endian u64 words; byte strings after their length.
 
 use super::merge::{PeError, PeResult, PeShare};
-use crate::program::{CounterSet, Program};
+use crate::contract::{CounterSet, Program};
 use crate::stats::{Phases, Stats, Transfers};
 use std::time::Duration;
 

@@ -1,5 +1,5 @@
 //! One GPU's share of a multi-GPU run: the deque megakernel built for several GPUs
-//! (`pe.cuh`), its state, deques and slots in one allocation of NVSHMEM's symmetric heap,
+//! (`features/pe.cuh`), its state, deques and slots in one allocation of NVSHMEM's symmetric heap,
 //! the other GPUs' allocations reached through the peer mappings `nvshmem_ptr` gives, its
 //! roots dealt to it, launched together with the other GPUs' kernels, and every GPU's result
 //! merged (`process.rs` carries them).
@@ -15,17 +15,19 @@ use super::process::Job;
 use super::record::{encode_result, Reader, Writer};
 use super::{check_across_hosts, check_program, frames_per_gpu, merge_sent, prepare_share, share_record, HeapLayout, PeError, PeShare, STOP_OFFSET};
 use crate::error::Error;
-use crate::gpu::assemble::{pe_kernel_source, pe_kernel_source_across_hosts, stable_hash_bytes};
-use crate::gpu::inputs::{encode_tasks, status_result};
-use crate::gpu::join::PoolShape;
-use crate::gpu::launch::{read_worker_stats, record_bytes};
-use crate::gpu::on_gpu::OnGpu;
-use crate::gpu::persistent::check_root_room;
-use crate::gpu::spread::Roots;
-use crate::gpu::steps::Steps;
-use crate::gpu::target::Target;
+use crate::gpu::build::assemble::{pe_kernel_source, pe_kernel_source_across_hosts, stable_hash_bytes};
+use crate::gpu::run::images::encode_tasks;
+use crate::gpu::run::status::status_result;
+use crate::gpu::run::join::PoolShape;
+use crate::gpu::run::target::record_bytes;
+use crate::gpu::schedulers::worker_stats::read_worker_stats;
+use crate::gpu::device::target::OnGpu;
+use crate::gpu::schedulers::deque::check_root_room;
+use crate::gpu::run::spread::Roots;
+use crate::gpu::run::steps::Steps;
+use crate::gpu::run::target::Target;
 use crate::gpu::{GpuDevice, GpuOptions, KernelConfig};
-use crate::program::{Program, RunResult};
+use crate::contract::{Program, RunResult};
 use crate::stats::Phases;
 use std::time::Instant;
 
@@ -50,7 +52,7 @@ pub(crate) fn run_gpus<P: Program>(
     steps.name(format!("run of `{}` on GPU {} of {}", P::NAME, job.rank, job.gpus));
     let mut phases = Phases::default();
     // GPUs of other hosts cannot be mapped: the kernel reaches them by NVSHMEM's one-sided
-    // calls (`cuda/pe.cuh`), built with NVSHMEM's device library.
+    // calls (`cuda/features/pe.cuh`), built with NVSHMEM's device library.
     let hosts = job.hosts()?;
     let across_hosts = across_hosts_on_one(job.gpus)? || hosts.iter().any(|&h| h != hosts[0]);
     if across_hosts {
@@ -165,10 +167,10 @@ fn across_hosts_by_setting(gpus: u32) -> bool {
     groups.is_some_and(|g| g > 1) || across_hosts_on_one(gpus).unwrap_or(false)
 }
 
-/// `WSDSL_MULTI_ON_ONE=3`, a measurement: the across-hosts kernel on one GPU, which then never
+/// `WSDSL_MULTI_ON_ONE=3`, a measurement (`lab` builds): the across-hosts kernel on one GPU, which then never
 /// calls NVSHMEM, beside the one-host kernels (what its code costs by itself).
 fn across_hosts_on_one(gpus: u32) -> Result<bool, Error> {
-    Ok(gpus == 1 && crate::settings::MULTI_ON_ONE.from_env()? == Some(3))
+    Ok(gpus == 1 && crate::settings::MULTI_ON_ONE.lab_from_env()? == Some(3))
 }
 
 /// The first run's kernel, compiled into the disk cache on another thread while this process
@@ -191,7 +193,7 @@ impl CompileAhead {
 
 pub(crate) fn compile_ahead<P: Program>(dev: &GpuDevice, kernel: &KernelConfig, gpus: u32) -> CompileAhead {
     let (source, arch) = (kernel_source::<P>(kernel, across_hosts_by_setting(gpus)), dev.arch.clone());
-    let compile = move || drop(crate::gpu::module::compile_any(P::NAME, &source, &arch));
+    let compile = move || drop(crate::gpu::build::module::compile_any(P::NAME, &source, &arch));
     CompileAhead(std::thread::Builder::new().name("wsdsl-compile-ahead".into()).spawn(compile).ok())
 }
 
@@ -284,8 +286,9 @@ fn run_share<P: Program>(
     //    voted on before anything waits on them.
     let layout = share.layout;
     let pe = job.pe();
-    // (WSDSL_MULTI_ON_ONE=2, a measurement: a one-GPU job's heap in ordinary device memory.)
-    let outside_heap = job.gpus == 1 && crate::settings::MULTI_ON_ONE.from_env().ok().flatten() == Some(2);
+    // (WSDSL_MULTI_ON_ONE=2, a measurement of `lab` builds: a one-GPU job's heap in ordinary
+    // device memory.)
+    let outside_heap = job.gpus == 1 && crate::settings::MULTI_ON_ONE.lab_from_env().ok().flatten() == Some(2);
     let heap = if outside_heap { pe.alloc_zeros_outside_heap::<u8>(layout.bytes) } else { pe.alloc_zeros::<u8>(layout.bytes) };
     let heap_at = heap.as_ref().map(|h| h.device_ptr()).map_err(Error::copied);
     let unreachable = |other: u32| {

@@ -12,7 +12,7 @@
 
 use super::locate::{self, Nvshmem, Overrides};
 use crate::error::Error;
-use crate::gpu::libs;
+use crate::gpu::build::libs;
 use cudarc::driver::{sys as cu, CudaContext, CudaFunction, CudaStream};
 use libloading::Library;
 use std::ffi::{c_int, c_uint, c_void};

@@ -7,7 +7,7 @@
 
 use super::locate::{self, Overrides};
 use crate::error::Error;
-use crate::gpu::libs;
+use crate::gpu::build::libs;
 use libloading::Library;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::path::Path;

@@ -9,7 +9,7 @@
 //! `python3` on PATH (`site-packages/nvidia/...`), as `gpu/libs.rs` finds NVRTC.
 
 use crate::error::Error;
-use crate::gpu::libs::{cuda_roots, pip_dirs, toolkit_lib_dirs};
+use crate::gpu::build::libs::{cuda_roots, pip_dirs, toolkit_lib_dirs};
 use std::path::{Path, PathBuf};
 
 /// The pip packages README's test command installs (the versions CI checks).

@@ -9,7 +9,7 @@ use super::compile::compile_linked;
 use super::host::{Pe, UniqueId};
 use crate::error::Error;
 use crate::gpu::device::GpuDevice;
-use crate::gpu::elf::function_symbols;
+use crate::gpu::build::elf::function_symbols;
 use cudarc::driver::{LaunchConfig, PushKernelArg};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};

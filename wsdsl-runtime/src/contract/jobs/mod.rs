@@ -1,0 +1,170 @@
+//! Data-parallel work inside a task: the building blocks a handler asks for as it asks for
+//! children. `ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`, `ctx.exclusive_scan` and
+//! `ctx.reduce_sum` / `reduce_min` / `reduce_max` each record a *job* over buffer ranges; the
+//! task then waits for it like for a child, and its complete handler runs when the job is
+//! done, reading what the job computed with `ctx.result(k)` (the contracts:
+//! `docs/parallel.md`, `cuda/features/parallel.cuh`).
+//!
+//! This module holds what every backend shares: the job record (`Job`), the checks made where
+//! the handler calls (Rust's messages for a bad range, the same on every backend), and the
+//! element types jobs work on; the kinds and their numbers are `wsdsl-abi`'s. The CPU backend
+//! runs jobs with rayon (`cpu/jobs.rs`); the GPU runs them cooperatively by a worker's warp,
+//! or splits a long one into pieces spread over the GPU (`cuda/features/parallel.cuh`).
+
+use super::buffer::{Buffer, BufferElem, ReadOnly};
+
+mod calls;
+
+pub use calls::{copy, exclusive_scan, merge, partition, record, reduce, sort};
+pub use wsdsl_abi::jobs::{JobKind, NO_BUFFER, NO_RESULT, RESULT_WORDS, SORT_MAX};
+
+/// A job as a handler recorded it: buffers by their index in the `#[buffers]` struct, ranges
+/// already checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    pub kind: JobKind,
+    /// The buffer it reads.
+    pub src: u32,
+    /// The buffer it writes (`NO_BUFFER` for reductions).
+    pub dst: u32,
+    /// The source range (a merge's left run).
+    pub a: (usize, usize),
+    /// A merge's right run (empty otherwise).
+    pub b: (usize, usize),
+    /// Where its output starts in `dst`.
+    pub at: usize,
+    /// The pivot of a partition, the initial value of a scan: the element's bits.
+    pub arg: u64,
+    /// The first result word it fills (`NO_RESULT`: none).
+    pub result: u32,
+}
+
+impl Job {
+    /// Elements it reads (and writes).
+    pub fn len(&self) -> usize {
+        (self.a.1 - self.a.0) + (self.b.1 - self.b.0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Integer element types jobs work on (a parallel float sum would round differently from
+/// Rust's sequential one, and floats are not `Ord`).
+pub trait JobElem: BufferElem + Ord {
+    /// The value as a result word: its bits, sign-extended for signed types.
+    fn to_word(self) -> u64;
+    /// The value back from a word (truncating).
+    fn from_word(word: u64) -> Self;
+    fn wrapping_add_(self, other: Self) -> Self;
+    const MIN_: Self;
+    const MAX_: Self;
+}
+
+macro_rules! job_elem {
+    ($($t:ty),*) => {$(
+        impl JobElem for $t {
+            #[inline]
+            fn to_word(self) -> u64 { self as i128 as u64 }
+            #[inline]
+            fn from_word(word: u64) -> Self { word as $t }
+            #[inline]
+            fn wrapping_add_(self, other: Self) -> Self { self.wrapping_add(other) }
+            const MIN_: Self = <$t>::MIN;
+            const MAX_: Self = <$t>::MAX;
+        }
+    )*};
+}
+job_elem!(u32, i32, u64, i64);
+
+/// What a job reads: a [`Buffer`] or a [`ReadOnly`] array.
+pub trait Source: Sync {
+    type Elem: BufferElem;
+    fn at(&self, i: usize) -> Self::Elem;
+    fn elements(&self) -> usize;
+}
+
+impl<T: BufferElem> Source for Buffer<T> {
+    type Elem = T;
+    #[inline]
+    fn at(&self, i: usize) -> T {
+        self.get(i)
+    }
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T: BufferElem> Source for ReadOnly<T> {
+    type Elem = T;
+    #[inline]
+    fn at(&self, i: usize) -> T {
+        self.get(i)
+    }
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+/// One buffer of a program as a job sees it, by element type (`BufferSet::job_buffer`).
+pub enum JobBuffer<'a> {
+    U32(Src<'a, u32>),
+    I32(Src<'a, i32>),
+    U64(Src<'a, u64>),
+    I64(Src<'a, i64>),
+    /// A float buffer, or no buffer at that index: jobs never name one (the macro refuses).
+    Other,
+}
+
+/// A buffer or a read-only array of `T`.
+pub enum Src<'a, T: BufferElem> {
+    Buffer(&'a Buffer<T>),
+    ReadOnly(&'a ReadOnly<T>),
+}
+
+/// Element types that can name their [`JobBuffer`] variant (floats name none).
+pub trait AsJobBuffer: BufferElem {
+    fn job_buffer(src: Src<'_, Self>) -> JobBuffer<'_>;
+}
+
+macro_rules! as_job_buffer {
+    ($($t:ty => $v:ident),*) => {$(
+        impl AsJobBuffer for $t {
+            fn job_buffer(src: Src<'_, Self>) -> JobBuffer<'_> { JobBuffer::$v(src) }
+        }
+    )*};
+}
+as_job_buffer!(u32 => U32, i32 => I32, u64 => U64, i64 => I64);
+
+impl AsJobBuffer for f32 {
+    fn job_buffer(_: Src<'_, Self>) -> JobBuffer<'_> {
+        JobBuffer::Other
+    }
+}
+
+impl AsJobBuffer for f64 {
+    fn job_buffer(_: Src<'_, Self>) -> JobBuffer<'_> {
+        JobBuffer::Other
+    }
+}
+
+/// A buffer argument of a job call: its index in the `#[buffers]` struct and its length.
+#[derive(Debug, Clone, Copy)]
+pub struct Arg {
+    pub index: u32,
+    pub len: usize,
+}
+
+/// The message of a destination that overlaps the source (`ctx.<method>` writes `at..end`).
+pub fn overlap_message(kind: JobKind, at: usize, end: usize) -> String {
+    format!("ctx.{} writes {at}..{end} of the buffer it reads, overlapping its source range", kind.method())
+}
+
+/// The message of a sort of `n` keys, more than `SORT_MAX`.
+pub fn sort_message(n: usize) -> String {
+    format!("ctx.sort sorts at most {SORT_MAX} keys at a time, not {n}; merge sorted pieces with ctx.merge")
+}
+
+/// The message of a round whose jobs would give more than `RESULT_WORDS` result words.
+pub const RESULTS_MESSAGE: &str = "the jobs started in one round give at most 8 result words (ctx.result(0) to ctx.result(7))";
