@@ -7,14 +7,21 @@
 //!
 //! This module holds what every backend shares: the job record (`Job`), the checks made where
 //! the handler calls (Rust's messages for a bad range, the same on every backend), and the
-//! element types jobs work on; the kinds and their numbers are `wsdsl-abi`'s. The CPU backend
-//! runs jobs with rayon (`cpu/jobs.rs`); the GPU runs them cooperatively by a worker's warp,
-//! or splits a long one into pieces spread over the GPU (`cuda/features/parallel.cuh`).
+//! element types jobs work on; the kinds and their numbers are `wsdsl-abi`'s. How a job sees
+//! a buffer (`Source`, `JobBuffer`, `Src`, `AsJobBuffer`) is the buffer module's
+//! (`contract/buffer/job_view.rs`), re-exported here.
+//!
+//! The CPU backend runs jobs with rayon (`cpu/jobs.rs`); the GPU runs them cooperatively by a
+//! worker's warp, or splits a long one into pieces spread over the GPU
+//! (`cuda/features/parallel.cuh`).
 
-use super::buffer::{Buffer, BufferElem, ReadOnly};
+use super::buffer::BufferElem;
 
 mod calls;
 
+// How a job sees a buffer is the buffer module's (`contract/buffer/job_view.rs`): here under
+// the names generated code uses (`wsdsl::__private::parallel::JobBuffer`, ...).
+pub use super::buffer::{AsJobBuffer, JobBuffer, Source, Src};
 pub use calls::{copy, exclusive_scan, merge, partition, record, reduce, sort};
 pub use wsdsl_abi::jobs::{JobKind, NO_BUFFER, NO_RESULT, RESULT_WORDS, SORT_MAX};
 
@@ -77,78 +84,6 @@ macro_rules! job_elem {
     )*};
 }
 job_elem!(u32, i32, u64, i64);
-
-/// What a job reads: a [`Buffer`] or a [`ReadOnly`] array.
-pub trait Source: Sync {
-    type Elem: BufferElem;
-    fn at(&self, i: usize) -> Self::Elem;
-    fn elements(&self) -> usize;
-}
-
-impl<T: BufferElem> Source for Buffer<T> {
-    type Elem = T;
-    #[inline]
-    fn at(&self, i: usize) -> T {
-        self.get(i)
-    }
-    fn elements(&self) -> usize {
-        self.len()
-    }
-}
-
-impl<T: BufferElem> Source for ReadOnly<T> {
-    type Elem = T;
-    #[inline]
-    fn at(&self, i: usize) -> T {
-        self.get(i)
-    }
-    fn elements(&self) -> usize {
-        self.len()
-    }
-}
-
-/// One buffer of a program as a job sees it, by element type (`BufferSet::job_buffer`).
-pub enum JobBuffer<'a> {
-    U32(Src<'a, u32>),
-    I32(Src<'a, i32>),
-    U64(Src<'a, u64>),
-    I64(Src<'a, i64>),
-    /// A float buffer, or no buffer at that index: jobs never name one (the macro refuses).
-    Other,
-}
-
-/// A buffer or a read-only array of `T`.
-pub enum Src<'a, T: BufferElem> {
-    Buffer(&'a Buffer<T>),
-    ReadOnly(&'a ReadOnly<T>),
-}
-
-/// Element types that can name their [`JobBuffer`] variant (floats name none).
-pub trait AsJobBuffer: BufferElem {
-    fn job_buffer(src: Src<'_, Self>) -> JobBuffer<'_>;
-}
-
-macro_rules! as_job_buffer {
-    ($($t:ty => $v:ident),*) => {$(
-        impl AsJobBuffer for $t {
-            fn job_buffer(src: Src<'_, Self>) -> JobBuffer<'_> { JobBuffer::$v(src) }
-        }
-    )*};
-}
-as_job_buffer!(u32 => U32, i32 => I32, u64 => U64, i64 => I64);
-
-impl AsJobBuffer for f32 {
-    fn job_buffer(_: Src<'_, Self>) -> JobBuffer<'_> {
-        JobBuffer::Other
-    }
-}
-
-impl AsJobBuffer for f64 {
-    fn job_buffer(_: Src<'_, Self>) -> JobBuffer<'_> {
-        JobBuffer::Other
-    }
-}
-
 /// A buffer argument of a job call: its index in the `#[buffers]` struct and its length.
 #[derive(Debug, Clone, Copy)]
 pub struct Arg {
