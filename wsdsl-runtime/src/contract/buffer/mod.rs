@@ -30,7 +30,7 @@
 //! 4 M unreached depths and its scratch queue cost the call no host pass before the launch:
 //! their tiles are set on the device from the map, and their memory is written under the
 //! kernel. (Clearing a reused 16.8 MB block took `calloc` 0.65 ms per buffer on an H200
-//! machine: `BENCHMARKS.md`, ninth session.)
+//! machine.)
 
 // One idea a file; what the module exports is re-exported here, so every path
 // `contract::buffer::X` names it wherever it lives.

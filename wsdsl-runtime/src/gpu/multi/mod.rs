@@ -27,7 +27,7 @@ use crate::error::Error;
 use crate::gpu::run::images::encode_tasks;
 use crate::gpu::run::join::{choose_frames, root_value_bytes, JoinMemory, JoinRecord, PoolShape, INBOX_HEADER_BYTES};
 use crate::gpu::schedulers::deque::{DequePlacement, LaunchRecord, WorkerTables, DEQUE_BYTES, STATE_BYTES};
-use crate::gpu::run::runner::ROOTS;
+use crate::gpu::run::runner::{put_in_place, ROOTS};
 use crate::gpu::schedulers::Run;
 use crate::gpu::run::target::Target;
 use crate::gpu::{KernelConfig, Scheduler};
@@ -199,10 +199,7 @@ pub(crate) fn prepare_share<P: Program, T: Target>(
     let (dealt, root_count) = encode_dealt_roots::<P>(roots, gpu, gpus);
     let roots = target.upload(ROOTS, &dealt)?;
     let tables = WorkerTables::prepare(target, workers)?;
-    target.clear_status()?;
-    let stop = target.stop_flag()?;
-    let progress = if progress { target.progress_words(workers as usize)? } else { 0 };
-    let run = Run { config: *config, blocks, block_threads: config.block_threads, workers, inputs, roots, root_count, stop, progress };
+    let run = put_in_place(target, config, blocks, inputs, (roots, root_count), progress)?;
     Ok((run, tables))
 }
 

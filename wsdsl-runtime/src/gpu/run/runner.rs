@@ -19,7 +19,7 @@ use crate::gpu::run::ready::ready_for_copy_back_while;
 use crate::gpu::run::spread::Roots;
 use crate::gpu::run::status::status_result;
 use crate::gpu::run::steps::Steps;
-use crate::gpu::run::target::{Sizes, Target};
+use crate::gpu::run::target::{InputAddresses, Sizes, Target};
 use crate::gpu::schedulers::{self, Run, Scheme, WithScheme};
 use crate::stats::{Phases, Stats};
 use std::time::Instant;
@@ -34,6 +34,19 @@ pub(crate) type RawResult<P> = (Vec<u64>, Vec<<P as Program>::Value>, Stats);
 /// A [`RawResult`] with its counters decoded: what a run returns.
 pub(crate) fn decoded<P: Program>((slots, values, stats): RawResult<P>) -> RunResult<P> {
     (<P::Counters as CounterSet>::from_slots(&slots), values, stats)
+}
+
+/// What every launch record carries besides the program's inputs and the roots (`roots`:
+/// their device images' address and count), put in place on `target` for a grid of `blocks`:
+/// the stop flag, the workers' progress words when someone watches the run (`watched`), and a
+/// cleared status record. A GPU's share of a multi-GPU run is set up through here too
+/// (`gpu/multi/mod.rs`).
+pub(crate) fn put_in_place<T: Target>(target: &mut T, config: &KernelConfig, blocks: u32, inputs: InputAddresses, (roots, root_count): (u64, u32), watched: bool) -> Result<Run, Error> {
+    let workers = blocks * (config.block_threads / config.worker_threads());
+    let stop = target.stop_flag()?;
+    let progress = if watched { target.progress_words(workers as usize)? } else { 0 };
+    target.clear_status()?;
+    Ok(Run { config: *config, blocks, block_threads: config.block_threads, workers, inputs, roots, root_count, stop, progress })
 }
 
 /// Runs `roots` of `P` on `target` under the scheduler `config` names; the counters come back
@@ -88,7 +101,6 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     let preparing = Instant::now();
     let block_threads = config.block_threads;
     let blocks = target.blocks::<P>(block_threads, S::PERSISTENT)?;
-    let workers = blocks * (block_threads / config.worker_threads());
     steps.mark("blocks");
     // The program's own data first: queues are sized by the memory left after it.
     let inputs = target.inputs::<P>(params, buffers)?;
@@ -99,11 +111,8 @@ pub(crate) fn run<P: Program, T: Target, S: Scheme>(
     let encode = |first: usize, piece: &mut [u8]| encode_tasks_into::<P>(&roots[first.min(roots.len())..], first, piece);
     let roots_at = target.upload_encoded(ROOTS, roots.len().max(1), P::TASK_BYTES, &encode)?;
     steps.mark("roots");
-    let stop = target.stop_flag()?;
-    let progress = if S::PERSISTENT.is_some() { target.progress_words(workers as usize)? } else { 0 };
-    target.clear_status()?;
+    let run = put_in_place(target, config, blocks, inputs, (roots_at, roots.len() as u32), S::PERSISTENT.is_some())?;
     steps.mark("stop, progress, status");
-    let run = Run { config: *config, blocks, block_threads, workers, inputs, roots: roots_at, root_count: roots.len() as u32, stop, progress };
     let record = scheme.prepare::<P, T>(target, &run, sizes)?;
     steps.mark("scheduler");
     // The frames outlive a static run's generations: a task waits for children of later ones.
