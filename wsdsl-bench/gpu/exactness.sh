@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Exactness across GPUs and "hosts" (issues 27 and 28), from prebuilt examples: every victim
+# Exactness across GPUs and "hosts", from prebuilt examples: every victim
 # policy x every configuration given x four programs whose answers the examples check
 # (N-Queens 14, UTS T1, fib(30) with joins across GPUs, DLB_Bench with 400,000 tasks). A
 # configuration is GPUS:GROUPS, GROUPS host groups treating each other as other hosts

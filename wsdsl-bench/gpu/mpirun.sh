@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The same binary started by mpirun (issue 27), from prebuilt examples: each workload on the
+# The same binary started by mpirun, from prebuilt examples: each workload on the
 # machine's GPUs three ways, alternating inside each round, every run a new job whose answer
 # the example checks on every rank:
 #   spawned   one process, WSDSL_GPUS=N: the runtime starts one process per GPU itself

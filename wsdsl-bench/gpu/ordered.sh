@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Ordered work on the GPU (issue 24): SSSP by delta-stepping on the priority scheduler
+# Ordered work on the GPU: SSSP by delta-stepping on the priority scheduler
 # (`order = priority`, cuda/schedulers/bands.cuh) beside the unordered variants, on a 2048 x 2048 grid
 # (weights 1..255 hashed from each edge's ends) and on R-MAT 22, with a few deltas, band
 # windows (W) and lookaheads (bands above the lowest live one a worker may take from). Every
@@ -59,7 +59,7 @@ for graph in "grid $SIDE x $SIDE|$G" "R-MAT $SCALE|$R"; do
   for d in 16 64 256 1024; do run "$name" "$args" "--delta $d" 32; done
   for w in 8 128; do run "$name" "$args" "" "$w"; done
   # The default lookahead is 1 band; 0 is strict order, 31 lets workers take from any band of
-  # the window while lower ones still run (nearly the rule before 2026-11-27).
+  # the window while lower ones still run (a window that races ahead of its lowest band).
   for l in 0 4 31; do run "$name" "$args" "" 32 "$l"; done
   # The CPU backend runs data-driven relaxation depth first, rescanning a grid for minutes.
   [ "${BACKEND:-gpu}" = gpu ] && run "$name" "$args" "--data-driven" -

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scaling across the GPUs of one host (issues 27 and 28), from prebuilt examples: every
+# Scaling across the GPUs of one host, from prebuilt examples: every
 # workload on 1, 2, 4 ... GPUs, the counts alternating inside each round so that drift hits
 # them alike, each run a new process whose answer the example checks (a wrong one prints FAIL
 # and the cell says so). Also "hosts" through the one-sided path: GxN splits the GPUs into G

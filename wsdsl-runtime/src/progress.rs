@@ -9,7 +9,7 @@
 //! same figures from the start. Nobody watching: no thread, no device writes.
 //!
 //! The figures are a lower bound that lags by a few milliseconds: the final statistics come
-//! from the run's own counters as before.
+//! from the run's own counters, not from these.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::fmt;

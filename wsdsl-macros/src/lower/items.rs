@@ -46,8 +46,7 @@ pub fn lower(m: &Module, ck: &Checked) -> Cuda {
 /// `#[inline(never)]` or `#[inline(always)]` on a function, as CUDA's qualifier (written before
 /// its result type); nothing otherwise, and NVRTC inlines as it sees fit. A function kept out
 /// of line keeps one instruction schedule whatever the megakernel around it is: inlined, a
-/// hash's rounds are rescheduled by changes elsewhere in the kernel (BENCHMARKS.md, "A look at
-/// the other GPU's idle count").
+/// hash's rounds are rescheduled by changes elsewhere in the kernel.
 fn inline_qualifier(attrs: &[syn::Attribute]) -> &'static str {
     for a in attrs.iter().filter(|a| a.path().is_ident("inline")) {
         if let syn::Meta::List(list) = &a.meta {

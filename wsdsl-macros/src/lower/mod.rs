@@ -150,7 +150,8 @@ pub fn record_arrays(t: &Ty, arrays: &mut Vec<Ty>) {
 }
 
 /// The deepest indentation, in spaces (16 levels): deeper blocks are written at this one, so
-/// that C nested as deep as Rust allows stays linear in size (1,000 nested blocks were 8 MB).
+/// that C nested as deep as Rust allows stays linear in size (1,000 nested blocks indented
+/// in full would be 8 MB).
 const MAX_INDENT: usize = 16 * 4;
 
 pub fn indent(lines: Vec<String>) -> Vec<String> {

@@ -15,9 +15,9 @@ const PROGRESS: &str = "ws_loop_progress()";
 
 /// Calls in a loop's C body that are atomic operations on every backend (a spawn claims its
 /// slot with one). A loop that may perform one on each way round is a loop the C++
-/// compilers may not assume ends, so it needs no `PROGRESS`, whose store cost N-Queens'
-/// `while free != 0 { ... ctx.spawn(..) }` 6% on an H100 (`BENCHMARKS.md`). Calls into
-/// helpers are not looked into: their loops carry their own.
+/// compilers may not assume ends, so it needs no `PROGRESS`, whose store would cost N-Queens'
+/// `while free != 0 { ... ctx.spawn(..) }` 6% on an H100. Calls into helpers are not looked
+/// into: their loops carry their own.
 const ATOMIC_CALLS: [&str; 11] = [
     "wsdsl_ctx_spawn(", "wsdsl_ctx_spawn_priority(", "atomicAdd(", "atomicSub(", "atomicCAS(", "atomicExch(",
     "atomicMin(", "atomicMax(", "atomicAnd(", "atomicOr(", "atomicXor(",

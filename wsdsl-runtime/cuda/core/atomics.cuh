@@ -25,8 +25,8 @@
 // measurement only, through WSDSL_DEFINES): WS_X_GENERIC_GPU puts the generic wrappers at GPU
 // scope, WS_X_RELAXED_GPU the deques' and idle counts' relaxed accesses (scope follows
 // sharing, below), WS_X_IDLE_GPU only the idle counts' additions (core/termination.cuh). Measured
-// on two H200s (BENCHMARKS.md, 2026-11-28): none moves T3L (62.2-62.8 ms against 61.3-62.3),
-// T1XL or N-Queens 18, so these scopes are not what T3L pays on several GPUs.
+// on two H200s: none moves T3L (62.2-62.8 ms against 61.3-62.3), T1XL or N-Queens 18, so
+// these scopes are not what T3L pays on several GPUs.
 #ifndef WS_X_GENERIC_GPU
 #define WS_X_GENERIC_GPU 0
 #endif

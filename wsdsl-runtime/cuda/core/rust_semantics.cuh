@@ -30,15 +30,15 @@
  * 7; } i += 2; }` with an odd `i` would return 7; Rust promises no such thing.
  * On the host an empty volatile asm statement is a side effect GCC keeps. On the GPU it is
  * not enough: it becomes a PTX comment, and the PTX assembler, which sees no side effect in
- * the loop, deleted it (H100, 2026-11-26: the helper above returned 7 in 0.6 ms; so did a
- * volatile local variable and `#pragma unroll 1`). A volatile store to shared memory is an
- * instruction the assembler must keep: with it the endless loop ran until stopped, and a loop
- * of 10^8 trips that does end took 3.5 ns a trip on one thread (one STS a trip; a volatile
- * global load instead cost 33 ns a trip). In N-Queens' `while free != 0 { .. ctx.spawn(..) }`
- * it cost 6% (H100, N-Queens 17: 126.9 ms against 119.1 ms), so a loop whose body performs an
- * atomic operation (a spawn does) goes without it: no compiler may assume such a loop ends
- * (`lower/stmt.rs`), and N-Queens 17 is back at 119.1 ms. A loop whose body always leaves
- * never reaches its increment, so this costs nothing there either. */
+ * the loop, deletes it (on an H100 the helper above returns 7 in 0.6 ms, and so it does with
+ * a volatile local variable or `#pragma unroll 1`). A volatile store to shared memory is an
+ * instruction the assembler must keep: with it the endless loop runs until stopped, and a loop
+ * of 10^8 trips that does end takes 3.5 ns a trip on one thread (one STS a trip; a volatile
+ * global load instead costs 33 ns a trip). In N-Queens' `while free != 0 { .. ctx.spawn(..) }`
+ * it would cost 6% (H100, N-Queens 17: 126.9 ms against 119.1 ms), so a loop whose body
+ * performs an atomic operation (a spawn does) goes without it: no compiler may assume such a
+ * loop ends (`lower/stmt.rs`). A loop whose body always leaves never reaches its increment,
+ * so this costs nothing there either. */
 #if (defined(__CUDACC__) || defined(__CUDACC_RTC__)) && !defined(WS_HOST_EMULATION) && defined(WS_LOOP_PROGRESS_COMMENT)
 /* Experiment only (WSDSL_DEFINES=WS_LOOP_PROGRESS_COMMENT): the empty marker, which lets
  * side-effect-free loops be deleted; for measuring what the store costs. */

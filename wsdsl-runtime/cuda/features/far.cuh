@@ -4,13 +4,13 @@
 // reachable by loads and stores, the access itself, and otherwise a call into the device
 // library's transport. Inlined at every place the templates reach another host (the deque's
 // offers and steal, the detector's words, the stop flag, fork-join's deliveries and inbox),
-// N-Queens' kernel grew from 1,592 to 3,800 instructions with 33 calls into the library, and
-// on one GPU, where none of that code runs, it took 981 ms for N-Queens 18 against the
-// one-host kernel's 868. Each call is now made in a function of its own, and the rarely run
-// paths that make them are out of line too (WS_COLD, below): 1,664 instructions, 10 calls,
-// 924 ms (fib(42) 132 -> 127 ms, UTS T1XL 116 -> 111, T3L 70 -> 67), and 2 "hosts" x 1 GPU
-// ran N-Queens 18 1.85x one GPU instead of 1.75x (BENCHMARKS.md, "Across hosts: NVSHMEM's
-// calls out of line"). A reach to another host pays a call.
+// N-Queens' kernel would have 3,800 instructions (the one-host kernel's: 1,592) with 33 calls
+// into the library, and on one GPU, where none of that code runs, take 981 ms for N-Queens 18
+// against the one-host kernel's 868. So each call is made in a function of its own, and the
+// rarely run paths that make them are out of line too (WS_COLD, below): 1,664 instructions,
+// 10 calls, 924 ms (fib(42) 127 ms instead of 132, UTS T1XL 111 instead of 116, T3L 67
+// instead of 70), and 2 "hosts" x 1 GPU run N-Queens 18 1.85x one GPU instead of 1.75x. A
+// reach to another host pays a call.
 //
 // The host emulation serves the same NVSHMEM names from its heaps (host/emulation.h).
 #pragma once

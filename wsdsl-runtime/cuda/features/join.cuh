@@ -36,8 +36,8 @@
 // Across GPUs (`features/pe.cuh`, WSDSL_PES). Each GPU's pool, roots' values and inbox lie in its
 // symmetric heap, at the same offsets on every GPU, and a frame id names its GPU: `pe <<
 // id_shift | index`, the shift making room for `capacity` indices (a division by the
-// capacity, on every delivery and join, cost fib(42)'s multi-GPU kernel 2.6% on one GPU:
-// 139.6 against 136.0 ms, BENCHMARKS.md).
+// capacity, on every delivery and join, would cost fib(42)'s multi-GPU kernel 2.6% on one
+// GPU: 139.6 against 136.0 ms).
 // A child stolen by another GPU delivers its value to its parent's frame
 // through the peer mapping. A continuation runs only on its frame's GPU (its home), so the
 // frames, the pool and the values stay that GPU's memory, and every ordering but a remote

@@ -40,7 +40,7 @@
 // calls in place of the loads and the CAS. CI runs it on the host emulation, whose shims
 // serve the calls from the emulated heaps (cuda/host/emulation.h), with GPUs split into
 // emulated hosts; GPU builds include <nvshmem.h> and link its device library
-// (gpu/multi/run.rs); they ran exact on GPUs of one machine split into hosts, where
+// (gpu/multi/run.rs); they run exact on GPUs of one machine split into hosts, where
 // NVSHMEM carries the calls over NVLink. Fork-join across hosts goes the same way (features/join.cuh).
 // Open on real networks (InfiniBand, RoCE): NVSHMEM's atomics are atomic with one another,
 // not necessarily with the GPU's own atomics on the same word, and these builds mix them on a

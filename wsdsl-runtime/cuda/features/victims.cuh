@@ -153,51 +153,51 @@ static __device__ unsigned ws_pick_victim(const ws_launch* L, unsigned self, ws_
     return ws_random_other(me, n, &st->rng);
 }
 
-// Resting from other GPUs (an experiment, off by default). A probe of another GPU costs a
-// round trip over NVLink, and a task taken there moves its whole subtree away from the GPU
-// that holds the rest of the run. With WS_REMOTE_BACKOFF_MAX > 0 a thief robs another GPU's
-// worker only when it offers at least WS_REMOTE_MIN tasks, and after a probe of another GPU
-// that comes back short it rests from other GPUs for twice as many probes as last time (up to
-// WS_REMOTE_BACKOFF_MAX), robbing its own GPU meanwhile; a probe of another GPU that finds
-// enough to rob ends the rest. Measured on four H100s before scope followed sharing
-// (BENCHMARKS.md, "Across GPUs and hosts", 2026-11-27) with WS_REMOTE_MIN=2 and
-// WS_REMOTE_BACKOFF_MAX=256: UTS T3L 0.65x of one GPU with it, 0.67x without, T1XL 6% slower
-// and fib(42) 9% faster on four GPUs. On two H100s after (BENCHMARKS.md, "Scope follows
-// sharing"): T3L 0.90x with it, 0.92x without; T1XL 1.71x against 1.89x; fib(42) 1.23x
-// against 1.80x. So it stays off; `WSDSL_DEFINES="WS_REMOTE_MIN=2 WS_REMOTE_BACKOFF_MAX=256"`
-// turns it on for a run.
+// Resting from other GPUs (off by default). A probe of another GPU costs a
+// round trip over NVLink, and a task taken there moves its whole subtree
+// away from the GPU that holds the rest of the run. With
+// WS_REMOTE_BACKOFF_MAX > 0 a thief robs another GPU's worker only when it
+// offers at least WS_REMOTE_MIN tasks, and after a probe of another GPU
+// that comes back short it rests from other GPUs for twice as many probes
+// as last time (up to WS_REMOTE_BACKOFF_MAX), robbing its own GPU
+// meanwhile; a probe of another GPU that finds enough to rob ends the rest.
+// Measured on two H100s with WS_REMOTE_MIN=2 and WS_REMOTE_BACKOFF_MAX=256:
+// UTS T3L 0.90x of one GPU with it, 0.92x without; T1XL 1.71x against
+// 1.89x; fib(42) 1.23x against 1.80x. So it stays off;
+// `WSDSL_DEFINES="WS_REMOTE_MIN=2 WS_REMOTE_BACKOFF_MAX=256"` turns it on
+// for a run.
 #ifndef WS_REMOTE_MIN
 #define WS_REMOTE_MIN 1u
 #endif
 #ifndef WS_REMOTE_BACKOFF_MAX
 #define WS_REMOTE_BACKOFF_MAX 0u
 #endif
-// Random victims across GPUs, drawn mostly at home (an experiment, off by default): with
-// WS_REMOTE_ONE_IN = R > 1, a random (WSDSL_VICTIM 0) thief that draws another GPU's worker
-// probes it only one time in R and otherwise skips the probe, a failed one that costs no
-// round trip. Uniform draws send (G - 1) / G of the probes to other GPUs, which find nothing
-// while those GPUs are idle. Measured on two H200s (BENCHMARKS.md, 2026-11-28 sixth
-// session), R = 8 against uniform: UTS T3L 59.5 against 60.3 ms, T1XL 77.7 against 77.4,
-// N-Queens 18 437.2 against 437.4, but fib(42) 70.3 against 62.6 (joins spread by remote
-// probes). R = 10^6 with WS_REMOTE_ASK=1000000u: no task crosses and almost no probe does,
-// and T3L takes 58.8 ms on two GPUs against 57.8 for the same kernel on one. By default the
-// switch compiles to nothing (the kernels' SASS is unchanged).
-// With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes straight
-// to its next draw (no idle count, no sleep), so the busy GPU's thieves probe their own GPU
-// nearly as often as on one GPU. Of the forms that turn a remote draw into a local probe it
-// is the one that leaves UTS's hash alone in the SASS (34 of 4,328 instructions move with
-// R = 8; the other forms tried moved 800-1,145). Measured (BENCHMARKS.md, 2026-11-28 seventh
-// session), R = 4: T3L 0.97x of one GPU on two H200s and 0.93x on four (0.94x, 0.85x
-// without), T1XL 1.97x and 3.82x (1.93x, 3.71x), but fib(42) 1.76x and 3.21x (1.87x, 3.53x),
-// so programs with joins keep uniform draws (below). A GPU with a single worker has only
-// remote draws: it never redraws, and counts skipped draws as before.
+// Random victims across GPUs, drawn mostly at home (the default for programs without joins,
+// below): with WS_REMOTE_ONE_IN = R > 1, a random (WSDSL_VICTIM 0) thief that draws another
+// GPU's worker probes it only one time in R and otherwise skips the probe, a failed one
+// that costs no round trip. Uniform draws send (G - 1) / G of the probes to other GPUs,
+// which find nothing while those GPUs are idle. Measured on two H200s, R = 8 against
+// uniform: UTS T3L 59.5 against 60.3 ms, T1XL 77.7 against 77.4, N-Queens 18 437.2 against
+// 437.4, but fib(42) 70.3 against 62.6 (joins spread by remote probes). R = 10^6 with
+// WS_REMOTE_ASK=1000000u: no task crosses and almost no probe does, and T3L takes 58.8 ms
+// on two GPUs against 57.8 for the same kernel on one. At R = 1 the switch compiles to
+// nothing (the kernels' SASS is that of a build without it).
+// With WS_REMOTE_SKIP_REDRAWS=1 a skipped draw is not a failed probe: the thief goes
+// straight to its next draw (no idle count, no sleep), so the busy GPU's thieves probe
+// their own GPU nearly as often as on one GPU. Of the forms that turn a remote draw into a
+// local probe it is the one that leaves UTS's hash alone in the SASS (34 of 4,328
+// instructions move with R = 8; the other forms move 800-1,145). Measured with R = 4: T3L
+// 0.97x of one GPU on two H200s and 0.93x on four (0.94x, 0.85x without), T1XL 1.97x and
+// 3.82x (1.93x, 3.71x), but fib(42) 1.76x and 3.21x (1.87x, 3.53x), so programs with joins
+// keep uniform draws (below). A GPU with a single worker has only remote draws: it never
+// redraws, and counts skipped draws as failed probes.
 //
-// The default since 2026-11-29 (thirteenth session, BENCHMARKS.md): a program without joins
-// draws remote victims 1 in 8 and redraws the others at home; a program with joins draws
-// uniformly, for its continuations spread by remote probes. On two H200s, R = 8 with redraws
-// against uniform: T3L 0.98x of one GPU (0.94x), T1XL 1.95x (1.93x), N-Queens 18 1.96x
-// (1.98x), fib(42) 1.69x (1.86x). A single-GPU kernel (WSDSL_PES 0) has no remote draws, and
-// its source is as before.
+// The default: a program without joins draws remote victims 1 in 8 and redraws the others
+// at home; a program with joins draws uniformly, for its continuations spread by remote
+// probes. On two H200s, R = 8 with redraws against uniform: T3L 0.98x of one GPU (0.94x),
+// T1XL 1.95x (1.93x), N-Queens 18 1.96x (1.98x), fib(42) 1.69x (1.86x). A single-GPU
+// kernel (WSDSL_PES 0) has no remote draws, and its source is that of a build without
+// these switches.
 #ifndef WS_REMOTE_ONE_IN
 #if WSDSL_PES && !WSDSL_JOIN
 #define WS_REMOTE_ONE_IN 8u

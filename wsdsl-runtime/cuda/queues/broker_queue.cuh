@@ -39,8 +39,8 @@
 //     They hand out permissions and positions, never data: whoever gets a position waits
 //     on its ticket, and the tickets alone carry the elements' ordering. An acquire there
 //     would cost an invalidation of the SM's whole L1 per poll (CCTL.IVALL on sm_70+): idle
-//     workers polling an empty queue wiped the L1 of the busy warps beside them (a pulled
-//     PageRank lost its in-edge streams' lines; `BENCHMARKS.md`).
+//     workers polling an empty queue would wipe the L1 of the busy warps beside them (a
+//     pulled PageRank would lose its in-edge streams' lines).
 //
 // Variants:
 //   * BQ  (`Lin = true`):  when the broker refuses, read Head/Tail and return Full/Empty only

@@ -29,8 +29,8 @@
 //   * A thief claims up to WS_STEAL_CLAIM tasks at the head with one CAS (32 by default; 1
 //     is the published deque, one CAS per task). A steal is a chain of dependent round trips
 //     to L2 (head, fence, split, slots, CAS), about 2 us under load on the H100: per task,
-//     that made a stolen task of UTS T3 wait 63 us from its spawn to its start, against 11
-//     us with claims (BENCHMARKS.md, "Steals of several tasks with one CAS").
+//     a stolen task of UTS T3 would wait 63 us from its spawn to its start, against 11 us
+//     with claims.
 //   * A reclaim of k tasks from split s takes [s-k, s) when s-k >= head.index +
 //     WS_STEAL_CLAIM (no thief can reach those slots: a steal CAS moves head by at most
 //     WS_STEAL_CLAIM from a value it read before the reclaim published the lower split).
@@ -49,7 +49,7 @@
 // Scope follows sharing (builds for several GPUs, WSDSL_PES). The PTX memory model orders
 // two threads only through operations whose scope holds both, so a deque that a thief of
 // another GPU may rob needs system-scope fences on its owner's side too, and those sit on
-// the critical path of a deep tree with little parallelism (UTS T3L ran 55% slower on the
+// the critical path of a deep tree with little parallelism (UTS T3L would run 55% slower on the
 // multi-GPU kernel with nothing stolen across GPUs). So a deque starts *private to its
 // GPU*: every access to head and split is a system-scope relaxed operation (morally strong
 // with any GPU's), but the owner and its GPU's thieves order them with GPU-scope fences.
@@ -105,10 +105,10 @@ struct ws_deque_owner {
 #ifndef WS_DEQUES_START_SHARED
 #define WS_DEQUES_START_SHARED 0
 #endif
-// The offer that makes another GPU's thief ask. Measured on two H100s (BENCHMARKS.md,
-// "Scope follows sharing"): at 32 UTS T3L crossed GPUs 248,000 times and ran 0.77x of one
-// GPU, at 128 it crossed 800 times (0.92x) while T1XL, N-Queens 18 and fib(42) still spread
-// (1.89x, 1.91x, 1.80x); at 256 fib(42)'s deques never asked (0.93x).
+// The offer that makes another GPU's thief ask. Measured on two H100s: at 32 UTS T3L
+// crosses GPUs 248,000 times and runs 0.77x of one GPU, at 128 it crosses 800 times
+// (0.92x) while T1XL, N-Queens 18 and fib(42) still spread (1.89x, 1.91x, 1.80x); at 256
+// fib(42)'s deques never ask (0.93x).
 #ifndef WS_REMOTE_ASK
 #define WS_REMOTE_ASK 128u
 #endif
@@ -141,12 +141,12 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
     return was;
 }
 // A thief's steps; `sys`: the thief is on another GPU than the deque (system-scope fences),
-// else GPU-scope fences. Measured on two H100s (BENCHMARKS.md, "Across hosts at the single
-// host's occupancy"): a same-GPU thief with the system-scope acquire loads and acq_rel CAS of
-// the builds before scope followed sharing ran UTS T3L 12% slower and N-Queens 18 no faster;
-// one with GPU-scope acquire loads and CAS, as the one-GPU kernel's steps were then (outside
-// the PTX model once another GPU's thief CASes the head), changed neither. These fences are
-// not what is left of T3L's two-GPU gap.
+// else GPU-scope fences. Measured on two H100s: a same-GPU thief with system-scope acquire
+// loads and an acq_rel CAS runs UTS T3L 12% slower and N-Queens 18 no faster; one with
+// GPU-scope acquire loads and CAS (outside the PTX model once another GPU's thief CASes the
+// head) runs both as these steps do. So system-scope relaxed accesses under GPU-scope
+// fences cost a same-GPU thief nothing, and these fences are not what is left of T3L's
+// two-GPU gap.
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool sys) {
     return sys ? ws_sys_load_acquire_u64(&d->head) : ws_sys_load_relaxed_u64(&d->head);
 }
@@ -164,9 +164,9 @@ static __device__ __forceinline__ ws_atom_u64 ws_steal_cas(ws_deque* d, ws_atom_
 }
 // Owner, after a batch, with the head it read: whether another GPU's thief asked to steal
 // from this private deque: one test on every batch, the switch itself (below) only then.
-// (Per-instruction counts on an H100: the flag stored for the worker's threads every batch,
-// as before, made N-Queens' batch loop 16 instructions longer. Keeping the switch out of
-// line with __noinline__ was far worse: the call made N-Queens 18 54% slower on one GPU.)
+// (Per-instruction counts on an H100: the flag stored for the worker's threads every batch
+// would make N-Queens' batch loop 16 instructions longer. Keeping the switch out of line
+// with __noinline__ is far worse: the call makes N-Queens 18 54% slower on one GPU.)
 static __device__ __forceinline__ bool ws_deque_was_asked(const ws_deque_owner* o, ws_atom_u64 head_seen) {
     return (head_seen & WS_HEAD_ASKED) != 0ull && !o->shared;
 }
@@ -188,11 +188,11 @@ static __device__ __forceinline__ void ws_own_store_relaxed_u32(ws_atom_u32* p, 
 static __device__ __forceinline__ ws_atom_u64 ws_own_load_relaxed_u64(const ws_atom_u64* p) { return ws_load_relaxed_u64(p); }
 static __device__ __forceinline__ ws_atom_u64 ws_head_reset(ws_atom_u64 seen) { return ((seen >> 32) + 1ull) << 32; }
 static __device__ __forceinline__ void ws_own_fence_sc(const ws_deque_owner*) { ws_fence_sc(); }
-// (One GPU: nothing, as before. Within the PTX model an acquire belongs here too; in the
-// hardware the thief's atom.acq_rel waits for its slot loads before its claim is seen.
-// WSDSL_DEFINES=WS_X_RESET_ACQUIRE adds it: on one H200 it cost nothing the runs could tell
-// (BENCHMARKS.md, fifth session of 2026-11-28); it becomes the default once gpu-check has run
-// with it.)
+// (One GPU: nothing. Within the PTX model an acquire belongs here too; in the
+// hardware the thief's atom.acq_rel waits for its slot loads before its claim is
+// seen. WSDSL_DEFINES=WS_X_RESET_ACQUIRE adds it: on one H200 it costs nothing the
+// runs can tell. It is to become the default once gpu-check has passed with it
+// on a GPU.)
 static __device__ __forceinline__ void ws_own_fence_acquire(const ws_deque_owner*) {
 #if WS_X_RESET_ACQUIRE
     ws_fence_acquire_at(false);
@@ -204,11 +204,11 @@ static __device__ __forceinline__ ws_atom_u64 ws_own_cas_acq_rel_u64(const ws_de
     return ws_cas_acq_rel_u64(p, expected, desired);
 }
 // The head is read relaxed: the sequentially consistent fence right after it orders it, as
-// an acquire would, whose own L1 invalidation would be a second one in a row on every probe
-// (the multi-GPU kernel's thieves read it so too, and ran fib(42) 8% faster on one GPU).
-// With the join's acquire-only fence (features/join.cuh), one H200, old binary in the same command:
-// fib(42) 132.0 -> 117.1 ms, UTS T3L 57.6 -> 56.5 ms, N-Queens 18 and T1XL unchanged
-// (BENCHMARKS.md, "The one-GPU kernel takes two fences from the multi-GPU one").
+// an acquire would, whose own L1 invalidation would be a second one in a row on every probe.
+// Read so, and with the join's acquire-only fence (features/join.cuh), one H200 runs fib(42)
+// in 117.1 ms against 132.0 with neither, UTS T3L in 56.5 against 57.6 ms, N-Queens 18 and
+// T1XL alike; the multi-GPU kernel's thieves read it so too (fib(42) 8% faster on one GPU
+// than with an acquire).
 static __device__ __forceinline__ ws_atom_u64 ws_steal_load_head(ws_deque* d, bool) { return ws_thief_load_relaxed_u64(&d->head); }
 static __device__ __forceinline__ void ws_steal_fence_sc(bool) { ws_thief_fence_sc(); }
 static __device__ __forceinline__ unsigned ws_steal_load_split(ws_deque* d, bool) { return ws_thief_load_acquire_u32(&d->split); }

@@ -26,9 +26,9 @@
 //     lowest empty ones also a load of their running count), and reserve up to one task per
 //     thread of the first band that holds any, if it is at most WSDSL_BAND_LOOKAHEAD bands
 //     above the lowest live band. Otherwise the worker waits: taking from far above a band
-//     whose tasks still run is what made the window race ahead (a delta-stepping SSSP on a
-//     grid scanned each edge 61 times when any band of the window could be taken from; A*
-//     expanded as many positions as an unordered run). Tasks taken above the lowest live band
+//     whose tasks still run is what makes the window race ahead (a delta-stepping SSSP on a
+//     grid scans each edge 61 times when any band of the window may be taken from; A*
+//     expands as many positions as an unordered run). Tasks taken above the lowest live band
 //     are counted as run out of order.
 //   * `low` moves (compare-and-swap, one winner counts it) to the lowest live band once the
 //     bands below it are neither holding nor running tasks. A task taken between a reservation
@@ -51,7 +51,7 @@
 //     first-in first-out order is what keeps delta-stepping work-efficient (SSSP on R-MAT 22:
 //     keeping whatever the load scanned each edge 3.57 times against 2.35, 17.7 ms against
 //     12.2). A keeper does not look for a lower band that holds tasks, as a taker would:
-//     that probe cost more than it saved (SSSP on the grid 54.0 against 48.5 ms).
+//     that probe costs more than it saves (SSSP on the grid 54.0 against 48.5 ms).
 //     The others are grouped by destination queue: one broker reservation per band a batch
 //     touches, the worker's threads filling the positions side by side. The kept tasks join
 //     their band's running count before the batch leaves its own, so the window never reads
@@ -377,7 +377,7 @@ enum { WS_BANDS_FOUND = 0, WS_BANDS_DONE = 1, WS_BANDS_ABORTED = 2, WS_BANDS_FAR
 // the workers (a BFS level on a grid is a few hundred vertices, for 4,095 levels), thousands
 // of idle workers would otherwise poll the same band counts every 800 ns and slow the L2 slice that serves the few busy
 // workers' enqueues. Measured on an H100, BFS on a 2048 x 2048 grid: 48.8 ms at a flat
-// 800 ns, 45.0 at 3 µs, 41.8 at 8 µs, 39.7 at 20 µs (BENCHMARKS.md). Long-idle workers wake
+// 800 ns, 45.0 at 3 µs, 41.8 at 8 µs, 39.7 at 20 µs. Long-idle workers wake
 // late, but among thousands one is always near its next poll; the last one notices the end
 // of the run up to one sleep late.
 #ifndef WS_BANDS_IDLE_SLEEP_MAX_NS

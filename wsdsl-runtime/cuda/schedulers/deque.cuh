@@ -65,12 +65,12 @@ static __device__ __forceinline__ bool ws_must_stop(const ws_launch* L, unsigned
     }
 #if WSDSL_PES
     // Another GPU's failure is looked at every WS_PEER_POLL_MASK + 1 rounds of a search (and
-    // at every poll of a busy worker, whose round is 0). Looking every round made each round
-    // of a search wait for two loads in a row, the status's and then, behind the branch on
-    // it, this one: a second L2 round trip per probe that the one-GPU kernel does not make.
-    // It was the suspect for a steal costing 19% more cycles on two GPUs, but measured on
-    // two H100s (2026-11-28) it changes nothing: T3L 0.92x against 0.91x polling every round,
-    // N-Queens 18 and T1XL alike (BENCHMARKS.md). Kept: the load is still not needed per round.
+    // at every poll of a busy worker, whose round is 0): looking every round would make each
+    // round of a search wait for two loads in a row, the status's and then, behind the branch
+    // on it, this one, a second L2 round trip per probe that the one-GPU kernel does not make
+    // and no round needs. It is not what makes a steal cost 19% more cycles on two GPUs: on
+    // two H100s T3L runs 0.92x one GPU against 0.91x polling every round, N-Queens 18 and
+    // T1XL alike.
     if (!stop && (round & WS_PEER_POLL_MASK) == 0u && ws_pe_peer_stopped(L)) {
 #else
     if (!stop && ws_pe_peer_stopped(L)) {
@@ -227,7 +227,7 @@ static __device__ unsigned ws_rob(const ws_launch* L, ws_victim_deque v, unsigne
 // steal from another GPU it visits up to WS_HWS_VISITS more workers there, taking half of
 // what each offers, until it holds WS_HWS_BULK tasks; its own GPU's thieves then take them
 // from it. (A deque offers only what its owner exposed, so half of one victim is often a
-// single batch: on its own that starved an empty GPU, BENCHMARKS.md "Beyond one GPU".)
+// single batch: on its own that would starve an empty GPU.)
 #define WS_HWS_VISITS 8u
 #define WS_HWS_BULK (8u * WS_BATCH)
 static __device__ unsigned ws_hws_gather(const ws_launch* L, unsigned self, ws_victim_state* vs, wsdsl_task* my_slots,
@@ -400,8 +400,8 @@ extern "C" __global__ void __launch_bounds__(WSDSL_BLOCK_THREADS, WSDSL_MIN_BLOC
     ws_deque_owner own = {0u, 0u, false};
 #if WS_DEQUES_START_SHARED
     // A comparison (WSDSL_DEFINES=WS_DEQUES_START_SHARED): every deque shared from the start,
-    // its owner's fences at system scope as before scope followed sharing (the GPU's own
-    // thieves keep theirs at GPU scope).
+    // its owner's fences at system scope from the first batch on (the GPU's own thieves keep
+    // theirs at GPU scope): what scope following sharing saves.
     if (leader) {
         ws_fence_sc_at(true);
         ws_sys_or_relaxed_u64(&dq->head, WS_HEAD_SHARED);

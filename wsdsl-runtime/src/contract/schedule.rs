@@ -176,9 +176,9 @@ impl KernelConfig {
             return Err(format!("a lookahead of {bands} bands is more than the window of bands holds: at most {MAX_LOOKAHEAD}"));
         }
         if self.order == Order::Priority && self.worker == Worker::Block {
-            // Measured: SSSP on R-MAT 14 ordered with block workers on the BQ bands ran past a
-            // 60 s watchdog on an H100 (2026-11-26), while thread and warp workers finished in
-            // 2-6 ms; refused until the band logic's block path is found and fixed.
+            // SSSP on R-MAT 14 ordered with block workers on the BQ bands runs past a 60 s
+            // watchdog on an H100, while thread and warp workers finish in 2-6 ms; refused
+            // until the band logic's block path is found and fixed.
             return Err("order = priority does not run with block workers yet (a run hung on the GPU): use worker = thread or warp".into());
         }
         Ok(())

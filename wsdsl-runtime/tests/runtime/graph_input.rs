@@ -572,11 +572,11 @@ fn time_reading_and_generating() {
     }
 }
 
-// ---- files that claim more than they hold (issue 26, item 7) -----------------------------
+// ---- files that claim more than they hold -----------------------------------------------
 
 /// A tiny file naming a huge vertex id, or a header declaring billions of vertices, is
-/// refused with what it claims before the 16 GiB of row offsets are allocated (before the
-/// fix each of these allocated them, or aborted under a memory limit).
+/// refused with what it claims before the 16 GiB of row offsets are allocated (reading it
+/// as it claims would allocate them, or abort under a memory limit).
 #[test]
 fn a_tiny_file_claiming_billions_of_vertices_is_refused_before_allocating() {
     let started = Instant::now();
@@ -602,7 +602,7 @@ fn sparse_ids_below_the_limit_still_read() {
     assert_eq!((g.vertices(), g.edges()), (32, 2));
 }
 
-// ---- real weights for shortest paths (issue 26, item 6) ----------------------------------
+// ---- real weights for shortest paths ----------------------------------------------------
 
 #[test]
 fn real_weights_are_taken_when_whole_and_refused_with_the_edge_otherwise() {

@@ -85,7 +85,7 @@ pub fn kernel_source<P: Program>(config: &KernelConfig) -> String {
 /// `prelude` then [`kernel_source`], and its [`stable_hash`], made once per process for each
 /// program, configuration, prelude and `WSDSL_DEFINES`: a warm run finds its loaded kernel
 /// without assembling and hashing about 200 KB of text again (0.1-0.15 ms of a graph
-/// kernel's 3-ms call on an H200 machine, `BENCHMARKS.md` ninth session).
+/// kernel's 3-ms call on an H200).
 pub(crate) fn kernel_source_once<P: Program>(prelude: &str, config: &KernelConfig) -> (std::sync::Arc<str>, u64) {
     use std::collections::HashMap;
     use std::sync::{Arc, Mutex, OnceLock};
@@ -123,12 +123,11 @@ pub fn pe_kernel_source_across_hosts<P: Program>(config: &KernelConfig) -> Strin
 
 /// The registers a thread whose blocks per SM the across-hosts kernel asks for when nothing
 /// else says (at 256 threads a block, two blocks: at most 128 registers). Left
-/// to itself ptxas gave it 194-216 (N-Queens, fib), against 96-128 for the same programs
+/// to itself ptxas gives it 194-216 (N-Queens, fib), against 96-128 for the same programs
 /// built for one host: NVSHMEM's calls are ABI calls into a separately compiled library, and
 /// the registers live across them are kept. At 256 threads a block that is one block per SM
-/// instead of two, half the workers: on two H100s split into two "hosts", N-Queens 18 ran
-/// 1.04x one GPU with 1,056 workers a GPU where one host's two GPUs ran 1.90x with 2,112
-/// (BENCHMARKS.md, "Across hosts at the single host's occupancy").
+/// instead of two, half the workers: on two H100s split into two "hosts", N-Queens 18 runs
+/// 1.04x one GPU with 1,056 workers a GPU where one host's two GPUs run 1.90x with 2,112.
 pub const ACROSS_HOSTS_REGISTERS: u32 = 128;
 
 /// How a kernel source that calls NVSHMEM's device API begins.
@@ -292,7 +291,7 @@ pub fn stable_hash(parts: &[&str]) -> u64 {
 /// together (as wyhash does: a one-word multiply and shift left differences in the top bit
 /// that a later word could cancel), then each part's length (so that part boundaries
 /// count), then a final mix. Every warm run looks its kernel up by the hash of its source
-/// (about 200 KB): byte-at-a-time FNV-1a took 0.23 ms of each call on a 2-core machine, this
+/// (about 200 KB): byte-at-a-time FNV-1a takes 0.23 ms of each call on a 2-core machine, this
 /// 0.05 ms.
 pub fn stable_hash_bytes(parts: &[&[u8]]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -3,9 +3,9 @@
 //! A buffer's little-endian image travels in pieces through two pinned halves: while the
 //! copy engine moves one piece, the host's cores convert the next one into (or the previous
 //! one out of) the other half. Pageable copies, with a fresh vector per buffer and the
-//! driver's own staging behind them, moved the octree's 540 MB each way at about 1 GB/s
-//! (H100, `BENCHMARKS.md`); pinned pieces move at the link's speed and never touch fresh
-//! pages. The halves are allocated once per device (they live in its workspace).
+//! driver's own staging behind them, move the octree's 540 MB each way at about 1 GB/s (on
+//! an H100); pinned pieces move at the link's speed and never touch fresh pages. The halves
+//! are allocated once per device (they live in its workspace).
 
 use crate::contract::buffer::DeviceBuffer;
 use crate::error::Error;
@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 /// Bytes per piece: a multiple of every element width; large enough that a piece's copy
 /// (a third of a millisecond at 50 GB/s) dwarfs the cost of starting it. Smaller pieces of a
 /// download overlap more of the conversion with the copy, but each costs a wait on its event
-/// and a round of the host's cores: BFS's 16.8 MB of depths came back in 0.72 ms in pieces of
-/// 16 MB, 1.05 in 4 and 1.44 in 2 (an H200 machine, `BENCHMARKS.md` ninth session).
+/// and a round of the host's cores: BFS's 16.8 MB of depths come back in 0.72 ms in pieces of
+/// 16 MB, 1.05 in 4 and 1.44 in 2 (on an H200).
 pub(crate) const PIECE: usize = 16 << 20;
 
 /// Bytes per tile of an upload that is looked at for one repeated word: small enough that an
@@ -177,10 +177,10 @@ impl Staging {
     /// In rounds of both halves: every part of a round (`PART` bytes, one copy and one event
     /// each) is enqueued at once, and the copy-back crew (`ready.rs`) converts each part into
     /// the buffer as soon as it lands, while the copy engine moves the next. The round ends
-    /// a fraction of a part's conversion after its last copy. Converting a whole piece after
-    /// its copy (waking the host's cores for it) left BFS's 16.8 MB of depths 0.4-0.7 ms
-    /// behind their 0.31-ms copy; now they are in place 0.08-0.18 ms after it (an H200
-    /// machine, `BENCHMARKS.md` tenth session).
+    /// a fraction of a part's conversion after its last copy. Converted a whole piece after
+    /// its copy (waking the host's cores for it), BFS's 16.8 MB of depths would be in place
+    /// 0.4-0.7 ms behind their 0.31-ms copy; part by part they are 0.08-0.18 ms after it (on
+    /// an H200).
     pub fn download(&mut self, stream: &Arc<CudaStream>, src: u64, buffer: &dyn DeviceBuffer) -> Result<(), Error> {
         let width = buffer.elem_bytes();
         let total = buffer.len() * width;
@@ -216,9 +216,9 @@ impl Staging {
 }
 
 /// Bytes per part of a download: its own copy and event. Whole tiles of a `Buffer`'s map and
-/// a divisor of `PIECE`. Parts of 1, 2 and 4 MB brought BFS's depths back alike (its call
-/// 1.37-1.42x its kernel, 4 MB at the low end; an H200 machine, `BENCHMARKS.md` tenth
-/// session); fewer parts are fewer copies to enqueue and events to poll.
+/// a divisor of `PIECE`. Parts of 1, 2 and 4 MB bring BFS's depths back alike (its call
+/// 1.37-1.42x its kernel, 4 MB at the low end; on an H200); fewer parts are fewer copies to
+/// enqueue and events to poll.
 const PART: usize = 4 << 20;
 const _: () = assert!(PIECE % PART == 0 && PART % TILE == 0 && PART % UNIT == 0, "parts tile the halves; units tile the parts");
 

@@ -6,7 +6,8 @@
 //! returns the same `Output` (`Stats::alone` set, the other GPUs' shares empty).
 //!
 //! Why a whole run: such a tree (UTS T3L) is its critical path, which a second GPU cannot
-//! shorten, and the multi-GPU kernel costs it on every GPU it runs on (BENCHMARKS.md).
+//! shorten, and the multi-GPU kernel costs it on every GPU it runs on (T3L on both of two
+//! GPUs: 0.97x one GPU, BENCHMARKS.md).
 
 use super::merge::{merge_sent, PeError, PeShare};
 use super::process::Job;

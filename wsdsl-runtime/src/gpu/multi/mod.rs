@@ -1,5 +1,5 @@
 //! One program on several GPUs: the deque megakernel on every GPU, thieves crossing GPUs
-//! through NVSHMEM's peer mappings, and one `Output` back (issue 12; `docs/multi-gpu.md`).
+//! through NVSHMEM's peer mappings, and one `Output` back (`docs/multi-gpu.md`).
 //!
 //! - `cuda/features/pe.cuh`: the device side (remote deques, the two-wave termination across GPUs,
 //!   stopping every GPU when one fails); `cuda/features/victims.cuh`: the policies across GPUs

@@ -1,8 +1,8 @@
-//! NVSHMEM in the pipeline (issue 12, step 1): kernels that call NVSHMEM's device API are
+//! NVSHMEM in the pipeline: kernels that call NVSHMEM's device API are
 //! compiled by NVRTC to relocatable PTX and linked with NVSHMEM's device library by
 //! nvJitLink; the host side joins an NVSHMEM job by unique id. Everything here is loaded on
 //! first use only, so single-GPU runs never need NVSHMEM or nvJitLink. `docs/multi-gpu.md`
-//! describes the pipeline and the plan for the steps after it.
+//! describes the pipeline and what is not built yet.
 //!
 //! - `locate.rs`: finding the headers and libraries (clear errors listing what was searched)
 //! - `jitlink.rs`: nvJitLink, loaded at run time

@@ -12,8 +12,8 @@ const READY_FROM_BYTES: usize = 4 << 20;
 
 /// Runs `execute` (the kernel) while other threads ready the host memory the copy back will
 /// write (`DeviceBuffer::before_copy_back`: owed tiles written, pages faulted in). The GPU
-/// needs neither, so the host's cores do it under the kernel instead of after it: 16.8 MB of
-/// BFS depths cost the call 2-4 ms on the host before (`BENCHMARKS.md`, ninth session).
+/// needs neither, so the host's cores do it under the kernel instead of after it: after it,
+/// 16.8 MB of BFS depths would cost the call 2-4 ms on the host (on an H200).
 ///
 /// The work goes to a small pool of the runtime's own, started once: spawning threads per run
 /// would delay the launch (10-20 us each), and rayon's global pool may be the very pool whose

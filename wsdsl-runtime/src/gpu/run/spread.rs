@@ -1,8 +1,8 @@
 //! Dealing a run's first levels over its GPUs. Roots are dealt round-robin (`roots_of`), so a
 //! run that starts from one root starts on GPU 0 alone, and every other GPU then lives, for
 //! the whole run, on what its thieves take from GPU 0 piece by piece. Profiled on UTS T1XL
-//! (BENCHMARKS.md), GPU 1 made 3.4 times GPU 0's steals and ran 2.4% fewer tasks in the same
-//! time: its share of the tree came in fragments.
+//! dealt that way, GPU 1 makes 3.4 times GPU 0's steals and runs 2.4% fewer tasks in the same
+//! time: its share of the tree comes in fragments.
 //!
 //! So before a run the host runs the tree's first levels itself, breadth first, toward
 //! `Runtime::spread` tasks for every GPU, and deals that frontier instead of the roots: every
@@ -35,7 +35,7 @@
 //! GPUs: the tree may be one whose parallelism stays scarce, like UTS T3L (about 2,000 tasks a level for 17,844 levels, fewer
 //! than one GPU's threads), which a second GPU cannot speed up (its critical path is the run)
 //! and only slows down: the multi-GPU kernel's own code costs it 2% on one GPU, and the second
-//! GPU's probes another 1% (BENCHMARKS.md). So there the host looks further
+//! GPU's probes another 1%. So there the host looks further
 //! (`stays_narrow`): it runs the next `NARROW_LEVELS` levels too, and throws them away. If
 //! none of them reaches the tasks wanted nor grows a quarter past the level that hardly
 //! widened, the tree is judged narrow and the run goes to GPU 0 alone, with the one-GPU

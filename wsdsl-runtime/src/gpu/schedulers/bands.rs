@@ -67,11 +67,10 @@ impl Scheme for Bands {
         let staging_bytes = most_blocks * config.block_threads as u64 * STAGING_PER_THREAD as u64 * (P::TASK_BYTES as u64 + 4);
         // Each slot holds a task and its priority: size them as a task 4 bytes longer.
         // Four times the broker's total: 4 M slots per band rather than 1 M (with 33 queues,
-        // the broker's 2^26 leaves a band 1 M). Delta-stepping SSSP on R-MAT 22 needed 1.06 M
-        // in one band when the window raced ahead, and 2.1 M once the bands kept their order
-        // (H100, 2026-11-27): a band then holds a whole level of the graph. A third of free
-        // memory still bounds it; a run clears only each queue's words and tickets, 4 bytes a
-        // slot (`Target::zeroed_queues`).
+        // the broker's 2^26 leaves a band 1 M). Delta-stepping SSSP on R-MAT 22 needs 2.1 M
+        // in one band on an H100, the bands kept in order: a band then holds a whole level of
+        // the graph. A third of free memory still bounds it; a run clears only each queue's
+        // words and tickets, 4 bytes a slot (`Target::zeroed_queues`).
         self.slots = choose_slots::<P>(target.free_memory()?, DEFAULT_BANDS + 1, 4 * DEFAULT_MAX_TOTAL_SLOTS, staging_bytes, sizes.broker_queue, 4)?;
         Ok(slots_define(self.slots))
     }
