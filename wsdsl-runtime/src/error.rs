@@ -145,7 +145,7 @@ pub enum RanOn {
     /// The host-compiled templates (`gpu::emulate`).
     EmulatedGpu,
     Cpu,
-    /// The host running a GPU run's first levels before it (`gpu/spread.rs`).
+    /// The host running a GPU run's first levels before it (`gpu/run/spread.rs`).
     HostBeforeGpu,
 }
 

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// Tasks per GPU the host aims to deal before a run (`Runtime::spread`). It stops at the first
-/// level holding more than half of them (`gpu/spread.rs`), so a GPU starts with one to four
+/// level holding more than half of them (`gpu/run/spread.rs`), so a GPU starts with one to four
 /// subtrees a worker (1,056 workers of UTS on an H100 or H200, 2,112 of N-Queens): UTS T1XL
 /// deals 1,179 tasks to one GPU and about 4,600 to two, N-Queens 18 3,420 to one or two.
 pub const DEFAULT_SPREAD: u32 = 2048;
@@ -91,11 +91,11 @@ pub struct Runtime {
     gpus: GpuCount,
     /// The CPU backend's bound on tasks held at once (`cpu/limits.rs`).
     cpu_task_limit: u64,
-    /// Tasks per GPU the host deals before a run (`gpu/spread.rs`); `None`: the default,
+    /// Tasks per GPU the host deals before a run (`gpu/run/spread.rs`); `None`: the default,
     /// `DEFAULT_SPREAD`.
     spread: Option<u32>,
     /// Whether a run on several GPUs whose tree the host judges narrow goes to GPU 0 alone
-    /// (`gpu/spread.rs`).
+    /// (`gpu/run/spread.rs`).
     alone_when_narrow: bool,
     device: OnceLock<Result<GpuDevice, String>>,
     /// This process's part in a multi-GPU job, joined at the first run on several GPUs.
@@ -266,7 +266,7 @@ impl Runtime {
     /// Before a run on the GPU, the host runs the task tree's first levels, breadth first,
     /// toward `tasks_per_gpu` tasks for every GPU (it stops at the first level holding more
     /// than half of them, or that is no wider than the one before), and deals those instead
-    /// of the roots, so that every GPU starts with subtrees of its own (`gpu/spread.rs`).
+    /// of the roots, so that every GPU starts with subtrees of its own (`gpu/run/spread.rs`).
     /// Programs of the deque scheduler, without an order or buffers, whose tasks hand nothing
     /// back (no complete handlers or values) and record no jobs; others run from their roots.
     /// A handler still running on the host at the watchdog limit is the run's
@@ -280,7 +280,7 @@ impl Runtime {
     /// Whether a run on several GPUs may go to GPU 0 alone when, spreading, the host judges
     /// its tree narrow: its first levels stop widening at a few hundred to a few thousand
     /// tasks, as UTS T3L's do, where a second GPU cannot shorten the run's critical path and
-    /// its kernel only slows it (`gpu/spread.rs`; `Stats::alone` says when it happened).
+    /// its kernel only slows it (`gpu/run/spread.rs`; `Stats::alone` says when it happened).
     /// Default `true`; `false` keeps every run on all its GPUs (a tree narrow at the top and
     /// wide further down, which the judgement would put on one GPU).
     pub fn alone_when_narrow(mut self, alone: bool) -> Self {

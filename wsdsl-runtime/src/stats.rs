@@ -112,12 +112,12 @@ pub struct Stats {
     /// Ordered runs (`order = priority`): how the bands were visited.
     pub bands: Option<BandStats>,
     /// The first levels the host ran to deal every GPU subtrees of its own (GPU runs,
-    /// `gpu/spread.rs`); `None` when it kept none, or when the processes of a job across hosts
+    /// `gpu/run/spread.rs`); `None` when it kept none, or when the processes of a job across hosts
     /// ran different levels and dealt the roots as given. Their tasks are in `tasks`, not in
     /// `per_gpu_tasks`.
     pub spread: Option<SpreadStats>,
     /// A run on several GPUs that GPU 0 ran alone, with the one-GPU kernel: spreading, the
-    /// host judged its tree narrow (`Runtime::alone_when_narrow`, `gpu/spread.rs`).
+    /// host judged its tree narrow (`Runtime::alone_when_narrow`, `gpu/run/spread.rs`).
     pub alone: bool,
     /// Where the workers' time went, when the run was profiled (GPU deque scheduler with
     /// `Runtime::profile`); `None` otherwise.

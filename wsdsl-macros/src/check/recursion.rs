@@ -10,7 +10,7 @@
 //!   `ws_u32 ws_depth`, the calls active in its cycle below it; a call from outside the cycle
 //!   passes 0, one inside it `ws_depth + 1` (`lower/items.rs`, `lower/expr.rs`). The check at
 //!   its entry is a fault site, so it leaves through the panic flag like any panic. The
-//!   runtime sizes the GPU's per-thread stack for the limit (`wsdsl-runtime/src/gpu/stack.rs`).
+//!   runtime sizes the GPU's per-thread stack for the limit (`wsdsl-runtime/src/gpu/device/stack.rs`).
 //! - CPU backend: the re-emitted Rust function starts with a guard on a thread-local count
 //!   per cycle (`expand/recursion.rs`), which counts the same calls: a cycle's active calls
 //!   are always consecutive on the stack, since a call leaving the cycle cannot come back.

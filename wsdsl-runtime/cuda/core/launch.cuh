@@ -23,7 +23,7 @@
 
 
 // Everything a launch needs, written by the host into device memory (host mirror:
-// `gpu/launch.rs`, struct LaunchRecord; keep the two in the same order).
+// `gpu/device/launch.rs`, struct LaunchRecord; keep the two in the same order).
 struct ws_launch {
     wsdsl_task* slots;                  // workers * capacity task slots
     ws_deque* deques;                   // one control block per worker

@@ -1,6 +1,6 @@
 // core/stats.cuh — what every worker reports: its counters and, opt-in, where its time went.
 //
-// Per worker, `WS_STAT_WORDS` u64 (host mirror: `gpu/launch.rs`): the `WS_STAT_*` counters,
+// Per worker, `WS_STAT_WORDS` u64 (host mirror: `gpu/device/launch.rs`): the `WS_STAT_*` counters,
 // then the `WS_PROF_*` profile words, zero unless the kernel was built with WSDSL_PROFILE.
 //
 // A profiled kernel times each phase of the worker loop with clock64() and adds the cycles

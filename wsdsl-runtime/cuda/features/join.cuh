@@ -127,7 +127,7 @@ struct ws_join_inbox {
     ws_atom_u64 tails[1];   // [workers], then the rings
 };
 
-// Host mirror: `gpu/join.rs`, struct JoinRecord (same order).
+// Host mirror: `gpu/run/join.rs`, struct JoinRecord (same order).
 struct ws_join_state {
     ws_frame* frames;
     wsdsl_value* root_values;
@@ -151,7 +151,7 @@ struct ws_join_state {
     ws_u32 id_shift;           // frame ids across GPUs (see the top; 0 for the one-GPU
                                // kernel; with one GPU an id is its index whatever the shift)
 };
-// The host writes this record from `gpu/join.rs` (JoinRecord::to_bytes): 96 bytes.
+// The host writes this record from `gpu/run/join.rs` (JoinRecord::to_bytes): 96 bytes.
 static_assert(sizeof(ws_join_state) == 96, "ws_join_state must match JoinRecord::to_bytes");
 __device__ ws_join_state wsdsl_join;
 

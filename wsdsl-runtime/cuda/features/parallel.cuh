@@ -668,7 +668,7 @@ static __device__ __forceinline__ bool ws_job_range(ws_u64 start, ws_u64 end, ws
 }
 
 // `ctx.<job>(..)` (lower/jobs.rs): checks the call as every backend does, in this order, at
-// the call's sites (typeck/jobs.rs): the ranges `a`, `b` (a merge's right run, else empty) and
+// the call's sites (check/jobs.rs): the ranges `a`, `b` (a merge's right run, else empty) and
 // the destination as Rust's slicing; a destination overlapping the source range(s) in the
 // same buffer (but a sort or scan may write its source range itself); a sort of more than
 // WS_JOB_SORT_MAX keys; more than WS_JOB_RESULT_WORDS result words in this run of the

@@ -33,9 +33,9 @@
 struct ws_emu_dim3 { unsigned x, y, z; };
 
 // WS_EMU_STACK_BYTES, each emulated GPU thread's stack (a fiber's), is defined before this
-// header from `gpu/emulate.rs`'s FIBER_STACK, which also sizes the largest task it runs.
+// header from `gpu/emulate/`'s FIBER_STACK, which also sizes the largest task it runs.
 #ifndef WS_EMU_STACK_BYTES
-#error "WS_EMU_STACK_BYTES: the fiber stack size comes from gpu/emulate.rs (assemble.rs defines it)"
+#error "WS_EMU_STACK_BYTES: the fiber stack size comes from gpu/emulate/ (assemble.rs defines it)"
 #endif
 
 struct ws_emu_block;

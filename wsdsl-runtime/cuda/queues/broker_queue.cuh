@@ -79,7 +79,7 @@ struct alignas(128) ws_broker_queue {
     // Bytes from the start that an empty queue needs zeroed: the words (256 bytes, above) and
     // the tickets; the ring follows at once (an element's alignment, at most 8, divides
     // 256 + 4N). The ring is read only at a position whose ticket says it was written, so it
-    // may hold anything, and a launch leaves it as it was (gpu/workspace.rs, `zeroed_rows`).
+    // may hold anything, and a launch leaves it as it was (gpu/device/workspace.rs, `zeroed_rows`).
     // The host builds check the offset (schedulers/bands.cuh, schedulers/broker.cuh).
     static constexpr unsigned long long clear_bytes = 256ull + 4ull * N;
     typedef T element;

@@ -1,7 +1,7 @@
 // schedulers/bands.cuh — priority scheduling (`#[megakernel(order = priority)]`) on the Broker Queue
 // family: the persistent kernel of schedulers/broker.cuh, with its one queue replaced by a
 // window of priority bands (delta-stepping's buckets, Galois's OBIM) and a far queue
-// (Near-Far). Included instead of schedulers/broker.cuh; host side `gpu/bands.rs`.
+// (Near-Far). Included instead of schedulers/broker.cuh; host side `gpu/schedulers/bands.rs`.
 //
 // Needs core/launch.cuh and queues/broker_queue.cuh, and WSDSL_ORDERED set before core/context.cuh (the
 // context then keeps each thread's task priority and the priorities of what it spawns).
@@ -10,7 +10,7 @@
 //   WSDSL_BROKER_SLOTS  slots of each band and of the far queue (a power of two)
 //   WSDSL_BANDS         bands in the window (W), default 32
 //   WSDSL_BAND_LOOKAHEAD  how many bands above the lowest live one workers may take from
-//                       (the program's `lookahead`, set by gpu/assemble.rs; 1 by default)
+//                       (the program's `lookahead`, set by gpu/build/assemble.rs; 1 by default)
 //   WSDSL_BAND_KEEP     children a worker may keep for its next batch (0: none; at most
 //                       the worker's threads; default: all of them)
 //   WSDSL_BAND_KEEP_BELOW  keep only while fewer tasks than this many per thread of the
@@ -104,12 +104,12 @@ static_assert(__builtin_offsetof(ws_band_queue, ring) == ws_band_queue::clear_by
 // Read by the host to size the queues: the bands and the far queue together, then each
 // band's running count (zero at the start: the host clears them whole).
 __device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_band_queue) * (WSDSL_BANDS + 1ull) + 4ull * WSDSL_BANDS;
-// Read by the host to clear the area (gpu/on_gpu.rs, `zeroed_queues`): each queue's size,
+// Read by the host to clear the area (gpu/device/target.rs, `zeroed_queues`): each queue's size,
 // what of it must be zero (its words and tickets), and the queues in the area; what follows
 // them (the running counts) is cleared whole.
 __device__ unsigned long long wsdsl_broker_queue_clear[3] = {sizeof(ws_band_queue), ws_band_queue::clear_bytes, WSDSL_BANDS + 1ull};
 
-// Run-wide words (host: `gpu/bands.rs`; zero but far_min at the start), then run-wide
+// Run-wide words (host: `gpu/schedulers/bands.rs`; zero but far_min at the start), then run-wide
 // totals (64-bit, added once per worker at the end).
 enum {
     WS_BANDS_LOW = 0,        // the window's lowest priority
@@ -125,7 +125,7 @@ enum {
     WS_BANDS_TOTALS = 4
 };
 
-// Everything a launch needs (host mirror: `gpu/bands.rs`, struct BandsRecord).
+// Everything a launch needs (host mirror: `gpu/schedulers/bands.rs`, struct BandsRecord).
 struct ws_bands_launch {
     unsigned char* queues;              // WSDSL_BANDS bands, then the far queue; all-zero = empty
     wsdsl_task* staging;                // workers * staging_cap children

@@ -43,11 +43,11 @@ static_assert(__builtin_offsetof(ws_task_queue, ring) == ws_task_queue::clear_by
 
 // Read by the host to size the queue array (queue i starts at i * this many bytes).
 __device__ unsigned long long wsdsl_broker_queue_bytes = sizeof(ws_task_queue);
-// Read by the host to clear them (gpu/on_gpu.rs, `zeroed_queues`): each queue's size, what
+// Read by the host to clear them (gpu/device/target.rs, `zeroed_queues`): each queue's size, what
 // of it must be zero (its words and tickets), and the queues in `wsdsl_broker_queue_bytes`.
 __device__ unsigned long long wsdsl_broker_queue_clear[3] = {sizeof(ws_task_queue), ws_task_queue::clear_bytes, 1ull};
 
-// Everything a launch needs (host mirror: `gpu/broker_run.rs`, struct BrokerRecord).
+// Everything a launch needs (host mirror: `gpu/schedulers/broker.rs`, struct BrokerRecord).
 struct ws_broker_launch {
     unsigned char* queues;              // queue_count queues, all-zero = empty
     wsdsl_task* staging;                // workers * staging_cap children

@@ -1,5 +1,5 @@
-//! The on-disk cache of compiled kernels: NVRTC's CUBINs (`gpu/compile.rs`, the NVSHMEM path
-//! too) and the host emulation's shared libraries (`gpu/emulate.rs`, in `emulation/`).
+//! The on-disk cache of compiled kernels: NVRTC's CUBINs (`gpu/build/compile.rs`, the NVSHMEM path
+//! too) and the host emulation's shared libraries (`gpu/emulate/`, in `emulation/`).
 //!
 //! It lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else `~/.cache/wsdsl`, a
 //! directory created private (0700) and used only while it belongs to this user and nobody

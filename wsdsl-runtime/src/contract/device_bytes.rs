@@ -105,7 +105,7 @@ macro_rules! tuple_device_bytes {
 }
 /// Invokes `$m!` with the tuple arities the subset's values may have (2 to 8 elements), each
 /// as its type parameters and field indices: the `DeviceBytes` impls here and the
-/// `TaskValue` impls in `value.rs` cover the same tuples.
+/// `TaskValue` impls in `contract/value.rs` cover the same tuples.
 macro_rules! for_each_tuple {
     ($m:ident) => {
         $m! {

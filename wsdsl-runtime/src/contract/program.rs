@@ -78,7 +78,7 @@ pub trait Program: Sized + 'static {
     /// Their task records carry `join_frame`/`join_slot` after the tag (`cuda/features/join.cuh`).
     const JOIN: Option<JoinLayout> = None;
     /// The program's recursive helpers, if it has any: the GPU's per-thread stack is sized
-    /// for them (`gpu/stack.rs`).
+    /// for them (`gpu/device/stack.rs`).
     const RECURSION: Option<super::recursion::Recursion> = None;
 
     /// Writes the device image of `task` (a `wsdsl_task`: tag, then the task struct at the

@@ -1,4 +1,4 @@
-//! Bounded recursion of helpers (`wsdsl-macros/src/typeck/recursion.rs`): what a program
+//! Bounded recursion of helpers (`wsdsl-macros/src/check/recursion.rs`): what a program
 //! declares, and the CPU backend's depth guard.
 //!
 //! On the device a recursive helper takes its depth as a hidden argument; natively, the macro
@@ -14,7 +14,7 @@ pub struct Recursion {
     /// How many calls of one cycle may be active at once (`recursion_limit`).
     pub limit: u32,
     /// How many cycles of functions call each other: a call chain may pass through each, so
-    /// the GPU's stack holds `limit` frames of each (`gpu/stack.rs`).
+    /// the GPU's stack holds `limit` frames of each (`gpu/device/stack.rs`).
     pub cycles: u32,
 }
 

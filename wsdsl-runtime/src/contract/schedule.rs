@@ -3,10 +3,10 @@
 //! `Runtime` setting says) and the resolved one ([`KernelConfig`]). Part of the contract
 //! between the macro and the runtime (the generated `Program::SCHEDULE` is a `Schedule`), so
 //! it imports no backend; what the GPU build makes of a configuration (entry points, defines)
-//! is `gpu/assemble.rs`'s.
+//! is `gpu/build/assemble.rs`'s.
 //!
 //! A new dimension is a field of [`Schedule`] and [`KernelConfig`], its attribute
-//! (`wsdsl-macros/src/schedule.rs`), its defines (`gpu/assemble.rs`) and its host side.
+//! (`wsdsl-macros/src/parse/schedule.rs`), its defines (`gpu/build/assemble.rs`) and its host side.
 
 use crate::contract::Program;
 

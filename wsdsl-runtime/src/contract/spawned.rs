@@ -4,7 +4,7 @@
 //! the contract ([`crate::contract::Program::execute`]); the one thing it takes from a backend
 //! is how a push past the CPU backend's bound on tasks held stops the handler
 //! (`cpu/limits.rs`). The jobs a handler records (`ctx.merge(..)` and the other
-//! data-parallel building blocks, `parallel/`) go here too, and so do the results of the jobs
+//! data-parallel building blocks, `contract/jobs/`) go here too, and so do the results of the jobs
 //! of the round before, which a complete handler reads with `ctx.result(k)`.
 
 use super::jobs::{Job, RESULT_WORDS};

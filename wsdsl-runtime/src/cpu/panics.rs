@@ -69,7 +69,7 @@ pub(crate) fn catch<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
 }
 
 /// `catch` on a thread that is not a pool thread, its panics recorded as a pool thread's
-/// (not printed): the host's run of a GPU run's first levels (`gpu/spread.rs`), which gives
+/// (not printed): the host's run of a GPU run's first levels (`gpu/run/spread.rs`), which gives
 /// up on a panic and leaves the tasks to the GPUs, whose fault report names it.
 pub(crate) fn catch_as_handler<R>(f: impl FnOnce() -> R) -> Result<R, Caught> {
     install_hook();

@@ -1,6 +1,6 @@
 //! How large host arrays get their pages.
 //!
-//! A buffer's memory comes from the allocator unwritten (`buffer.rs`: owed tiles): fresh
+//! A buffer's memory comes from the allocator unwritten (`contract/buffer/`: owed tiles): fresh
 //! pages, which the first write of each faults in, or a block freed before, already mapped.
 //! At 4 KB a page that is 8,192 faults for PageRank's 33.5 MB of ranks at R-MAT 22, and the
 //! copy back of those ranks took 16-21 ms on an H100 machine where the same bytes into touched

@@ -11,7 +11,7 @@ use crate::contract::Program;
 use crate::contract::schedule::{KernelConfig, Order, Scheduler, Steal, Victim};
 use std::path::PathBuf;
 
-/// Template headers, in the order they are needed (see `program.rs` for the full order).
+/// Template headers, in the order they are needed (see `contract/program.rs` for the full order).
 const RUST_SEMANTICS: &str = include_str!("../../../cuda/core/rust_semantics.cuh");
 /// The memory-model wrappers (`cuda/core/atomics.cuh`): with the queue headers below, what a
 /// stand-alone kernel over the queues needs (the queue micro-benchmarks, `queue-bench`).
@@ -281,7 +281,7 @@ pub fn dump_if_requested(name: &str, key: u64, source: &str) -> Option<PathBuf> 
 
 /// A stable hash (unlike std's hasher, the same in every process and run) for cache keys. A
 /// disk cache entry also stores the full source and is checked against it; the maps of
-/// loaded kernels (`gpu/module.rs`, `gpu/emulate.rs`) trust the 64 bits alone.
+/// loaded kernels (`gpu/build/module.rs`, `gpu/emulate/`) trust the 64 bits alone.
 pub fn stable_hash(parts: &[&str]) -> u64 {
     stable_hash_bytes(&parts.iter().map(|p| p.as_bytes()).collect::<Vec<_>>())
 }

@@ -27,7 +27,7 @@ pub(crate) const PIECE: usize = 16 << 20;
 /// array of one value with a few elements set is mostly set on the device, large enough that
 /// looking costs little beside copying (a multiple of every element width). A `Buffer`'s map
 /// of known tiles uses the same tiles, so it answers for each tile asked about without
-/// reading the buffer (`buffer.rs`, module notes).
+/// reading the buffer (`contract/buffer/`, module notes).
 const TILE: usize = crate::contract::buffer::TILE_BYTES;
 
 pub(crate) struct Staging {

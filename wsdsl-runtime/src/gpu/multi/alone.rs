@@ -1,4 +1,4 @@
-//! A run on several GPUs whose tree the host judged narrow (`gpu/spread.rs`), in every process
+//! A run on several GPUs whose tree the host judged narrow (`gpu/run/spread.rs`), in every process
 //! (they vote: `run.rs`, `agree_on_levels`; the judgement is bounded by a clock, so one process
 //! may have stopped looking where another did not): GPU 0 runs it alone, with the one-GPU
 //! kernel, and sends its result to the other processes, which run

@@ -40,7 +40,7 @@ pub fn run_emulated_gpus<P: Program>(
     run_emulated_hosts::<P>(params, buffers, roots, config, emu, 1, gpus)
 }
 
-/// [`run_emulated_gpus`] for a tree the host judged narrow (`gpu/spread.rs`): emulated GPU 0
+/// [`run_emulated_gpus`] for a tree the host judged narrow (`gpu/run/spread.rs`): emulated GPU 0
 /// runs `roots` alone, with the one-GPU kernel, and the others' shares are empty, merged
 /// through the same bytes as a real run's (`alone.rs`).
 pub(crate) fn run_emulated_alone<P: Program>(

@@ -8,7 +8,7 @@
 //! - `process.rs`: one process per GPU, started by the runtime (SPMD), joined by NVSHMEM's
 //!   unique id; `launcher.rs`: the same processes started by `mpirun`, `srun` or by hand,
 //!   meeting over TCP; `record.rs`: what they exchange; `run.rs`: one GPU's share of a run
-//! - `alone.rs`: a run the host judged narrow (`gpu/spread.rs`), on GPU 0 alone
+//! - `alone.rs`: a run the host judged narrow (`gpu/run/spread.rs`), on GPU 0 alone
 //! - `emulate.rs`: several emulated GPUs in one process on the host-compiled templates, their
 //!   symmetric heaps in host memory (what CI checks exactness with)
 

@@ -35,7 +35,7 @@ use std::time::Instant;
 /// symmetric heap, which is smaller than the GPU (`NVSHMEM_SYMMETRIC_SIZE`).
 const DEFAULT_CAPACITY: u32 = 4096;
 
-/// Runs `roots` (those the host dealt, `gpu/spread.rs`) on every GPU of `job`, or on GPU 0
+/// Runs `roots` (those the host dealt, `gpu/run/spread.rs`) on every GPU of `job`, or on GPU 0
 /// alone when every process judged the tree narrow (`alone.rs`); every process returns the
 /// same merged result. `steps` (`WSDSL_TRACE_RUN=1`) says where the host's time
 /// went.
@@ -100,7 +100,7 @@ pub(crate) fn run_gpus<P: Program>(
         frames = frames.min(f);
     }
     prepared?;
-    // The tasks to deal: the host's first levels, run meanwhile (`gpu/spread.rs`), and whether
+    // The tasks to deal: the host's first levels, run meanwhile (`gpu/run/spread.rs`), and whether
     // the tree is narrow enough for GPU 0 alone (`alone.rs`), agreed by every process. A
     // handler looping on the host is this GPU's error, voted on with its inputs (step 2) so
     // that no GPU waits for it; until then the roots given size what is sized.

@@ -1,6 +1,6 @@
 //! Kernels that use NVSHMEM: NVRTC (`-rdc=true`, NVSHMEM/CUDA/CCCL include directories) to
 //! PTX, then nvJitLink with `libnvshmem_device.a` to a CUBIN, through the same disk cache as
-//! single-GPU kernels (`gpu/compile.rs`).
+//! single-GPU kernels (`gpu/build/compile.rs`).
 //!
 //! The path the H100 machine verified: PTX + the device library as a *library* input. Linking
 //! NVSHMEM's `.bc` as LTO-IR does not work, and the device API cannot be declared `extern "C"`

@@ -6,7 +6,7 @@
 //! Each is looked for in an explicit override first (used alone when set, so a wrong
 //! override is an error rather than a silent fall-back to another install), then in a CUDA
 //! toolkit (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`), then in the pip wheels of the
-//! `python3` on PATH (`site-packages/nvidia/...`), as `gpu/libs.rs` finds NVRTC.
+//! `python3` on PATH (`site-packages/nvidia/...`), as `gpu/build/libs.rs` finds NVRTC.
 
 use crate::error::Error;
 use crate::gpu::build::libs::{cuda_roots, pip_dirs, toolkit_lib_dirs};

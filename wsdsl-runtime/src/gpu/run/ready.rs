@@ -1,6 +1,6 @@
 //! Readying the host memory a run's copy back will write, while the kernel runs: the owed
 //! tiles of its large buffers written and the rest of their pages faulted in
-//! (`DeviceBuffer::before_copy_back`, `buffer.rs`), on the host's cores that would otherwise
+//! (`DeviceBuffer::before_copy_back`, `contract/buffer/`), on the host's cores that would otherwise
 //! wait for the GPU; and the crew of threads that does it, which also converts the copy
 //! back's parts as they land (`staging.rs`).
 

@@ -1,5 +1,5 @@
-//! Where a run's kernel runs: a GPU (`on_gpu.rs`) or the host build of the same templates
-//! (`emulate.rs`). The runner (`runner.rs`) and every scheduler's part of a run go through
+//! Where a run's kernel runs: a GPU (`gpu/device/target.rs`) or the host build of the same templates
+//! (`gpu/emulate/`). The runner (`runner.rs`) and every scheduler's part of a run go through
 //! this trait only, so a scheduler's memory, launch record and statistics are written once
 //! for both.
 //!
