@@ -3,7 +3,7 @@
 //! reference, the kernels' generated C on the host build of the scheduler, and NVRTC
 //! compilation of both kernels.
 
-use crate::kernels::connect4;
+use wsdsl_examples::connect4;
 
 use connect4::{LineProblem, MoveError, ParseError, Position, WIDTH, WIN};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

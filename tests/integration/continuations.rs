@@ -4,7 +4,7 @@
 //! scheduler templates under every scheduler: a program against plain recursion, and the
 //! quicksort example (three rounds per partition) against the standard library's sort.
 
-use crate::kernels::quicksort;
+use wsdsl_examples::quicksort;
 use crate::schedulers;
 
 use schedulers::{join_configs, label};

@@ -2,8 +2,8 @@
 //! every scheduler configuration computes N-Queens 12 and a binomial UTS tree exactly, as on the GPU.
 //! (The GPU runs of the same matrix are in gpu-check.)
 
-use crate::kernels::nqueens;
-use crate::kernels::uts;
+use wsdsl_examples::nqueens;
+use wsdsl_examples::uts;
 
 use wsdsl::gpu::{all_kernel_configs, broker_kernel_configs};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

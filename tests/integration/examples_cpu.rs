@@ -1,15 +1,15 @@
 //! Every example's megakernel, run on the CPU backend, against its known answer.
 //! (The GPU runs of the same programs are in the gpu-check binary.)
 
-use crate::kernels::dlb_bench;
-use crate::kernels::fib;
-use crate::kernels::fifteen;
-use crate::kernels::branch_bound;
-use crate::kernels::knapsack;
-use crate::kernels::nqueens;
-use crate::kernels::sudoku;
-use crate::kernels::nqueens_cutoff;
-use crate::kernels::uts;
+use wsdsl_examples::branch_bound;
+use wsdsl_examples::dlb_bench;
+use wsdsl_examples::fib;
+use wsdsl_examples::fifteen;
+use wsdsl_examples::knapsack;
+use wsdsl_examples::nqueens;
+use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
+use wsdsl_examples::sudoku;
+use wsdsl_examples::uts;
 
 use wsdsl::prelude::*;
 

@@ -5,12 +5,12 @@
 //! This checks the generated C of their handlers (methods, iterator chains, `Option` results
 //! and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
-use crate::kernels::branch_bound;
-use crate::kernels::dlb_bench;
-use crate::kernels::fifteen;
-use crate::kernels::knapsack;
-use crate::kernels::sudoku;
-use crate::kernels::uts;
+use wsdsl_examples::branch_bound;
+use wsdsl_examples::dlb_bench;
+use wsdsl_examples::fifteen;
+use wsdsl_examples::knapsack;
+use wsdsl_examples::sudoku;
+use wsdsl_examples::uts;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;

@@ -5,12 +5,11 @@
 //! holes, random geometric, uniform random); and their bad inputs. (The GPU runs are
 //! in `bench --rows graphs` and the examples themselves.)
 
-#[allow(dead_code)] // the tests use part of what the examples share
-use crate::kernels::bfs;
-use crate::kernels::cc;
-use crate::kernels::graph_reference;
-use crate::kernels::pagerank;
-use crate::kernels::relax;
+use wsdsl_examples::bfs;
+use wsdsl_examples::cc;
+use wsdsl_examples::graph_reference;
+use wsdsl_examples::pagerank;
+use wsdsl_examples::relax;
 
 use wsdsl::graph::{self, Geometric, Graph, GraphOptions, Grid, Rmat, Uniform};
 use wsdsl::prelude::*;

@@ -4,11 +4,11 @@
 //! atomics and fences) and union-find connected components (compare-and-swap hooking), each
 //! against its sequential reference.
 
-use crate::kernels::bfs;
-use crate::kernels::cc;
-use crate::kernels::graph_reference;
-use crate::kernels::pagerank;
-use crate::kernels::relax;
+use wsdsl_examples::bfs;
+use wsdsl_examples::cc;
+use wsdsl_examples::graph_reference;
+use wsdsl_examples::pagerank;
+use wsdsl_examples::relax;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::graph::{Graph, GraphOptions, Grid, Rmat};

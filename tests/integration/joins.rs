@@ -3,9 +3,9 @@
 //! counters and the frame pool run exactly as on the device. Also the ways a join can fail:
 //! a task spawning more children than `max_children`, and an exhausted frame pool.
 
-use crate::kernels::fib;
-use crate::kernels::mergesort;
-use crate::kernels::mergesort::merge_path;
+use wsdsl_examples::fib;
+use wsdsl_examples::mergesort;
+use wsdsl_examples::mergesort::merge_path;
 
 use crate::schedulers;
 

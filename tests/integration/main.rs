@@ -2,7 +2,6 @@
 //! file; `cargo test --test integration <module>::` runs one file's tests). The compile-fail
 //! cases stay in `tests/ui.rs`, which trybuild drives; README's programs are doc tests.
 
-mod kernels;
 mod schedulers;
 
 mod connect4_cpu;

@@ -8,11 +8,11 @@
 //! there, and the continuation is sent home when the last value arrives from another GPU.
 //! (The same programs on two GPUs: BENCHMARKS.md, "Beyond one GPU".)
 
-use crate::kernels::nqueens;
-use crate::kernels::uts;
-use crate::kernels::fib;
-use crate::kernels::dlb_bench;
-use crate::kernels::connect4;
+use wsdsl_examples::connect4;
+use wsdsl_examples::dlb_bench;
+use wsdsl_examples::fib;
+use wsdsl_examples::nqueens;
+use wsdsl_examples::uts;
 
 use std::time::Duration;
 use wsdsl::gpu::emulate::Emulation;

@@ -10,24 +10,22 @@
 //! generate for them is parsed and type-checked in milliseconds, where their CUBINs took one to
 //! sixteen seconds each. gpu-check builds and runs every kernel to a CUBIN on the GPU.
 
-// The examples' kernels, for their generated CUDA only (their host helpers go unused here).
-use crate::kernels::bfs;
-use crate::kernels::cc;
-use crate::kernels::dlb_bench;
-use crate::kernels::fib;
-#[allow(dead_code, unused_imports)]
-use crate::kernels::mergesort;
-use crate::kernels::nqueens;
-use crate::kernels::pagerank;
-#[allow(dead_code, unused_imports)]
-use crate::kernels::quicksort;
-use crate::kernels::nqueens_cutoff;
-use crate::kernels::uts;
-use crate::kernels::chain;
-use crate::kernels::sudoku;
-use crate::kernels::knapsack;
-use crate::kernels::branch_bound;
-use crate::kernels::fifteen;
+// The examples' kernels, for their generated CUDA.
+use wsdsl_examples::bfs;
+use wsdsl_examples::branch_bound;
+use wsdsl_examples::cc;
+use wsdsl_examples::chain;
+use wsdsl_examples::dlb_bench;
+use wsdsl_examples::fib;
+use wsdsl_examples::fifteen;
+use wsdsl_examples::knapsack;
+use wsdsl_examples::mergesort;
+use wsdsl_examples::nqueens;
+use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
+use wsdsl_examples::pagerank;
+use wsdsl_examples::quicksort;
+use wsdsl_examples::sudoku;
+use wsdsl_examples::uts;
 
 use wsdsl::gpu::{compile_check, front_end_check_with, kernel_source, KernelConfig};
 use wsdsl::Scheduler;
@@ -93,9 +91,9 @@ fn mergesort_kernels_compile() {
 /// block workers (a tile of 16 KiB and a scan word per thread).
 #[test]
 fn parallel_jobs_kernel_compiles() {
-    parses::<crate::kernels::parallel::blocks::Kernel>();
+    parses::<wsdsl_examples::parallel::blocks::Kernel>();
     let config = KernelConfig { worker: wsdsl::Worker::Block, ..KernelConfig::default() };
-    front_end::<crate::kernels::parallel::blocks::Kernel>(&config).unwrap_or_else(|e| panic!("block workers: {e}"));
+    front_end::<wsdsl_examples::parallel::blocks::Kernel>(&config).unwrap_or_else(|e| panic!("block workers: {e}"));
 }
 
 #[test]
@@ -163,7 +161,7 @@ fn generated_source_is_deterministic_and_points_back_at_rust() {
     let a = kernel_source::<uts::uts::Kernel>(&KernelConfig::default());
     let b = kernel_source::<uts::uts::Kernel>(&KernelConfig::default());
     assert_eq!(a, b);
-    assert!(a.contains("#line") && a.contains("uts/kernel.rs"), "the CUDA names the Rust file it came from");
+    assert!(a.contains("#line") && a.contains("wsdsl-examples/src/uts.rs"), "the CUDA names the Rust file it came from");
 }
 
 /// Every example's kernel under the broker schedulers (BQ, BWD, BSQ; warp workers) through
@@ -191,7 +189,7 @@ fn example_kernels_compile_under_the_broker_schedulers() {
 /// with plain spawns too.
 #[test]
 fn ordered_kernels_compile_under_the_band_queues() {
-    use crate::kernels::relax::relax_ordered;
+    use wsdsl_examples::relax::relax_ordered;
     use crate::ordered::bands_log;
     use wsdsl::gpu::{compile_check_with, ordered_kernel_configs};
     compiles::<relax_ordered::Kernel>();

@@ -2,7 +2,7 @@
 //! templates (every thread of an emulated block on one task), and through NVRTC; and the
 //! check itself, which must reject corrupted trees.
 
-use crate::kernels::octree;
+use wsdsl_examples::octree;
 
 use octree::{check, Distribution, Particles};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};

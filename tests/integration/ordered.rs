@@ -2,8 +2,8 @@
 //! and the host-compiled templates, and delta-stepping SSSP (`relax_ordered`) is exact. The
 //! GPU runs are gpu-check's (`ordered` rows).
 
-use crate::kernels::graph_reference::{dijkstra, hashed_weights};
-use crate::kernels::relax;
+use wsdsl_examples::graph_reference::{dijkstra, hashed_weights};
+use wsdsl_examples::relax;
 
 use wsdsl::graph::{Graph, GraphOptions, Rmat};
 use wsdsl::prelude::*;

@@ -1,12 +1,12 @@
 //! Data-parallel jobs inside a task (`ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`,
 //! `ctx.exclusive_scan`, `ctx.reduce_sum/min/max`, `ctx.result`): every building block against
-//! its definition in plain Rust (`examples/parallel`), on random inputs of lengths from empty
+//! its definition in plain Rust (`wsdsl_examples::parallel`), on random inputs of lengths from empty
 //! to ranges that split into pieces of pieces; on the CPU backend and on the host-compiled
 //! templates under every scheduler configuration (the GPU runs the same kernel: `gpu-check`).
 //! Misuse panics with the same message on every backend.
 
-use crate::kernels::parallel::blocks::{Case, Kernel};
-use crate::kernels::parallel::{Suite, LENGTHS};
+use wsdsl_examples::parallel::blocks::{Case, Kernel};
+use wsdsl_examples::parallel::{Suite, LENGTHS};
 use crate::schedulers::{join_configs, label};
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;
@@ -59,8 +59,9 @@ fn block_workers_run_jobs_together_on_the_host_build() {
 
 /// A case that misuses a job, and the panic every backend reports for it.
 fn misuses(suite: &Suite) -> Vec<(Case, String)> {
-    // The file as Rust's panics name it: `kernels.rs` includes the kernel by its `#[path]`.
-    let line = |text: &str| format!("tests/integration/../../examples/parallel/kernel.rs:{}: {text}", start_line());
+    // The file as Rust's panics name it: relative to the workspace's root, where Cargo
+    // compiles its members from.
+    let line = |text: &str| format!("wsdsl-examples/src/parallel.rs:{}: {text}", start_line());
     let base = Case { kind: 0, wide: false, lo: 0, mid: 0, hi: 10, at: 0, arg: 0, slot: 0 };
     let keys = suite.keys.len();
     vec![
@@ -75,7 +76,7 @@ fn misuses(suite: &Suite) -> Vec<(Case, String)> {
 /// The line of `ctx.copy` in `start`, where a misused job panics (the others are on the
 /// lines after it).
 fn start_line() -> u32 {
-    let source = include_str!("../../examples/parallel/kernel.rs");
+    let source = include_str!("../../wsdsl-examples/src/parallel.rs");
     source.lines().position(|l| l.contains("0 => ctx.copy(&ctx.buffers.keys")).expect("the copy in `start`") as u32 + 1
 }
 

@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
 use wsdsl::{Error, RanOn};
 
-/// A helper that loops for ever (gpu-check's chaos rows run it too).
-#[path = "../../wsdsl-check/src/endless_loop.rs"]
-mod endless_loop;
-use endless_loop::spinning;
+use wsdsl_examples::cli;
+// A helper that loops for ever (gpu-check's chaos rows run it too).
+use wsdsl_examples::endless_loop::spinning;
 
 /// Runs `spinning` from `start` (odd: never returns; even: 7) on `rt`.
 fn spin(rt: &Runtime, start: u32) -> Result<u64, Error> {
@@ -136,7 +135,7 @@ fn a_handler_looping_for_ever_is_reported_and_the_runtime_goes_on() {
 
 #[test]
 fn a_runtime_may_be_shared_between_threads() {
-    use crate::kernels::fib::{fib, reference};
+    use wsdsl_examples::fib::{fib, reference};
     let rt = Runtime::new(Backend::Cpu).cpu_threads(2).progress_line(false);
     std::thread::scope(|s| {
         for t in 0..8u32 {
@@ -377,10 +376,6 @@ fn the_emulation_refuses_a_task_too_large_for_its_fibers() {
     assert_eq!(counters.sum.get(), 127, "a binary tree of 7 levels");
 }
 
-#[path = "../../examples/common/cli.rs"]
-#[allow(dead_code)]
-mod cli;
-
 /// A `--chart` that cannot be drawn is said, and the run still prints its verdict (the
 /// process then fails); it used to end the run before the PASS/FAIL line.
 #[test]
@@ -393,26 +388,26 @@ fn a_chart_that_cannot_be_drawn_never_hides_the_verdict() {
 
 #[test]
 fn fib_beyond_its_range_is_refused_with_the_true_leaf_count() {
-    let err = crate::kernels::fib::solve(&Runtime::new(Backend::Cpu), 100).unwrap_err().to_string();
+    let err = wsdsl_examples::fib::solve(&Runtime::new(Backend::Cpu), 100).unwrap_err().to_string();
     assert!(err.contains("fib(100) has 573147844013817084101 leaves"), "{err}");
-    let err = crate::kernels::fib::solve(&Runtime::new(Backend::Cpu), 4_000_000_000).unwrap_err().to_string();
+    let err = wsdsl_examples::fib::solve(&Runtime::new(Backend::Cpu), 4_000_000_000).unwrap_err().to_string();
     assert!(err.contains("more than 10^38 leaves"), "{err}");
 }
 
 /// Sizes that would take all memory are refused before anything is allocated.
 #[test]
 fn huge_example_inputs_are_refused_before_allocating() {
-    for keys in [crate::kernels::mergesort::checked_keys, crate::kernels::quicksort::checked_keys] {
+    for keys in [wsdsl_examples::mergesort::checked_keys, wsdsl_examples::quicksort::checked_keys] {
         let err = keys(1 << 33, 1, 10).unwrap_err().to_string();
         assert!(err.contains("at most 2^31 - 1"), "{err}");
     }
     let rt = Runtime::new(Backend::Cpu).progress_line(false);
-    let err = crate::kernels::chain::run(&rt, u32::MAX, 10, true).err().expect("refused").to_string();
+    let err = wsdsl_examples::chain::run(&rt, u32::MAX, 10, true).err().expect("refused").to_string();
     assert!(err.contains("at most 16777216 chains"), "{err}");
-    let err = crate::kernels::sudoku::check_request(usize::MAX, 24).unwrap_err().to_string();
+    let err = wsdsl_examples::sudoku::check_request(usize::MAX, 24).unwrap_err().to_string();
     assert!(err.contains("--puzzles 1..=1000000"), "{err}");
     // A capacity beyond the items' total weight needs no table beyond it.
-    assert_eq!(crate::kernels::knapsack::reference(&[(3, 4), (5, 6)], u32::MAX), 10);
+    assert_eq!(wsdsl_examples::knapsack::reference(&[(3, 4), (5, 6)], u32::MAX), 10);
 }
 
 /// In a child process: loads the chart font as `WSDSL_CHART_FONT` says, and prints the outcome.

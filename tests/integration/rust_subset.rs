@@ -1,10 +1,10 @@
 //! The Rust a programmer writes first — helpers taking the context, traits with static
 //! dispatch, the newer iterator adaptors and slice methods — as a megakernel
-//! (`subset_kernel.rs`) whose every output native Rust recomputes: on the CPU backend, the
+//! (`wsdsl_examples::subset`) whose every output native Rust recomputes: on the CPU backend, the
 //! host-compiled templates and the GPU (here when there is one, and in gpu-check's
 //! `rust subset differential` row), and compiled by NVRTC.
 
-use crate::kernels::subset;
+use wsdsl_examples::subset;
 
 use wsdsl::gpu::emulate::{run_emulated, Emulation};
 use wsdsl::prelude::*;

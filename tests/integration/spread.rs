@@ -5,9 +5,9 @@
 //! runs from its roots as before. A tree whose levels stop widening at a few hundred tasks or
 //! more is judged narrow and runs on GPU 0 alone (`gpu/multi/alone.rs`), exactly.
 
-use crate::kernels::chain;
-use crate::kernels::fib;
-use crate::kernels::nqueens;
+use wsdsl_examples::chain;
+use wsdsl_examples::fib;
+use wsdsl_examples::nqueens;
 use wsdsl::prelude::*;
 use std::time::Duration;
 use wsdsl::{Backend, Error, RanOn, Runtime, DEFAULT_SPREAD};

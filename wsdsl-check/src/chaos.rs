@@ -3,18 +3,20 @@
 //! - The kernel cache: a CUBIN entry truncated, overwritten with random bytes, or replaced by
 //!   another kernel's is compiled again (with a warning on standard error) and the run is
 //!   exact; the next run finds the entry whole again.
-//! - A helper that loops for ever without side effects (`spinning` below, Rust: never
-//!   returns): the watchdog stops the run and its error names the run, on the GPU, on the CPU
-//!   backend and on the host-compiled templates. A kernel that does not stop abandons its GPU
+//! - A helper that loops for ever without side effects (`wsdsl_examples::endless_loop`, Rust:
+//!   never returns): the watchdog stops the run and its error names the run, on the GPU, on
+//!   the CPU backend and on the host-compiled templates. A kernel that does not stop abandons its GPU
 //!   context (and an emulated one keeps a host thread), so each of these runs in a child
 //!   process of its own (`gpu-check spin --on ...`).
 
-use crate::{first_words, nqueens, print_row, spinning, Row};
+use crate::report::{first_words, print_row, Row};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 use wsdsl::prelude::*;
 use wsdsl::Error;
+use wsdsl_examples::endless_loop::spinning;
+use wsdsl_examples::nqueens;
 
 /// The watchdog of the endless-loop runs.
 const SPIN_LIMIT: Duration = Duration::from_secs(2);

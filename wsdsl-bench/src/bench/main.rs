@@ -15,66 +15,23 @@
 //!
 //! Built where Rust is, run where the GPU is: it needs only the CUDA driver and NVRTC.
 
-#[allow(dead_code)]
-#[path = "../../../examples/chain/kernel.rs"]
-mod chain;
-#[allow(dead_code)]
-#[path = "../../../examples/connect4/kernel.rs"]
-mod connect4;
-mod end_to_end;
-#[allow(dead_code)]
-#[path = "../../../examples/fib/kernel.rs"]
-mod fib;
 mod baseline_bfs;
 mod baseline_cuda;
 mod baseline_pagerank;
 mod best_first;
-#[allow(dead_code)]
-#[path = "../../../examples/fifteen/kernel.rs"]
-mod fifteen;
-#[allow(dead_code)]
-#[path = "../../../examples/knapsack/kernel.rs"]
-mod knapsack;
-#[allow(dead_code)]
-#[path = "../../../examples/bfs/kernel.rs"]
-mod bfs;
-#[allow(dead_code)]
-#[path = "../../../examples/cc/kernel.rs"]
-mod cc;
+mod end_to_end;
 mod gapbs;
 mod graph_classes;
-#[path = "../../../examples/common/graph_reference.rs"]
-mod graph_reference;
 mod graph_rows;
 mod host;
 mod host_graphs;
-#[allow(dead_code)]
-#[path = "../../../examples/octree/kernel.rs"]
-mod octree;
-#[allow(dead_code)]
-#[path = "../../../examples/pagerank/kernel.rs"]
-mod pagerank;
-#[allow(dead_code)]
-#[path = "../../../examples/common/relax.rs"]
-mod relax;
 mod kernels;
 #[cfg(test)]
 mod scaling_script;
-#[allow(dead_code, unused_imports)]
-#[path = "../../../examples/mergesort/kernel.rs"]
-mod mergesort;
+
 use mergesort::merge_path;
-#[allow(dead_code)]
-#[path = "../../../examples/nqueens/kernel.rs"]
-mod nqueens;
-#[path = "../../../examples/nqueens/cutoff.rs"]
-mod nqueens_cutoff;
-#[allow(dead_code, unused_imports)]
-#[path = "../../../examples/quicksort/kernel.rs"]
-mod quicksort;
-#[allow(dead_code)]
-#[path = "../../../examples/uts/kernel.rs"]
-mod uts;
+use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
+use wsdsl_examples::{bfs, cc, chain, connect4, fib, fifteen, graph_reference, knapsack, mergesort, nqueens, octree, pagerank, quicksort, relax, uts};
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -268,7 +225,7 @@ fn main() -> ExitCode {
     }
     if wanted("nqueens-cutoff") {
         // Today's one task per board beside tasks to a cutoff row and then a recursive search
-        // per task (`examples/nqueens/cutoff.rs`), in one run.
+        // per task (`wsdsl_examples::nqueens::cutoff`), in one run.
         rows.push(announce(b.nqueens_variant(&gpu(), 17, "one task per board")));
         for cutoff in [4, 5, 6] {
             rows.push(announce(b.nqueens_cutoff(&gpu(), 17, cutoff)));

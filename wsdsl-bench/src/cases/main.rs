@@ -16,13 +16,6 @@
 //! status 1. Times are medians of `--repeat` runs after a warm-up, from CUDA events (static:
 //! the wall time of all its launches).
 
-#[allow(dead_code)] // the example's file also carries helpers only its CLI uses
-#[path = "../../../examples/connect4/kernel.rs"]
-mod connect4;
-#[allow(dead_code)] // the example's file also carries helpers only its CLI uses
-#[path = "../../../examples/octree/kernel.rs"]
-mod octree;
-
 use clap::Parser;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -30,6 +23,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 use wsdsl::prelude::*;
 use wsdsl::{Error, Scheduler, Worker};
+use wsdsl_examples::{connect4, octree};
 
 #[derive(Parser)]
 #[command(about = "Dynamic vs static load balancing on the case studies of Cederman & Tsigas")]
