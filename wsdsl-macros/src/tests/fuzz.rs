@@ -72,16 +72,16 @@ struct Seed {
     module: Vec<Tree>,
 }
 
-/// Every megakernel module under `examples/` and `tests/` (the integration tests and the
-/// compile-fail cases included).
+/// Every megakernel module of the example kernels (`wsdsl-examples/src/`, its folders
+/// included) and of `tests/` (the integration tests and the compile-fail cases).
 fn seeds() -> Vec<Seed> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in ["examples", "tests", "tests/integration", "tests/ui"] {
+    for dir in ["wsdsl-examples/src", "tests", "tests/integration", "tests/ui"] {
         let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
         for e in entries.flatten() {
             let p = e.path();
-            if p.is_dir() && dir == "examples" {
+            if p.is_dir() && dir == "wsdsl-examples/src" {
                 files.extend(std::fs::read_dir(&p).into_iter().flatten().flatten().map(|e| e.path()));
             } else {
                 files.push(p);
@@ -450,7 +450,7 @@ fn record(failures: &mut Failures, why: String, case: usize, n: usize, shown: St
 fn run_batch(cases: std::ops::Range<usize>, trace: bool) -> ([usize; 3], Failures) {
     let worker = std::thread::Builder::new().stack_size(8 << 20).spawn(move || {
         let seeds = seeds();
-        assert!(seeds.len() >= 20, "the seed corpus is the examples' and tests' megakernel modules; found {}", seeds.len());
+        assert!(seeds.len() >= 20, "the seed corpus is the example kernels' and tests' megakernel modules; found {}", seeds.len());
         let pools = Pools::new(&seeds);
         FUZZING.set(true);
         let mut failures = Failures::new();

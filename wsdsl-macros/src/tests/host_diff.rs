@@ -472,7 +472,7 @@ fn generated_c_matches_rust_on_edge_values() {
 
     let items: TokenStream = format!("{} {EXTRA} {DOWN} {}", source(), shared_source()).parse().unwrap();
     let c = cuda(program(items));
-    let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../wsdsl-runtime/cuda/rust_semantics.cuh");
+    let header = concat!(env!("CARGO_MANIFEST_DIR"), "/../wsdsl-runtime/cuda/core/rust_semantics.cuh");
     let mut src = format!("#include \"{header}\"\n#include <stdio.h>\n#include <unistd.h>\n");
     src.push_str("static int g_faults = 0;\nstatic bool g_panicked = false;\n");
     src.push_str("void wsdsl_fault(ws_u32 site, ws_u64 a0, ws_u64 a1, ws_u64 a2, ws_u64 a3) { (void)site; (void)a0; (void)a1; (void)a2; (void)a3; g_faults++; }\n");

@@ -50,7 +50,7 @@ pub trait Program: Sized + 'static {
     /// CUDA C: helpers, handlers and `wsdsl_execute` (part 4 of the assembly order above).
     const CUDA_HANDLERS: &'static str;
     /// The message of each place handler code may panic, `wsdsl_fault(i, a0, .., a3)` naming
-    /// entry `i`, e.g. `"examples/uts/kernel.rs:41: index out of bounds: the len is {0:u} but
+    /// entry `i`, e.g. `"wsdsl-examples/src/uts.rs:41: index out of bounds: the len is {0:u} but
     /// the index is {1:u}"`. `{{` and `}}` are braces; `{K:kind}` shows value `aK` as Rust
     /// formats it: `u`/`i` an unsigned/signed integer, `b` a bool, `f32`/`f64` a float's
     /// bits (`f32?`/`f64?` with `{:?}`), `e:A=0,B=7` a field-less enum by variant name.
