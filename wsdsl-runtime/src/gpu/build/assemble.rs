@@ -22,6 +22,7 @@ const CONTEXT: &str = include_str!("../../../cuda/core/context.cuh");
 const FAR: &str = include_str!("../../../cuda/features/far.cuh");
 const JOIN: &str = include_str!("../../../cuda/features/join.cuh");
 const PARALLEL: &str = include_str!("../../../cuda/features/parallel.cuh");
+const PARALLEL_RUN: &str = include_str!("../../../cuda/features/parallel_run.cuh");
 /// The split work-stealing deque (`cuda/queues/deque.cuh`).
 pub const DEQUE: &str = include_str!("../../../cuda/queues/deque.cuh");
 const TERMINATION: &str = include_str!("../../../cuda/core/termination.cuh");
@@ -210,6 +211,7 @@ pub(crate) fn assemble<P: Program>(config: &KernelConfig, host: Option<&str>, pe
     part(&mut src, "features/far.cuh", FAR);
     part(&mut src, "features/join.cuh", JOIN);
     part(&mut src, "features/parallel.cuh", PARALLEL);
+    part(&mut src, "features/parallel_run.cuh", PARALLEL_RUN);
     src.push_str("// ---- program handlers (generated from Rust) ----\n");
     src.push_str(P::CUDA_HANDLERS);
     src.push('\n');
