@@ -9,6 +9,26 @@
 pub use wsdsl_macros::megakernel;
 pub use wsdsl_runtime::*;
 
+/// The user's guide (`docs/guide/`), one module per chapter; its programs run as doc tests.
+pub mod guide {
+    #[doc = include_str!("../docs/guide/1-tasks-and-counters.md")]
+    pub mod tasks_and_counters {}
+    #[doc = include_str!("../docs/guide/2-buffers.md")]
+    pub mod buffers {}
+    #[doc = include_str!("../docs/guide/3-values-and-complete-handlers.md")]
+    pub mod values_and_complete_handlers {}
+    #[doc = include_str!("../docs/guide/4-jobs.md")]
+    pub mod jobs {}
+    #[doc = include_str!("../docs/guide/5-priority-order.md")]
+    pub mod priority_order {}
+    #[doc = include_str!("../docs/guide/6-several-gpus-and-hosts.md")]
+    pub mod several_gpus_and_hosts {}
+    #[doc = include_str!("../docs/guide/7-settings.md")]
+    pub mod settings {}
+    #[doc = include_str!("../docs/guide/8-limits-and-failures.md")]
+    pub mod limits_and_failures {}
+}
+
 /// Everything a program usually needs: `use wsdsl::prelude::*;`.
 pub mod prelude {
     pub use wsdsl_macros::megakernel;
