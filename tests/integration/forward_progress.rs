@@ -31,8 +31,8 @@ pub mod endless {
         pub i: u32,
     }
 
-    /// For an odd `i`, Rust never returns: `i` stays odd, so it is never 0 (issue 26's
-    /// helper, which returned 7 on the GPU).
+    /// For an odd `i`, Rust never returns: `i` stays odd, so it is never 0 (a helper a C++
+    /// compiler may delete as a side-effect-free loop, and then return 7).
     fn seven_at_zero(i: u32) -> u32 {
         let mut i = i;
         loop {

@@ -1,4 +1,4 @@
-//! The data-parallel building blocks a handler records as jobs (`docs/parallel.md`): what
+//! The data-parallel building blocks a handler records as jobs (`docs/guide/4-jobs.md`): what
 //! each computes is the runtime's and the template library's (`cuda/features/parallel.cuh`); which
 //! number names it on the device, which method a handler calls, and how many result words it
 //! gives are fixed here.

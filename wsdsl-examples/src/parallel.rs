@@ -1,5 +1,5 @@
 //! The data-parallel building blocks (`ctx.copy`, `ctx.merge`, `ctx.sort`, `ctx.partition`,
-//! `ctx.exclusive_scan`, `ctx.reduce_sum/min/max`, docs/parallel.md), each against its
+//! `ctx.exclusive_scan`, `ctx.reduce_sum/min/max`, docs/guide/4-jobs.md), each against its
 //! definition in plain Rust: one root task per case, of every length from empty to ranges
 //! that split into pieces of pieces, for 32-bit unsigned keys and signed 64-bit ones read from
 //! a `ReadOnly` array. The tests run it on the CPU backend and the host-compiled templates,

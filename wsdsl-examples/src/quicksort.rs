@@ -1,7 +1,7 @@
 //! Quicksort as fork-join tasks. A range longer than the cutoff is partitioned around a pivot
 //! (the median of its first, middle and last key) with one call, `ctx.partition(..)`: a
 //! data-parallel job that writes the keys below the pivot, then those equal to it, then the
-//! rest into the other buffer, and gives their counts (docs/parallel.md: the runtime runs a
+//! rest into the other buffer, and gives their counts (docs/guide/4-jobs.md: the runtime runs a
 //! short partition with all the threads of a worker, and cuts a long one into pieces that
 //! count, then write where the counts say). When it is done the range's complete handler runs
 //! and sorts the keys below and above the pivot with two new tasks; the keys equal to it are

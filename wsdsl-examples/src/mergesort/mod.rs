@@ -2,7 +2,7 @@
 //! spawns its two halves, and when both are sorted its complete handler merges them with one
 //! call, `ctx.merge(..)`. The merge is a data-parallel job: the runtime runs a short one with
 //! all the threads of a worker, and splits a long one along its merge path into pieces that
-//! the whole GPU runs (docs/parallel.md); the task's complete handler runs again when it is
+//! the whole GPU runs (docs/guide/4-jobs.md); the task's complete handler runs again when it is
 //! done. Ranges of at most the cutoff are sorted by `ctx.sort(..)` (at most 256 keys).
 //! Sorted runs alternate between the two buffers level by level, so no merge copies back: a
 //! task sorts its range into `dst`, its children sort theirs into the other buffer.

@@ -24,7 +24,7 @@
 // workers) run a job record on the thread that takes it, with the same code (a group of one
 // thread and a small tile in local memory).
 //
-// Contracts (the Rust methods' docs, docs/parallel.md; element types u32, i32, u64, i64):
+// Contracts (the Rust methods' docs, docs/guide/4-jobs.md; element types u32, i32, u64, i64):
 //   copy(src, a0..a1, dst, at)             dst[at + k] = src[a0 + k]
 //   merge(src, a0..a1, b0..b1, dst, at)    the stable merge of the sorted runs (ties: a first)
 //   sort(src, a0..a1, dst, at)             the keys in ascending order; at most WS_JOB_SORT_MAX

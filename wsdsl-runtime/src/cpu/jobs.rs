@@ -2,7 +2,7 @@
 //! range longer than `PAR_GRAIN` is cut into pieces that run on the pool (a merge's pieces
 //! found by merge path, a partition's and a scan's by the counts of the pieces before them);
 //! a shorter one runs on the calling thread. Every job computes exactly what its sequential
-//! definition does (`docs/parallel.md`), so its output is the same on every backend.
+//! definition does (`docs/guide/4-jobs.md`), so its output is the same on every backend.
 
 use crate::contract::jobs::{Job, JobBuffer, JobElem, JobKind, Source, Src};
 use crate::contract::buffer::{Buffer, BufferSet};

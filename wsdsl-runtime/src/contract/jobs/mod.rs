@@ -3,7 +3,7 @@
 //! `ctx.reduce_sum` / `reduce_min` / `reduce_max` each record a *job* over buffer ranges; the
 //! task then waits for it like for a child, and its complete handler runs when the job is
 //! done, reading what the job computed with `ctx.result(k)` (the contracts:
-//! `docs/parallel.md`, `cuda/features/parallel.cuh`).
+//! `docs/guide/4-jobs.md`, `cuda/features/parallel.cuh`).
 //!
 //! This module holds what every backend shares: the job record (`Job`), the checks made where
 //! the handler calls (Rust's messages for a bad range, the same on every backend), and the
