@@ -18,7 +18,8 @@ pub use emulate::source::{host_kernel_source, host_pe_kernel_source};
 pub use build::{compile, elf, libs};
 pub use crate::contract::schedule::{KernelConfig, Order, Schedule, Scheduler, Steal, Victim, Worker};
 pub use device::GpuDevice;
-pub use schedulers::broker::{broker_kernel_source, slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
+pub use schedulers::broker::broker_kernel_source;
+pub use schedulers::slots::{slots_for as broker_slots_for, STAGING_PER_THREAD as BROKER_STAGING_PER_THREAD};
 
 use std::time::Duration;
 

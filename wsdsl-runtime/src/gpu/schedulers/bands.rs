@@ -3,7 +3,7 @@
 //! of one slot count baked into the kernel, one cooperative launch. The band statistics come
 //! back in [`BandStats`].
 
-use crate::gpu::schedulers::broker::{choose_slots, name, slots_define, DEFAULT_MAX_TOTAL_SLOTS, QUEUE_TAG, STAGING_PER_THREAD};
+use super::slots::{choose_slots, name, slots_define, DEFAULT_MAX_TOTAL_SLOTS, QUEUE_TAG, STAGING_PER_THREAD};
 use crate::gpu::schedulers::worker_stats::{read_worker_stats, zeroed_worker_stats};
 use super::{Run, Scheme};
 use crate::gpu::run::target::{Sizes, Target};

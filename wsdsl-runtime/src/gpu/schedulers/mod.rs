@@ -19,6 +19,7 @@
 pub(crate) mod bands;
 pub(crate) mod broker;
 pub(crate) mod deque;
+pub(crate) mod slots;
 pub(crate) mod static_baseline;
 pub(crate) mod worker_stats;
 
