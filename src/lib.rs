@@ -6,6 +6,12 @@
 //! See the README (below) for a walk-through and `examples/` for complete programs.
 #![doc = include_str!("../README.md")]
 
+#![warn(missing_docs)]
+
+// The code `#[megakernel]` generates names this crate `::wsdsl`, as it is named where users
+// write programs: so the example program below compiles here too.
+extern crate self as wsdsl;
+
 pub use wsdsl_macros::megakernel;
 pub use wsdsl_runtime::*;
 
@@ -34,6 +40,8 @@ pub mod prelude {
     pub use wsdsl_macros::megakernel;
     pub use wsdsl_runtime::{Backend, Buffer, Max, Min, Output, ReadOnly, Runtime, Stats, Sum};
 }
+
+pub mod example;
 
 /// Paths used by code that `#[megakernel]` generates; not a public API.
 #[doc(hidden)]

@@ -13,6 +13,7 @@
 //! - [`status`]: how the device reports that a run went wrong;
 //! - [`stats`]: the statistics words every GPU worker writes;
 //! - [`limits`]: bounds that the macro checks at compile time and the runtime at run time.
+#![warn(missing_docs)]
 
 pub mod jobs;
 pub mod limits;

@@ -33,7 +33,52 @@ use proc_macro::TokenStream;
 use quote::quote;
 
 /// Compiles a module of `#[task]` structs and `#[spawn]` handlers into a megakernel program.
-/// See the `wsdsl` crate documentation for the supported Rust subset.
+///
+/// The module's items are ordinary Rust, marked by what they are:
+///
+/// - `#[task]` structs: the task types (`#[task(value = T)]`: a task that hands its parent a
+///   value of type `T`);
+/// - `#[spawn] fn name(t: &T, ctx: &mut Ctx)`: the spawn handler of task type `T`, which
+///   runs each task (returning `T`'s value, for a task that hands one);
+/// - `#[complete] fn name(t: &T, ctx: &mut Ctx)` or `#[complete(max_children = N)] fn name(t:
+///   &T, children: &[V], ctx: &mut Ctx)`: runs once the tasks a `T` spawned are done, with
+///   their values in spawn order;
+/// - `#[params]` struct: the launch parameters handlers read as `ctx.params`;
+/// - `#[counters]` struct of `Sum`, `Max` and `Min` fields: what handlers count, read back
+///   from the run's output;
+/// - `#[buffers]` struct of `Buffer<T>` and `ReadOnly<T>` fields: arrays the host hands in,
+///   handlers read as `ctx.buffers`;
+/// - unmarked structs, enums, constants, functions, traits and `impl` blocks: helpers.
+///
+/// The macro type-checks every body against the Rust subset that the GPU runs with Rust's
+/// semantics (`docs/subset.md` in the repository lists it); anything outside it is a compile
+/// error at the offending tokens. It re-emits the items for the CPU backend and generates,
+/// in the module:
+///
+/// - `Kernel`, the program: the type a runtime runs, `rt.run::<Kernel>(params, roots)`;
+/// - `Task`, an enum of the task types, one variant each, which roots and spawns convert
+///   into;
+/// - `Ctx`, what handlers see: `params`, `buffers`, `counters`, and the calls `spawn`,
+///   `spawn_with_priority`, the data-parallel jobs (`copy`, `merge`, `sort`, `partition`,
+///   `exclusive_scan`, `reduce_sum`, `reduce_min`, `reduce_max`) and their `result`, `round`,
+///   `thread`, `threads`, `sync` and `fence`, each documented on the generated type;
+/// - `Params`, `Counters` and `Buffers` as `()` where the module declares no such struct,
+///   and `Value`, an enum of the value types, where its tasks hand values of several types.
+///
+/// `wsdsl::example::nqueens` is such a module, with the documentation of everything
+/// generated for it.
+///
+/// # Options
+///
+/// `#[megakernel(key = value, ...)]` chooses the program's GPU scheduler (a runtime's own
+/// choices override it): `scheduler` (`deque`, `static`, `bq`, `bwd`, `bsq`), `worker`
+/// (`thread`, `warp`, `block`), `victim` (`random`, `round_robin`, `pws`, `hws`,
+/// `small_world`), `steal` (`one`, `half`), `order = priority` (tasks run lowest band first:
+/// `ctx.spawn_with_priority`), `lookahead` (bands), `block_threads`, `capacity` (deque
+/// slots), `cooperative` (every thread of a worker runs the same task), `min_blocks` (blocks
+/// per SM the compiler must fit) and `recursion_limit` (active calls of one cycle of
+/// recursive helpers). An unknown or contradictory choice is a compile error at the
+/// attribute.
 #[proc_macro_attribute]
 pub fn megakernel(args: TokenStream, input: TokenStream) -> TokenStream {
     expand_deep(args.into(), input.into()).into()

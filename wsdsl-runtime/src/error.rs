@@ -4,50 +4,160 @@ use std::fmt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-/// Why a run did not produce a result. Every variant names the problem and a next step.
+/// Why a run did not produce a result. Every variant names the problem, and its `Display`
+/// (the message to show a user) says what to do next; each variant's documentation here says
+/// the same.
 #[derive(Debug)]
 pub enum Error {
-    /// The GPU backend was asked for but no usable GPU was found.
-    NoGpu { reason: String },
-    /// A CUDA library could not be loaded.
-    LibraryMissing { library: &'static str, searched: Vec<String>, hint: &'static str },
-    /// A CUDA driver call failed.
-    Driver { during: &'static str, message: String },
-    /// NVRTC (or, for the host emulation, the host C++ compiler) rejected the generated kernel.
-    Compile { program: &'static str, compiler: &'static str, log: String, source: Option<PathBuf>, excerpt: String },
-    /// nvJitLink could not link a kernel with a device library (the NVSHMEM path):
-    /// `log` is the linker's error log.
-    Link { program: &'static str, log: String },
-    /// An NVSHMEM host call failed (`status` is its return code).
-    Nvshmem { during: &'static str, status: i32 },
-    /// A fixed-size queue ran out of room on the device.
-    QueueOverflow { queue: String, capacity: u64, needed: u64 },
-    /// The pool of join frames (one per task waiting for its children) ran out.
-    FramePoolExhausted { capacity: u64 },
-    /// A task spawned more children than its complete handler's `max_children`.
-    TooManyChildren { task: &'static str, max_children: u32 },
+    /// The GPU backend was asked for ([`Backend::Gpu`](crate::Backend::Gpu)) but no usable
+    /// GPU was found. Run on the CPU backend instead (`Backend::Cpu`, `WSDSL_BACKEND=cpu`), or
+    /// with `Backend::Auto`, which falls back to the CPU by itself.
+    NoGpu {
+        /// Why no GPU could be opened (no driver, no device, the driver's error).
+        reason: String,
+    },
+    /// A CUDA library could not be loaded (NVRTC, the driver, NVSHMEM, nvJitLink). Install it
+    /// or put it where the loader looks: `hint` says how.
+    LibraryMissing {
+        /// The library that is missing.
+        library: &'static str,
+        /// Every place it was looked for, in order.
+        searched: Vec<String>,
+        /// How to install it (a `pip install` line, or the variable that names its path).
+        hint: &'static str,
+    },
+    /// A CUDA driver call failed. `message` is the driver's own: check the GPU and its driver
+    /// (`nvidia-smi`), or run on the CPU backend meanwhile.
+    Driver {
+        /// What the runtime was doing.
+        during: &'static str,
+        /// The driver's error.
+        message: String,
+    },
+    /// NVRTC (or, for the host emulation, the host C++ compiler) rejected the generated
+    /// kernel. The macro checks programs so that their CUDA compiles: a rejected kernel is a
+    /// bug of wsdsl's (or a compiler older than the one README names) to report with the log
+    /// and the saved source.
+    Compile {
+        /// The program's module name.
+        program: &'static str,
+        /// Which compiler rejected it.
+        compiler: &'static str,
+        /// The compiler's log.
+        log: String,
+        /// The whole generated source, where it could be saved.
+        source: Option<PathBuf>,
+        /// The generated lines around the first error (empty if they could not be found).
+        excerpt: String,
+    },
+    /// nvJitLink could not link a kernel with NVSHMEM's device library (runs on several GPUs).
+    /// Check that the NVSHMEM and nvJitLink packages are the versions README names.
+    Link {
+        /// The program's module name.
+        program: &'static str,
+        /// The linker's error log.
+        log: String,
+    },
+    /// An NVSHMEM host call failed (runs on several GPUs). `NVSHMEM_DEBUG=WARN` (or `INFO`)
+    /// makes NVSHMEM say why.
+    Nvshmem {
+        /// The call that failed.
+        during: &'static str,
+        /// Its return code.
+        status: i32,
+    },
+    /// A fixed-size queue ran out of room: a GPU worker's deque (raise it with
+    /// [`Runtime::deque_capacity`](crate::Runtime::deque_capacity) or
+    /// `WSDSL_DEQUE_CAPACITY`), or the CPU backend's bound on tasks held at once
+    /// (`queue` is then [`CPU_TASKS_HELD`]; raise
+    /// [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) if the tree is genuinely
+    /// this wide, else look for a task tree that never ends).
+    QueueOverflow {
+        /// Which queue.
+        queue: String,
+        /// The tasks it holds.
+        capacity: u64,
+        /// At least as many as the run needed.
+        needed: u64,
+    },
+    /// The pool of join frames (one per task waiting for its children) ran out. Raise it
+    /// with [`Runtime::frames`](crate::Runtime::frames) or `WSDSL_FRAMES`.
+    FramePoolExhausted {
+        /// The frames the pool held.
+        capacity: u64,
+    },
+    /// A task spawned more children than its complete handler's `max_children`. Raise it in
+    /// `#[complete(max_children = N)]`.
+    TooManyChildren {
+        /// The task type.
+        task: &'static str,
+        /// Its complete handler's bound.
+        max_children: u32,
+    },
     /// A handler panicked on the GPU (`panic!`, a failed `assert!`, `unwrap()` of `None`, ...)
-    /// or did something Rust panics on (index out of bounds, division by zero): `site` is
-    /// `file:line: message`, e.g. `examples/x.rs:12: assertion failed: a < b`.
-    DeviceFault { site: String },
-    /// A handler panicked on the CPU backend: `message` is `file:line: message` as for
-    /// [`Error::DeviceFault`] (the message alone if the program replaced the panic hook).
-    TaskPanicked { message: String },
-    /// The run of `program` exceeded the watchdog limit; `stopped` says whether it stopped
-    /// when asked (if not, a handler is probably looping forever).
-    Watchdog { program: &'static str, on: RanOn, limit: Duration, stopped: bool },
-    /// The CPU backend could not get memory for the run's own bookkeeping (`what`, `bytes`
-    /// more): a stack segment for tasks waiting for their children, or room for spawned tasks.
-    OutOfMemory { what: &'static str, bytes: u64 },
-    /// The run configuration is not usable.
+    /// or did something Rust panics on (index out of bounds, division by zero). Fix the
+    /// handler at the line `site` names.
+    DeviceFault {
+        /// `file:line: message`, e.g. `examples/x.rs:12: assertion failed: a < b`.
+        site: String,
+    },
+    /// A handler panicked on the CPU backend. Fix the handler at the line `message` names.
+    TaskPanicked {
+        /// `file:line: message` as for [`Error::DeviceFault`] (the message alone if the
+        /// program replaced the panic hook).
+        message: String,
+    },
+    /// The run exceeded the watchdog limit. If it `stopped`, the work is larger than the
+    /// limit: raise it ([`Runtime::watchdog`](crate::Runtime::watchdog),
+    /// `WSDSL_WATCHDOG_SECS`). If it did not, a handler is probably looping forever: fix it,
+    /// and restart the process as the message says (`on` tells what the stuck handler holds).
+    Watchdog {
+        /// The program's module name.
+        program: &'static str,
+        /// Where it ran.
+        on: RanOn,
+        /// The limit it exceeded.
+        limit: Duration,
+        /// Whether it stopped when asked.
+        stopped: bool,
+    },
+    /// The CPU backend could not get memory for the run's own bookkeeping: a stack segment
+    /// for tasks waiting for their children, or room for spawned tasks. The task tree is
+    /// probably endless, or the machine short of memory; a lower
+    /// [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) stops such a run sooner.
+    OutOfMemory {
+        /// What it was for.
+        what: &'static str,
+        /// How many more bytes it needed.
+        bytes: u64,
+    },
+    /// The run configuration is not usable: a setting out of range, a scheduler choice the
+    /// program cannot run under, an input the backend refuses. The message names the setting
+    /// (or the variable) and what it accepts.
     InvalidConfig(String),
-    /// A chart of a run's statistics could not be written.
-    Chart { path: std::path::PathBuf, reason: String },
-    /// A graph file could not be read, or a graph could not be built or generated.
+    /// A chart of a run's statistics could not be written ([`Stats::write_chart`](crate::Stats::write_chart)):
+    /// a file name not ending in `.svg` or `.png`, no font, or the file itself.
+    Chart {
+        /// The chart's file.
+        path: std::path::PathBuf,
+        /// Why it could not be written.
+        reason: String,
+    },
+    /// A graph file could not be read, or a graph could not be built or generated; the
+    /// [`GraphError`](crate::graph::GraphError) names the file, line and token.
     Graph(crate::graph::GraphError),
-    /// One GPU of a multi-GPU run failed (`message` is its error); the others were stopped.
-    OnGpu { gpu: u32, gpus: u32, message: String },
-    /// This GPU stopped because another GPU of the run failed (that GPU's error is the run's).
+    /// One GPU of a multi-GPU run failed; the others were stopped. `message` is that GPU's
+    /// error, which says what to do.
+    OnGpu {
+        /// The failing GPU's index in the run (`0..gpus`).
+        gpu: u32,
+        /// The GPUs of the run.
+        gpus: u32,
+        /// Its error.
+        message: String,
+    },
+    /// This GPU stopped because another GPU of the run failed; that GPU's error is the
+    /// run's, reported by the process that started the run.
     StoppedByPeer,
 }
 
@@ -141,9 +251,11 @@ pub const CPU_TASKS_HELD: &str = "the CPU backend's tasks held at once (spawned 
 /// Where a run that a watchdog stopped ran, and what a handler that would not stop costs there.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RanOn {
+    /// A GPU.
     Gpu,
     /// The host-compiled templates (`gpu::emulate`).
     EmulatedGpu,
+    /// The CPU backend.
     Cpu,
     /// The host running a GPU run's first levels before it (`gpu/run/spread.rs`).
     HostBeforeGpu,

@@ -47,11 +47,11 @@ fn si(x: f64) -> String {
 }
 
 /// A program's progress callback.
-pub type ProgressCallback = Arc<dyn Fn(&Progress) + Send + Sync>;
+pub(crate) type ProgressCallback = Arc<dyn Fn(&Progress) + Send + Sync>;
 
 /// Who watches a run's progress.
 #[derive(Clone)]
-pub struct ProgressOptions {
+pub(crate) struct ProgressOptions {
     /// Show the line on standard error (when it is a terminal).
     pub line: bool,
     /// Called about every `callback_every` with the figures so far.

@@ -47,14 +47,40 @@ impl Backend {
     }
 }
 
-/// The result of a run: the program's counters, the roots' values, the scheduler statistics,
-/// and who ran it.
+/// The result of a run of program `P` ([`Runtime::run`], [`Runtime::run_with`]): the
+/// program's counters, the roots' values, the scheduler statistics, and who ran it. Its
+/// buffers are not here: they are the caller's, and hold what the handlers wrote.
+///
+/// # Example
+///
+/// The N-Queens program of `wsdsl::example::nqueens`, run on the CPU backend:
+///
+/// ```
+/// use wsdsl::example::nqueens;
+/// use wsdsl::prelude::*;
+///
+/// let empty = nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
+/// let out = Runtime::new(Backend::Cpu).run::<nqueens::Kernel>(nqueens::Params { n: 6 }, [empty])?;
+/// assert_eq!(out.counters.solutions.get(), 4);
+/// // Its tasks hand no value to their parents: one `()` per root.
+/// assert_eq!(out.values, [()]);
+/// assert!(matches!(out.backend, wsdsl::BackendKind::Cpu { .. }));
+/// assert!(out.note.is_none());
+/// println!("{} tasks in {:?} on {}", out.stats.tasks, out.stats.phases.run, out.backend);
+/// # Ok::<(), wsdsl::Error>(())
+/// ```
 pub struct Output<P: Program> {
+    /// The program's `#[counters]` struct (`()` for a program without one): every worker's
+    /// counters merged as each field declares ([`Sum`](crate::Sum) adds, [`Max`](crate::Max)
+    /// and [`Min`](crate::Min) keep the extreme). Read a field with `get()`.
     pub counters: P::Counters,
     /// The value each root task produced (`#[task(value = T)]`: its spawn handler's result,
     /// or its complete handler's when it spawned), in the order the roots were given.
     pub values: Vec<P::Value>,
+    /// What the scheduler did and how long each phase took; its `Display` prints a summary.
     pub stats: Stats,
+    /// Which backend ran the program (its `Display` names it, with the device or the
+    /// thread count).
     pub backend: BackendKind,
     /// Why `Backend::Auto` chose the CPU, if it did.
     pub note: Option<String>,
@@ -72,8 +98,39 @@ impl<P: Program> std::fmt::Debug for Output<P> {
     }
 }
 
-/// Runs megakernel programs. Create one and reuse it: the GPU is opened once and compiled
-/// kernels stay loaded.
+/// Runs megakernel programs. Create one and reuse it: the GPU is opened once, compiled
+/// kernels stay loaded, and the CPU backend's threads stay started between runs.
+///
+/// [`Runtime::new`] starts from the defaults on a [`Backend`]; [`Runtime::from_env`] reads the
+/// `WSDSL_*` variables instead. The builder methods (`cpu_threads`, `watchdog`, `scheduler`,
+/// ...) take the runtime and return it changed, so settings chain; a value a setting does not
+/// accept is an [`Error::InvalidConfig`] at the next run ([`Runtime::check`]). Scheduler
+/// choices made here override those of the program's `#[megakernel(...)]` attribute.
+/// [`Runtime::run`] runs a program without buffers, [`Runtime::run_with`] one with them; both
+/// return when no task is left.
+///
+/// # Example
+///
+/// The N-Queens program of `wsdsl::example::nqueens`, for n = 8, on two CPU threads:
+///
+/// ```
+/// use std::time::Duration;
+/// use wsdsl::example::nqueens;
+/// use wsdsl::prelude::*;
+///
+/// let rt = Runtime::new(Backend::Cpu).cpu_threads(2).watchdog(Duration::from_secs(60));
+/// let empty = nqueens::Board { row: 0, cols: 0, left: 0, right: 0 };
+/// let out = rt.run::<nqueens::Kernel>(nqueens::Params { n: 8 }, [empty])?;
+/// assert_eq!(out.counters.solutions.get(), 92);
+/// assert!(out.stats.tasks > 92);
+/// println!("{} solutions on {}\n{}", out.counters.solutions.get(), out.backend, out.stats);
+///
+/// // The same runtime runs again, here with a root per square of the first row.
+/// let roots = (0..8).map(|c| nqueens::Board { row: 1, cols: 1 << c, left: (2 << c) & 0xff, right: (1 << c) >> 1 });
+/// let out = rt.run::<nqueens::Kernel>(nqueens::Params { n: 8 }, roots)?;
+/// assert_eq!(out.counters.solutions.get(), 92);
+/// # Ok::<(), wsdsl::Error>(())
+/// ```
 pub struct Runtime {
     backend: Backend,
     cpu_threads: usize,
@@ -130,18 +187,29 @@ impl Runtime {
         }
     }
 
-    /// A runtime configured from the environment: `WSDSL_BACKEND` (auto|cpu|gpu, default
-    /// auto), `WSDSL_GPUS` (a number, or `all`: [`Runtime::gpus`]), `WSDSL_THREADS`, `WSDSL_DEQUE_CAPACITY`, `WSDSL_FRAMES`, `WSDSL_WATCHDOG_SECS`,
-    /// `WSDSL_CPU_TASK_LIMIT` ([`Runtime::cpu_task_limit`]), `WSDSL_SPREAD` ([`Runtime::spread`]),
-    /// `WSDSL_ALONE_WHEN_NARROW` (0 = [`Runtime::alone_when_narrow`]`(false)`),
-    /// `WSDSL_DEVICE`, `WSDSL_PROFILE` (1 = [`Runtime::profile`]), `WSDSL_MIN_BLOCKS`
-    /// ([`Runtime::min_blocks_per_sm`]), `WSDSL_BAND_LOOKAHEAD` ([`Runtime::band_lookahead`]),
-    /// `WSDSL_PROGRESS` (0 = no progress line),
-    /// `WSDSL_SCHEDULER` (deque|static|bq|bwd|bsq: [`Runtime::scheduler`]), `WSDSL_VICTIM`
-    /// (random|round-robin|pws|hws|small-world: [`Runtime::victim`]),
-    /// `WSDSL_BLOCK_THREADS` and `WSDSL_BLOCKS_PER_SM` (the GPU grid: [`Runtime::block_threads`],
-    /// [`Runtime::blocks_per_sm`]). A value that is not one these accept is an error naming
-    /// the variable, the value and what it accepts (`settings.rs`).
+    /// A runtime configured from the environment: [`Runtime::new`]'s defaults, changed by
+    /// each of these variables that is set:
+    ///
+    /// - `WSDSL_BACKEND`: `auto` (the default), `cpu`, `gpu` or `emulate` ([`Backend::parse`]);
+    /// - `WSDSL_GPUS`: a number of GPUs, or `all` ([`Runtime::gpus`]);
+    /// - `WSDSL_DEVICE`: the GPU to open, by ordinal;
+    /// - `WSDSL_THREADS` ([`Runtime::cpu_threads`]), `WSDSL_CPU_TASK_LIMIT`
+    ///   ([`Runtime::cpu_task_limit`]);
+    /// - `WSDSL_WATCHDOG_SECS` ([`Runtime::watchdog`], in whole seconds);
+    /// - `WSDSL_SCHEDULER`: `deque`, `static`, `bq`, `bwd` or `bsq` ([`Runtime::scheduler`]);
+    ///   `WSDSL_VICTIM`: `random`, `round-robin`, `pws`, `hws` or `small-world`
+    ///   ([`Runtime::victim`]);
+    /// - `WSDSL_BLOCK_THREADS` ([`Runtime::block_threads`]), `WSDSL_BLOCKS_PER_SM`
+    ///   ([`Runtime::blocks_per_sm`]), `WSDSL_MIN_BLOCKS` ([`Runtime::min_blocks_per_sm`]);
+    /// - `WSDSL_DEQUE_CAPACITY` ([`Runtime::deque_capacity`]), `WSDSL_FRAMES`
+    ///   ([`Runtime::frames`]), `WSDSL_BAND_LOOKAHEAD` ([`Runtime::band_lookahead`]);
+    /// - `WSDSL_SPREAD` ([`Runtime::spread`]), `WSDSL_ALONE_WHEN_NARROW` (0:
+    ///   [`Runtime::alone_when_narrow`]`(false)`);
+    /// - `WSDSL_PROFILE` (1: [`Runtime::profile`]`(true)`), `WSDSL_PROGRESS` (0: no progress
+    ///   line, [`Runtime::progress_line`]`(false)`).
+    ///
+    /// A value that is not one these accept is an [`Error::InvalidConfig`] naming the
+    /// variable, the value and what it accepts.
     pub fn from_env() -> Result<Runtime, Error> {
         use crate::settings::{self as s, var};
         let mut rt = Runtime::new(var("WSDSL_BACKEND")?.map_or(Ok(Backend::Auto), |v| Backend::parse(&v))?);
@@ -255,9 +323,10 @@ impl Runtime {
     }
 
     /// The CPU backend's bound on tasks held at once: spawned and not yet run, or waiting for
-    /// their children (default 16 M, `cpu::limits`). A run that passes it stops with
-    /// `Error::QueueOverflow`, as a GPU run whose deques fill does, instead of taking every
-    /// byte of memory: an endless task tree, or a handler spawning in a loop that never ends.
+    /// their children (default 16 M, [`DEFAULT_TASK_LIMIT`](crate::cpu::DEFAULT_TASK_LIMIT)).
+    /// A run that passes it stops with [`Error::QueueOverflow`], as a GPU run whose deques
+    /// fill does, instead of taking every byte of memory: an endless task tree, or a handler
+    /// spawning in a loop that never ends.
     pub fn cpu_task_limit(mut self, tasks: u64) -> Self {
         self.cpu_task_limit = tasks;
         self
@@ -270,7 +339,7 @@ impl Runtime {
     /// Programs of the deque scheduler, without an order or buffers, whose tasks hand nothing
     /// back (no complete handlers or values) and record no jobs; others run from their roots.
     /// A handler still running on the host at the watchdog limit is the run's
-    /// `Error::Watchdog`. Default: `DEFAULT_SPREAD`; 0 deals the roots as they are. The
+    /// `Error::Watchdog`. Default: [`DEFAULT_SPREAD`]; 0 deals the roots as they are. The
     /// host's tasks and counters are the run's (`Stats::spread`).
     pub fn spread(mut self, tasks_per_gpu: u32) -> Self {
         self.spread = Some(tasks_per_gpu);
@@ -370,7 +439,8 @@ impl Runtime {
         self
     }
 
-    /// The whole GPU scheduler configuration at once.
+    /// The whole GPU scheduler configuration at once (the deque capacity, and a register
+    /// limit or lookahead the configuration leaves open, stay as they were).
     pub fn kernel_config(mut self, config: KernelConfig) -> Self {
         let chosen = Schedule::from(config);
         // The capacity, and a register limit or lookahead the config leaves open, stay.
@@ -425,6 +495,7 @@ impl Runtime {
         self
     }
 
+    /// The backend this runtime runs programs on ([`Runtime::on`] picks another).
     pub fn backend(&self) -> Backend {
         self.backend
     }
@@ -458,8 +529,15 @@ impl Runtime {
             .map_err(|reason| Error::NoGpu { reason: reason.clone() })
     }
 
-    /// Runs `roots` and all tasks they spawn; returns when no task is left.
-    /// (Programs with `#[buffers]` use [`Runtime::run_with`].)
+    /// Runs program `P` (a `#[megakernel]` module's `Kernel`) from `roots` with the launch
+    /// parameters `params`: the roots and every task they spawn, returning when no task is
+    /// left with the counters, the roots' values and the statistics. A root is any of the
+    /// module's task structs (or its `Task`). Programs with `#[buffers]` run with
+    /// [`Runtime::run_with`].
+    ///
+    /// An [`Error`] says why a run failed and what to do: a handler's panic
+    /// ([`Error::TaskPanicked`], [`Error::DeviceFault`]), the watchdog, a full queue, a
+    /// setting the runtime refuses, no GPU for [`Backend::Gpu`], ...
     pub fn run<P: Program<Buffers = ()>>(
         &self,
         params: P::Params,
@@ -468,8 +546,9 @@ impl Runtime {
         self.run_with::<P>(params, &(), roots)
     }
 
-    /// Runs a program with device buffers. The buffers hold the handlers' results when
-    /// this returns `Ok`; after an error their contents are unspecified.
+    /// [`Runtime::run`] for a program with buffers: `buffers` is its `#[buffers]` struct
+    /// (`&()` for a program without one). The buffers hold the handlers' results when this
+    /// returns `Ok`; after an error their contents are unspecified.
     pub fn run_with<P: Program>(
         &self,
         params: P::Params,

@@ -6,10 +6,27 @@ use std::time::Duration;
 /// Which backend ran the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BackendKind {
-    Cpu { threads: usize },
-    Gpu { device: String, arch: String },
+    /// The CPU work-stealing backend.
+    Cpu {
+        /// Its worker threads.
+        threads: usize,
+    },
+    /// A GPU (in a run on several, the one this process drives).
+    Gpu {
+        /// The device's name, as the driver gives it.
+        device: String,
+        /// Its architecture, e.g. `sm_90`: what the kernel was compiled for.
+        arch: String,
+    },
     /// The GPU's scheduler code compiled for the host (`Backend::Emulate`).
-    Emulated { gpus: u32, blocks: u32, block_threads: u32 },
+    Emulated {
+        /// Emulated GPUs.
+        gpus: u32,
+        /// Blocks of each.
+        blocks: u32,
+        /// Threads per block.
+        block_threads: u32,
+    },
 }
 
 impl fmt::Display for BackendKind {
@@ -108,6 +125,7 @@ pub struct Stats {
     /// Join frames (tasks waiting for their children) in use at once, at most. On the GPU
     /// this is the pool's high-water mark, an upper bound (threads keep a few spare frames).
     pub peak_frames: u64,
+    /// Wall-clock time of each phase of the run, and the bytes moved to and from the GPU.
     pub phases: Phases,
     /// Ordered runs (`order = priority`): how the bands were visited.
     pub bands: Option<BandStats>,
@@ -302,6 +320,8 @@ impl Profile {
 }
 
 impl Stats {
+    /// Workers that ran the program (GPU warps, blocks or threads, as the scheduler's
+    /// [`Worker`](crate::Worker) says; CPU threads): the length of the per-worker lists.
     pub fn workers(&self) -> usize {
         self.per_worker_tasks.len()
     }

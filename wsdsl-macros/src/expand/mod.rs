@@ -102,7 +102,11 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             quote!(#n)
         }
         None => {
-            items.push(quote!(pub type Params = ();));
+            items.push(quote! {
+                /// The launch parameters of this program, which declares no `#[params]`
+                /// struct: a run takes `()`.
+                pub type Params = ();
+            });
             quote!(Params)
         }
     };
@@ -141,7 +145,10 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             quote!(#n)
         }
         None => {
-            items.push(quote!(pub type Counters = ();));
+            items.push(quote! {
+                /// The counters of this program, which declares no `#[counters]` struct.
+                pub type Counters = ();
+            });
             quote!(Counters)
         }
     };
@@ -153,7 +160,11 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             quote!(#n)
         }
         None => {
-            items.push(quote!(pub type Buffers = ();));
+            items.push(quote! {
+                /// The buffers of this program, which declares no `#[buffers]` struct: it
+                /// runs with `Runtime::run`.
+                pub type Buffers = ();
+            });
             quote!(Buffers)
         }
     };
@@ -287,10 +298,14 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
     } else {
         quote!(let _ = (params, out);)
     };
+    let task_docs: Vec<String> = task_names.iter().map(|t| format!("A [`{t}`](struct@{t}) task.")).collect();
     items.push(quote! {
+        /// Every task type of this program, one variant per `#[task]` struct, named after it:
+        /// what a run's roots and [`Ctx::spawn`] take (each task struct converts into it with
+        /// `Into`).
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum Task {
-            #(#tasks(#tasks),)*
+            #(#[doc = #task_docs] #tasks(#tasks),)*
         }
         #(
             impl ::core::convert::From<#tasks> for Task {
@@ -299,24 +314,48 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             }
         )*
 
-        /// What a spawn handler sees: the launch parameters, this worker's counters, and
-        /// `spawn` for new tasks.
+        /// What a handler of this program sees, as its `ctx: &mut Ctx` argument: the launch
+        /// parameters ([`params`](Ctx::params)), the program's buffers
+        /// ([`buffers`](Ctx::buffers)) and this worker's counters
+        /// ([`counters`](Ctx::counters)), and the calls a handler makes: [`spawn`](Ctx::spawn)
+        /// and [`spawn_with_priority`](Ctx::spawn_with_priority) for new tasks; the
+        /// data-parallel jobs [`copy`](Ctx::copy), [`merge`](Ctx::merge), [`sort`](Ctx::sort),
+        /// [`partition`](Ctx::partition), [`exclusive_scan`](Ctx::exclusive_scan),
+        /// [`reduce_sum`](Ctx::reduce_sum), [`reduce_min`](Ctx::reduce_min) and
+        /// [`reduce_max`](Ctx::reduce_max), and their [`result`](Ctx::result)s;
+        /// [`round`](Ctx::round); the calls of cooperative schedules,
+        /// [`thread`](Ctx::thread), [`threads`](Ctx::threads) and [`sync`](Ctx::sync); and
+        /// [`fence`](Ctx::fence).
+        ///
+        /// `#[megakernel]` generates a `Ctx` for every program, and the macro lowers each
+        /// call to the same operation on the GPU: a handler means the same on every backend.
         pub struct Ctx<'a> {
+            /// The launch parameters: the value handed to the run (`()` for a program without
+            /// a `#[params]` struct).
             pub params: &'a #params_ty,
+            /// The program's buffers: the struct handed to `Runtime::run_with` (`()` for a
+            /// program without a `#[buffers]` struct). Every task of the run reads and writes
+            /// the same arrays.
             pub buffers: &'a #buffers_ty,
+            /// This worker's copy of the program's counters (`()` for a program without a
+            /// `#[counters]` struct): `ctx.counters.name.add(v)` for a `Sum`, `.max(v)` for
+            /// a `Max`, `.min(v)` for a `Min`. The run's output holds every worker's copy
+            /// merged.
             pub counters: &'a mut #counters_ty,
             spawned: &'a mut #p::Spawned<Task>,
             round: u32,
         }
 
         impl<'a> Ctx<'a> {
-            /// Queues a task (any `#[task]` struct of this module).
+            /// Spawns a task (any `#[task]` struct of this module): it runs later, on this
+            /// worker or on one that steals it. A task with a complete handler waits for the
+            /// tasks it spawned, and that handler runs once they are done.
             #[inline]
             pub fn spawn<T: ::core::convert::Into<Task>>(&mut self, task: T) {
                 self.spawned.push(task.into())
             }
 
-            /// Queues a task in band `priority` (lower runs first), in a module with
+            /// Spawns a task in band `priority` (lower runs first), in a module with
             /// `#[megakernel(order = priority)]`; `spawn` gives a child its parent's band.
             #[inline]
             pub fn spawn_with_priority<T: ::core::convert::Into<Task>>(&mut self, priority: u32, task: T) {
@@ -361,7 +400,8 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             #job_methods
         }
 
-        /// The program generated by `#[megakernel]`; pass it to the runtime.
+        /// This program, as `#[megakernel]` generated it: the type a runtime runs
+        /// (`rt.run::<Kernel>(params, roots)`), implementing `wsdsl::Program`.
         pub struct Kernel;
 
         impl #p::Program for Kernel {

@@ -15,12 +15,13 @@ pub fn value_enum(m: &Module, cuda: &Cuda, p: &TokenStream) -> TokenStream {
         .unzip();
     let (first, first_ty) = (names[0], &tys[0]);
     let bytes = cuda.value_bytes as usize;
+    let docs: Vec<String> = names.iter().map(|t| format!("The value a [`{t}`](struct@{t}) task hands its parent.")).collect();
     quote! {
         /// What a task hands its parent, by task type (the tasks of this module hand values
         /// of several types).
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub enum Value {
-            #(#names(#tys),)*
+            #(#[doc = #docs] #names(#tys),)*
         }
         impl #p::TaskValue for Value {
             const DEVICE_BYTES: usize = #bytes;

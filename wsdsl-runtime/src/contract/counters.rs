@@ -6,16 +6,22 @@ use std::fmt::Debug;
 /// How a counter combines the values of different workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reduce {
+    /// Added up, wrapping ([`Sum`]).
     Sum,
+    /// The largest kept ([`Max`]).
     Max,
+    /// The smallest kept ([`Min`]).
     Min,
 }
 
 /// One device counter slot: a `u64` that every worker's local value is folded into with an
-/// atomic at the end of the run.
+/// atomic at the end of the run. `#[megakernel]` lists one per field of the `#[counters]`
+/// struct ([`CounterSet::SLOTS`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CounterSlot {
+    /// The field's name.
     pub name: &'static str,
+    /// How workers' values combine.
     pub reduce: Reduce,
     /// Whether the counter's integer type is signed (selects signed atomics and sentinels).
     pub signed: bool,
@@ -35,7 +41,10 @@ impl CounterSlot {
     }
 }
 
-/// The result counters of a program: a struct of [`Sum`], [`Max`] and [`Min`] fields.
+/// The result counters of a program: a struct of [`Sum`], [`Max`] and [`Min`] fields (its
+/// `#[counters]` struct, for which `#[megakernel]` implements this trait), or `()`. Each
+/// worker keeps its own copy; the run's [`Output::counters`](crate::Output::counters) is
+/// their merge.
 pub trait CounterSet: Default + Clone + Send + Debug + 'static {
     /// One slot per field, in declaration order (the device slot order).
     const SLOTS: &'static [CounterSlot];
@@ -51,7 +60,8 @@ impl CounterSet for () {
     fn from_slots(_: &[u64]) -> Self {}
 }
 
-/// A counter cell: what one field of a `#[counters]` struct holds.
+/// A counter cell: what one field of a `#[counters]` struct holds ([`Sum`], [`Max`] or
+/// [`Min`]).
 pub trait CounterCell: Copy + Default + Debug + Send + 'static {
     /// Folds another worker's cell into this one.
     fn merge(&mut self, other: &Self);
@@ -59,9 +69,11 @@ pub trait CounterCell: Copy + Default + Debug + Send + 'static {
     fn from_slot(bits: u64) -> Self;
 }
 
-/// Integer types a counter may hold.
+/// Integer types a counter may hold: `u8` to `u64`, `usize`, `i8` to `i64` and `isize`.
 pub trait CounterInt: Copy + Default + Debug + Send + Ord + 'static {
+    /// The type's least value ([`Max`]'s start).
     const MIN: Self;
+    /// The type's greatest value ([`Min`]'s start).
     const MAX: Self;
     /// `self + other`, wrapping (sums wrap as in a release build).
     fn wrapping_add_(self, other: Self) -> Self;

@@ -11,6 +11,8 @@ pub trait DeviceBytes {
     const DEVICE_SIZE: usize;
     /// `alignof` of the C type.
     const DEVICE_ALIGN: usize;
+    /// Writes the image into the start of `out` (at least `DEVICE_SIZE` bytes long), each
+    /// field at its C offset.
     fn write_device_bytes(&self, out: &mut [u8]);
 }
 

@@ -13,14 +13,22 @@ use crate::contract::Program;
 pub use wsdsl_abi::limits::{DEFAULT_LOOKAHEAD, MAX_LOOKAHEAD};
 pub use wsdsl_abi::schedule::{Order, Scheduler, Steal, Victim, Worker};
 
-/// Scheduler settings baked into the kernel source.
+/// A whole GPU scheduler configuration, every choice made: what the kernel's source is
+/// built with. [`Runtime::config_for`](crate::Runtime::config_for) says which one a run of a
+/// program uses; [`Runtime::kernel_config`](crate::Runtime::kernel_config) sets one at once.
+/// [`KernelConfig::default`] is the deque scheduler with warp workers, random victims and
+/// half steals, in blocks of 256 threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelConfig {
+    /// Which queue carries the tasks.
     pub scheduler: Scheduler,
     /// Threads per block (a multiple of 32).
     pub block_threads: u32,
+    /// How many threads form a worker.
     pub worker: Worker,
+    /// Whom an idle worker robs (deque scheduler).
     pub victim: Victim,
+    /// How much a thief takes (deque scheduler).
     pub steal: Steal,
     /// Every thread of a worker runs the same task (`ctx.thread()`, `ctx.threads()`,
     /// `ctx.sync()`); deque and static schedulers.
@@ -64,13 +72,19 @@ impl Default for KernelConfig {
 /// attribute, then the defaults).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Schedule {
+    /// Which queue carries the tasks ([`KernelConfig::scheduler`]).
     pub scheduler: Option<Scheduler>,
+    /// Threads per block ([`KernelConfig::block_threads`]).
     pub block_threads: Option<u32>,
+    /// How many threads form a worker ([`KernelConfig::worker`]).
     pub worker: Option<Worker>,
+    /// Whom an idle worker robs ([`KernelConfig::victim`]).
     pub victim: Option<Victim>,
+    /// How much a thief takes ([`KernelConfig::steal`]).
     pub steal: Option<Steal>,
     /// Deque slots per worker (static scheduler: per task array).
     pub capacity: Option<u32>,
+    /// Whether every thread of a worker runs the same task ([`KernelConfig::cooperative`]).
     pub cooperative: Option<bool>,
     /// Blocks per SM the compiler must fit by register use (`Runtime::min_blocks_per_sm`).
     pub min_blocks: Option<u32>,

@@ -35,8 +35,9 @@ use crate::stats::{Phases, Stats};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-pub use limits::{Limits, DEFAULT_TASK_LIMIT};
-pub use workers::CpuPool;
+pub use limits::DEFAULT_TASK_LIMIT;
+pub(crate) use limits::Limits;
+pub(crate) use workers::CpuPool;
 
 /// How long a run stopped by the watchdog may take to end before the threads still in its
 /// handlers are parked (`park.rs`): every task checks for the stop before it starts, so a
@@ -45,7 +46,7 @@ const GRACE: Duration = Duration::from_secs(2);
 
 /// Runs `roots` and everything they spawn on `pool`, reporting progress to `progress`,
 /// within `limits`.
-pub fn run<P: Program>(
+pub(crate) fn run<P: Program>(
     params: &P::Params,
     buffers: &P::Buffers,
     roots: &[P::Task],

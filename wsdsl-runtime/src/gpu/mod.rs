@@ -25,7 +25,7 @@ use std::time::Duration;
 
 /// Knobs of a GPU run.
 #[derive(Debug, Clone)]
-pub struct GpuOptions {
+pub(crate) struct GpuOptions {
     pub kernel: KernelConfig,
     /// Slots per worker deque (static scheduler: per task array); `None` picks a default
     /// from free device memory.

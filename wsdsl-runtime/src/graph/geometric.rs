@@ -31,9 +31,13 @@ const CHUNK: usize = 1 << 15;
 /// radius that gives an average degree of about `degree`, with length weights when `weighted`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Geometric {
+    /// The number of points (vertices).
     pub vertices: u32,
+    /// The average degree the radius is chosen for.
     pub degree: f64,
+    /// The generator's seed: the same seed gives the same graph.
     pub seed: u64,
+    /// Whether edges carry weights in `1..=255`, proportional to their length.
     pub weighted: bool,
 }
 

@@ -22,11 +22,15 @@ const ROWS_PER_CHUNK: usize = 64;
 /// probability `delete`, weights `1..=255` when `weighted`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Grid {
+    /// Rows of vertices.
     pub rows: u32,
+    /// Vertices per row.
     pub columns: u32,
     /// The probability that an edge is left out, in `[0, 1)`.
     pub delete: f64,
+    /// The generator's seed: the same seed gives the same graph.
     pub seed: u64,
+    /// Whether edges carry weights in `1..=255`.
     pub weighted: bool,
 }
 

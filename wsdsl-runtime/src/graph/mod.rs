@@ -55,8 +55,11 @@ pub struct Graph {
 /// Edge weights, one per entry of [`Graph::targets`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Weights {
+    /// An unweighted graph.
     None,
+    /// Integer weights.
     Int(Vec<u32>),
+    /// Real weights (a Matrix Market `real` file).
     Real(Vec<f32>),
 }
 
@@ -145,7 +148,7 @@ impl Graph {
 
     /// Whether every edge `(u, v)` has a reverse `(v, u)` with the same weight, as many
     /// times as it appears itself: an undirected graph, which a file can hold with each
-    /// edge once (see [`write`]).
+    /// edge once (see [`write()`]).
     pub fn is_symmetric(&self) -> bool {
         build::is_symmetric(self)
     }

@@ -36,9 +36,13 @@ const BAR_FROM_SCALE: u32 = 22;
 /// `1..=255` when `weighted`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rmat {
+    /// The graph has `2^scale` vertices.
     pub scale: u32,
+    /// Directed edges per vertex: `edge_factor * 2^scale` edges in all, before the options.
     pub edge_factor: u32,
+    /// The generator's seed: the same seed gives the same graph.
     pub seed: u64,
+    /// Whether edges carry weights in `1..=255`.
     pub weighted: bool,
 }
 

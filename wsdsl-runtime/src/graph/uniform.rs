@@ -22,9 +22,13 @@ const BLOCK: u64 = 1 << 16;
 /// weights `1..=255` when `weighted`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Uniform {
+    /// The number of vertices.
     pub vertices: u32,
+    /// The average degree.
     pub degree: u32,
+    /// The generator's seed: the same seed gives the same graph.
     pub seed: u64,
+    /// Whether edges carry weights in `1..=255`.
     pub weighted: bool,
 }
 

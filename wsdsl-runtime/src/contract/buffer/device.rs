@@ -15,16 +15,22 @@ use std::sync::{Arc, Weak};
 /// How a device copy of a [`ReadOnly`] array is found again and known to be stale: its id,
 /// and a handle that dies with the last clone of the array.
 pub struct Residency {
+    /// The array's id, shared by its clones: the key of its device copies.
     pub id: u64,
+    /// Dies with the array's last clone: its device copies may then be freed.
     pub alive: Weak<()>,
 }
 
 /// Elements per piece when a buffer's image is converted in parallel.
 pub(super) const CHUNK: usize = 1 << 16;
 
-/// What the runtime needs of one buffer to move it to the device and back.
+/// What the runtime needs of one buffer to move it to the device and back; implemented by
+/// [`Buffer`] and [`ReadOnly`], and returned for each field of a program's buffers by
+/// [`BufferSet::buffers`](super::BufferSet::buffers).
 pub trait DeviceBuffer: Sync {
+    /// The number of elements.
     fn len(&self) -> usize;
+    /// Bytes of one element.
     fn elem_bytes(&self) -> usize;
     /// Writes the little-endian image of elements `first..` into `out` (whole elements, as
     /// many as it holds or as there are), converting on every core.

@@ -4,20 +4,29 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 
-/// Element types a buffer can hold, with their bit-level storage.
+/// Element types a buffer can hold (`u32`, `i32`, `u64`, `i64`, `f32`, `f64`), with their
+/// bit-level storage: a [`Buffer`](super::Buffer) keeps each element as an atomic of the
+/// same width, accessed with relaxed ordering.
 pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + 'static {
     /// Atomic storage of the same width.
     type Atom: Send + Sync;
     /// The CUDA scalar type name (`ws_u32`, ...), for generated code and messages.
     const CUDA: &'static str;
+    /// An atom holding `v`.
     fn new_atom(v: Self) -> Self::Atom;
+    /// The value `a` holds (a relaxed load).
     fn load(a: &Self::Atom) -> Self;
+    /// Stores `v` in `a` (a relaxed store).
     fn store(a: &Self::Atom, v: Self);
     /// Atomically replaces the value by `f(old)`; returns `old`.
     fn update(a: &Self::Atom, f: impl Fn(Self) -> Self) -> Self;
+    /// Stores `new` in `a` if it holds `current` (bitwise); returns the value found.
     fn cas(a: &Self::Atom, current: Self, new: Self) -> Self;
+    /// `self + other`, wrapping for integers (what `atomic_add` adds).
     fn add(self, other: Self) -> Self;
+    /// Writes the value's little-endian bytes to the start of `out`.
     fn to_le(self, out: &mut [u8]);
+    /// The value from the little-endian bytes at the start of `bytes`.
     fn from_le(bytes: &[u8]) -> Self;
     /// The value's bits, zero-extended (so `-0.0` is not zero).
     fn bits(self) -> u64;

@@ -7,10 +7,14 @@ use super::elem::BufferElem;
 use super::read_only::ReadOnly;
 use super::writable::Buffer;
 
-/// What a job reads: a [`Buffer`] or a [`ReadOnly`] array.
+/// What a data-parallel job reads (the `src` of `ctx.copy`, `ctx.merge`, ...): a [`Buffer`]
+/// or a [`ReadOnly`] array.
 pub trait Source: Sync {
+    /// The element type.
     type Elem: BufferElem;
+    /// Element `i`.
     fn at(&self, i: usize) -> Self::Elem;
+    /// The number of elements.
     fn elements(&self) -> usize;
 }
 
@@ -38,9 +42,13 @@ impl<T: BufferElem> Source for ReadOnly<T> {
 
 /// One buffer of a program as a job sees it, by element type (`BufferSet::job_buffer`).
 pub enum JobBuffer<'a> {
+    /// A buffer of `u32`.
     U32(Src<'a, u32>),
+    /// A buffer of `i32`.
     I32(Src<'a, i32>),
+    /// A buffer of `u64`.
     U64(Src<'a, u64>),
+    /// A buffer of `i64`.
     I64(Src<'a, i64>),
     /// A float buffer, or no buffer at that index: jobs never name one (the macro refuses).
     Other,
@@ -48,12 +56,16 @@ pub enum JobBuffer<'a> {
 
 /// A buffer or a read-only array of `T`.
 pub enum Src<'a, T: BufferElem> {
+    /// A [`Buffer`].
     Buffer(&'a Buffer<T>),
+    /// A [`ReadOnly`] array.
     ReadOnly(&'a ReadOnly<T>),
 }
 
 /// Element types that can name their [`JobBuffer`] variant (floats name none).
 pub trait AsJobBuffer: BufferElem {
+    /// `src` as the [`JobBuffer`] variant of its element type ([`JobBuffer::Other`] for
+    /// floats).
     fn job_buffer(src: Src<'_, Self>) -> JobBuffer<'_>;
 }
 

@@ -3,11 +3,13 @@
 use super::device::DeviceBuffer;
 use super::job_view::JobBuffer;
 
-/// The buffers of a program (`#[buffers]` struct, or `()`), in declaration order.
+/// The buffers of a program: its `#[buffers]` struct, for which `#[megakernel]` implements
+/// this trait, or `()` for a program without one.
 ///
-/// Device side: `struct wsdsl_buffers` holds, for each buffer in this order, its element
-/// pointer and its length as a `ws_u64` (16 bytes per buffer).
+/// Device side: `struct wsdsl_buffers` holds, for each buffer in declaration order, its
+/// element pointer and its length as a `ws_u64` (16 bytes per buffer).
 pub trait BufferSet: Sync + 'static {
+    /// Every field, in declaration order.
     fn buffers(&self) -> Vec<&dyn DeviceBuffer>;
 
     /// Buffer `index` as a data-parallel job sees it (`job_view.rs`); `Other` for a float

@@ -30,7 +30,68 @@ fn into_cells<A>(slots: Box<[MaybeUninit<A>]>) -> Box<[Slot<A>]> {
     unsafe { Box::from_raw(Box::into_raw(slots) as *mut [Slot<A>]) }
 }
 
-/// An array shared by all tasks of a run.
+/// An array shared by all tasks of a run: a field of a program's `#[buffers]` struct, filled
+/// by the host before the run, read, written and updated atomically by the handlers, and
+/// read back by the host after it.
+///
+/// `T` is one of `u32`, `i32`, `u64`, `i64`, `f32` and `f64`. Handlers call
+/// [`len`](Buffer::len), [`get`](Buffer::get), [`set`](Buffer::set), the atomic updates
+/// [`atomic_add`](Buffer::atomic_add), [`atomic_min`](Buffer::atomic_min) and
+/// [`atomic_max`](Buffer::atomic_max) (each returns the previous value) and
+/// [`atomic_cas`](Buffer::atomic_cas); an index past the end panics on the CPU and is an
+/// [`Error::DeviceFault`](crate::Error::DeviceFault) on the GPU, either naming the handler's
+/// line. Every access takes `&self`: elements are shared by all tasks, and their loads and
+/// stores are relaxed, like plain device memory accesses (a handler orders its writes before
+/// a signal with `ctx.fence()`). On the GPU the runtime copies the buffer to device memory
+/// before the run and back after it; a [`scratch`](Buffer::scratch) buffer stays on the
+/// device.
+///
+/// The host makes one with [`from_vec`](Buffer::from_vec), [`zeroed`](Buffer::zeroed),
+/// [`filled`](Buffer::filled), [`from_fn`](Buffer::from_fn) or [`scratch`](Buffer::scratch),
+/// hands the program's buffers to [`Runtime::run_with`](crate::Runtime::run_with), and reads
+/// the results with [`to_vec`](Buffer::to_vec), [`get`](Buffer::get) or
+/// [`into_vec`](Buffer::into_vec). After a run that returned an error the contents are
+/// unspecified. Arrays the handlers only read are [`ReadOnly`](crate::ReadOnly).
+///
+/// # Example
+///
+/// Squares written to one buffer and summed into another, on the CPU backend:
+///
+/// ```
+/// use wsdsl::prelude::*;
+///
+/// #[megakernel]
+/// pub mod squares {
+///     use wsdsl::prelude::*;
+///
+///     #[buffers]
+///     pub struct Buffers {
+///         /// Element `i` becomes `i * i`.
+///         pub squares: Buffer<u64>,
+///         /// Element 0 becomes their sum.
+///         pub total: Buffer<u64>,
+///     }
+///
+///     #[task]
+///     pub struct Square { pub i: u32 }
+///
+///     #[spawn]
+///     fn square(t: &Square, ctx: &mut Ctx) {
+///         let s = t.i as u64 * t.i as u64;
+///         ctx.buffers.squares.set(t.i as usize, s);
+///         ctx.buffers.total.atomic_add(0, s);
+///     }
+/// }
+///
+/// fn main() -> Result<(), wsdsl::Error> {
+///     let buffers = squares::Buffers { squares: Buffer::zeroed(10), total: Buffer::zeroed(1) };
+///     let rt = Runtime::new(Backend::Cpu);
+///     rt.run_with::<squares::Kernel>((), &buffers, (0..10).map(|i| squares::Square { i }))?;
+///     assert_eq!(buffers.squares.to_vec(), [0, 1, 4, 9, 16, 25, 36, 49, 64, 81]);
+///     assert_eq!(buffers.total.get(0), 285);
+///     Ok(())
+/// }
+/// ```
 pub struct Buffer<T: BufferElem> {
     /// The elements: a slot is initialised once its tile is not owed (`known`).
     pub(super) cells: Box<[Slot<T::Atom>]>,
@@ -162,22 +223,28 @@ impl<T: BufferElem> Buffer<T> {
         self.cells_in(0, self.len()).iter().map(T::load).collect()
     }
 
+    /// The number of elements.
     #[inline]
     pub fn len(&self) -> usize {
         self.cells.len()
     }
 
+    /// Whether it has no elements.
     #[inline]
     pub fn is_empty(&self) -> bool {
         self.cells.is_empty()
     }
 
+    /// Element `i`. An index past the end panics (in a handler on the GPU: a device fault),
+    /// naming the caller's line.
     #[inline]
     #[track_caller]
     pub fn get(&self, i: usize) -> T {
         T::load(self.cell(i))
     }
 
+    /// Stores `v` as element `i`. An index past the end panics (in a handler on the GPU: a
+    /// device fault), naming the caller's line.
     #[inline]
     #[track_caller]
     pub fn set(&self, i: usize, v: T) {

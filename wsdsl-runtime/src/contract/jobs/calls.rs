@@ -15,7 +15,7 @@ use std::ops::Range;
 /// keys; more result words in one round than `RESULT_WORDS`.
 #[track_caller]
 #[allow(clippy::too_many_arguments)]
-pub fn record<T>(spawned: &mut Spawned<T>, kind: JobKind, src: Arg, a: (usize, usize), b: (usize, usize), dst: Option<Arg>, at: usize, arg: u64) {
+fn record<T>(spawned: &mut Spawned<T>, kind: JobKind, src: Arg, a: (usize, usize), b: (usize, usize), dst: Option<Arg>, at: usize, arg: u64) {
     check_range(a, src.len);
     check_range(b, src.len);
     let n = (a.1 - a.0) + (b.1 - b.0);

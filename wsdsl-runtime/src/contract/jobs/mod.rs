@@ -22,13 +22,14 @@ mod calls;
 // How a job sees a buffer is the buffer module's (`contract/buffer/job_view.rs`): here under
 // the names generated code uses (`wsdsl::__private::parallel::JobBuffer`, ...).
 pub use super::buffer::{AsJobBuffer, JobBuffer, Source, Src};
-pub use calls::{copy, exclusive_scan, merge, partition, record, reduce, sort};
+pub use calls::{copy, exclusive_scan, merge, partition, reduce, sort};
 pub use wsdsl_abi::jobs::{JobKind, NO_BUFFER, NO_RESULT, RESULT_WORDS, SORT_MAX};
 
 /// A job as a handler recorded it: buffers by their index in the `#[buffers]` struct, ranges
 /// already checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Job {
+    /// What it computes.
     pub kind: JobKind,
     /// The buffer it reads.
     pub src: u32,
@@ -52,6 +53,7 @@ impl Job {
         (self.a.1 - self.a.0) + (self.b.1 - self.b.0)
     }
 
+    /// Whether it reads no element.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -64,8 +66,11 @@ pub trait JobElem: BufferElem + Ord {
     fn to_word(self) -> u64;
     /// The value back from a word (truncating).
     fn from_word(word: u64) -> Self;
+    /// `self + other`, wrapping (what sums and scans add).
     fn wrapping_add_(self, other: Self) -> Self;
+    /// The type's least value (the maximum of an empty range).
     const MIN_: Self;
+    /// The type's greatest value (the minimum of an empty range).
     const MAX_: Self;
 }
 
@@ -86,20 +91,20 @@ macro_rules! job_elem {
 job_elem!(u32, i32, u64, i64);
 /// A buffer argument of a job call: its index in the `#[buffers]` struct and its length.
 #[derive(Debug, Clone, Copy)]
-pub struct Arg {
+pub(crate) struct Arg {
     pub index: u32,
     pub len: usize,
 }
 
 /// The message of a destination that overlaps the source (`ctx.<method>` writes `at..end`).
-pub fn overlap_message(kind: JobKind, at: usize, end: usize) -> String {
+pub(crate) fn overlap_message(kind: JobKind, at: usize, end: usize) -> String {
     format!("ctx.{} writes {at}..{end} of the buffer it reads, overlapping its source range", kind.method())
 }
 
 /// The message of a sort of `n` keys, more than `SORT_MAX`.
-pub fn sort_message(n: usize) -> String {
+pub(crate) fn sort_message(n: usize) -> String {
     format!("ctx.sort sorts at most {SORT_MAX} keys at a time, not {n}; merge sorted pieces with ctx.merge")
 }
 
 /// The message of a round whose jobs would give more than `RESULT_WORDS` result words.
-pub const RESULTS_MESSAGE: &str = "the jobs started in one round give at most 8 result words (ctx.result(0) to ctx.result(7))";
+pub(crate) const RESULTS_MESSAGE: &str = "the jobs started in one round give at most 8 result words (ctx.result(0) to ctx.result(7))";

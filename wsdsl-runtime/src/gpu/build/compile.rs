@@ -31,7 +31,9 @@ pub(crate) fn options(arch: &str) -> Vec<String> {
 
 /// A compiled kernel image.
 pub struct Cubin {
+    /// The CUBIN's bytes (an ELF image the driver loads).
     pub image: Vec<u8>,
+    /// Whether it came from the disk cache rather than from NVRTC.
     pub from_cache: bool,
 }
 

@@ -1,6 +1,5 @@
 //! A real GPU as a run's target: the device itself (its context, its properties, the kernels
-//! already loaded on it: [`GpuDevice`], here), the [`Target`](crate::gpu::run::target::Target)
-//! it is for the runner (`target.rs`), the memory kept between runs (`workspace.rs`), the
+//! already loaded on it: [`GpuDevice`], here), the `Target` it is for the runner (`target.rs`), the memory kept between runs (`workspace.rs`), the
 //! program's inputs in device memory (`inputs.rs`) moved through pinned pieces
 //! (`staging.rs`), host memory the kernel reads while it runs (`mapped.rs`: the watchdog's
 //! stop flag, `watchdog.rs`, and the progress words), the launch under the watchdog
@@ -27,9 +26,11 @@ use std::sync::{Arc, Mutex};
 pub struct GpuDevice {
     pub(crate) ctx: Arc<CudaContext>,
     pub(crate) stream: Arc<CudaStream>,
+    /// The device's name, as the driver gives it.
     pub name: String,
     /// e.g. `sm_90`: the exact architecture kernels are compiled for.
     pub arch: String,
+    /// Its streaming multiprocessors.
     pub sm_count: u32,
     /// Kernels loaded in this process, by source hash: a second run skips NVRTC and loading.
     /// With each, the per-thread stack it needs (0: CUDA's default will do, `stack.rs`).

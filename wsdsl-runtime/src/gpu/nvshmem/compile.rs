@@ -20,6 +20,7 @@ const STD_TRAITS: &str = include_str!("../../../cuda/nvshmem/std_traits.cuh");
 /// Where the headers and the device library are.
 #[derive(Clone, Debug)]
 pub struct Toolchain {
+    /// NVSHMEM's headers and device library.
     pub nvshmem: Nvshmem,
     /// `cuda_runtime.h`, `cuda_fp16.h`.
     pub cuda_include: PathBuf,

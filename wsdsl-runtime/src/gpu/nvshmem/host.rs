@@ -353,10 +353,12 @@ impl<T: Copy + Default> Symmetric<'_, T> {
         self.ptr
     }
 
+    /// The number of elements.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether it has no elements.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -86,7 +86,12 @@ pub fn probe(overrides: &Overrides) -> Result<(), Error> {
 /// One input of a link.
 pub enum Input<'a> {
     /// PTX text from NVRTC (compiled with `-rdc=true`).
-    Ptx { name: &'a str, text: &'a [u8] },
+    Ptx {
+        /// Its name in the linker's messages.
+        name: &'a str,
+        /// The PTX.
+        text: &'a [u8],
+    },
     /// A static library of device code (`libnvshmem_device.a`).
     Library(&'a Path),
 }

@@ -36,6 +36,7 @@ pub struct Overrides {
 }
 
 impl Overrides {
+    /// The overrides the variables `WSDSL_NVSHMEM` and `WSDSL_NVJITLINK` set.
     pub fn from_env() -> Overrides {
         Overrides {
             nvshmem: std::env::var_os("WSDSL_NVSHMEM").map(PathBuf::from),

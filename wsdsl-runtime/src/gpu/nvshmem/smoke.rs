@@ -18,15 +18,21 @@ use std::time::{Duration, Instant};
 pub const SOURCE: &str = include_str!("../../../cuda/nvshmem/smoke.cu");
 /// The program name (cache entries, messages).
 pub const PROGRAM: &str = "nvshmem_smoke";
-/// Its kernels' entry points.
+/// The entry point of its first kernel: every thread puts a value to the next PE and adds to
+/// its counter there (`nvshmem_int_atomic_fetch_add`), then waits for both (`nvshmem_quiet`).
 pub const PUT_ADD: &str = "wsdsl_nvshmem_put_add";
+/// The entry point of its second kernel: a barrier across PEs, then what the first one wrote
+/// read back with gets.
 pub const BARRIER_GET: &str = "wsdsl_nvshmem_barrier_get";
 
 /// One checked property.
 #[derive(Debug)]
 pub struct Check {
+    /// What was checked.
     pub name: &'static str,
+    /// Whether it held.
     pub pass: bool,
+    /// What was seen (and, on a failure, what was expected).
     pub detail: String,
 }
 
@@ -37,7 +43,9 @@ fn check(name: &'static str, pass: bool, detail: String) -> Check {
 /// Which PE this process is.
 #[derive(Clone, Debug)]
 pub struct Job {
+    /// This PE's number, `0..nranks`.
     pub rank: u32,
+    /// The number of PEs (one process each).
     pub nranks: u32,
     /// Where PE 0 writes the unique id for the others (needed with more than one PE; use a
     /// new path for every run, so no PE reads a stale id).
