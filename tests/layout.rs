@@ -1,8 +1,8 @@
 //! The rules of the workspace's layout, checked on its sources (README.md, "How the code is
 //! laid out"): the contract imports no backend; a scheduler imports no target (neither the
-//! GPU nor the emulation); nothing outside `gpu/` reaches the multi-GPU code; no import loop
-//! crosses from one part of the runtime to another; and no crate compiles another's sources
-//! by `#[path]`. Imports are read from `use crate::...` and `use super::...` items.
+//! GPU nor the emulation); nothing outside `gpu/` reaches the multi-GPU code; the kernel
+//! cache imports nothing of the runtime but itself; no import loop crosses from one part of
+//! the runtime to another; and no crate compiles another's sources by `#[path]`. Imports are read from `use crate::...` and `use super::...` items.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -269,6 +269,9 @@ fn runtime_violations(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> V
             if !is(from, &["gpu"]) && (is(to, &["gpu", "multi"]) || is(to, &["gpu", "nvshmem"])) {
                 found.push(format!("only gpu/ may reach several GPUs: {} imports {}", name(from), name(to)));
             }
+            if is(from, &["cache"]) && !is(to, &["cache"]) {
+                found.push(format!("the cache is a leaf (its users import it, it imports none of them): {} imports {}", name(from), name(to)));
+            }
         }
     }
     for component in loops(edges) {
@@ -341,6 +344,8 @@ fn the_rules_catch_each_forbidden_import() {
         ("gpu::schedulers::deque", vec!["gpu::run::target"]),
         ("gpu::run::runner", vec!["gpu::schedulers"]),
         ("runtime", vec!["gpu", "cpu"]),
+        ("gpu::build::compile", vec!["cache"]),
+        ("cache::entry", vec!["cache::hash"]),
     ]
     .into_iter()
     .map(|(from, to)| (m(from), to.into_iter().map(m).collect()))
@@ -350,6 +355,7 @@ fn the_rules_catch_each_forbidden_import() {
         ("contract::spawned", "cpu::limits", "the contract imports beyond itself"),
         ("gpu::schedulers::deque", "gpu::device::target", "a scheduler imports a target"),
         ("runtime", "gpu::multi::process", "only gpu/ may reach several GPUs"),
+        ("cache::entry", "gpu::build::assemble", "the cache is a leaf"),
         ("gpu::schedulers", "gpu::run::runner", "an import loop crosses gpu::run, gpu::schedulers"),
     ] {
         let mut edges = base.clone();

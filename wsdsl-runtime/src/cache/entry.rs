@@ -5,7 +5,7 @@
 //! digest guards against accidents (a truncated, emptied or damaged file, a file copied from
 //! another entry); the private directory (`dir.rs`) guards against other users.
 
-use crate::gpu::build::assemble::stable_hash_bytes;
+use super::hash::stable_hash_bytes;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

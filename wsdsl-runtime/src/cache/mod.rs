@@ -12,13 +12,17 @@
 //! (`entry.rs`): a truncated, damaged or foreign file is a miss that rebuilds the kernel with a
 //! one-line warning, never a hit, and a library is loaded only once its bytes are checked.
 //! Entries are written beside their name and renamed into place, so processes building the
-//! same kernel at once never see half of one.
+//! same kernel at once never see half of one. Keys and digests are the stable hash of
+//! `hash.rs`. The cache imports nothing of the runtime: its users, the GPU's build and the
+//! emulation, import it.
 
 mod dir;
 mod entry;
+mod hash;
 
 pub(crate) use dir::{private_dir, process_dir};
 pub(crate) use entry::{read_checked, write_checked, Checked};
+pub(crate) use hash::{stable_hash, stable_hash_bytes};
 
 use std::path::PathBuf;
 

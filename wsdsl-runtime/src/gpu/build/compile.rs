@@ -6,9 +6,9 @@
 //! (a hash collision can never load the wrong kernel, a damaged file is compiled again). A
 //! cache that cannot be used or written only costs a recompile.
 
-use crate::gpu::build::assemble::{dump_if_requested, stable_hash};
+use crate::cache::{self, stable_hash, Checked};
+use crate::gpu::build::assemble::dump_if_requested;
 use crate::gpu::build::libs;
-use crate::cache::{self, Checked};
 use crate::error::Error;
 use cudarc::nvrtc::{result as nvrtc, sys as nvrtc_sys};
 use std::ffi::CString;

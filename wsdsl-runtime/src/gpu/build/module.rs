@@ -1,7 +1,7 @@
 //! A program's compiled kernel on a device: from this process's modules, the disk cache, or
 //! NVRTC, in that order; for a program with recursive helpers, with the stack it needs.
 
-use crate::gpu::build::assemble::{stable_hash, stable_hash_bytes};
+use crate::cache::{stable_hash, stable_hash_bytes};
 use crate::gpu::build::compile::{compile_cached, Cubin};
 use crate::gpu::device::GpuDevice;
 use crate::error::Error;

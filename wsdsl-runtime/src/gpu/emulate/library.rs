@@ -3,10 +3,9 @@
 //! points the host source exports (`source.rs`).
 
 use super::compiler::{compile, emulation_dir};
-use crate::cache::{self, Checked};
+use crate::cache::{self, stable_hash, Checked};
 use crate::contract::Program;
 use crate::error::Error;
-use crate::gpu::build::assemble::stable_hash;
 use crate::gpu::run::join::{JoinRecord, JOIN_RECORD_BYTES};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};

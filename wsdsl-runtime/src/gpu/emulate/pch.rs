@@ -1,7 +1,7 @@
 //! The system headers of the host shims, precompiled once per cache directory, compiler and
 //! options: a kernel library builds in half the time with them.
 
-use crate::gpu::build::assemble::stable_hash;
+use crate::cache::stable_hash;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

@@ -9,7 +9,7 @@
 use super::jitlink::{self, Input};
 use super::locate::{self, Nvshmem, Overrides};
 use crate::error::Error;
-use crate::gpu::build::assemble::stable_hash;
+use crate::cache::stable_hash;
 use crate::gpu::build::compile::{self as nvrtc, Cubin, Output};
 use std::path::PathBuf;
 use std::sync::OnceLock;

@@ -47,7 +47,7 @@
 //! `WSDSL_ALONE_WHEN_NARROW=0`) keeps every run on all its GPUs.
 
 use crate::cpu::panics;
-use crate::gpu::build::assemble::stable_hash_bytes;
+use crate::cache::stable_hash_bytes;
 use crate::gpu::run::images::encode_tasks;
 use crate::error::{Error, RanOn};
 use crate::contract::{CounterSet, Program, RunResult};
