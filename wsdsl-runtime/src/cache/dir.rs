@@ -32,19 +32,32 @@ fn check(dir: &Path) -> Result<(), String> {
 }
 
 /// A fresh private directory of this process under the system's temporary directory, named
-/// `wsdsl-<what>-<pid>-<n>`: created here (never one that existed, so never one planted),
-/// 0700.
+/// `wsdsl-<what>-<pid>-<random>`: created here (never one that existed, so never one planted),
+/// 0700. The random part keeps anyone from taking the names in advance to deny the directory.
 pub(crate) fn process_dir(what: &str) -> Result<PathBuf, String> {
     let base = std::env::temp_dir();
-    for n in 0..100u32 {
-        let dir = base.join(format!("wsdsl-{what}-{}-{n}", std::process::id()));
+    for _ in 0..100 {
+        let dir = base.join(format!("wsdsl-{what}-{}-{:016x}", std::process::id(), unpredictable()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
             Ok(()) => return check(&dir).map(|()| dir),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => return Err(format!("cannot create {}: {e}", dir.display())),
         }
     }
-    Err(format!("cannot create a private directory under {}", base.display()))
+    Err(format!("cannot create a private directory under {}: 100 random names were all taken", base.display()))
+}
+
+/// A number nobody can guess: std's randomly keyed hasher (fresh keys for every
+/// `RandomState`) over the time, the process and a count.
+fn unpredictable() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+    hasher.write_u128(now);
+    hasher.write_u32(std::process::id());
+    hasher.write_u64(COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+    hasher.finish()
 }
 
 #[cfg(test)]
@@ -98,5 +111,23 @@ mod tests {
         assert_eq!(std::fs::metadata(&a).unwrap().mode() & 0o777, 0o700);
         std::fs::remove_dir(a).unwrap();
         std::fs::remove_dir(b).unwrap();
+    }
+
+    /// Directories made in advance under the names a process would try (`wsdsl-<what>-<pid>-<n>`
+    /// once) do not deny it one.
+    #[test]
+    fn process_directories_made_in_advance_deny_nothing() {
+        let base = std::env::temp_dir();
+        let made: Vec<PathBuf> = (0..100).map(|n| base.join(format!("wsdsl-test-taken-{}-{n}", std::process::id()))).collect();
+        for dir in &made {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        let fresh = process_dir("test-taken");
+        for dir in &made {
+            std::fs::remove_dir(dir).unwrap();
+        }
+        let fresh = fresh.expect("a fresh directory");
+        assert!(!made.contains(&fresh), "{}", fresh.display());
+        std::fs::remove_dir(fresh).unwrap();
     }
 }
