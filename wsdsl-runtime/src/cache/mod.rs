@@ -1,27 +1,30 @@
 //! The on-disk cache of compiled kernels: NVRTC's CUBINs (`gpu/build/compile.rs`, the NVSHMEM path
-//! too) and the host emulation's shared libraries (`gpu/emulate/`, in `emulation/`).
+//! too), the host emulation's shared libraries and its precompiled headers (`gpu/emulate/`, in
+//! `emulation/`).
 //!
 //! It lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else `~/.cache/wsdsl`, a
 //! directory created private (0700) and used only while it belongs to this user and nobody
 //! else may write to it (`dir.rs`): nothing there can have been planted by someone else. Where
-//! it is not such a directory, one warning says why, and the kernels are not cached (CUBINs)
-//! or go to a fresh private directory of this process (the emulation's libraries, which must
-//! be files to be loaded).
+//! it is not such a directory, one warning says why, and the kernels are not cached (the
+//! emulation's libraries, which must be files to be loaded, go to a fresh private directory of
+//! the process).
 //!
-//! Every entry carries its length and a digest of its bytes, checked before it is used
-//! (`entry.rs`): a truncated, damaged or foreign file is a miss that rebuilds the kernel with a
-//! one-line warning, never a hit, and a library is loaded only once its bytes are checked.
-//! Entries are written beside their name and renamed into place, so processes building the
-//! same kernel at once never see half of one. Keys and digests are the stable hash of
-//! `hash.rs`. The cache imports nothing of the runtime: its users, the GPU's build and the
-//! emulation, import it.
+//! Every file of the cache is an entry that carries its length and a digest of its bytes,
+//! checked before it is used (`entry.rs`): a truncated, damaged or foreign file, or anything
+//! but a regular file, is a miss that rebuilds the kernel with a one-line warning, never a
+//! hit, and a library is loaded only once its bytes are checked. Entries are read without
+//! following links or waiting on FIFOs, and no further than their check says. They are written
+//! beside their name and renamed into place, so processes building the same kernel at once
+//! never see half of one; a write that fails (a full disk, a file size limit) is reported, and
+//! the kernel runs uncached. Keys and digests are the stable hash of `hash.rs`. The cache
+//! imports nothing of the runtime: its users, the GPU's build and the emulation, import it.
 
 mod dir;
 mod entry;
 mod hash;
 
 pub(crate) use dir::{private_dir, process_dir};
-pub(crate) use entry::{read_checked, write_checked, Checked};
+pub(crate) use entry::{read_checked, remove_entry, write_checked, Checked};
 pub(crate) use hash::{stable_hash, stable_hash_bytes};
 
 use std::path::PathBuf;
@@ -46,4 +49,24 @@ pub(crate) fn warn_once(message: String) {
         eprintln!("wsdsl: {message}");
         said.push(message);
     }
+}
+
+/// Makes a write past the file size limit (`ulimit -f`) fail with EFBIG, which the cache
+/// reports like a full disk, instead of killing the process with SIGXFSZ: SIGXFSZ is ignored
+/// from the first write on (the compilers the emulation starts inherit that), unless the
+/// program has a handler of its own for it.
+pub(crate) fn writes_report_file_size_limits() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: sigaction with valid structures; the old action is put back unless it was
+        // the default.
+        unsafe {
+            let mut ignore: libc::sigaction = std::mem::zeroed();
+            ignore.sa_sigaction = libc::SIG_IGN;
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(libc::SIGXFSZ, &ignore, &mut old) == 0 && old.sa_sigaction != libc::SIG_DFL {
+                libc::sigaction(libc::SIGXFSZ, &old, std::ptr::null_mut());
+            }
+        }
+    });
 }
