@@ -228,7 +228,7 @@ fn all_gpus_without_a_driver_is_an_error_or_nothing_never_a_panic() {
 }
 
 /// In a child process (`emulated_with_cache`): runs a small program on the host-compiled
-/// templates, and prints the outcome.
+/// templates twice (the second run is the same process's next), and prints each outcome.
 #[test]
 fn emulated_in_a_child() {
     if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
@@ -236,22 +236,80 @@ fn emulated_in_a_child() {
     }
     use wsdsl::gpu::emulate::{run_emulated, Emulation};
     let roots = [spinning::Task::from(spinning::Spin { unused: 0 })];
-    let outcome = run_emulated::<spinning::Kernel>(&spinning::Params { start: 0 }, &(), &roots, &wsdsl::KernelConfig::default(), &Emulation::default());
-    match outcome {
-        Ok((counters, _, _)) => println!("OUTCOME: ran, answer {}", counters.answer.get()),
-        Err(e) => println!("OUTCOME: error: {e}"),
+    for _ in 0..2 {
+        let outcome = run_emulated::<spinning::Kernel>(&spinning::Params { start: 0 }, &(), &roots, &wsdsl::KernelConfig::default(), &Emulation::default());
+        match outcome {
+            Ok((counters, _, _)) => println!("OUTCOME: ran, answer {}", counters.answer.get()),
+            Err(e) => println!("OUTCOME: error: {e}"),
+        }
     }
 }
 
 /// Runs `reliability::emulated_in_a_child` with the kernel cache in `cache`; what it printed.
 fn emulated_with_cache(cache: &std::path::Path) -> String {
-    let out = Command::new(std::env::current_exe().expect("the test binary"))
-        .args(["--exact", "reliability::emulated_in_a_child", "--nocapture", "--test-threads=1"])
+    emulated_child(cache, "", "")
+}
+
+/// [`emulated_with_cache`] started by `sh` after the shell commands `shell` (a limit, a
+/// trap), through the command `wrapper` (none: ""), and stopped after two minutes; what it
+/// printed, then how it ended (`ENDED: ...`).
+fn emulated_child(cache: &std::path::Path, shell: &str, wrapper: &str) -> String {
+    let script = format!("{shell}\nexec {wrapper} timeout -s KILL 120 \"$0\" --exact reliability::emulated_in_a_child --nocapture --test-threads=1");
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(std::env::current_exe().expect("the test binary"))
         .env("WSDSL_RELIABILITY_CHILD", "1")
         .env("WSDSL_CACHE_DIR", cache)
         .output()
-        .expect("the test binary runs");
-    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+        .expect("sh runs");
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr) + &format!("\nENDED: {:?}", out.status)
+}
+
+/// Whether both runs of [`emulated_in_a_child`] ran and answered.
+fn ran_twice(printed: &str) -> bool {
+    printed.matches("OUTCOME: ran, answer 7").count() == 2
+}
+
+/// A scratch directory of this test, empty.
+fn scratch_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("wsdsl-reliability-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The files of `dir` whose names end with `suffix`.
+fn files_ending(dir: &std::path::Path, suffix: &str) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .map(|entries| entries.map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().ends_with(suffix)).collect())
+        .unwrap_or_default();
+    found.sort();
+    found
+}
+
+/// Builds a shared library of `c_source` (C++) at `path`.
+fn build_library(c_source: &str, path: &std::path::Path) {
+    let built = Command::new("c++")
+        .args(["-shared", "-fPIC", "-x", "c++", "-", "-o"])
+        .arg(path)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            use std::io::Write;
+            c.stdin.take().unwrap().write_all(c_source.as_bytes())?;
+            c.wait()
+        })
+        .expect("c++ runs");
+    assert!(built.success());
+}
+
+/// C++ whose initialiser, once in a library that is loaded, makes the file `marker`.
+fn leaves_a_mark(marker: &std::path::Path) -> String {
+    format!(
+        "#include <cstdio>\n__attribute__((constructor)) static void wsdsl_planted() {{ if (FILE* f = std::fopen(\"{}\", \"w\")) std::fclose(f); }}\n",
+        marker.display()
+    )
 }
 
 /// The host emulation's library cache: a truncated or emptied library is compiled again
@@ -284,22 +342,7 @@ fn damaged_or_planted_host_kernels_are_never_loaded() {
     // A library whose initialiser leaves a mark, planted under the name the kernel has.
     let marker = scratch.join("planted-library-ran");
     let planted = scratch.join("planted.so");
-    let c_source = format!(
-        "#include <cstdio>\n__attribute__((constructor)) static void planted() {{ if (FILE* f = std::fopen(\"{}\", \"w\")) std::fclose(f); }}\n",
-        marker.display()
-    );
-    let built = Command::new("c++")
-        .args(["-shared", "-fPIC", "-x", "c++", "-", "-o"])
-        .arg(&planted)
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .and_then(|mut c| {
-            use std::io::Write;
-            c.stdin.take().unwrap().write_all(c_source.as_bytes())?;
-            c.wait()
-        })
-        .expect("c++ runs");
-    assert!(built.success());
+    build_library(&leaves_a_mark(&marker), &planted);
     let old_shared = std::env::temp_dir().join("wsdsl-emulation");
     std::fs::create_dir_all(&old_shared).unwrap();
     let in_old = old_shared.join(library.file_name().unwrap());
@@ -309,6 +352,137 @@ fn damaged_or_planted_host_kernels_are_never_loaded() {
     assert!(after_planting.contains("OUTCOME: ran, answer 7"), "{after_planting}");
     assert!(!marker.exists(), "a planted library was loaded:\n{after_planting}");
     let _ = std::fs::remove_file(in_old);
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// The emulation's precompiled headers are checked like every entry: headers planted in their
+/// place (code that leaves a mark, precompiled as the emulation does) are rebuilt, not
+/// compiled into the next kernel library (they were, and that library's check was then
+/// written over the result, so every later run ran them too).
+#[test]
+fn planted_precompiled_headers_are_never_compiled_in() {
+    let scratch = scratch_dir("pch");
+    let cache = scratch.join("cache");
+    let first = emulated_with_cache(&cache);
+    assert!(ran_twice(&first), "{first}");
+    let emulation = cache.join("emulation");
+    let header = files_ending(&emulation, ".h").pop().expect("the precompiled headers are cached");
+    let gch = std::path::PathBuf::from(format!("{}.gch", header.display()));
+    assert!(gch.is_file(), "{}", gch.display());
+    let marker = scratch.join("planted-header-ran");
+    let planted = std::fs::read_to_string(&header).unwrap() + &leaves_a_mark(&marker);
+    std::fs::write(&header, planted).unwrap();
+    // With the emulation's options (were they others, GCC would read the planted header itself).
+    let built = Command::new("c++").args(["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread", "-w", "-x", "c++-header"]).arg(&header).arg("-o").arg(&gch).status();
+    assert!(built.expect("c++ runs").success());
+    // A kernel library not built yet.
+    for library in files_ending(&emulation, ".so").into_iter().chain(files_ending(&emulation, ".so.check")) {
+        std::fs::remove_file(library).unwrap();
+    }
+    let after = emulated_with_cache(&cache);
+    assert!(ran_twice(&after), "{after}");
+    assert!(!marker.exists(), "the planted headers were compiled in:\n{after}");
+    assert!(after.contains("precompiled headers") && after.contains("not used"), "the planted headers are named:\n{after}");
+    let next = emulated_with_cache(&cache);
+    assert!(ran_twice(&next) && !marker.exists(), "{next}");
+    assert!(!next.contains("not used"), "the headers are whole again:\n{next}");
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// A FIFO, a link to `/dev/zero` or a directory in place of the host kernel's library or of
+/// its check is a miss, said in one line: the run goes on, as does the next in a new process
+/// (a FIFO blocked the run for ever, a link was read until memory ran out, a directory failed
+/// every run).
+#[test]
+fn anything_but_a_file_in_place_of_a_host_kernel_is_a_miss() {
+    let scratch = scratch_dir("not-files");
+    let cache = scratch.join("cache");
+    let first = emulated_with_cache(&cache);
+    assert!(ran_twice(&first), "{first}");
+    let library = files_ending(&cache.join("emulation"), ".so").pop().expect("the host kernel is cached");
+    let check = std::path::PathBuf::from(format!("{}.check", library.display()));
+    let fifo = |path: &std::path::Path| assert!(Command::new("mkfifo").arg(path).status().expect("mkfifo runs").success());
+    let link = |path: &std::path::Path| std::os::unix::fs::symlink("/dev/zero", path).unwrap();
+    let directory = |path: &std::path::Path| std::fs::create_dir_all(path.join("inside")).unwrap();
+    let cases: [(&str, &dyn Fn(&std::path::Path)); 3] = [("a FIFO", &fifo), ("a link to /dev/zero", &link), ("a directory", &directory)];
+    for (what, make) in cases {
+        for victim in [&check, &library] {
+            std::fs::remove_file(victim).unwrap();
+            make(victim);
+            let after = emulated_with_cache(&cache);
+            assert!(ran_twice(&after) && after.contains("not a regular file"), "{what} in place of {}:\n{after}", victim.display());
+            let next = emulated_with_cache(&cache);
+            assert!(ran_twice(&next), "{what} in place of {}, the next process:\n{next}", victim.display());
+            if victim.is_dir() {
+                std::fs::remove_dir_all(victim).unwrap();
+                let whole = emulated_with_cache(&cache);
+                assert!(ran_twice(&whole) && library.is_file() && check.is_file(), "{whole}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// Whether this process may write where the owner of a directory may not (root).
+fn writes_past_permissions() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let probe = scratch_dir("whoami").join("probe");
+    std::fs::write(&probe, b"").unwrap();
+    let root = std::fs::metadata(&probe).unwrap().uid() == 0;
+    std::fs::remove_dir_all(probe.parent().unwrap()).unwrap();
+    root
+}
+
+/// A cache directory that takes no files (as a full disk) costs the cache, not the run: the
+/// kernel is built and loaded elsewhere, with a warning, and cached by the next process once
+/// files can be written (the emulation failed instead).
+#[test]
+fn a_cache_directory_that_takes_no_files_costs_the_cache_not_the_run() {
+    use std::os::unix::fs::PermissionsExt;
+    // Root writes whatever the permissions: without CAP_DAC_OVERRIDE, it may not.
+    let wrapper = if writes_past_permissions() {
+        if !Command::new("setpriv").arg("--version").output().is_ok_and(|o| o.status.success()) {
+            eprintln!("skipped: as root, this needs setpriv (util-linux) to give up CAP_DAC_OVERRIDE");
+            return;
+        }
+        "setpriv --inh-caps=-dac_override --bounding-set=-dac_override --"
+    } else {
+        ""
+    };
+    let scratch = scratch_dir("no-files");
+    let cache = scratch.join("cache");
+    let emulation = cache.join("emulation");
+    std::fs::create_dir_all(&emulation).unwrap();
+    std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o700)).unwrap();
+    std::fs::set_permissions(&emulation, std::fs::Permissions::from_mode(0o500)).unwrap();
+    let full = emulated_child(&cache, "", wrapper);
+    assert!(ran_twice(&full), "{full}");
+    assert!(full.contains("not cached"), "the warning:\n{full}");
+    std::fs::set_permissions(&emulation, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let next = emulated_child(&cache, "", wrapper);
+    assert!(ran_twice(&next) && !next.contains("wsdsl:"), "{next}");
+    assert_eq!(files_ending(&emulation, ".so").len(), 1, "cached by the next process");
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+/// A file size limit (`ulimit -f`) is a write error, reported, not a process killed by
+/// SIGXFSZ; a write that fails leaves no file behind (a 0-byte temporary header was left);
+/// a cached kernel runs under the limit, and the next process without it caches the kernel.
+#[test]
+fn a_file_size_limit_is_a_reported_error_that_leaves_nothing_behind() {
+    let scratch = scratch_dir("fsize");
+    let cache = scratch.join("cache");
+    let emulation = cache.join("emulation");
+    for shell in ["trap '' XFSZ; ulimit -f 0", "ulimit -f 0"] {
+        let limited = emulated_child(&cache, shell, "");
+        assert!(limited.contains("OUTCOME: error") && limited.contains("File too large"), "`{shell}`:\n{limited}");
+        let left: Vec<_> = std::fs::read_dir(&emulation).map(|d| d.map(|e| e.unwrap().path()).collect()).unwrap_or_default();
+        assert!(left.is_empty(), "`{shell}` left {left:?}");
+    }
+    let unlimited = emulated_with_cache(&cache);
+    assert!(ran_twice(&unlimited), "{unlimited}");
+    let hit = emulated_child(&cache, "ulimit -f 0", "");
+    assert!(ran_twice(&hit), "a cached kernel needs no writes:\n{hit}");
     std::fs::remove_dir_all(&scratch).unwrap();
 }
 

@@ -1,24 +1,47 @@
-//! The host C++ compiler as the emulation drives it: where its libraries go, with which
-//! options, and how a build is made and checked.
+//! The host C++ compiler as the emulation drives it: where its libraries are built and
+//! cached, with which options, and how a build is made and checked.
 
 use super::pch::{gch_path, precompiled_headers};
-use crate::cache::{self};
+use crate::cache;
 use crate::error::Error;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Where the host kernels are kept: `emulation/` in the private cache directory (`cache/`);
-/// where there is none, a fresh private directory of this process, emptied as each kernel is
-/// loaded (false).
-pub(super) fn emulation_dir() -> Result<(PathBuf, bool), Error> {
-    if let Some(dir) = crate::gpu::build::compile::kernel_dir().map(|root| cache::private_dir(&root.join("emulation"))) {
-        match dir {
-            Ok(dir) => return Ok((dir, true)),
-            Err(why) => cache::warn_once(format!("host kernels are not cached: {why}")),
+/// Where the host kernels are cached: `emulation/` in the private cache directory
+/// (`cache/`); none (said once) where there is no such directory.
+pub(super) fn emulation_dir() -> Option<PathBuf> {
+    let root = crate::gpu::build::compile::kernel_dir()?;
+    match cache::private_dir(&root.join("emulation")) {
+        Ok(dir) => Some(dir),
+        Err(why) => {
+            cache::warn_once(format!("host kernels are not cached: {why}"));
+            None
         }
     }
-    cache::process_dir("emulation").map(|dir| (dir, false)).map_err(Error::InvalidConfig)
+}
+
+/// A fresh private directory of this process (`cache::process_dir`), removed with what it
+/// holds when dropped: the compiler writes there, never in the cache, so a cache that takes
+/// no files (a full disk) costs the cache and not the build.
+pub(super) struct Scratch(PathBuf);
+
+impl Scratch {
+    pub(super) fn new() -> Result<Scratch, Error> {
+        cache::process_dir("emulation")
+            .map(Scratch)
+            .map_err(|why| Error::InvalidConfig(format!("the host emulation needs a directory of its own to build and load its kernels in: {why}")))
+    }
+
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// The host compiler's options for a kernel library. -O1: the kernels are a test instrument
@@ -26,25 +49,29 @@ pub(super) fn emulation_dir() -> Result<(PathBuf, bool), Error> {
 /// compiling their kernels than running them).
 const HOST_FLAGS: [&str; 5] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread"];
 
-/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes. With a
-/// cache directory the shims' system headers come precompiled ([`precompiled_headers`]),
+/// Compiles `source` with the host C++ compiler; the shared library's bytes. With a cache
+/// directory the shims' system headers come precompiled from it ([`precompiled_headers`]),
 /// which halves the build; should that build fail, it is tried once more without them.
-pub(super) fn compile(source: &str, dir: &std::path::Path, kept: bool, program: &'static str) -> Result<Vec<u8>, Error> {
-    let pch = if kept { precompiled_headers(dir, &HOST_FLAGS) } else { None };
-    match (compile_with(source, dir, pch.as_deref(), program), &pch) {
+pub(super) fn compile(source: &str, cache_dir: Option<&Path>, program: &'static str) -> Result<Vec<u8>, Error> {
+    // The compiler inherits it: past a file size limit its writes fail and it says so.
+    cache::writes_report_file_size_limits();
+    let scratch = Scratch::new()?;
+    let pch = cache_dir.and_then(|dir| precompiled_headers(dir, &HOST_FLAGS));
+    match (compile_with(source, scratch.path(), pch.as_deref(), program), &pch) {
         (Err(e), Some(header)) => {
-            let plain = compile_with(source, dir, None, program).map_err(|_| e)?;
-            // The source was sound, so the precompiled file was not: the next process builds
-            // it again.
-            let _ = std::fs::remove_file(gch_path(header));
+            let plain = compile_with(source, scratch.path(), None, program).map_err(|_| e)?;
+            // The source was sound, so the precompiled headers were not: the next process
+            // builds them again.
+            cache::remove_entry(&gch_path(header));
+            cache::remove_entry(header);
             Ok(plain)
         }
         (result, _) => result,
     }
 }
 
-fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Path>, program: &'static str) -> Result<Vec<u8>, Error> {
-    let tmp = dir.join(format!("{program}-{}-{}.building.so", std::process::id(), next_build()));
+fn compile_with(source: &str, dir: &Path, pch: Option<&Path>, program: &'static str) -> Result<Vec<u8>, Error> {
+    let output = dir.join(format!("{program}-{}.so", next_build()));
     let mut command = Command::new("c++");
     command.args(HOST_FLAGS);
     if let Some(header) = pch {
@@ -52,24 +79,29 @@ fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Pat
     }
     let mut child = command
         .args(["-shared", "-w", "-x", "c++", "-", "-o"])
-        .arg(&tmp)
+        .arg(&output)
         .stdin(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| Error::InvalidConfig(format!("the host emulation needs a C++ compiler (`c++`): {e}")))?;
     child.stdin.take().expect("piped").write_all(source.as_bytes()).map_err(|e| Error::InvalidConfig(e.to_string()))?;
-    let output = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
-    if !output.status.success() {
-        let _ = std::fs::remove_file(&tmp);
-        let log = String::from_utf8_lossy(&output.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
+    let result = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
+    if !result.status.success() {
+        let mut log = String::from_utf8_lossy(&result.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
+        if log.contains("No space left on device") || log.contains("File too large") {
+            log.push_str(&format!(
+                "\n(the compiler could not write its files: free space in {}, or raise the file size limit, `ulimit -f`)",
+                std::env::temp_dir().display()
+            ));
+        }
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
-    let _ = std::fs::remove_file(&tmp);
+    let image = std::fs::read(&output).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", output.display())));
+    let _ = std::fs::remove_file(&output);
     image
 }
 
-/// A number for a temporary file name, unique in this process.
+/// A number for a file name, unique in this process.
 fn next_build() -> u64 {
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)

@@ -2,7 +2,7 @@
 //! assembled source (`compiler.rs`), loaded once per process and kept loaded, with the entry
 //! points the host source exports (`source.rs`).
 
-use super::compiler::{compile, emulation_dir};
+use super::compiler::{compile, emulation_dir, Scratch};
 use crate::cache::{self, stable_hash, Checked};
 use crate::contract::Program;
 use crate::error::Error;
@@ -93,29 +93,54 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     if let Some(k) = loaded.get(&(key, copy)) {
         return Ok(k.clone());
     }
-    let (dir, kept) = emulation_dir()?;
-    let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
+    let cache_dir = emulation_dir();
+    let entry = cache_dir.as_ref().map(|dir| dir.join(format!("{}-{key:016x}-host.so", P::NAME)));
     // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
     // process as it is mapped, a foreign one would run its initialisers here.
-    let image = match cache::read_checked(&lib, source.as_bytes()) {
-        Checked::Hit(image) => image,
-        found => {
-            if let Checked::Bad(why) = found {
-                eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
+    let found = match &entry {
+        Some(entry) => match cache::read_checked(entry, source.as_bytes()) {
+            Checked::Hit(image) => Some(image),
+            Checked::Absent => None,
+            Checked::Bad(why) => {
+                eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", entry.display());
+                None
             }
-            let image = compile(source, &dir, kept, P::NAME)?;
-            cache::write_checked(&lib, source.as_bytes(), &image)
-                .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
-            image
+        },
+        None => None,
+    };
+    let (image, cached) = match found {
+        Some(image) => (image, true),
+        None => {
+            let image = compile(source, cache_dir.as_deref(), P::NAME)?;
+            let cached = entry.as_ref().is_some_and(|entry| match cache::write_checked(entry, source.as_bytes(), &image) {
+                Ok(()) => true,
+                Err(e) => {
+                    eprintln!("wsdsl: the host kernel {} is not cached ({e}); it is loaded from a directory of this process", entry.display());
+                    false
+                }
+            });
+            (image, cached)
         }
     };
-    if copy > 0 {
-        // The loader keeps one instance per path: a copy under another name is another
-        // instance. Written from the checked bytes.
-        let copied = dir.join(format!("{}-{key:016x}-host-{copy}-{}.so", P::NAME, std::process::id()));
-        std::fs::write(&copied, &image).map_err(|e| Error::InvalidConfig(format!("cannot write {} for emulated GPU {copy}: {e}", copied.display())))?;
-        lib = copied;
-    }
+    // A copy (the loader keeps one instance per path: a copy under another name is another
+    // instance) or a kernel the cache does not hold is written from the checked bytes to a
+    // directory of this process, removed once loaded: the mapping outlives the file.
+    let scratch;
+    let lib = match &entry {
+        Some(entry) if copy == 0 && cached => entry.clone(),
+        _ => {
+            scratch = Scratch::new()?;
+            let lib = scratch.path().join(format!("{}-{key:016x}-host-{copy}.so", P::NAME));
+            std::fs::write(&lib, &image).map_err(|e| {
+                Error::InvalidConfig(format!(
+                    "cannot write the host kernel {} to load it: {e} (free space in {}, or raise the file size limit, `ulimit -f`)",
+                    lib.display(),
+                    std::env::temp_dir().display()
+                ))
+            })?;
+            lib
+        }
+    };
     // SAFETY: the library is our own kernel build; its initialisers only set up statics.
     // RTLD_NOW: an unresolved symbol is a load error here, not a crash in the middle of a run.
     let library = unsafe { libloading::os::unix::Library::open(Some(&lib), libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_LOCAL) }
@@ -130,15 +155,6 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         HostKernel { program: P::NAME, launch, status, queue_bytes, join, set_heaps, busy: false.into() }
     };
     std::mem::forget(library);
-    if copy > 0 || !kept {
-        // Loaded: the mapping outlives the file, which only this process used (or which a
-        // directory of this process only holds).
-        let _ = std::fs::remove_file(&lib);
-    }
-    if !kept {
-        let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.so.check", P::NAME)));
-        let _ = std::fs::remove_dir(&dir);
-    }
     let kernel = Arc::new(kernel);
     loaded.insert((key, copy), kernel.clone());
     Ok(kernel)
