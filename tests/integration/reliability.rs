@@ -486,6 +486,64 @@ fn a_file_size_limit_is_a_reported_error_that_leaves_nothing_behind() {
     std::fs::remove_dir_all(&scratch).unwrap();
 }
 
+/// In a child process: makes sure NVRTC can be loaded (`WSDSL_NVRTC` or the search), and
+/// prints the outcome.
+#[test]
+fn nvrtc_in_a_child() {
+    if std::env::var_os("WSDSL_RELIABILITY_CHILD").is_none() {
+        return;
+    }
+    match wsdsl::gpu::build::libs::ensure_nvrtc() {
+        Ok(()) => println!("OUTCOME: NVRTC loaded"),
+        Err(e) => println!("OUTCOME: error: {e}"),
+    }
+}
+
+/// `nvrtc_in_a_child` with `WSDSL_NVRTC` set to `path` (none: unset); what it printed.
+fn nvrtc_named(path: Option<&std::path::Path>) -> String {
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"));
+    child.args(["--exact", "reliability::nvrtc_in_a_child", "--nocapture", "--test-threads=1"]).env("WSDSL_RELIABILITY_CHILD", "1");
+    match path {
+        Some(path) => child.env("WSDSL_NVRTC", path),
+        None => child.env_remove("WSDSL_NVRTC"),
+    };
+    let out = child.output().expect("the test binary runs");
+    String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+}
+
+/// `WSDSL_NVRTC` naming a missing file, a library that is not NVRTC or a file that is no
+/// library is an error naming the variable and the path, never another NVRTC found by the
+/// search (which it was, without a word).
+#[test]
+fn wsdsl_nvrtc_naming_anything_but_nvrtc_is_an_error() {
+    let searched = nvrtc_named(None);
+    if !searched.contains("OUTCOME: NVRTC loaded") {
+        eprintln!("skipped: no NVRTC to fall back to here:\n{searched}");
+        return;
+    }
+    let scratch = scratch_dir("nvrtc");
+    let other_library = scratch.join("libnotnvrtc.so");
+    build_library("extern \"C\" int not_nvrtc() { return 1; }\n", &other_library);
+    let text = scratch.join("libnvrtc.so.13");
+    std::fs::write(&text, "not a library").unwrap();
+    for (path, why) in [
+        (scratch.join("missing/libnvrtc.so.13"), "cannot be loaded"),
+        (other_library, "is not NVRTC: it has no nvrtc"),
+        (text, "cannot be loaded"),
+    ] {
+        let printed = nvrtc_named(Some(&path));
+        assert!(printed.contains("OUTCOME: error") && printed.contains("WSDSL_NVRTC") && printed.contains(&path.display().to_string()) && printed.contains(why), "{}:\n{printed}", path.display());
+    }
+    // NVRTC itself, named, is used.
+    let sites = Command::new("python3").args(["-c", "import site\nfor p in site.getsitepackages() + [site.getusersitepackages()]: print(p)"]).output();
+    let sites = sites.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    if let Some(nvrtc) = sites.lines().map(|site| std::path::Path::new(site).join("nvidia/cu13/lib/libnvrtc.so.13")).find(|p| p.is_file()) {
+        let printed = nvrtc_named(Some(&nvrtc));
+        assert!(printed.contains("OUTCOME: NVRTC loaded"), "{}:\n{printed}", nvrtc.display());
+    }
+    std::fs::remove_dir_all(&scratch).unwrap();
+}
+
 #[megakernel]
 pub mod wide {
     use wsdsl::prelude::*;

@@ -286,7 +286,7 @@ pub(crate) const CHART_FONT: Text = Text {
 #[cfg_attr(not(test), allow(dead_code))]
 pub(crate) const NVRTC: Text = Text {
     var: "WSDSL_NVRTC",
-    takes: "the path of `libnvrtc.so`",
+    takes: "the path of `libnvrtc.so` (used alone when set: anything else there is an error)",
     default: "searched: the loader path, `CUDA_PATH`, `/usr/local/cuda`, pip's `nvidia-cuda-nvrtc`",
     what: "the CUDA run-time compiler",
 };

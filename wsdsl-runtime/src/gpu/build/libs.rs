@@ -3,7 +3,8 @@
 //! cudarc loads libraries by soname through the dynamic loader. Where the loader cannot find
 //! NVRTC by itself (a pip-installed `nvidia-cuda-nvrtc`, a toolkit outside the loader path),
 //! we load it by full path first: the loader then hands cudarc that same library for the
-//! soname. Every location tried is reported if nothing is found.
+//! soname. Every location tried is reported if nothing is found. `WSDSL_NVRTC`, set, is the only
+//! place looked at: what the user named is used or is the error.
 
 use crate::error::Error;
 use std::path::{Path, PathBuf};
@@ -15,13 +16,26 @@ or set WSDSL_NVRTC to the full path of libnvrtc.so, or CUDA_PATH to a CUDA toolk
 const DRIVER_HINT: &str = "The CUDA driver (libcuda.so.1) comes with the NVIDIA GPU driver; \
 without it only the CPU backend can run (WSDSL_BACKEND=cpu).";
 
+const NAMED_NVRTC_HINT: &str = "WSDSL_NVRTC names the NVRTC to use, so no other is looked for: set it to the full path of \
+NVRTC's libnvrtc.so.13 (pip's nvidia-cuda-nvrtc puts it in site-packages/nvidia/cu13/lib), or unset it to search the \
+loader path, CUDA_PATH and pip's packages.";
+
+/// Why NVRTC was not loaded.
+#[derive(Clone)]
+enum NotLoaded {
+    /// Not found: every place searched.
+    Searched(Vec<String>),
+    /// `WSDSL_NVRTC`'s path is not an NVRTC that can be used, and why.
+    Named { path: String, why: String },
+}
+
 /// Makes sure cudarc can load libnvrtc; loads it by full path if the loader cannot find it.
 pub fn ensure_nvrtc() -> Result<(), Error> {
-    static RESULT: OnceLock<Result<(), Vec<String>>> = OnceLock::new();
-    RESULT.get_or_init(locate_nvrtc).clone().map_err(|searched| Error::LibraryMissing {
-        library: "libnvrtc (NVRTC, the CUDA runtime compiler)",
-        searched,
-        hint: NVRTC_HINT,
+    static RESULT: OnceLock<Result<(), NotLoaded>> = OnceLock::new();
+    let library = "libnvrtc (NVRTC, the CUDA runtime compiler)";
+    RESULT.get_or_init(locate_nvrtc).clone().map_err(|not| match not {
+        NotLoaded::Searched(searched) => Error::LibraryMissing { library, searched, hint: NVRTC_HINT },
+        NotLoaded::Named { path, why } => Error::LibraryMissing { library, searched: vec![format!("WSDSL_NVRTC={path}: {why}")], hint: NAMED_NVRTC_HINT },
     })
 }
 
@@ -47,14 +61,14 @@ pub fn ensure_driver() -> Result<(), Error> {
     })
 }
 
-fn locate_nvrtc() -> Result<(), Vec<String>> {
-    let mut searched = Vec::new();
-    if let Ok(path) = std::env::var("WSDSL_NVRTC") {
-        if preload(Path::new(&path)) {
-            return Ok(());
-        }
-        searched.push(format!("{path} (WSDSL_NVRTC)"));
+fn locate_nvrtc() -> Result<(), NotLoaded> {
+    // Set, it is what the user asked for: another NVRTC found instead would be used without
+    // a word.
+    if let Some(path) = std::env::var_os("WSDSL_NVRTC").filter(|p| !p.is_empty()) {
+        let path = PathBuf::from(path);
+        return load_named(&path).map_err(|why| NotLoaded::Named { path: path.display().to_string(), why });
     }
+    let mut searched = Vec::new();
     // SAFETY: probing only opens the library; no symbol is called.
     if unsafe { cudarc::nvrtc::sys::is_culib_present() } {
         return Ok(());
@@ -69,7 +83,41 @@ fn locate_nvrtc() -> Result<(), Vec<String>> {
         }
         searched.push(dir.display().to_string());
     }
-    Err(searched)
+    Err(NotLoaded::Searched(searched))
+}
+
+/// Loads the NVRTC at `path` if it is one (it has NVRTC's functions) and it is the one cudarc
+/// then gets (cudarc opens NVRTC by its sonames); otherwise why not, as the rest of a sentence.
+fn load_named(path: &Path) -> Result<(), String> {
+    type Version = unsafe extern "C" fn(*mut i32, *mut i32) -> i32;
+    let version = |lib: &libloading::Library| {
+        // SAFETY: only the address is taken; `nvrtcVersion` has this signature in NVRTC.
+        unsafe { lib.get::<Version>(b"nvrtcVersion\0") }.ok().map(|f| *f as usize)
+    };
+    // Looked at before it is loaded for all (RTLD_GLOBAL): another library's symbols would then
+    // resolve every later library's.
+    // SAFETY: opening runs the library's initialisers; the user named it as NVRTC.
+    let lib = unsafe { libloading::Library::new(path) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+    for name in ["nvrtcVersion", "nvrtcCreateProgram", "nvrtcCompileProgram", "nvrtcGetCUBIN", "nvrtcGetProgramLog"] {
+        // SAFETY: only looked up, never called.
+        if unsafe { lib.get::<unsafe extern "C" fn()>(name.as_bytes()) }.is_err() {
+            return Err(format!("is not NVRTC: it has no {name}"));
+        }
+    }
+    if !preload(path) {
+        return Err("has NVRTC's functions, but cudarc does not find it by the names it loads NVRTC by (libnvrtc.so.13, libnvrtc.so)".into());
+    }
+    for name in cudarc::get_lib_name_candidates("nvrtc") {
+        // SAFETY: as cudarc itself opens it; no symbol is called.
+        if let Ok(theirs) = unsafe { libloading::Library::new(&name) } {
+            return if version(&theirs) == version(&lib) {
+                Ok(())
+            } else {
+                Err(format!("is loaded, but cudarc loads NVRTC as `{name}`, which the loader finds elsewhere (put this directory first on LD_LIBRARY_PATH)"))
+            };
+        }
+    }
+    Err("has NVRTC's functions, but cudarc does not find it by the names it loads NVRTC by (libnvrtc.so.13, libnvrtc.so)".into())
 }
 
 /// Toolkit and pip locations, most specific first.
