@@ -357,8 +357,8 @@ fn damaged_or_planted_host_kernels_are_never_loaded() {
 
 /// The emulation's precompiled headers are checked like every entry: headers planted in their
 /// place (code that leaves a mark, precompiled as the emulation does) are rebuilt, not
-/// compiled into the next kernel library (they were, and that library's check was then
-/// written over the result, so every later run ran them too).
+/// compiled into the next kernel library: that library is cached as it comes out, so what
+/// it took in would run in every later run too.
 #[test]
 fn planted_precompiled_headers_are_never_compiled_in() {
     let scratch = scratch_dir("pch");
@@ -390,9 +390,9 @@ fn planted_precompiled_headers_are_never_compiled_in() {
 }
 
 /// A FIFO, a link to `/dev/zero` or a directory in place of the host kernel's library or of
-/// its check is a miss, said in one line: the run goes on, as does the next in a new process
-/// (a FIFO blocked the run for ever, a link was read until memory ran out, a directory failed
-/// every run).
+/// its check is a miss, said in one line: the run goes on, as does the next in a new process.
+/// Read as files, a FIFO would block the run for ever and the link fill memory; a directory
+/// cannot be written over, so it must cost the cache and not the run.
 #[test]
 fn anything_but_a_file_in_place_of_a_host_kernel_is_a_miss() {
     let scratch = scratch_dir("not-files");
@@ -435,7 +435,7 @@ fn writes_past_permissions() -> bool {
 
 /// A cache directory that takes no files (as a full disk) costs the cache, not the run: the
 /// kernel is built and loaded elsewhere, with a warning, and cached by the next process once
-/// files can be written (the emulation failed instead).
+/// files can be written.
 #[test]
 fn a_cache_directory_that_takes_no_files_costs_the_cache_not_the_run() {
     use std::os::unix::fs::PermissionsExt;
@@ -466,7 +466,7 @@ fn a_cache_directory_that_takes_no_files_costs_the_cache_not_the_run() {
 }
 
 /// A file size limit (`ulimit -f`) is a write error, reported, not a process killed by
-/// SIGXFSZ; a write that fails leaves no file behind (a 0-byte temporary header was left);
+/// SIGXFSZ; a write that fails leaves no file behind (not even an empty temporary header);
 /// a cached kernel runs under the limit, and the next process without it caches the kernel.
 #[test]
 fn a_file_size_limit_is_a_reported_error_that_leaves_nothing_behind() {
@@ -513,7 +513,7 @@ fn nvrtc_named(path: Option<&std::path::Path>) -> String {
 
 /// `WSDSL_NVRTC` naming a missing file, a library that is not NVRTC or a file that is no
 /// library is an error naming the variable and the path, never another NVRTC found by the
-/// search (which it was, without a word).
+/// search: the user asked for that file.
 #[test]
 fn wsdsl_nvrtc_naming_anything_but_nvrtc_is_an_error() {
     let searched = nvrtc_named(None);

@@ -98,6 +98,8 @@ pub(crate) fn cached_in(
 
 /// The private cache directory, or none (said once) when there is no usable one.
 pub(crate) fn kernel_dir() -> Option<PathBuf> {
+    // Every write into the cache comes after this look.
+    cache::writes_report_file_size_limits();
     let Some(root) = cache::root() else {
         cache::warn_once("compiled kernels are not cached: set WSDSL_CACHE_DIR (or HOME) to say where".into());
         return None;
