@@ -17,6 +17,7 @@ mod graphs_cpu;
 mod graphs_emulated;
 mod joins;
 mod multi_gpu_emulated;
+mod names;
 mod nvrtc_compile;
 mod octree_cpu;
 mod ordered;

@@ -12,9 +12,9 @@
 //! 4. `expand`: the Rust glue: the user's items re-emitted for the CPU backend and the
 //!    `Program` implementation that carries the CUDA C.
 //!
-//! `types.rs` (the types, shared by every stage) and `depth.rs` (the stack deep input runs
-//! on) serve them all; `tests` holds the unit tests of the stages. Every stage collects
-//! errors so one build reports all of them.
+//! `types.rs` (the types, shared by every stage), `names.rs` (the C spelling of the module's
+//! names) and `depth.rs` (the stack deep input runs on) serve them all; `tests` holds the unit
+//! tests of the stages. Every stage collects errors so one build reports all of them.
 
 extern crate proc_macro;
 
@@ -23,6 +23,7 @@ mod depth;
 mod expand;
 mod ir;
 mod lower;
+mod names;
 mod parse;
 mod types;
 
@@ -146,6 +147,7 @@ pub(crate) fn compile(module: syn::ItemMod, recursion_limit: u32) -> syn::Result
 /// [`compile`] of a module whose tasks carry priorities (`order = priority`) or not.
 pub(crate) fn compile_with(module: syn::ItemMod, recursion_limit: u32, ordered: bool) -> syn::Result<(proc_macro2::TokenStream, lower::Cuda)> {
     let mut errors = Vec::new();
+    let module = names::unraw_words(module);
     let model = parse::model::Module::parse(module, &mut errors);
     let Some(mut model) = model else { return Err(combine(errors)) };
     model.recursion_limit = recursion_limit;

@@ -239,7 +239,7 @@ pub fn c_name(ty: &Ty) -> String {
         Ty::Int(i) => i.c(),
         Ty::Float(f) => f.c(),
         Ty::Bool => "bool".into(),
-        Ty::Struct(s) | Ty::Enum(s) => format!("u_{s}"),
+        Ty::Struct(s) | Ty::Enum(s) => crate::names::type_name(s),
         Ty::Array(e, n) => format!("ws_arr_{}_{}", mangle(e), n),
         Ty::Tuple(_) => format!("ws_{}", mangle(ty)),
         Ty::Option(t) => format!("ws_opt_{}", mangle(t)),
@@ -262,7 +262,7 @@ pub fn mangle(ty: &Ty) -> String {
         Ty::Int(i) => i.name().into(),
         Ty::Float(f) => f.name().into(),
         Ty::Bool => "bool".into(),
-        Ty::Struct(s) | Ty::Enum(s) => format!("u_{s}"),
+        Ty::Struct(s) | Ty::Enum(s) => crate::names::type_name(s),
         Ty::Array(e, n) => format!("arr_{}_{}", mangle(e), n),
         // The element count first keeps the name unambiguous for nested tuples.
         Ty::Tuple(ts) => format!("tup{}_{}", ts.len(), ts.iter().map(mangle).collect::<Vec<_>>().join("_")),

@@ -208,7 +208,11 @@ impl Cx<'_> {
 
     /// A call of the instance of `name` for `tys`, checked first if it is new.
     fn call_instance(&mut self, mut inst: syn::ItemFn, name: &str, tys: &[Ty], args: Vec<Expr>, c: &syn::ExprCall) -> Expr {
-        let mangled = format!("{name}__{}", tys.iter().map(crate::types::mangle).collect::<Vec<_>>().join("__"));
+        // The instance's name is an identifier (it names the instance's `ItemFn`): the types'
+        // C spellings are ASCII identifiers, and a raw name goes without its `r#`
+        // (`r#match__u32` is no identifier).
+        let bare: Vec<&str> = name.split("::").map(crate::names::unraw).collect();
+        let mangled = format!("{}__{}", bare.join("::"), tys.iter().map(crate::types::mangle).collect::<Vec<_>>().join("__"));
         inst.sig.generics = syn::Generics::default();
         inst.sig.ident = syn::Ident::new(&mangled, inst.sig.ident.span());
         if !self.sh.instantiating.iter().any(|(n, _, _)| *n == mangled) {

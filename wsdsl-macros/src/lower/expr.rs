@@ -5,7 +5,8 @@
 
 use super::FnLower;
 use crate::ir::*;
-use crate::parse::model::Reduce;
+use crate::names::{c_ident, type_name, user};
+use crate::parse::model::{EnumDef, Reduce};
 use crate::types::{FloatTy, IntTy, Ty};
 
 /// The C literal with the exact bit pattern of `value` (two's complement, any width) as `t`.
@@ -163,7 +164,7 @@ impl FnLower<'_> {
             }
             ExprKind::Bool(b) => b.to_string(),
             ExprKind::Local(id) => self.local(*id),
-            ExprKind::Param(f) => format!("wsdsl_ctx_params(ctx)->u_{f}"),
+            ExprKind::Param(f) => format!("wsdsl_ctx_params(ctx)->{}", user(f)),
             ExprKind::ParamsRef => "wsdsl_ctx_params(ctx)".into(),
             ExprKind::AddrOf(x) => return self.addr_of(x, out),
             ExprKind::Slicing { base, start, end, len, site } => {
@@ -176,7 +177,7 @@ impl FnLower<'_> {
             }
             ExprKind::Field(b, f) => {
                 let b = self.expr(b, out)?;
-                format!("({b}).u_{f}")
+                format!("({b}).{}", user(f))
             }
             ExprKind::Index(b, i, n, site) => {
                 let v = self.operands(&[b, i], out);
@@ -238,18 +239,19 @@ impl FnLower<'_> {
             }
             ExprKind::StructLit(name, fields) => {
                 let t = self.fresh();
-                out.push(format!("u_{name} {t};"));
+                out.push(format!("{} {t};", type_name(name)));
                 for (f, x) in fields {
                     if let Some(v) = self.expr(x, out) {
-                        out.push(format!("{t}.u_{f} = {v};"));
+                        out.push(format!("{t}.{} = {v};", user(f)));
                     }
                 }
                 t
             }
             ExprKind::EnumLit(name, tag, variant, fields) => {
                 let t = self.fresh();
-                out.push(format!("u_{name} {t};"));
+                out.push(format!("{} {t};", type_name(name)));
                 out.push(format!("{t}.tag = {tag}u;"));
+                let variant = EnumDef::variant_member(variant);
                 for (member, x) in fields {
                     if let Some(v) = self.expr(x, out) {
                         out.push(format!("{t}.v.{variant}.{member} = {v};"));
@@ -540,7 +542,7 @@ impl FnLower<'_> {
                     Some(p) => format!("wsdsl_ctx_spawn_priority(ctx, &{t}, {p})"),
                     None => format!("wsdsl_ctx_spawn(ctx, &{t})"),
                 };
-                out.push(format!("{{ wsdsl_task {t}; {t}.tag = {tag}u; {t}.u.t_{task} = {v}; {call}; }}"));
+                out.push(format!("{{ wsdsl_task {t}; {t}.tag = {tag}u; {t}.u.t_{} = {v}; {call}; }}", c_ident(task)));
                 return None;
             }
             ExprKind::CtxCall(name @ ("sync" | "fence")) => {
@@ -601,7 +603,7 @@ impl FnLower<'_> {
     fn buffer_parts(&mut self, buffer: &Expr, out: &mut Vec<String>) -> Option<(String, String)> {
         if let ExprKind::BufferField(base, name) = &buffer.kind {
             let b = self.expr(base, out)?;
-            return Some((format!("{b}->u_{name}"), format!("{b}->n_{name}")));
+            return Some((format!("{b}->{}", user(name)), format!("{b}->n_{}", c_ident(name))));
         }
         let v = self.expr(buffer, out)?;
         Some((format!("({v}).p"), format!("({v}).n")))
@@ -612,7 +614,7 @@ impl FnLower<'_> {
     fn counter_place(&mut self, counter: &Expr, out: &mut Vec<String>) -> Option<String> {
         if let ExprKind::CounterField(base, name) = &counter.kind {
             let c = self.expr(base, out)?;
-            return Some(format!("{c}->u_{name}"));
+            return Some(format!("{c}->{}", user(name)));
         }
         let v = self.expr(counter, out)?;
         Some(format!("(*({v}))"))

@@ -6,6 +6,7 @@ use super::{indent, local_name, record_arrays, FnLower};
 use crate::check::Checked;
 use crate::ir::JobKind;
 use crate::parse::model::{FnKind, Module, Reduce, StructKind};
+use crate::names::{c_ident, type_name, user};
 use crate::types::{align_up, c_name, layout, IntTy, Ty};
 use std::fmt::Write;
 
@@ -92,14 +93,14 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
         fl.leave = if f.ret.is_value() { format!("return {ret}();") } else { "return;".to_string() };
         let ret = format!("{}{ret}", inline_qualifier(&f.item.attrs));
         let sig = match &f.kind {
-            FnKind::Handler { task } => format!("__device__ static {ret} h_{}(const u_{task}* task, wsdsl_ctx* ctx)", f.name),
+            FnKind::Handler { task } => format!("__device__ static {ret} h_{}(const {}* task, wsdsl_ctx* ctx)", c_ident(&f.name), type_name(task)),
             FnKind::Complete { task, .. } => {
                 // The children's values, when the handler takes them: a `ws_slice_<T>`.
                 let children = match body.params.get(1) {
                     Some(&id) => format!(", {} {}", fl.cty(&body.locals[id].ty), fl.local(id)),
                     None => String::new(),
                 };
-                format!("__device__ static {ret} c_{}(const u_{task}* task{children}, wsdsl_ctx* ctx)", f.name)
+                format!("__device__ static {ret} c_{}(const {}* task{children}, wsdsl_ctx* ctx)", c_ident(&f.name), type_name(task))
             }
             FnKind::Helper | FnKind::Const => {
                 let mut params: Vec<String> = body
@@ -127,7 +128,7 @@ fn handlers(m: &Module, ck: &Checked, debug: bool, arrays: &mut Vec<Ty>) -> Stri
         let mut out = Vec::new();
         if let FnKind::Handler { task } | FnKind::Complete { task, .. } = &f.kind {
             let id = body.params[0];
-            out.push(format!("u_{task} {} = *task;", local_name(&body.locals[id].name, id)));
+            out.push(format!("{} {} = *task;", type_name(task), local_name(&body.locals[id].name, id)));
         }
         if !flags_caller && body.calls.iter().any(|(callee, _)| ck.may_panic.contains(callee)) {
             out.push("bool ws_panicked = false;".into());
@@ -172,7 +173,7 @@ fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
                 Some((ty, _)) if join && h.ret.is_value() => format!("{} = ", super::values::slot(m, ty)),
                 _ => String::new(),
             };
-            writeln!(out, "    case {tag}u: {keep}h_{}(&task->u.t_{}, ctx); break;", h.name, t.name).unwrap();
+            writeln!(out, "    case {tag}u: {keep}h_{}(&task->u.t_{}, ctx); break;", c_ident(&h.name), c_ident(&t.name)).unwrap();
         }
     }
     out.push_str("    default: break;\n    }\n");
@@ -215,12 +216,12 @@ fn dispatch(m: &Module, arrays: &mut Vec<Ty>, ck: &Checked) -> String {
                     out,
                     "    case {tag}u: {{ {copy}{} s; s.v = {src}; s.n = n; {keep}c_{}(&task->u.t_{}, s, ctx); }} break;",
                     c_name(&slice),
-                    c.name,
-                    t.name
+                    c_ident(&c.name),
+                    c_ident(&t.name)
                 )
                 .unwrap();
             }
-            None => writeln!(out, "    case {tag}u: {keep}c_{}(&task->u.t_{}, ctx); break;", c.name, t.name).unwrap(),
+            None => writeln!(out, "    case {tag}u: {keep}c_{}(&task->u.t_{}, ctx); break;", c_ident(&c.name), c_ident(&t.name)).unwrap(),
         }
     }
     out.push_str("    default: break;\n    }\n    return value;\n}\n");
@@ -350,14 +351,15 @@ fn emit_type(t: &Ty, m: &Module, done: &mut Vec<Ty>, out: &mut String) {
             for f in &def.fields {
                 emit_type(&f.ty, m, done, out);
             }
-            writeln!(out, "struct u_{name} {{").unwrap();
+            let cn = type_name(name);
+            writeln!(out, "struct {cn} {{").unwrap();
             for f in &def.fields {
-                writeln!(out, "    {} u_{};", c_name(&f.ty), f.name).unwrap();
+                writeln!(out, "    {} {};", c_name(&f.ty), user(&f.name)).unwrap();
             }
             writeln!(out, "}};").unwrap();
             writeln!(
                 out,
-                "static_assert(sizeof(u_{name}) == {}, \"wsdsl: C layout of `{name}` differs from Rust\");",
+                "static_assert(sizeof({cn}) == {}, \"wsdsl: C layout of `{name}` differs from Rust\");",
                 def.size
             )
             .unwrap();
@@ -379,13 +381,14 @@ fn emit_tagged_union(def: &crate::parse::model::EnumDef, m: &Module, done: &mut 
         let fields: Vec<String> = v.fields.iter().map(|f| format!("{} {};", c_name(&f.ty), f.c_member())).collect();
         let st = def.variant_c_struct(v);
         writeln!(out, "struct {st} {{ {} }};", fields.join(" ")).unwrap();
-        members.push(format!("{st} {};", v.name));
+        members.push(format!("{st} {};", crate::parse::model::EnumDef::variant_member(&v.name)));
     }
     let un = def.union_c_name();
     writeln!(out, "union {un} {{ {} }};", members.join(" ")).unwrap();
-    writeln!(out, "struct u_{name} {{ ws_u32 tag; {un} v; }};").unwrap();
+    let cn = type_name(name);
+    writeln!(out, "struct {cn} {{ ws_u32 tag; {un} v; }};").unwrap();
     let (size, _, _) = def.c_layout(&m.layouts);
-    writeln!(out, "static_assert(sizeof(u_{name}) == {size}, \"wsdsl: C layout of `{name}`\");").unwrap();
+    writeln!(out, "static_assert(sizeof({cn}) == {size}, \"wsdsl: C layout of `{name}`\");").unwrap();
 }
 
 /// Whether the device needs join frames: complete handlers, values, or jobs (which their
@@ -399,7 +402,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
     let mut done = Vec::new();
     // Field-less enums: `#[repr(u32)]` in Rust, so a `ws_u32` holding the discriminant.
     for e in m.enums.iter().filter(|e| !e.has_data()) {
-        writeln!(out, "typedef ws_u32 u_{};", e.name).unwrap();
+        writeln!(out, "typedef ws_u32 {};", type_name(&e.name)).unwrap();
     }
     for s in m.structs.iter().filter(|s| !matches!(s.kind, StructKind::Counters | StructKind::Buffers)) {
         emit_type(&Ty::Struct(s.name.to_string()), m, &mut done, &mut out);
@@ -417,7 +420,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
 
     let params_bytes = match m.params() {
         Some(p) => {
-            writeln!(out, "typedef u_{} wsdsl_params;", p.name).unwrap();
+            writeln!(out, "typedef {} wsdsl_params;", type_name(&p.name)).unwrap();
             p.size.max(1)
         }
         None => {
@@ -430,7 +433,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
         Some(b) if !b.buffers.is_empty() => {
             out.push_str("struct wsdsl_buffers {");
             for f in &b.buffers {
-                write!(out, " {}* u_{}; ws_u64 n_{};", c_name(&f.elem), f.name, f.name).unwrap();
+                write!(out, " {}* {}; ws_u64 n_{};", c_name(&f.elem), user(&f.name), c_ident(&f.name)).unwrap();
             }
             out.push_str(" };\n");
         }
@@ -456,7 +459,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
         let (s, a) = layout(&Ty::Struct(t.name.to_string()), &m.layouts);
         max_size = max_size.max(s);
         max_align = max_align.max(a);
-        writeln!(out, "        u_{0} t_{0};", t.name).unwrap();
+        writeln!(out, "        {} t_{};", type_name(&t.name), c_ident(&t.name)).unwrap();
     }
     if !jobs.is_empty() {
         out.push_str("        ws_job job;\n");
@@ -481,7 +484,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
         out.push_str("    ws_u32 unused;\n");
     }
     for c in &counters {
-        writeln!(out, "    {} u_{};", c.int.c(), c.name).unwrap();
+        writeln!(out, "    {} {};", c.int.c(), user(&c.name)).unwrap();
     }
     out.push_str("};\n");
     out.push_str("__device__ void wsdsl_counters_init(wsdsl_counters* c) {\n");
@@ -491,7 +494,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
             Reduce::Max => int_lit(c.int, c.int.min() as u128),
             Reduce::Min => int_lit(c.int, c.int.max() as u128),
         };
-        writeln!(out, "    c->u_{} = {v};", c.name).unwrap();
+        writeln!(out, "    c->{} = {v};", user(&c.name)).unwrap();
     }
     if counters.is_empty() {
         out.push_str("    c->unused = 0;\n");
@@ -499,7 +502,7 @@ fn types_fragment(m: &Module, used_arrays: &[Ty], jobs: &[(JobKind, IntTy)]) -> 
     out.push_str("}\n");
     out.push_str("__device__ void wsdsl_counters_flush(const wsdsl_counters* c, unsigned long long* slots) {\n");
     for (i, c) in counters.iter().enumerate() {
-        let v = format!("c->u_{}", c.name);
+        let v = format!("c->{}", user(&c.name));
         let line = match (c.reduce, c.int.signed()) {
             // Sign-extend so the slot holds the value's 64-bit two's complement.
             (Reduce::Sum, true) => format!("atomicAdd(&slots[{i}], (unsigned long long)(ws_u64)(ws_i64)({v}));"),

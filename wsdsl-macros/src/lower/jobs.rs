@@ -43,7 +43,7 @@ impl FnLower<'_> {
             "0ull".to_string()
         };
         let at = if call.dst.is_some() { word(&v[next]) } else { "0ull".to_string() };
-        let len = |name: &str| format!("wsdsl_ctx_buffers(ctx)->n_{name}");
+        let len = |name: &str| format!("wsdsl_ctx_buffers(ctx)->n_{}", crate::names::c_ident(name));
         let src_len = len(&call.src.1);
         let dst_len = call.dst.as_ref().map_or("0ull".to_string(), |d| len(&d.1));
         out.push(format!(

@@ -7,7 +7,8 @@
 //! associated functions and consts `m_<len><Type>_name` (`fn_name`); `&T`/`&mut T`
 //! `const T*`/`T*`; handlers `h_name`; locals `l_<name>_<n>` (n unique per
 //! function, so Rust shadowing needs no C scoping); temporaries `t_<n>`; C labels `wsb_<loop>`/`wsc_<loop>` for labelled
-//! `break`/`continue` (`goto`).
+//! `break`/`continue` (`goto`). Every name of the module is spelled for C by `crate::names`
+//! (`r#` dropped, anything not plain C escaped), after its prefix.
 
 mod expr;
 mod items;
@@ -26,6 +27,7 @@ pub use expr::{float_lit as float_lit_for_tests, int_lit as int_lit_for_tests};
 use crate::check::infer::Infer;
 use crate::ir::FnBody;
 use crate::parse::model::Module;
+use crate::names::{c_ident, c_len_ident, unraw};
 use crate::types::{c_name, Ty};
 
 pub struct FnLower<'a> {
@@ -113,15 +115,15 @@ impl FnLower<'_> {
 /// `A::b_c` apart without the double underscore C++ reserves).
 pub fn fn_name(key: &str) -> String {
     match key.split_once("::") {
-        Some((t, name)) => format!("m_{}{t}_{name}", t.len()),
-        None => format!("f_{key}"),
+        Some((t, name)) => format!("m_{}_{}", c_len_ident(t), c_ident(name)),
+        None => format!("f_{}", c_ident(key)),
     }
 }
 
 pub fn local_name(name: &str, id: usize) -> String {
-    let name = name.trim_start_matches("r#");
     // `_` would give C identifiers with a double underscore, which C++ reserves.
-    format!("l_{}_{}", if name == "_" { "anon" } else { name }, id)
+    let name = if unraw(name) == "_" { "anon".to_string() } else { c_ident(name) };
+    format!("l_{name}_{id}")
 }
 
 /// Records the array, tuple and slice types inside `t`, elements first (C needs them declared

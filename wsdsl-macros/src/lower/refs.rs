@@ -91,7 +91,7 @@ impl FnLower<'_> {
     /// index) but copying nothing.
     fn place(&mut self, e: &Expr, out: &mut Vec<String>) -> String {
         match &e.kind {
-            ExprKind::Field(b, f) => format!("({}).u_{f}", self.place(b, out)),
+            ExprKind::Field(b, f) => format!("({}).{}", self.place(b, out), crate::names::user(f)),
             ExprKind::TupleField(b, i) => format!("({}).f{i}", self.place(b, out)),
             ExprKind::Index(b, i, n, site) => {
                 let base = self.place(b, out);

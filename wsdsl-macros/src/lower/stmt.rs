@@ -325,6 +325,7 @@ impl FnLower<'_> {
             Pat::Variant(d) => format!("({place} == {d}u)"),
             Pat::EnumData { tag, variant, fields } => {
                 let mut parts = vec![format!("{place}.tag == {tag}u")];
+                let variant = crate::parse::model::EnumDef::variant_member(variant);
                 for (member, t, p) in fields {
                     let t = self.ty(t);
                     parts.push(self.pat_test(p, &format!("{place}.v.{variant}.{member}"), &t));
@@ -371,6 +372,7 @@ impl FnLower<'_> {
                 }
             }
             Pat::EnumData { variant, fields, .. } => {
+                let variant = crate::parse::model::EnumDef::variant_member(variant);
                 for (member, t, p) in fields {
                     let t = self.ty(t);
                     self.pat_bind(p, &format!("{place}.v.{variant}.{member}"), &t, out);

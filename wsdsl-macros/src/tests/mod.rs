@@ -5,6 +5,7 @@ mod emit;
 mod errors;
 mod fuzz;
 mod host_diff;
+mod names;
 mod typing;
 
 use crate::lower::Cuda;

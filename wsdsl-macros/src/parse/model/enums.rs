@@ -3,13 +3,17 @@
 //!
 //! ```c
 //! struct wsv_5Shape_Rect { ws_f32 u_w; ws_f32 u_h; };     // one struct per variant with fields
-//! union wsu_5Shape { wsv_5Shape_Circle Circle; wsv_5Shape_Rect Rect; };
+//! union wsu_5Shape { wsv_5Shape_Circle u_Circle; wsv_5Shape_Rect u_Rect; };
 //! struct u_Shape { ws_u32 tag; wsu_5Shape v; };            // tag = the variant's index
 //! ```
+//!
+//! The names are spelled for C by `crate::names` (the enum's with its length, which keeps
+//! `wsv_<Enum>_<Variant>` unambiguous).
 //!
 //! Rust lays such an enum out as it likes: the device image is written field by field at
 //! these C offsets (`expand/device_image.rs`), so the two never have to agree.
 
+use crate::names::{c_ident, c_len_ident};
 use crate::types::{align_up, struct_layout, Ty};
 use proc_macro2::Ident;
 use std::collections::BTreeMap;
@@ -40,7 +44,7 @@ impl VariantField {
     pub fn c_member(&self) -> String {
         match self.name.parse::<usize>() {
             Ok(i) => format!("f{i}"),
-            Err(_) => format!("u_{}", self.name),
+            Err(_) => crate::names::user(&self.name),
         }
     }
 }
@@ -56,11 +60,18 @@ impl EnumDef {
 
     /// The C struct of a variant's fields.
     pub fn variant_c_struct(&self, v: &Variant) -> String {
-        format!("wsv_{}{}_{}", self.name.to_string().len(), self.name, v.name)
+        format!("wsv_{}_{}", c_len_ident(&self.name), c_ident(&v.name))
+    }
+
+    /// The member of the union that holds variant `v`'s fields: `u_<v>`, prefixed as every
+    /// name of the module is, so that a variant named like a C keyword or macro (`int`,
+    /// `NULL`, `EOF`) is still a member's name.
+    pub fn variant_member(v: impl std::fmt::Display) -> String {
+        crate::names::user(v)
     }
 
     pub fn union_c_name(&self) -> String {
-        format!("wsu_{}{}", self.name.to_string().len(), self.name)
+        format!("wsu_{}", c_len_ident(&self.name))
     }
 
     /// (size, align, offset of the union) of the C tagged union, given the layouts of the

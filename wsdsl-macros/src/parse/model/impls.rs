@@ -118,7 +118,7 @@ pub fn impl_blocks(
     let types: Vec<Ident> = structs
         .iter()
         .filter(|(k, _)| !matches!(k, StructKind::Counters | StructKind::Buffers))
-        .map(|(_, n)| Ident::new(n, proc_macro2::Span::call_site()))
+        .map(|(_, n)| crate::names::rust_ident(n, proc_macro2::Span::call_site()))
         .chain(enums.iter().map(|e| e.name.clone()))
         .collect();
     loop {

@@ -14,6 +14,32 @@ use syn::spanned::Spanned;
 
 const RESERVED: [&str; 3] = ["Task", "Ctx", "Kernel"];
 
+/// The primitive types' names, which no type of the module may take (`refuse_primitive_names`).
+const PRIMITIVES: [&str; 17] =
+    ["u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "f32", "f64", "bool", "char", "str"];
+
+/// Reports each struct, enum or trait of the module named like a primitive type (`struct u8`).
+/// Rust would take the name for the module's type everywhere in the module, in the code
+/// #[megakernel] generates there as well, which means the primitive (its device images, its
+/// `Program` constants, its `Ctx` methods); the checker would have to read every `u8` of the
+/// user's code as the type too. Whether any was reported.
+fn refuse_primitive_names<'a>(types: impl Iterator<Item = &'a syn::Ident>, errors: &mut Vec<syn::Error>) -> bool {
+    let n0 = errors.len();
+    for id in types {
+        let name = id.to_string();
+        let name = crate::names::unraw(&name);
+        if PRIMITIVES.contains(&name) {
+            let mut rename = name.to_string();
+            rename[..1].make_ascii_uppercase();
+            errors.push(syn::Error::new(
+                id.span(),
+                format!("`{name}` is the name of a primitive type: a type of a #[megakernel] module named so would stand for itself in every `{name}` of the module, the code #[megakernel] generates there included, which means the primitive; rename this type (e.g. `{rename}`)"),
+            ));
+        }
+    }
+    errors.len() != n0
+}
+
 impl Module {
     pub fn parse(m: syn::ItemMod, errors: &mut Vec<syn::Error>) -> Option<Module> {
         let Some((_, items)) = m.content else {
@@ -102,6 +128,12 @@ impl Module {
                     format!("a megakernel has at most one `#[{}]` struct", match kind { StructKind::Params => "params", StructKind::Counters => "counters", _ => "buffers" }),
                 ));
             }
+        }
+        // Nothing more is read after such a name: each of its uses would be taken for the
+        // primitive and report an error of its own.
+        let types = raw_structs.iter().map(|(_, s, _)| &s.ident).chain(raw_enums.iter().map(|e| &e.ident));
+        if refuse_primitive_names(types.chain(trait_items.iter().map(|t| &t.ident)), errors) {
+            return None;
         }
         let has = |k| raw_structs.iter().any(|(kind, _, _)| *kind == k);
         let mut reserved: Vec<&str> = RESERVED.to_vec();
