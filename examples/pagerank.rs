@@ -26,8 +26,9 @@ struct Args {
     #[arg(long, default_value_t = kernel::PULL_GRAIN)]
     grain: u32,
     /// Run to convergence instead: stop when no vertex holds this much rank not passed on
-    /// per out-edge.
-    #[arg(long)]
+    /// per out-edge. At least f64::EPSILON * (1 - d) / n (about 5e-22 on p2p-Gnutella31):
+    /// smaller residuals change no float64 rank.
+    #[arg(long, value_parser = cli::positive_number)]
     tolerance: Option<f64>,
     #[command(flatten)]
     common: cli::Common,
@@ -41,6 +42,9 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(false, false)?;
     println!("{what}");
+    if let Some(tol) = args.tolerance {
+        kernel::check_tolerance(tol, graph.vertices()).map_err(|why| wsdsl::Error::InvalidConfig(format!("--tolerance: {why}")))?;
+    }
     let device_graph = kernel::DeviceGraph::new(&graph);
     let n = graph.vertices() as f64;
     let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {

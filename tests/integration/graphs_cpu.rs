@@ -156,6 +156,31 @@ fn pagerank_to_a_tolerance_is_within_its_bound_of_the_fixed_point() {
     assert!(e.to_string().contains("tolerance"), "{e}");
 }
 
+/// A tolerance below what float64 ranks resolve would only spin: residuals that small change
+/// no rank when added. It is refused at once, saying the smallest accepted and why. (The
+/// work grows as 1 / tolerance, so a run at the smallest is long: the one just below is the
+/// one tried.)
+#[test]
+fn pagerank_refuses_a_tolerance_below_what_float64_ranks_resolve() {
+    let g = gnutella(false);
+    let rt = cpu().watchdog(std::time::Duration::from_secs(20));
+    let started = std::time::Instant::now();
+    let e = pagerank::converge(&rt, &pagerank::DeviceGraph::new(&g), 1e-300).err().expect("tolerance 1e-300");
+    let msg = e.to_string();
+    assert!(matches!(e, wsdsl::Error::InvalidConfig(_)), "{msg}");
+    assert!(msg.contains("1e-300") && msg.contains("smallest") && msg.contains("62586 vertices"), "{msg}");
+    let smallest = pagerank::smallest_tolerance(g.vertices());
+    assert!(msg.contains(&format!("{smallest:.1e}")), "{msg}");
+    assert!((5e-22..6e-22).contains(&smallest), "f64::EPSILON * 0.15 / 62586: {smallest:e}");
+    assert_eq!(pagerank::check_tolerance(smallest, g.vertices()), Ok(()));
+    let e = pagerank::converge(&rt, &pagerank::DeviceGraph::new(&g), smallest * 0.99).err().expect("just below the smallest");
+    assert!(e.to_string().contains("smallest"), "{e}");
+    for bad in [f64::INFINITY, f64::NAN, -1e-10] {
+        assert!(pagerank::check_tolerance(bad, g.vertices()).unwrap_err().contains("not a positive finite number"), "{bad}");
+    }
+    assert!(started.elapsed().as_secs() < 5, "refused before running: {:?}", started.elapsed());
+}
+
 #[test]
 fn a_malformed_graph_file_is_an_error_naming_file_and_line() {
     let path = std::env::temp_dir().join(format!("wsdsl-graphs-cpu-{}.txt", std::process::id()));
@@ -294,4 +319,51 @@ fn union_find_refuses_a_directed_graph_and_bad_settings() {
     assert!(e.to_string().contains("grain"), "{e}");
     let e = cc::afforest(&cpu(), &dg, cc::Afforest { samples: 0, ..cc::Afforest::default() }).err().expect("no samples");
     assert!(e.to_string().contains("sample"), "{e}");
+}
+
+
+/// The sssp example's reference reads a file's edges and weights itself: it agrees with
+/// Dijkstra on the graph the runtime read when the reader is right (integer and real
+/// weights, duplicates, symmetric matrices, gzip, unweighted files with hashed weights), and
+/// disagrees when the weights differ from the file's, as weights rounded through `f32` did.
+#[test]
+fn the_sssp_reference_reads_edges_and_weights_from_the_file_itself() {
+    let dir = std::env::temp_dir().join(format!("wsdsl-sssp-reference-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    };
+    let real = write(
+        "real.mtx",
+        "%%MatrixMarket matrix coordinate real general\n% 2^24 + 1 is no f32\n4 4 5\n1 2 16777217.0\n1 2 16777218\n2 3 0.5e1\n1 3 16777223\n3 4 2.50e1\n",
+    );
+    let g = graph::read(&real, &clean(false)).unwrap();
+    let weights = g.integer_weights().unwrap().unwrap();
+    let want = graph_reference::file_distances(&real, false, g.vertices(), 0).unwrap();
+    assert_eq!(want, vec![0, 16_777_217, 16_777_222, 16_777_247]);
+    assert_eq!(graph_reference::dijkstra(&g, &weights, 0), want);
+    let rounded: Vec<u32> = weights.iter().map(|&w| w as f32 as u32).collect();
+    assert_ne!(graph_reference::dijkstra(&g, &rounded, 0), want, "weights not the file's are noticed");
+    let fraction = write("fraction.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0.99999999\n");
+    let e = graph_reference::file_distances(&fraction, false, 2, 0).unwrap_err();
+    assert!(e.contains("`0.99999999` is not a whole number") && e.contains("line 3"), "{e}");
+
+    let symmetric = write("sym.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n2 1 4\n3 2 5\n");
+    let g = graph::read(&symmetric, &clean(false)).unwrap();
+    let want = graph_reference::file_distances(&symmetric, false, g.vertices(), 2).unwrap();
+    assert_eq!(want, vec![9, 5, 0]);
+    assert_eq!(graph_reference::dijkstra(&g, g.int_weights().unwrap(), 2), want);
+    let road = write("road.gr", "c x\np sp 3 2\na 1 2 7\na 2 3 1\n");
+    let g = graph::read(&road, &clean(false)).unwrap();
+    assert_eq!(graph_reference::file_distances(&road, false, g.vertices(), 0).unwrap(), vec![0, 7, 8]);
+    assert_eq!(graph_reference::dijkstra(&g, g.int_weights().unwrap(), 0), vec![0, 7, 8]);
+    for symmetrize in [false, true] {
+        let g = gnutella(symmetrize);
+        let source = g.first_vertex_with_edges().unwrap_or(0);
+        let want = graph_reference::file_distances(&wsdsl_examples::cli::graph::default_graph(), symmetrize, g.vertices(), source).unwrap();
+        assert_eq!(graph_reference::dijkstra(&g, &graph_reference::hashed_weights(&g), source), want, "symmetrize {symmetrize}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -561,12 +561,45 @@ pub fn pull(rt: &Runtime, g: &PullGraph, iterations: u32, grain: u32) -> Result<
     Ok((buffers.rank.into_vec(), out.counters.edges.get(), out))
 }
 
+/// The smallest tolerance [`converge`] accepts on `vertices` vertices:
+/// `f64::EPSILON * (1 - d) / n`. Every rank is at least the teleport share `(1 - d) / n`, and
+/// adding a residual below about `f64::EPSILON` times a rank leaves the rank as it was (the
+/// sum rounds back to it), so residuals smaller than this change no rank: a run to a smaller
+/// tolerance would only pass on crumbs that change nothing, for ever longer as the tolerance
+/// shrinks. At this tolerance the bound `tolerance * (edges + n) / (1 - d)` is
+/// `f64::EPSILON * (edges + n) / n`, the rounding of the sums themselves.
+pub fn smallest_tolerance(vertices: usize) -> f64 {
+    f64::EPSILON * (1.0 - DAMPING) / vertices.max(1) as f64
+}
+
+/// Whether [`converge`] can run to `tolerance` on `vertices` vertices: a finite number, at
+/// least [`smallest_tolerance`]; the error says why not and what is accepted.
+pub fn check_tolerance(tolerance: f64, vertices: usize) -> Result<(), String> {
+    if !(tolerance > 0.0 && tolerance.is_finite()) {
+        return Err(format!("the tolerance {tolerance} is not a positive finite number"));
+    }
+    let smallest = smallest_tolerance(vertices);
+    if tolerance < smallest {
+        return Err(format!(
+            "the tolerance {tolerance:e} is below {smallest:.1e}, the smallest that float64 ranks resolve on {vertices} vertices: \
+             every rank is at least (1 - d) / n = {:.1e}, and a residual below f64::EPSILON ({:.1e}) times that changes no rank \
+             when added, so a run to a smaller tolerance would only pass on residuals that change nothing, for ever longer. \
+             Use a tolerance of {smallest:.1e} or more",
+            (1.0 - DAMPING) / vertices.max(1) as f64,
+            f64::EPSILON
+        ));
+    }
+    Ok(())
+}
+
 /// Ranks within `tolerance * (edges + n) / (1 - d)` in total of the fixed point; edges scanned.
+/// The tolerance must pass [`check_tolerance`].
 pub fn converge(rt: &Runtime, g: &DeviceGraph, tolerance: f64) -> Result<(Vec<f64>, u64, Output<pagerank_delta::Kernel>), wsdsl::Error> {
     let n = g.in_degree.len();
-    if !(tolerance > 0.0) || n == 0 {
-        return Err(wsdsl::Error::InvalidConfig("the tolerance must be a positive number and the graph not empty".into()));
+    if n == 0 {
+        return Err(wsdsl::Error::InvalidConfig("PageRank to a tolerance needs a graph with at least one vertex".into()));
     }
+    check_tolerance(tolerance, n).map_err(wsdsl::Error::InvalidConfig)?;
     let offsets = g.offsets.as_slice();
     let threshold: Vec<f64> = (0..n).map(|v| tolerance * (offsets[v + 1] - offsets[v]).max(1) as f64).collect();
     let buffers = pagerank_delta::Graph {

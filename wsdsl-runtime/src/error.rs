@@ -121,15 +121,19 @@ pub enum Error {
         /// Whether it stopped when asked.
         stopped: bool,
     },
-    /// The CPU backend could not get memory for the run's own bookkeeping: a stack segment
-    /// for tasks waiting for their children, or room for spawned tasks. The task tree is
-    /// probably endless, or the machine short of memory; a lower
-    /// [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) stops such a run sooner.
+    /// Memory could not be had. With no `file`, the CPU backend could not get memory for the
+    /// run's own bookkeeping: a stack segment for tasks waiting for their children, or room
+    /// for spawned tasks; the task tree is probably endless, or the machine short of memory,
+    /// and a lower [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) stops such a
+    /// run sooner. With a `file`, the graph reader could not grow its edge list while
+    /// reading that file: the graph is larger than the memory left.
     OutOfMemory {
         /// What it was for.
         what: &'static str,
         /// How many more bytes it needed.
         bytes: u64,
+        /// The graph file being read, when it was the graph reader that ran short.
+        file: Option<std::path::PathBuf>,
     },
     /// The run configuration is not usable: a setting out of range, a scheduler choice the
     /// program cannot run under, an input the backend refuses. The message names the setting
@@ -205,7 +209,14 @@ impl fmt::Display for Error {
                  Raise the capacity (Runtime::deque_capacity or WSDSL_DEQUE_CAPACITY) to {} or more.",
                 needed.next_power_of_two()
             ),
-            Error::OutOfMemory { what, bytes } => write!(
+            Error::OutOfMemory { what, bytes, file: Some(path) } => write!(
+                f,
+                "could not allocate {bytes} more bytes for {what} while reading the graph file {}: the graph \
+                 is larger than the memory left. Free memory, or read it with duplicate edges removed \
+                 (GraphOptions::remove_duplicates), which keeps the list to about the distinct edges.",
+                path.display()
+            ),
+            Error::OutOfMemory { what, bytes, file: None } => write!(
                 f,
                 "the CPU backend could not allocate {bytes} more bytes for {what}: the task tree is probably \
                  endless, or the machine is short of memory. Lower the bound on tasks held at once \
@@ -287,7 +298,10 @@ impl fmt::Display for RanOn {
 
 impl From<crate::graph::GraphError> for Error {
     fn from(e: crate::graph::GraphError) -> Error {
-        Error::Graph(e)
+        match (e.out_of_memory(), e.path()) {
+            (Some(bytes), Some(path)) => Error::OutOfMemory { what: "the edge list", bytes, file: Some(path.to_path_buf()) },
+            _ => Error::Graph(e),
+        }
     }
 }
 

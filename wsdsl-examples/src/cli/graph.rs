@@ -81,7 +81,7 @@ impl GraphArgs {
             let g = Uniform { vertices, degree: degree as u32, seed, weighted }.generate()?;
             (g, format!("uniform random graph of {vertices} vertices, average degree {degree}, seed {seed}"))
         } else {
-            let path = self.file.clone().unwrap_or_else(default_graph);
+            let path = self.file_read().unwrap_or_else(default_graph);
             (wsdsl::graph::read(&path, &opts)?, path.display().to_string())
         };
         let what = format!(
@@ -93,6 +93,13 @@ impl GraphArgs {
             started.elapsed().as_secs_f64() * 1e3
         );
         Ok((graph, what))
+    }
+
+    /// The file `load` reads (the named one, else p2p-Gnutella31), or `None` when it
+    /// generates the graph.
+    pub fn file_read(&self) -> Option<PathBuf> {
+        let generated = self.rmat.is_some() || self.grid.is_some() || self.geometric.is_some() || self.uniform.is_some();
+        (!generated).then(|| self.file.clone().unwrap_or_else(default_graph))
     }
 
     /// A generator's option given without its generator would be ignored: refuse it instead.
@@ -113,7 +120,8 @@ impl GraphArgs {
     }
 }
 
-/// SNAP's p2p-Gnutella31 (62,586 vertices, 147,892 edges), shipped gzipped with the repository.
+/// SNAP's p2p-Gnutella31 (62,586 vertices, 147,892 edges), shipped gzipped with the repository
+/// (in the workspace's `data/graphs`, beside this crate's directory).
 pub fn default_graph() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/data/graphs/p2p-Gnutella31.txt.gz"))
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../data/graphs/p2p-Gnutella31.txt.gz"))
 }

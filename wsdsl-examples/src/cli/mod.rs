@@ -62,6 +62,15 @@ pub fn runtime(backend: Option<&str>) -> Result<Runtime, wsdsl::Error> {
     }
 }
 
+/// A command-line number that must be positive and finite (clap's `value_parser`).
+pub fn positive_number(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        Ok(_) => Err(format!("`{text}` is not a positive finite number")),
+        Err(e) => Err(format!("`{text}`: {e}")),
+    }
+}
+
 /// Says why the automatic backend chose the CPU, if it did.
 pub fn note_fallback(note: &Option<String>) {
     if let Some(why) = note {

@@ -189,7 +189,7 @@ impl Stop {
     pub fn into_error(self) -> Error {
         match self {
             Stop::TooManyTasks { limit } => Error::too_many_held(limit, limit + 1),
-            Stop::NoMemory { what, bytes } => Error::OutOfMemory { what, bytes },
+            Stop::NoMemory { what, bytes } => Error::OutOfMemory { what, bytes, file: None },
         }
     }
 }

@@ -12,7 +12,9 @@
 //!    result is the same for any number of threads (chunks only decide who produces what).
 //! 3. The buckets' rows are copied into the final arrays at their prefix-sum offsets.
 //!
-//! Weights travel as a `u32` per edge: the integer itself, or the bits of an `f32`.
+//! Weights travel as a `u32` per edge: the integer itself, or for real weights the index of
+//! the edge's value in a list of `f64`s beside the edges ([`Kind::Real`]), so that every
+//! edge stays 12 bytes however its weight is written.
 
 use super::error::GraphError;
 use super::{Graph, GraphOptions, Weights};
@@ -22,12 +24,18 @@ use rayon::prelude::*;
 pub(crate) type Edge = (u32, u32, u32);
 
 /// What the weight slot of an [`Edge`] holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kind<'a> {
     None,
     Int,
-    /// `f32::to_bits`.
-    Real,
+    /// The index of the edge's weight in these values.
+    Real(&'a [f64]),
+}
+
+impl Kind<'_> {
+    fn weighted(self) -> bool {
+        !matches!(self, Kind::None)
+    }
 }
 
 /// At most `2^BUCKET_BITS` buckets: several per thread for balance, but few, since every
@@ -103,7 +111,7 @@ pub(crate) fn check_sparse(vertices: u64, edges: u64, claim: impl FnOnce() -> St
 pub(crate) fn from_triples(
     vertices: usize,
     edges: Vec<Edge>,
-    kind: Kind,
+    kind: Kind<'_>,
     symmetrize: bool,
     opts: &GraphOptions,
 ) -> Result<Graph, GraphError> {
@@ -120,7 +128,7 @@ pub(crate) fn from_triples(
     }
     let chunks = (edges.len() / MIN_CHUNK).clamp(1, rayon::current_num_threads() * 2);
     let drop_loops = opts.remove_self_loops;
-    let weighted = kind != Kind::None;
+    let weighted = kind.weighted();
     // `move`: the edge list belongs to the producer, which `assemble` drops as soon as
     // the edges are sorted into buckets, so the list and the CSR never coexist.
     let produce = move |chunk: usize, emit: &mut Emit| {
@@ -140,15 +148,13 @@ pub(crate) fn from_triples(
 
 /// `graph` with every edge reversed.
 pub(crate) fn transpose(graph: &Graph) -> Graph {
-    let real_bits: Vec<u32>;
+    // A real weight's slot is its edge's index in `graph`, which `Kind::Real` looks up.
     let (kind, slots): (Kind, Option<&[u32]>) = match &graph.weights {
         Weights::None => (Kind::None, None),
         Weights::Int(w) => (Kind::Int, Some(w)),
-        Weights::Real(w) => {
-            real_bits = w.iter().map(|x| x.to_bits()).collect();
-            (Kind::Real, Some(&real_bits))
-        }
+        Weights::Real(w) => (Kind::Real(w), None),
     };
+    let real = matches!(kind, Kind::Real(_));
     let vertices = graph.vertices();
     let edges = graph.edges();
     let chunks = (edges / MIN_CHUNK).clamp(1, rayon::current_num_threads() * 2);
@@ -159,7 +165,8 @@ pub(crate) fn transpose(graph: &Graph) -> Graph {
             if chunk == 0 { 0 } else { row_of(chunk) }..if chunk + 1 == chunks { vertices } else { row_of(chunk + 1) };
         for u in rows {
             for k in graph.offsets[u] as usize..graph.offsets[u + 1] as usize {
-                emit.push(graph.targets[k], u as u32, slots.map_or(0, |s| s[k]));
+                let slot = if real { k as u32 } else { slots.map_or(0, |s| s[k]) };
+                emit.push(graph.targets[k], u as u32, slot);
             }
         }
     };
@@ -177,11 +184,11 @@ pub(crate) fn is_symmetric(graph: &Graph) -> bool {
     }
     let slot = |g: &Graph, k: usize| match &g.weights {
         Weights::None => 0,
-        Weights::Int(w) => w[k],
+        Weights::Int(w) => u64::from(w[k]),
         Weights::Real(w) => w[k].to_bits(),
     };
     let row = |g: &Graph, v: usize| {
-        let mut pairs: Vec<(u32, u32)> =
+        let mut pairs: Vec<(u32, u64)> =
             (g.offsets[v] as usize..g.offsets[v + 1] as usize).map(|k| (g.targets[k], slot(g, k))).collect();
         pairs.sort_unstable();
         pairs
@@ -195,7 +202,7 @@ pub(crate) fn assemble<P>(
     vertices: usize,
     chunks: usize,
     produce: P,
-    kind: Kind,
+    kind: Kind<'_>,
     dedup: bool,
 ) -> Result<Graph, GraphError>
 where
@@ -210,7 +217,7 @@ pub(crate) fn assemble_then<P>(
     vertices: usize,
     chunks: usize,
     produce: P,
-    kind: Kind,
+    kind: Kind<'_>,
     dedup: bool,
     produced_all: impl FnOnce(),
 ) -> Result<Graph, GraphError>
@@ -278,7 +285,9 @@ where
     let weights = match kind {
         Kind::None => Weights::None,
         Kind::Int => Weights::Int(gather(&rows, edges, |r| &r.weights)),
-        Kind::Real => Weights::Real(gather(&rows, edges, |r| &r.weights).into_iter().map(f32::from_bits).collect()),
+        Kind::Real(values) => {
+            Weights::Real(gather(&rows, edges, |r| &r.weights).into_iter().map(|k| values[k as usize]).collect())
+        }
     };
     Ok(Graph { offsets, targets, weights })
 }
@@ -307,7 +316,7 @@ struct Rows {
 
 impl Rows {
     /// Counting sort by source: every row in the order its edges were produced.
-    fn in_order(first: usize, count: usize, lists: Vec<Vec<Edge>>, kind: Kind) -> Rows {
+    fn in_order(first: usize, count: usize, lists: Vec<Vec<Edge>>, kind: Kind<'_>) -> Rows {
         let mut degrees = vec![0u32; count];
         for &(u, _, _) in lists.iter().flatten() {
             degrees[u as usize - first] += 1;
@@ -319,7 +328,7 @@ impl Rows {
             at += d;
         }
         let mut targets = vec![0u32; at as usize];
-        let mut weights = vec![0u32; if kind == Kind::None { 0 } else { at as usize }];
+        let mut weights = vec![0u32; if kind.weighted() { at as usize } else { 0 }];
         for list in lists {
             for (u, v, w) in list {
                 let slot = &mut next[u as usize - first];
@@ -335,30 +344,43 @@ impl Rows {
 
     /// Sorted by (source, target, weight), then one edge per (source, target): the first,
     /// which has the smallest weight.
-    fn deduplicated(first: usize, count: usize, lists: Vec<Vec<Edge>>, kind: Kind) -> Rows {
+    fn deduplicated(first: usize, count: usize, lists: Vec<Vec<Edge>>, kind: Kind<'_>) -> Rows {
         let mut all: Vec<Edge> = lists.concat();
-        match kind {
-            Kind::None => all.sort_unstable_by_key(|&(u, v, _)| (u, v)),
-            Kind::Int => all.sort_unstable(),
-            Kind::Real => all.sort_unstable_by_key(|&(u, v, w)| (u, v, real_order(w))),
-        }
-        all.dedup_by_key(|&mut (u, v, _)| (u, v));
+        sort_and_dedup(&mut all, kind, false);
         let mut degrees = vec![0u32; count];
         for &(u, _, _) in &all {
             degrees[u as usize - first] += 1;
         }
         let targets = all.iter().map(|e| e.1).collect();
-        let weights = if kind == Kind::None { Vec::new() } else { all.iter().map(|e| e.2).collect() };
+        let weights = if kind.weighted() { all.iter().map(|e| e.2).collect() } else { Vec::new() };
         Rows { degrees, targets, weights }
     }
 }
 
-/// Maps the bits of an `f32` to an integer that orders like the number (IEEE 754 total
-/// order: negative values have their bits inverted, positive ones their sign bit set).
-fn real_order(bits: u32) -> u32 {
-    if bits >> 31 == 1 {
-        !bits
-    } else {
-        bits | 0x8000_0000
+/// Sorts `edges` by (source, target, weight), on the rayon pool when `parallel`, then keeps
+/// one edge per (source, target): the first, which has the smallest weight. Real weights
+/// order as numbers (IEEE 754 total order, so -0 before 0).
+pub(crate) fn sort_and_dedup(edges: &mut Vec<Edge>, kind: Kind<'_>, parallel: bool) {
+    match kind {
+        Kind::None => {
+            let pair = |e: &Edge| (e.0, e.1);
+            if parallel {
+                edges.par_sort_unstable_by_key(pair)
+            } else {
+                edges.sort_unstable_by_key(pair)
+            }
+        }
+        Kind::Int if parallel => edges.par_sort_unstable(),
+        Kind::Int => edges.sort_unstable(),
+        Kind::Real(values) => {
+            let order =
+                |a: &Edge, b: &Edge| (a.0, a.1).cmp(&(b.0, b.1)).then(values[a.2 as usize].total_cmp(&values[b.2 as usize]));
+            if parallel {
+                edges.par_sort_unstable_by(order)
+            } else {
+                edges.sort_unstable_by(order)
+            }
+        }
     }
+    edges.dedup_by_key(|&mut (u, v, _)| (u, v));
 }

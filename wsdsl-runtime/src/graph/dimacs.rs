@@ -13,6 +13,7 @@
 //! declaring many more vertices than arcs is refused (`build::check_sparse`).
 
 use super::build::{self, Kind};
+use super::edges::EdgeList;
 use super::error::{quote, GraphError};
 use super::source::{int_weight, no_more, parse_u64, unsigned_fields, vertex, Fields, Source};
 use super::{Graph, GraphOptions};
@@ -24,7 +25,10 @@ pub fn read_dimacs(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph,
     let mut src = Source::open(path, opts.quiet)?;
     // (vertices, arcs, the line declaring them)
     let mut problem: Option<(u64, u64, u64)> = None;
-    let mut edges = Vec::new();
+    // Created by the problem line; `arcs` counts the arc lines (the list may hold fewer,
+    // once duplicates are dropped).
+    let mut edges: Option<EdgeList> = None;
+    let mut arcs = 0u64;
     while let Some(line) = src.next_line()? {
         let mut fields = Fields::new(line);
         let Some(kind) = fields.next() else { continue };
@@ -38,14 +42,13 @@ pub fn read_dimacs(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph,
                 build::check_edge_count(m).map_err(|e| e.attributed_to(path))?;
                 build::check_sparse(n, m, || "the problem line declares".into()).map_err(|p| src.here(p))?;
                 problem = Some((n, m, src.line()));
-                // Not `m` itself: a corrupt problem line must not reserve gigabytes up front.
-                edges.reserve(m.min(1 << 24) as usize);
+                edges = Some(EdgeList::new(&src, m, false, opts)?);
             }
             b"a" => {
-                let Some((n, m, at)) = problem else {
+                let (Some((n, m, at)), Some(list)) = (problem, edges.as_mut()) else {
                     return Err(src.here("an arc before the problem line `p sp <vertices> <arcs>`"));
                 };
-                if edges.len() as u64 == m {
+                if arcs == m {
                     return Err(src.here(format!("more arcs than the {m} declared by the problem line (line {at})")));
                 }
                 let mut numbers = [0u64; 3];
@@ -60,7 +63,9 @@ pub fn read_dimacs(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph,
                     // Anything unusual: field by field, to say what is wrong.
                     _ => parse_arc(fields, n),
                 };
-                edges.push(parsed.map_err(|p| src.here(p))?);
+                let arc = parsed.map_err(|p| src.here(p))?;
+                arcs += 1;
+                list.push(&src, arc, n)?;
             }
             other => {
                 let problem = format!(
@@ -74,13 +79,11 @@ pub fn read_dimacs(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph,
     let Some((n, m, at)) = problem else {
         return Err(src.at_end("no problem line `p sp <vertices> <arcs>`: is this a DIMACS .gr file?"));
     };
-    if (edges.len() as u64) < m {
-        return Err(src.at_end(format!(
-            "the file ends after {} of the {m} arcs declared by the problem line (line {at})",
-            edges.len()
-        )));
+    if arcs < m {
+        return Err(src.at_end(format!("the file ends after {arcs} of the {m} arcs declared by the problem line (line {at})")));
     }
     drop(src); // closes the progress bar before the CSR is built
+    let (edges, _) = edges.map(EdgeList::into_parts).unwrap_or_default();
     build::from_triples(n as usize, edges, Kind::Int, opts.symmetrize, opts).map_err(|e| e.attributed_to(path))
 }
 

@@ -22,33 +22,41 @@ pub struct GraphError {
     origin: Origin,
     line: Option<u64>,
     problem: String,
+    /// The bytes the reader could not get, when it ran out of memory.
+    memory: Option<u64>,
 }
 
 impl GraphError {
     /// A problem on line `line` (1-based) of `path`.
     pub(crate) fn at_line(path: &Path, line: u64, problem: impl Into<String>) -> GraphError {
-        GraphError { origin: Origin::File(path.to_path_buf()), line: Some(line), problem: problem.into() }
+        GraphError { origin: Origin::File(path.to_path_buf()), line: Some(line), problem: problem.into(), memory: None }
     }
 
     /// A problem with the file `path` as a whole.
     pub(crate) fn in_file(path: &Path, problem: impl Into<String>) -> GraphError {
-        GraphError { origin: Origin::File(path.to_path_buf()), line: None, problem: problem.into() }
+        GraphError { origin: Origin::File(path.to_path_buf()), line: None, problem: problem.into(), memory: None }
+    }
+
+    /// The reader could not get `bytes` more bytes for its edge list while reading line
+    /// `line` of `path`; `problem` says how far it got and what to do.
+    pub(crate) fn no_memory(path: &Path, line: u64, bytes: u64, problem: impl Into<String>) -> GraphError {
+        GraphError { memory: Some(bytes), ..GraphError::at_line(path, line, problem) }
     }
 
     /// A problem with the R-MAT generator's parameters.
     pub(crate) fn rmat(problem: impl Into<String>) -> GraphError {
-        GraphError { origin: Origin::Named("R-MAT"), line: None, problem: problem.into() }
+        GraphError { origin: Origin::Named("R-MAT"), line: None, problem: problem.into(), memory: None }
     }
 
     /// A problem with a graph that is not a file: the parameters of a generator (`grid`,
     /// `geometric`, `uniform`), or a graph's `weights`.
     pub(crate) fn named(name: &'static str, problem: impl Into<String>) -> GraphError {
-        GraphError { origin: Origin::Named(name), line: None, problem: problem.into() }
+        GraphError { origin: Origin::Named(name), line: None, problem: problem.into(), memory: None }
     }
 
     /// A problem with an edge list handed to [`super::Graph::from_edges`].
     pub(crate) fn edge_list(problem: impl Into<String>) -> GraphError {
-        GraphError { origin: Origin::Named("edge list"), line: None, problem: problem.into() }
+        GraphError { origin: Origin::Named("edge list"), line: None, problem: problem.into(), memory: None }
     }
 
     /// The same problem, attributed to the file the edges were read from: an edge list
@@ -76,6 +84,12 @@ impl GraphError {
     /// What is wrong, without the location.
     pub fn problem(&self) -> &str {
         &self.problem
+    }
+
+    /// When reading ran out of memory: the bytes that could not be had (the error converts
+    /// into [`crate::Error::OutOfMemory`] naming the file).
+    pub fn out_of_memory(&self) -> Option<u64> {
+        self.memory
     }
 }
 

@@ -18,6 +18,7 @@
 //! declaring many more vertices than entries is refused (`build::check_sparse`).
 
 use super::build::{self, Kind};
+use super::edges::EdgeList;
 use super::error::{quote, GraphError};
 use super::source::{first_byte, int_weight, no_more, parse_u64, real_weight, unsigned_fields, vertex, Fields, Source};
 use super::{Graph, GraphOptions};
@@ -60,14 +61,16 @@ pub fn read_matrix_market(path: impl AsRef<Path>, opts: &GraphOptions) -> Result
     build::check_sparse(rows.max(cols), entries, || format!("the size line's {rows} x {cols} matrix has"))
         .map_err(|p| src.here(p))?;
     let size_line = src.line();
+    let vertices = rows.max(cols);
 
-    // Not `entries` itself: a corrupt size line must not reserve gigabytes up front.
-    let mut edges = Vec::with_capacity(entries.min(1 << 24) as usize);
+    let mut edges = EdgeList::new(&src, entries, field == Field::Real, opts)?;
+    // Entry lines read (the list may hold fewer, once duplicates are dropped).
+    let mut read = 0u64;
     while let Some(line) = src.next_line()? {
         if matches!(first_byte(line), None | Some(b'%')) {
             continue;
         }
-        if edges.len() as u64 == entries {
+        if read == entries {
             return Err(
                 src.here(format!("more entries than the {entries} declared by the size line (line {size_line})"))
             );
@@ -82,39 +85,49 @@ pub fn read_matrix_market(path: impl AsRef<Path>, opts: &GraphOptions) -> Result
                     && (1..=cols).contains(&numbers[1])
                     && numbers[2] <= u64::from(u32::MAX) =>
             {
-                Ok(((numbers[0] - 1) as u32, (numbers[1] - 1) as u32, numbers[2] as u32))
+                Ok(((numbers[0] - 1) as u32, (numbers[1] - 1) as u32, Value::Int(numbers[2] as u32)))
             }
             // Real values, and anything unusual: field by field, to say what is wrong.
             _ => parse_entry(line, field, rows, cols),
         };
-        let edge = parsed.map_err(|problem| src.here(problem))?;
-        edges.push(edge);
+        let (i, j, value) = parsed.map_err(|problem| src.here(problem))?;
+        read += 1;
+        match value {
+            Value::Int(w) => edges.push(&src, (i, j, w), vertices)?,
+            Value::Real(w) => edges.push_real(&src, i, j, w, vertices)?,
+        }
     }
-    if (edges.len() as u64) < entries {
+    if read < entries {
         return Err(src.at_end(format!(
-            "the file ends after {} of the {entries} entries declared by the size line (line {size_line})",
-            edges.len()
+            "the file ends after {read} of the {entries} entries declared by the size line (line {size_line})"
         )));
     }
+    drop(src); // closes the progress bar before the CSR is built
+    let (edges, reals) = edges.into_parts();
     let kind = match field {
         Field::Pattern => Kind::None,
         Field::Integer => Kind::Int,
-        Field::Real => Kind::Real,
+        Field::Real => Kind::Real(&reals),
     };
-    drop(src); // closes the progress bar before the CSR is built
-    let vertices = rows.max(cols) as usize;
-    build::from_triples(vertices, edges, kind, opts.symmetrize || symmetric, opts).map_err(|e| e.attributed_to(path))
+    build::from_triples(vertices as usize, edges, kind, opts.symmetrize || symmetric, opts)
+        .map_err(|e| e.attributed_to(path))
+}
+
+/// An entry's value: an integer (none, for a pattern entry: 0), or a real number.
+enum Value {
+    Int(u32),
+    Real(f64),
 }
 
 /// `row column [value]`, field by field; the ids come back 0-based.
-fn parse_entry(line: &[u8], field: Field, rows: u64, cols: u64) -> Result<(u32, u32, u32), String> {
+fn parse_entry(line: &[u8], field: Field, rows: u64, cols: u64) -> Result<(u32, u32, Value), String> {
     let mut fields = Fields::new(line);
     let i = vertex(fields.next(), "row index", 1, rows)?;
     let j = vertex(fields.next(), "column index", 1, cols)?;
     let w = match field {
-        Field::Pattern => 0,
-        Field::Integer => int_weight(fields.next())?,
-        Field::Real => real_weight(fields.next())?.to_bits(),
+        Field::Pattern => Value::Int(0),
+        Field::Integer => Value::Int(int_weight(fields.next())?),
+        Field::Real => Value::Real(real_weight(fields.next())?),
     };
     no_more(
         fields,

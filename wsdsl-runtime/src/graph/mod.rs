@@ -17,6 +17,7 @@
 
 mod build;
 mod dimacs;
+mod edges;
 mod error;
 mod geometric;
 mod grid;
@@ -59,8 +60,9 @@ pub enum Weights {
     None,
     /// Integer weights.
     Int(Vec<u32>),
-    /// Real weights (a Matrix Market `real` file).
-    Real(Vec<f32>),
+    /// Real weights (a Matrix Market `real` file), each the 64-bit float nearest to the
+    /// file's number, and whole exactly when that number is (see [`Graph::integer_weights`]).
+    Real(Vec<f64>),
 }
 
 /// What to do to the edges while building the graph.
@@ -72,7 +74,9 @@ pub struct GraphOptions {
     /// Drop edges `(v, v)`.
     pub remove_self_loops: bool,
     /// Keep one edge per `(u, v)` pair, the one with the smallest weight; rows come out
-    /// sorted by target. Without it, each row keeps the order of the input.
+    /// sorted by target. Without it, each row keeps the order of the input. A reader drops
+    /// duplicates as it goes, too, so that its memory follows the distinct edges rather
+    /// than the lines of the file.
     pub remove_duplicates: bool,
     /// Never show a progress bar.
     pub quiet: bool,
@@ -110,8 +114,10 @@ impl Graph {
 
     /// The weights as the non-negative integers that exact path lengths add up: `None` for a
     /// graph without weights, integer weights as they are, real weights when every one is
-    /// a whole number that fits in `u32` (`2.0` is 2). A negative or fractional real
-    /// weight is an error naming the edge, never rounded or dropped.
+    /// a whole number that fits in `u32` (`2.0` is 2, `4294967295.0` the largest). A negative
+    /// or fractional real weight is an error naming the edge, never rounded or dropped;
+    /// wholeness and range are the file's own, since the reader refuses a fraction whose
+    /// nearest float is whole (`0.99999999999999999`) rather than read it as one.
     pub fn integer_weights(&self) -> Result<Option<Vec<u32>>, GraphError> {
         weights::integer_weights(self)
     }

@@ -15,6 +15,7 @@
 //! meaning, and a fourth column is refused rather than silently dropped.
 
 use super::build::{self, Kind};
+use super::edges::EdgeList;
 use super::error::GraphError;
 use super::source::{first_byte, int_weight, no_more, unsigned_fields, vertex, Fields, Source, MAX_ID};
 use super::{Graph, GraphOptions};
@@ -24,7 +25,9 @@ use std::path::Path;
 pub fn read_snap(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph, GraphError> {
     let path = path.as_ref();
     let mut src = Source::open(path, opts.quiet)?;
-    let mut edges = Vec::new();
+    let mut edges = EdgeList::new(&src, 0, false, opts)?;
+    // Lines with an edge (the list may hold fewer, once duplicates are dropped).
+    let mut entries = 0u64;
     let mut max_id = 0u32;
     // Whether the edges have weights, and the line that decided it.
     let mut weighted: Option<(bool, u64)> = None;
@@ -57,7 +60,8 @@ pub fn read_snap(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph, G
             _ => {}
         }
         max_id = max_id.max(u).max(v);
-        edges.push((u, v, w.unwrap_or(0)));
+        entries += 1;
+        edges.push(&src, (u, v, w.unwrap_or(0)), u64::from(max_id) + 1)?;
     }
     let Some((weighted, _)) = weighted else {
         return Err(src.at_end(match src.line() {
@@ -66,10 +70,11 @@ pub fn read_snap(path: impl AsRef<Path>, opts: &GraphOptions) -> Result<Graph, G
         }));
     };
     let vertices = u64::from(max_id) + 1;
-    build::check_sparse(vertices, edges.len() as u64, || format!("the file names vertex {max_id}, so the graph would have"))
+    build::check_sparse(vertices, entries, || format!("the file names vertex {max_id}, so the graph would have"))
         .map_err(|problem| src.at_end(problem))?;
     drop(src); // closes the progress bar before the CSR is built
     let kind = if weighted { Kind::Int } else { Kind::None };
+    let (edges, _) = edges.into_parts();
     build::from_triples(max_id as usize + 1, edges, kind, opts.symmetrize, opts).map_err(|e| e.attributed_to(path))
 }
 

@@ -145,6 +145,11 @@ impl Source {
         }
     }
 
+    /// The file being read.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The number of the line last returned: where the file ended, once `next_line` has
     /// returned `None`.
     pub(crate) fn line(&self) -> u64 {
@@ -414,14 +419,66 @@ pub(crate) fn int_weight(token: Option<&[u8]>) -> Result<u32, String> {
     }
 }
 
-/// A finite real weight.
-pub(crate) fn real_weight(token: Option<&[u8]>) -> Result<f32, String> {
+/// A finite real weight: the 64-bit float nearest to the file's number.
+///
+/// Whether a weight is a whole number decides whether shortest paths may use it
+/// (`weights.rs`), so the float must be whole exactly when the file's number is. Rounding
+/// keeps that except for a fraction written with more digits than a float holds (or too
+/// small for one) whose nearest float is a whole number: `0.99999999999999999` is 1, and
+/// `1e-400` is 0. Such a value, in the range where integer weights are taken, is refused
+/// by its text rather than read as a whole number the file does not say. (Above that range
+/// every large float is whole, and the weight is refused as too large anyway.)
+pub(crate) fn real_weight(token: Option<&[u8]>) -> Result<f64, String> {
     let token = token.ok_or_else(|| "the line ends before the value: expected more fields".to_string())?;
-    match std::str::from_utf8(token).ok().and_then(|s| s.parse::<f32>().ok()) {
-        Some(w) if w.is_finite() => Ok(w),
-        Some(_) => Err(format!("the value {} is not a finite number (or too large for f32)", quote(token))),
-        None => Err(format!("the value {} is not a real number", quote(token))),
+    let Some(w) = std::str::from_utf8(token).ok().and_then(|s| s.parse::<f64>().ok()) else {
+        return Err(format!("the value {} is not a real number", quote(token)));
+    };
+    if w.is_infinite() && token.iter().any(u8::is_ascii_digit) {
+        return Err(format!("the value {} is too large for a 64-bit float", quote(token)));
     }
+    if !w.is_finite() {
+        return Err(format!("the value {} is not a finite number", quote(token)));
+    }
+    if w.fract() == 0.0 && w.abs() <= f64::from(u32::MAX) && !is_whole(token) {
+        let nearest = if w == 0.0 { "0".to_string() } else { w.to_string() };
+        return Err(format!(
+            "the value {} is not a whole number, but the nearest 64-bit float is {nearest}: it has more digits \
+             than a float holds (or is too small for one), and reading it as {nearest} would make it a whole-number \
+             weight the file does not say; round it in the file",
+            quote(token)
+        ));
+    }
+    Ok(w)
+}
+
+/// Whether a decimal number as written (`[+-]digits[.digits][(e|E)[+-]digits]`, one that
+/// `f64::from_str` accepts) is a whole number, judged on its digits: its value is the
+/// digits without the point times `10^(exponent - digits after the point)`, which is whole
+/// when the trailing zeros of the digits make up for a negative power (or all are zero).
+fn is_whole(token: &[u8]) -> bool {
+    let unsigned = token.strip_prefix(b"+").or_else(|| token.strip_prefix(b"-")).unwrap_or(token);
+    let (mantissa, exponent) = match unsigned.iter().position(|&b| b == b'e' || b == b'E') {
+        Some(at) => (&unsigned[..at], &unsigned[at + 1..]),
+        None => (unsigned, &b""[..]),
+    };
+    let (negative, digits) = match exponent.first() {
+        Some(b'-') => (true, &exponent[1..]),
+        Some(b'+') => (false, &exponent[1..]),
+        _ => (false, exponent),
+    };
+    // Saturating: an exponent beyond 10^12 decides the answer whatever the digits are.
+    let magnitude = digits.iter().fold(0i64, |e, &d| (e * 10 + i64::from(d.wrapping_sub(b'0'))).min(1_000_000_000_000));
+    let exponent = if negative { -magnitude } else { magnitude };
+    let (integer, fraction) = match mantissa.iter().position(|&b| b == b'.') {
+        Some(at) => (&mantissa[..at], &mantissa[at + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    let all = || integer.iter().chain(fraction);
+    if all().all(|&d| d == b'0') {
+        return true;
+    }
+    let trailing_zeros = all().rev().take_while(|&&d| d == b'0').count() as i64;
+    exponent - fraction.len() as i64 + trailing_zeros >= 0
 }
 
 /// Nothing may follow the last expected field.
@@ -430,5 +487,26 @@ pub(crate) fn no_more(mut fields: Fields<'_>, expected: &str) -> Result<(), Stri
     match fields.next() {
         None => Ok(()),
         Some(extra) => Err(format!("unexpected field {} after {expected}", quote(extra))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wholeness_is_read_from_the_digits() {
+        for whole in ["0", "-0", "+3", "1.", "1e0", "10e-1", "1.50e1", "0.0e-5", "1200e-2", "1E3", "4294967295.000", "1e400"] {
+            assert!(is_whole(whole.as_bytes()), "{whole}");
+        }
+        for fraction in [".5", "1.5e0", "123e-2", "0.99999999999999999", "1e-400", "-0.001e2", "4294967295.0000000001"] {
+            assert!(!is_whole(fraction.as_bytes()), "{fraction}");
+        }
+        assert_eq!(real_weight(Some(b"1.50e1")), Ok(15.0));
+        assert_eq!(real_weight(Some(b"16777217")), Ok(16_777_217.0));
+        assert!(real_weight(Some(b"0.99999999999999999")).unwrap_err().contains("nearest 64-bit float is 1"));
+        // Beyond the integer weights' range a float is whole whatever the digits: taken, and
+        // refused as too large if used as an integer weight.
+        assert_eq!(real_weight(Some(b"12345678901234567890.5")), Ok(12_345_678_901_234_567_890.5));
     }
 }

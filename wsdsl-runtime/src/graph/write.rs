@@ -159,7 +159,8 @@ impl Line<'_> {
                     text.push(b' ');
                     text.extend_from_slice(ids.format(w[k]).as_bytes());
                 } else if let Weights::Real(w) = &graph.weights {
-                    // `{}` of an f32 is the shortest text that reads back as the same f32.
+                    // `{}` of an f64 is the shortest text that reads back as the same f64 (never a
+                    // whole number for a fraction, so the reader takes it back).
                     text.extend_from_slice(format!(" {}", w[k]).as_bytes());
                 }
             }
