@@ -327,3 +327,16 @@ fn names_of_every_kind_on_the_host_compiled_templates() {
 fn names_of_every_kind_through_the_nvrtc_front_end() {
     front_end_check_with::<Kernel>("sm_90", &Kernel::SCHEDULE.resolve()).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// The same program on the GPU (NVRTC's whole compile, then the run), where there is one.
+#[test]
+fn names_of_every_kind_on_the_gpu() {
+    let rt = Runtime::new(Backend::Gpu);
+    if let Err(e) = rt.gpu() {
+        println!("SKIPPED (no GPU): {e}");
+        return;
+    }
+    let b = buffers();
+    let out = rt.run_with::<Kernel>(PARAMS, &b, roots()).unwrap_or_else(|e| panic!("{e}"));
+    check(&out.counters, &b.printf.to_vec());
+}
