@@ -82,6 +82,12 @@ fn fib_kernel_compiles() {
 }
 
 #[test]
+fn mnk_game_kernels_compile() {
+    compiles::<wsdsl_examples::mnk_game::mnk::Kernel>();
+    compiles::<wsdsl_examples::mnk_game::cutoff::mnk_cutoff::Kernel>();
+}
+
+#[test]
 fn mergesort_kernels_compile() {
     parses::<mergesort::mergesort::Kernel>();
     parses::<mergesort::merge_path::merge_path::Kernel>();
