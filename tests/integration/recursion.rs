@@ -481,3 +481,21 @@ fn recursion_to_the_limit_and_refused_stacks_on_the_gpu() {
     println!("GPU RECURSION LIMITS: PASS");
 }
 
+/// Without a GPU: ptxas describes the frame of each recursive helper, under its CUDA name,
+/// which the GPU's per-thread stack is sized by (`wsdsl-runtime/src/gpu/device/stack.rs`):
+/// 4 KiB and more for the helper holding a 4 KiB array (the CUBIN's `EIATTR_FRAME_SIZE` said
+/// 528 bytes, the kernel's frame, for both helpers).
+#[test]
+fn ptxas_records_the_frames_of_the_recursive_helpers() {
+    let cases = [
+        ("gpu_deep", wsdsl::gpu::kernel_source::<gpu_deep::Kernel>(&KernelConfig::default()), "6f_downE", 0..1024),
+        ("frames_4k", wsdsl::gpu::kernel_source::<frames_4k::Kernel>(&KernelConfig::default()), "6f_deepE", 4096..8192),
+    ];
+    for (name, source, helper, range) in cases {
+        let cubin = wsdsl::gpu::compile::compile_uncached(name, &source, "sm_90").unwrap_or_else(|e| panic!("{e}"));
+        let frames = wsdsl::gpu::elf::function_frames(&cubin).expect("frames in the CUBIN");
+        println!("{name}: {frames:?}");
+        let frame = frames.iter().find(|(symbol, _)| symbol.contains(helper)).map(|f| f.1);
+        assert!(frame.is_some_and(|f| range.contains(&f)), "{name}: {frames:?}");
+    }
+}

@@ -23,17 +23,29 @@ pub(super) fn emulation_dir() -> Result<(PathBuf, bool), Error> {
 
 /// The host compiler's options for a kernel library. -O1: the kernels are a test instrument
 /// run on small inputs, and -O1 compiles a third faster than -O2 (most tests spend more time
-/// compiling their kernels than running them).
-const HOST_FLAGS: [&str; 5] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread"];
+/// compiling their kernels than running them). -fstack-clash-protection: a frame larger than a
+/// page touches each of its pages in turn, so a fiber whose stack overflows faults in the
+/// guard below it (`cuda/host/emulation.h`) rather than writing past it.
+const HOST_FLAGS: [&str; 6] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread", "-fstack-clash-protection"];
 
-/// Compiles `source` with the host C++ compiler in `dir`; the shared library's bytes. With a
-/// cache directory the shims' system headers come precompiled ([`precompiled_headers`]),
-/// which halves the build; should that build fail, it is tried once more without them.
-pub(super) fn compile(source: &str, dir: &std::path::Path, kept: bool, program: &'static str) -> Result<Vec<u8>, Error> {
+/// A compiled host kernel.
+pub(super) struct Built {
+    /// The shared library's bytes.
+    pub image: Vec<u8>,
+    /// The compiler's record of each function's stack frame (GCC's and Clang's
+    /// `-fstack-usage` files, `stack.rs` reads them), when asked for and written.
+    pub stack_usage: Option<String>,
+}
+
+/// Compiles `source` with the host C++ compiler in `dir`; with `stack_usage`, also asks for
+/// the frame of each function. With a cache directory the shims' system headers come
+/// precompiled ([`precompiled_headers`]), which halves the build; should that build fail, it
+/// is tried once more without them.
+pub(super) fn compile(source: &str, dir: &std::path::Path, kept: bool, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
     let pch = if kept { precompiled_headers(dir, &HOST_FLAGS) } else { None };
-    match (compile_with(source, dir, pch.as_deref(), program), &pch) {
+    match (compile_with(source, dir, pch.as_deref(), program, stack_usage), &pch) {
         (Err(e), Some(header)) => {
-            let plain = compile_with(source, dir, None, program).map_err(|_| e)?;
+            let plain = compile_with(source, dir, None, program, stack_usage).map_err(|_| e)?;
             // The source was sound, so the precompiled file was not: the next process builds
             // it again.
             let _ = std::fs::remove_file(gch_path(header));
@@ -43,10 +55,24 @@ pub(super) fn compile(source: &str, dir: &std::path::Path, kept: bool, program: 
     }
 }
 
-fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Path>, program: &'static str) -> Result<Vec<u8>, Error> {
-    let tmp = dir.join(format!("{program}-{}-{}.building.so", std::process::id(), next_build()));
+fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Path>, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
+    // A directory of its own, the compiler's working directory: whatever it writes beside the
+    // library (the `.su` files, whose names differ between compilers) is this build's.
+    let absolute = |p: &std::path::Path| std::path::absolute(p).map_err(|e| Error::InvalidConfig(format!("cannot place the host kernel under {}: {e}", p.display())));
+    let build = absolute(&dir.join(format!("{program}-{}-{}.building", std::process::id(), next_build())))?;
+    std::fs::create_dir(&build).map_err(|e| Error::InvalidConfig(format!("cannot make {}: {e}", build.display())))?;
+    let built = compile_in(source, &build, pch.map(absolute).transpose()?.as_deref(), program, stack_usage);
+    let _ = std::fs::remove_dir_all(&build);
+    built
+}
+
+fn compile_in(source: &str, build: &std::path::Path, pch: Option<&std::path::Path>, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
+    let tmp = build.join("kernel.so");
     let mut command = Command::new("c++");
-    command.args(HOST_FLAGS);
+    command.current_dir(build).args(HOST_FLAGS);
+    if stack_usage {
+        command.arg("-fstack-usage");
+    }
     if let Some(header) = pch {
         command.arg("-include").arg(header);
     }
@@ -60,13 +86,24 @@ fn compile_with(source: &str, dir: &std::path::Path, pch: Option<&std::path::Pat
     child.stdin.take().expect("piped").write_all(source.as_bytes()).map_err(|e| Error::InvalidConfig(e.to_string()))?;
     let output = child.wait_with_output().map_err(|e| Error::InvalidConfig(e.to_string()))?;
     if !output.status.success() {
-        let _ = std::fs::remove_file(&tmp);
         let log = String::from_utf8_lossy(&output.stderr).lines().take(40).collect::<Vec<_>>().join("\n");
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())));
-    let _ = std::fs::remove_file(&tmp);
-    image
+    let image = std::fs::read(&tmp).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", tmp.display())))?;
+    let stack_usage = stack_usage.then(|| read_stack_usage(build)).flatten();
+    Ok(Built { image, stack_usage })
+}
+
+/// Every `.su` file the compiler wrote in `build`, one after the other; `None` if it wrote none.
+fn read_stack_usage(build: &std::path::Path) -> Option<String> {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(build).ok()?.flatten() {
+        if entry.path().extension().is_some_and(|e| e == "su") {
+            text.push_str(&std::fs::read_to_string(entry.path()).ok()?);
+            text.push('\n');
+        }
+    }
+    (!text.is_empty()).then_some(text)
 }
 
 /// A number for a temporary file name, unique in this process.

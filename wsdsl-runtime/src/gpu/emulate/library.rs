@@ -3,6 +3,7 @@
 //! points the host source exports (`source.rs`).
 
 use super::compiler::{compile, emulation_dir};
+use super::stack::{decode, encode, fiber_stack, frames_of, Frames};
 use crate::cache::{self, Checked};
 use crate::contract::Program;
 use crate::error::Error;
@@ -13,7 +14,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub(super) type Gate = unsafe extern "C" fn(*mut std::ffi::c_void);
-pub(super) type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, Option<Gate>, *mut std::ffi::c_void);
+pub(super) type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, u64, Option<Gate>, *mut std::ffi::c_void) -> i32;
 pub(super) type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 pub(super) type QueueBytes = unsafe extern "C" fn() -> u64;
 pub(super) type JoinAddress = unsafe extern "C" fn() -> *mut u8;
@@ -24,6 +25,8 @@ pub(crate) struct HostKernel {
     /// The program, as a watchdog error names it.
     pub(crate) program: &'static str,
     pub(crate) launch: Launch,
+    /// Bytes of each fiber's stack (`stack.rs`).
+    pub(crate) stack_bytes: usize,
     pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
     pub(crate) queue_bytes: Option<QueueBytes>,
@@ -96,20 +99,36 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     }
     let (dir, kept) = emulation_dir()?;
     let mut lib = dir.join(format!("{}-{key:016x}-host.so", P::NAME));
+    // The frames of a program's recursive functions are kept beside its library.
+    let frames_file = dir.join(format!("{}-{key:016x}-host.frames", P::NAME));
+    let cached_frames = || match P::RECURSION {
+        None => Some(None),
+        Some(_) => match cache::read_checked(&frames_file, source.as_bytes()) {
+            Checked::Hit(text) => decode(&String::from_utf8_lossy(&text)).map(|f| Some(Some(f))).unwrap_or(None),
+            _ => None,
+        },
+    };
     // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
     // process as it is mapped, a foreign one would run its initialisers here.
-    let image = match cache::read_checked(&lib, source.as_bytes()) {
-        Checked::Hit(image) => image,
-        found => {
+    let (image, frames): (Vec<u8>, Option<Option<Frames>>) = match (cache::read_checked(&lib, source.as_bytes()), cached_frames()) {
+        (Checked::Hit(image), Some(frames)) => (image, Some(frames)),
+        (found, _) => {
             if let Checked::Bad(why) = found {
                 eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", lib.display());
             }
-            let image = compile(source, &dir, kept, P::NAME)?;
-            cache::write_checked(&lib, source.as_bytes(), &image)
+            let built = compile(source, &dir, kept, P::NAME, P::RECURSION.is_some())?;
+            // No `.su` files (a compiler without -fstack-usage): no frame recorded, each assumed.
+            let frames = P::RECURSION.map(|r| built.stack_usage.as_deref().map(|su| frames_of(su, &r)).unwrap_or_default());
+            cache::write_checked(&lib, source.as_bytes(), &built.image)
                 .map_err(|e| Error::InvalidConfig(format!("cannot write the host kernel {}: {e}", lib.display())))?;
-            image
+            if let Some(f) = &frames {
+                cache::write_checked(&frames_file, source.as_bytes(), encode(f).as_bytes())
+                    .map_err(|e| Error::InvalidConfig(format!("cannot write {}: {e}", frames_file.display())))?;
+            }
+            (built.image, Some(frames))
         }
     };
+    let stack_bytes = fiber_stack(P::NAME, P::RECURSION.as_ref(), frames.flatten().as_ref())?;
     if copy > 0 {
         // The loader keeps one instance per path: a copy under another name is another
         // instance. Written from the checked bytes.
@@ -128,7 +147,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
         let set_heaps = library.get::<SetHeaps>(b"ws_host_set_heaps\0").ok().map(|f| *f);
-        HostKernel { program: P::NAME, launch, status, queue_bytes, join, set_heaps, busy: false.into() }
+        HostKernel { program: P::NAME, launch, stack_bytes, status, queue_bytes, join, set_heaps, busy: false.into() }
     };
     std::mem::forget(library);
     if copy > 0 || !kept {
@@ -138,6 +157,8 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     }
     if !kept {
         let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.so.check", P::NAME)));
+        let _ = std::fs::remove_file(&frames_file);
+        let _ = std::fs::remove_file(dir.join(format!("{}-{key:016x}-host.frames.check", P::NAME)));
         let _ = std::fs::remove_dir(&dir);
     }
     let kernel = Arc::new(kernel);
