@@ -23,6 +23,7 @@ mod octree_cpu;
 mod ordered;
 mod panics;
 mod parallel;
+mod recursion;
 mod reliability;
 mod rust_subset;
 mod schedule_attr;

@@ -122,10 +122,11 @@ pub enum Error {
         stopped: bool,
     },
     /// Memory could not be had. With no `file`, the CPU backend could not get memory for the
-    /// run's own bookkeeping: a stack segment for tasks waiting for their children, or room
-    /// for spawned tasks; the task tree is probably endless, or the machine short of memory,
-    /// and a lower [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) stops such a
-    /// run sooner. With a `file`, the graph reader could not grow its edge list while
+    /// run's own bookkeeping: a stack segment for tasks waiting for their children or for a
+    /// deep recursion, or room for spawned tasks; the task tree is probably endless, or the
+    /// machine short of memory, and a lower
+    /// [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) (or `recursion_limit`) stops
+    /// such a run sooner. With a `file`, the graph reader could not grow its edge list while
     /// reading that file: the graph is larger than the memory left.
     OutOfMemory {
         /// What it was for.
@@ -220,7 +221,8 @@ impl fmt::Display for Error {
                 f,
                 "the CPU backend could not allocate {bytes} more bytes for {what}: the task tree is probably \
                  endless, or the machine is short of memory. Lower the bound on tasks held at once \
-                 (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT) to get a clear error sooner."
+                 (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT), or a recursion's \
+                 #[megakernel(recursion_limit = N)], to get a clear error sooner."
             ),
             Error::FramePoolExhausted { capacity } => write!(
                 f,

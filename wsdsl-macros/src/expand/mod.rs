@@ -278,7 +278,12 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
         0 => quote!(),
         cycles => {
             let (limit, cycles) = (ck.recursion.limit, cycles as u32);
-            quote!(const RECURSION: ::core::option::Option<#p::Recursion> = ::core::option::Option::Some(#p::Recursion { limit: #limit, cycles: #cycles });)
+            let functions = ck.recursion.members().iter().map(|f| {
+                let (name, symbol, cycle) = (crate::check::recursion::rust_name(m, &f.key), crate::lower::fn_name(&f.key), f.cycle as u32);
+                quote!(#p::RecursiveFn { name: #name, symbol: #symbol, cycle: #cycle })
+            });
+            quote!(const RECURSION: ::core::option::Option<#p::Recursion> =
+                ::core::option::Option::Some(#p::Recursion { limit: #limit, cycles: #cycles, functions: &[#(#functions),*] });)
         }
     };
     let job_methods = jobs::ctx_methods(&p);
