@@ -93,6 +93,8 @@ pub enum Error {
         task: &'static str,
         /// Its complete handler's bound.
         max_children: u32,
+        /// Where its complete handler is written (`file:line`; empty where unknown).
+        handler: &'static str,
     },
     /// A handler panicked on the GPU (`panic!`, a failed `assert!`, `unwrap()` of `None`, ...)
     /// or did something Rust panics on (index out of bounds, division by zero). Fix the
@@ -232,11 +234,16 @@ impl fmt::Display for Error {
                  queues) keep many more tasks waiting than the deques.",
                 (capacity * 2).next_power_of_two()
             ),
-            Error::TooManyChildren { task, max_children } => write!(
-                f,
-                "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
-                 raise it in `#[complete(max_children = N)]`"
-            ),
+            Error::TooManyChildren { task, max_children, handler } => {
+                if !handler.is_empty() {
+                    write!(f, "{handler}: ")?;
+                }
+                write!(
+                    f,
+                    "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
+                     raise it in `#[complete(max_children = N)]`"
+                )
+            }
             Error::DeviceFault { site } => write!(f, "a handler panicked on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
             Error::Watchdog { program, on, limit, stopped } => {
