@@ -137,7 +137,7 @@ impl<T: BufferElem> ReadOnly<T> {
     /// An array holding `values`, in the vector's own memory: no copy and no pass over it
     /// (the vector is kept as it is, spare capacity included), so it costs the same for 1 GiB
     /// as for a few elements, and no memory beyond the vector's: 0.003 ms for 1 GiB of `u32`
-    /// on a 2-core Xeon, where the copy it made before took 665 ms and twice the vector's
+    /// on a 2-core Xeon, where a copy into an `Arc<[T]>` takes 665 ms and twice the vector's
     /// memory at its peak (BENCHMARKS.md, "Building inputs"). The cheapest way to make a large
     /// array from a vector the program has; [`from_fn`](ReadOnly::from_fn) saves building
     /// the vector.

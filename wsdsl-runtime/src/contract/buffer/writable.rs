@@ -159,11 +159,11 @@ impl<T: BufferElem> Buffer<T> {
     /// on every core into new memory). A vector with spare capacity gives it back first
     /// (`Vec::into_boxed_slice`: the allocator shrinks the block, in place for the system
     /// allocator's large blocks); one of exactly its length, as `collect` and `vec![v; n]`
-    /// make, costs nothing: 0.02 ms for 1 GiB of `u32` on a 2-core Xeon, where the pass on one
-    /// thread it made before took 178 ms (BENCHMARKS.md, "Building inputs"). Its contents are
-    /// unknown to the map of tiles (not scanned), so the GPU upload copies them; pages of the
-    /// vector nothing wrote yet (`vec![0; n]`) are faulted in as huge pages where granted, on
-    /// first access.
+    /// make, costs nothing: 0.02 ms for 1 GiB of `u32` on a 2-core Xeon, where a pass over it
+    /// on one thread into atomics takes 178 ms (BENCHMARKS.md, "Building inputs"). Its
+    /// contents are unknown to the map of tiles (not scanned), so the GPU upload copies them;
+    /// pages of the vector nothing wrote yet (`vec![0; n]`) are faulted in as huge pages where
+    /// granted, on first access.
     ///
     /// ```
     /// use wsdsl::prelude::*;
@@ -475,7 +475,7 @@ mod tests {
             alike(n, |i| i as f32 * -0.5);
             alike(n, |i| if i % 2 == 0 { -0.0 } else { i as f64 / 3.0 });
         }
-        // `filled` with a value written now, as before: every element.
+        // `filled` with a value whose image repeats no word: every element written at once.
         assert_eq!(Buffer::filled((1 << 16) + 1, 0.25f64).into_vec(), vec![0.25; (1 << 16) + 1]);
     }
 
