@@ -4,6 +4,7 @@
 
 mod schedulers;
 
+mod buffer_constructors;
 mod connect4_cpu;
 mod continuations;
 mod cooperative;

@@ -19,6 +19,7 @@ use wsdsl_examples::dlb_bench;
 use wsdsl_examples::fib;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
+use wsdsl_examples::max_subarray;
 use wsdsl_examples::mergesort;
 use wsdsl_examples::nqueens;
 use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
@@ -83,6 +84,11 @@ fn recursive_nqueens_kernel_compiles_and_records_its_frames() {
 #[test]
 fn fib_kernel_compiles() {
     compiles::<fib::fib::Kernel>();
+}
+
+#[test]
+fn max_subarray_kernel_compiles() {
+    compiles::<max_subarray::max_subarray::Kernel>();
 }
 
 #[test]

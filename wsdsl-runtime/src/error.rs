@@ -138,6 +138,32 @@ pub enum Error {
         /// The graph file being read, when it was the graph reader that ran short.
         file: Option<std::path::PathBuf>,
     },
+    /// A buffer constructor that makes its elements ([`Buffer::from_fn`](crate::Buffer::from_fn),
+    /// [`ReadOnly::from_fn`](crate::ReadOnly::from_fn)) was asked for more than the host can
+    /// hold: their bytes pass the largest allocation the address space allows, or the
+    /// allocator refused them (`refused`). Ask for fewer elements, or free memory; a GPU run
+    /// needs room for them in the device's memory too.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let err = ReadOnly::from_fn(usize::MAX / 2, |i| i as u64).unwrap_err();
+    /// assert!(matches!(err, wsdsl::Error::BufferTooLarge { refused: false, .. }), "{err}");
+    /// assert!(err.to_string().contains("ReadOnly::from_fn"), "{err}");
+    /// ```
+    BufferTooLarge {
+        /// The constructor, `Buffer::from_fn` or `ReadOnly::from_fn`.
+        constructor: &'static str,
+        /// The element type, `u32` to `f64`.
+        elem: &'static str,
+        /// The elements asked for.
+        len: usize,
+        /// Bytes of one element.
+        elem_bytes: usize,
+        /// Whether the size was one allocation may have and the allocator refused it
+        /// (otherwise the size itself is too large).
+        refused: bool,
+    },
     /// The run configuration is not usable: a setting out of range, a scheduler choice the
     /// program cannot run under, an input the backend refuses. The message names the setting
     /// (or the variable) and what it accepts.
@@ -252,6 +278,23 @@ impl fmt::Display for Error {
                     write!(f, " and was stopped. Raise the limit (Runtime::watchdog or WSDSL_WATCHDOG_SECS) if the work is genuinely this large.")
                 } else {
                     write!(f, " and did not stop when asked: a handler is probably looping forever. {}", on.when_stuck())
+                }
+            }
+            Error::BufferTooLarge { constructor, elem, len, elem_bytes, refused } => {
+                let bytes = *len as u128 * *elem_bytes as u128;
+                if *refused {
+                    write!(
+                        f,
+                        "{constructor} could not allocate {len} elements of {elem} ({bytes} bytes): the host is short of \
+                         memory. Ask for fewer elements or free memory (a GPU run needs room for them on the device too)."
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{constructor} was asked for {len} elements of {elem} ({bytes} bytes), more than one allocation can \
+                         hold ({} bytes): ask for fewer elements.",
+                        isize::MAX
+                    )
                 }
             }
             Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),

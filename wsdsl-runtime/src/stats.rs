@@ -55,7 +55,8 @@ pub struct Phases {
     pub compile: Duration,
     /// Whether the compiled kernel came from the cache (memory or disk).
     pub cache_hit: bool,
-    /// Allocation and copying inputs to the device.
+    /// Allocation and copying inputs to the device. Building the inputs, which the program
+    /// does before the call, is [`inputs_built`](Phases::inputs_built).
     pub launch: Duration,
     /// The run itself (CUDA events on the GPU).
     pub run: Duration,
@@ -67,6 +68,44 @@ pub struct Phases {
     /// What the launch and copy-back phases moved between host and GPU (zero on the CPU
     /// backend and the emulated GPUs).
     pub transfers: Transfers,
+    /// Building the buffers this call was handed, before it: the time their constructors
+    /// took (`Buffer::from_fn`, `ReadOnly::from_vec`, ...), which each measures of itself, so
+    /// that the input side of a run is seen whole beside [`launch`](Phases::launch). Each
+    /// buffer is counted by the first run call that returns `Ok` with it (a read-only array's
+    /// clones together, as one), and is zero in every later one; not part of
+    /// [`call`](Phases::call), which begins after it. What the program computed before a
+    /// constructor (a vector handed to `from_vec`) is not in it.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    /// use std::time::Duration;
+    ///
+    /// #[megakernel]
+    /// pub mod sum {
+    ///     use wsdsl::prelude::*;
+    ///
+    ///     #[buffers]  pub struct Input { pub values: ReadOnly<u64> }
+    ///     #[counters] pub struct Counters { pub total: Sum<u64> }
+    ///     #[task]     pub struct Item { pub i: u32 }
+    ///
+    ///     #[spawn]
+    ///     fn add(t: &Item, ctx: &mut Ctx) {
+    ///         ctx.counters.total.add(ctx.buffers.values.get(t.i as usize));
+    ///     }
+    /// }
+    ///
+    /// fn main() -> Result<(), wsdsl::Error> {
+    ///     let input = sum::Input { values: ReadOnly::from_fn(1 << 20, |i| i as u64 % 3)? };
+    ///     let rt = Runtime::new(Backend::Cpu);
+    ///     let first = rt.run_with::<sum::Kernel>((), &input, (0..8).map(|i| sum::Item { i }))?;
+    ///     assert_eq!(first.counters.total.get(), 0 + 1 + 2 + 0 + 1 + 2 + 0 + 1);
+    ///     assert!(first.stats.phases.inputs_built > Duration::ZERO, "8 MB written: {}", first.stats);
+    ///     let again = rt.run_with::<sum::Kernel>((), &input, [sum::Item { i: 5 }])?;
+    ///     assert_eq!(again.stats.phases.inputs_built, Duration::ZERO, "counted by the first run");
+    ///     Ok(())
+    /// }
+    /// ```
+    pub inputs_built: Duration,
 }
 
 /// Bytes a GPU run moved: the sizes behind its launch and copy-back phases.
@@ -400,6 +439,9 @@ impl fmt::Display for Stats {
         if let Some(age) = p.since_process_start {
             write!(f, "began {:.0} ms after process start, ", ms(age))?;
         }
+        if !p.inputs_built.is_zero() {
+            write!(f, "inputs built in {:.1} ms before the call, ", ms(p.inputs_built))?;
+        }
         if !p.context.is_zero() {
             write!(f, "context {:.1} ms, ", ms(p.context))?;
         }
@@ -605,6 +647,9 @@ mod tests {
         stats.phases.since_process_start = Some(Duration::from_millis(2500));
         let text = stats.to_string();
         assert!(text.contains("began 2500 ms after process start, context 180.0 ms, compile"), "{text}");
+        stats.phases.inputs_built = Duration::from_micros(3250);
+        let text = stats.to_string();
+        assert!(text.contains("began 2500 ms after process start, inputs built in 3.2 ms before the call, context 180.0 ms"), "{text}");
     }
 
     #[test]
