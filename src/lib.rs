@@ -48,7 +48,7 @@ pub mod example;
 pub mod __private {
     pub use wsdsl_runtime::contract::buffer::{Buffer, BufferElem, BufferSet, DeviceBuffer};
     pub use wsdsl_runtime::contract::jobs as parallel;
-    pub use wsdsl_runtime::contract::recursion::{enter as enter_recursion, Recursion};
+    pub use wsdsl_runtime::contract::recursion::{enter as enter_recursion, RecursiveFn, Recursion};
     pub use wsdsl_runtime::contract::schedule::{Order, Schedule, Scheduler, Steal, Victim, Worker};
     pub use wsdsl_runtime::contract::value::{JoinLayout, TaskValue};
     pub use wsdsl_runtime::contract::{CounterCell, CounterSet, CounterSlot, DeviceBytes, Program, Reduce, Spawned};

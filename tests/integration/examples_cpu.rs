@@ -6,6 +6,7 @@ use wsdsl_examples::dlb_bench;
 use wsdsl_examples::fib;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
+use wsdsl_examples::max_subarray;
 use wsdsl_examples::mnk_game;
 use wsdsl_examples::nqueens;
 use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
@@ -524,6 +525,54 @@ fn a_cpu_run_draws_its_load_balance_chart() {
             assert!(svg.contains(&format!("of {workers} busy")), "the caption counts the run's workers");
         }
     }
+}
+
+/// Every non-empty subarray, prefix and suffix of `v` summed on its own: best, prefix,
+/// suffix, total.
+fn max_subarray_by_brute_force(v: &[i32]) -> [i64; 4] {
+    let sum = |r: std::ops::Range<usize>| v[r].iter().map(|&x| x as i64).sum::<i64>();
+    let n = v.len();
+    let best = (0..n).flat_map(|i| (i + 1..=n).map(move |j| (i, j))).map(|(i, j)| sum(i..j)).max().unwrap();
+    let prefix = (1..=n).map(|j| sum(0..j)).max().unwrap();
+    let suffix = (0..n).map(|i| sum(i..n)).max().unwrap();
+    [best, prefix, suffix, sum(0..n)]
+}
+
+#[test]
+fn max_subarray_matches_brute_force_and_the_sequential_pass() {
+    for (len, seed, leaf) in [(1, 1, 1), (2, 2, 1), (7, 3, 1), (100, 4, 3), (257, 5, 16), (1000, 6, 64), (1000, 7, 5000)] {
+        let values = max_subarray::input(len, seed).unwrap();
+        let want = max_subarray_by_brute_force(values.as_slice());
+        assert_eq!(max_subarray::four(&max_subarray::reference(values.as_slice())), want, "the reference, {len} elements, seed {seed}");
+        let (got, out) = max_subarray::solve(&cpu(), &values, leaf).unwrap();
+        assert_eq!(max_subarray::four(&got), want, "{len} elements, seed {seed}, leaf {leaf}");
+        assert_eq!(out.counters.leaves.get(), max_subarray::leaves(len as u64, leaf as u64), "{len} elements, leaf {leaf}");
+    }
+    // Every element negative: the best is the largest one alone; every element positive: the
+    // whole array. Neither is the answer an empty subarray (zero) would give.
+    for (v, want) in [(vec![-5, -2, -9, -3], [-2, -5, -3, -19]), (vec![4, 1, 7], [12, 12, 12, 12]), (vec![-1000; 9], [-1000, -1000, -1000, -9000])] {
+        let (got, _) = max_subarray::solve(&cpu(), &ReadOnly::from_vec(v.clone()), 2).unwrap();
+        assert_eq!(max_subarray::four(&got), want, "{v:?}");
+        assert_eq!(max_subarray_by_brute_force(&v), want, "{v:?}");
+    }
+    // Longer arrays, against the sequential pass, across leaf sizes.
+    let values = max_subarray::input(3 * (1 << 16) + 5, 9).unwrap();
+    let want = max_subarray::four(&max_subarray::reference(values.as_slice()));
+    for leaf in [1, 37, 4096, u32::MAX] {
+        let (got, out) = max_subarray::solve(&cpu(), &values, leaf).unwrap();
+        assert_eq!(max_subarray::four(&got), want, "leaf {leaf}");
+        if leaf == 37 {
+            assert!(out.stats.completions > 5000, "halved down to the leaves: {}", out.stats);
+        }
+    }
+}
+
+#[test]
+fn max_subarray_refuses_an_empty_array_and_empty_leaves() {
+    let Err(err) = max_subarray::solve(&cpu(), &ReadOnly::from_vec(Vec::new()), 8) else { panic!("an empty array has no subarray") };
+    assert!(err.to_string().contains("0 elements"), "{err}");
+    let Err(err) = max_subarray::solve(&cpu(), &ReadOnly::from_vec(vec![1, 2]), 0) else { panic!("a leaf of no elements") };
+    assert!(err.to_string().contains("leaf size"), "{err}");
 }
 
 #[test]

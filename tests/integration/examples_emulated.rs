@@ -1,14 +1,15 @@
 //! The sudoku, knapsack (depth-first and best-first), branch_bound, fifteen (counting and A*),
-//! dlb_bench, m,n,k-game and UTS examples' kernels through the host-compiled templates
-//! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
-//! compiler, no GPU needed), against the examples' sequential references and published data.
-//! This checks the generated C of their handlers (methods, iterator chains, `Option` results
-//! and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
+//! dlb_bench, max_subarray, m,n,k-game and UTS examples' kernels through the host-compiled
+//! templates (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host
+//! C++ compiler, no GPU needed), against the examples' sequential references and published
+//! data. This checks the generated C of their handlers (methods, iterator chains, `Option`
+//! results and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
 use wsdsl_examples::branch_bound;
 use wsdsl_examples::dlb_bench;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
+use wsdsl_examples::max_subarray;
 use wsdsl_examples::mnk_game;
 use wsdsl_examples::sudoku;
 use wsdsl_examples::uts;
@@ -149,6 +150,20 @@ fn uts_small_published_trees_have_their_published_sizes() {
         assert_eq!(got, tree.known.unwrap(), "{name}");
         assert_eq!(out.stats.tasks, got.0, "{name}");
     }
+}
+
+#[test]
+fn max_subarray_kernel_emulated_matches_the_sequential_pass() {
+    let rt = Runtime::new(Backend::Emulate);
+    for (len, seed, leaf) in [(1, 1, 1), (5, 2, 1), (3 * 4096 + 5, 3, 64), (100_000, 4, 4096)] {
+        let values = max_subarray::input(len, seed).unwrap();
+        let (got, out) = max_subarray::solve(&rt, &values, leaf).unwrap();
+        let want = max_subarray::reference(values.as_slice());
+        assert_eq!(max_subarray::four(&got), max_subarray::four(&want), "{len} elements, seed {seed}, leaf {leaf} on {}", out.backend);
+        assert_eq!(out.counters.leaves.get(), max_subarray::leaves(len as u64, leaf as u64));
+    }
+    let (got, _) = max_subarray::solve(&rt, &ReadOnly::from_vec(vec![-5, -2, -9, -3]), 1).unwrap();
+    assert_eq!(max_subarray::four(&got), [-2, -5, -3, -19], "every element negative");
 }
 
 #[test]

@@ -404,8 +404,14 @@ pub mod greedy {
 
 #[test]
 fn spawning_past_max_children_is_reported() {
+    // The complete handler of `Parent`, which the error names by file and line.
+    let line = include_str!("joins.rs").lines().position(|l| l.contains("fn sum(_p: &Parent")).expect("the handler") + 1;
+    let handler = format!("{}:{line}", file!());
     let check = |r: Result<(Vec<u32>, String), Error>, backend: &str| match r {
-        Err(Error::TooManyChildren { task: "Parent", max_children: 2 }) => {}
+        Err(e @ Error::TooManyChildren { task: "Parent", max_children: 2, handler: at }) => {
+            assert_eq!(at, handler, "{backend}");
+            assert!(e.to_string().starts_with(&format!("{handler}: a `Parent` task spawned more than 2")), "{backend}: {e}");
+        }
         other => panic!("{backend}: expected TooManyChildren, got {other:?}"),
     };
     let cpu = Runtime::new(Backend::Cpu).run::<greedy::Kernel>((), [greedy::Parent { n: 3 }]);

@@ -4,6 +4,7 @@
 
 mod schedulers;
 
+mod buffer_constructors;
 mod connect4_cpu;
 mod continuations;
 mod cooperative;
@@ -23,6 +24,7 @@ mod octree_cpu;
 mod ordered;
 mod panics;
 mod parallel;
+mod recursion;
 mod reliability;
 mod rust_subset;
 mod schedule_attr;

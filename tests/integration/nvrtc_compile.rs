@@ -19,6 +19,7 @@ use wsdsl_examples::dlb_bench;
 use wsdsl_examples::fib;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
+use wsdsl_examples::max_subarray;
 use wsdsl_examples::mergesort;
 use wsdsl_examples::nqueens;
 use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
@@ -64,16 +65,20 @@ fn nqueens_kernel_compiles() {
 }
 
 /// A program with a recursive helper: ptxas records the frames its GPU stack is sized by
-/// (`wsdsl-runtime/src/gpu/stack.rs`).
+/// (`wsdsl-runtime/src/gpu/device/stack.rs`), the recursive helper's among them under its
+/// mangled CUDA name.
 #[test]
 fn recursive_nqueens_kernel_compiles_and_records_its_frames() {
+    use wsdsl::contract::recursion::{RecursiveFn, Recursion};
     let source = kernel_source::<nqueens_cutoff::nqueens_cutoff::Kernel>(&KernelConfig::default());
     let cubin = wsdsl::gpu::compile::compile_uncached("nqueens_cutoff", &source, "sm_90").unwrap();
-    let frames = wsdsl::gpu::elf::frame_sizes(&cubin).expect("frame sizes in .nv.info");
-    assert!(frames.iter().all(|&f| f < 4096), "{frames:?}");
+    let frames = wsdsl::gpu::elf::function_frames(&cubin).expect("frame sizes in .nv.info");
+    assert!(frames.iter().all(|&(_, f)| f < 4096), "{frames:?}");
     println!("frame sizes: {frames:?}");
+    assert!(frames.iter().any(|(symbol, _)| symbol.contains("7f_solveE") || symbol.contains("_ZL7f_solve")), "the helper's own frame: {frames:?}");
     assert!(source.contains("ws_u32 ws_depth"), "the recursive helper takes its depth");
-    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(wsdsl::contract::recursion::Recursion { limit: 24, cycles: 1 }));
+    let functions: &[RecursiveFn] = &[RecursiveFn { name: "solve", symbol: "f_solve", cycle: 0 }];
+    assert_eq!(nqueens_cutoff::nqueens_cutoff::Kernel::RECURSION, Some(Recursion { limit: 24, cycles: 1, functions }));
 }
 
 #[test]
@@ -85,6 +90,11 @@ fn fib_kernel_compiles() {
 fn mnk_game_kernels_compile() {
     compiles::<wsdsl_examples::mnk_game::mnk::Kernel>();
     compiles::<wsdsl_examples::mnk_game::cutoff::mnk_cutoff::Kernel>();
+}
+
+#[test]
+fn max_subarray_kernel_compiles() {
+    compiles::<max_subarray::max_subarray::Kernel>();
 }
 
 #[test]

@@ -242,3 +242,30 @@ mod emulated {
         assert!(e.to_string().contains("order = priority runs on the broker queues' bands"), "{e}");
     }
 }
+
+/// A run whose tasks all sit in one band (delta larger than every distance) gets the
+/// statistics' warning with a narrower width to try, bands of a distance each one with a wider
+/// width; the width the examples start from gets none. On the CPU backend, which counts each
+/// band's tasks.
+#[test]
+fn bands_too_wide_are_warned_about_and_a_good_width_is_not() {
+    let mesh = grid(128);
+    let delta = relax::default_delta(&mesh, &hashed_weights(&mesh));
+    let wide = sssp_exact(&cpu(), &mesh, u32::MAX);
+    let advice = |s: &Stats| s.bands.as_ref().and_then(|b| b.width_advice(s.tasks, s.workers()));
+    let too_wide = advice(&wide).unwrap_or_else(|| panic!("no warning for one band: {wide}"));
+    assert!(too_wide.contains("ran in one band") && too_wide.contains("16 times narrower"), "{too_wide}");
+    assert!(wide.to_string().contains("\nwarning     100% of the"), "{wide}");
+    let good = sssp_exact(&cpu(), &mesh, delta);
+    assert_eq!(advice(&good), None, "delta {delta}: {good}");
+    assert!(!good.to_string().contains("warning"), "{good}");
+    // Bands of one distance each hold a couple of tasks: too narrow for the threads.
+    let narrow = sssp_exact(&cpu(), &mesh, 1);
+    let too_narrow = advice(&narrow).unwrap_or_else(|| panic!("no warning for thin bands: {narrow}"));
+    assert!(too_narrow.contains("too narrow") && too_narrow.contains("times wider"), "{too_narrow}");
+    // The GPU's code counts bands, not their tasks: one band is judged from the moves of the
+    // lowest band, on the emulated GPU as on the GPU.
+    let emulated = Runtime::new(Backend::Emulate);
+    let wide = sssp_exact(&emulated, &grid(104), u32::MAX);
+    assert!(advice(&wide).is_some_and(|a| a.contains("ran in 1 band")), "{wide}");
+}

@@ -98,3 +98,74 @@ fn misused_jobs_panic_alike_on_every_backend() {
         }
     }
 }
+
+/// Sums of 32-bit keys past 32 bits: a reduction's sum and a scan's total come back whole (as
+/// `i64` for `i32` keys, `u64` for `u32`), the same on the CPU backend and the host-compiled
+/// templates, long enough to split into pieces on both.
+#[megakernel]
+pub mod wide_sums {
+    use wsdsl::prelude::*;
+
+    #[buffers]
+    pub struct Data {
+        pub signed: ReadOnly<i32>,
+        pub unsigned: ReadOnly<u32>,
+        pub scanned: Buffer<i32>,
+        pub sums: Buffer<u64>,
+    }
+
+    #[task]
+    pub struct Sum {
+        pub n: u32,
+    }
+
+    #[spawn]
+    fn sum(t: &Sum, ctx: &mut Ctx) {
+        let n = t.n as usize;
+        ctx.reduce_sum(&ctx.buffers.signed, 0..n);
+        ctx.reduce_sum(&ctx.buffers.unsigned, 0..n);
+        ctx.exclusive_scan(&ctx.buffers.signed, 0..n, -7, &ctx.buffers.scanned, 0);
+    }
+
+    #[complete]
+    fn keep(_t: &Sum, ctx: &mut Ctx) {
+        for k in 0..3 {
+            ctx.buffers.sums.set(k, ctx.result(k));
+        }
+    }
+}
+
+#[test]
+fn sums_of_32_bit_keys_are_64_bit_on_every_backend() {
+    let n = 300_000usize;
+    let signed: Vec<i32> = (0..n).map(|i| -2_000_000_000 + (i as i32 % 1000)).collect();
+    let unsigned: Vec<u32> = (0..n).map(|i| 4_000_000_000 + i as u32).collect();
+    let want_signed: i64 = signed.iter().map(|&v| v as i64).sum();
+    let want_unsigned: u64 = unsigned.iter().map(|&v| v as u64).sum();
+    assert!(want_signed < i32::MIN as i64 && want_unsigned > u32::MAX as u64);
+    let data = || wide_sums::Data {
+        signed: ReadOnly::from_vec(signed.clone()),
+        unsigned: ReadOnly::from_vec(unsigned.clone()),
+        scanned: Buffer::zeroed(n),
+        sums: Buffer::zeroed(3),
+    };
+    let check = |d: &wide_sums::Data, backend: &str| {
+        let sums = d.sums.to_vec();
+        assert_eq!(sums[0] as i64, want_signed, "{backend}: reduce_sum of i32 keys");
+        assert_eq!(sums[1], want_unsigned, "{backend}: reduce_sum of u32 keys");
+        assert_eq!(sums[2] as i64, want_signed - 7, "{backend}: exclusive_scan's total");
+        // The scan itself stays in the keys' type, wrapping as `i32` arithmetic does.
+        let at = n - 1;
+        let want_at = signed[..at].iter().fold(-7i32, |s, &v| s.wrapping_add(v));
+        assert_eq!(d.scanned.get(at), want_at, "{backend}: the scan's last key");
+    };
+    let root = [wide_sums::Sum { n: n as u32 }];
+    for threads in [1, 2] {
+        let d = data();
+        Runtime::new(Backend::Cpu).cpu_threads(threads).run_with::<wide_sums::Kernel>((), &d, root).unwrap();
+        check(&d, &format!("CPU backend, {threads} threads"));
+    }
+    let d = data();
+    run_emulated::<wide_sums::Kernel>(&(), &d, &[root[0].into()], &KernelConfig::default(), &Emulation::default()).unwrap();
+    check(&d, "host-compiled templates");
+}

@@ -167,6 +167,13 @@ fn struct_tuple_and_option_values_of_several_types_on_the_cpu() {
     let out = Runtime::new(Backend::Cpu).cpu_threads(2).run::<summaries::Kernel>((), roots()).unwrap();
     assert_eq!(out.values, expected());
     assert!(out.values.iter().any(|v| matches!(v, Value::Pick(Some(_)))), "a probe divisible by 3 exists");
+    // The generated accessors read each root's value by its task type, without a match.
+    let want = expected();
+    let tops: Vec<_> = out.values.iter().filter_map(|v| v.as_top()).collect();
+    let picks: Vec<_> = out.values.iter().filter_map(|v| v.as_pick()).collect();
+    assert_eq!((tops.len(), picks.len()), (5, 4));
+    assert_eq!(tops, want.iter().filter_map(|v| match v { Value::Top(t) => Some(*t), _ => None }).collect::<Vec<_>>());
+    assert_eq!(picks, want.iter().filter_map(|v| match v { Value::Pick(p) => Some(*p), _ => None }).collect::<Vec<_>>());
 }
 
 #[test]

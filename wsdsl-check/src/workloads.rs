@@ -5,8 +5,8 @@ use crate::report::Job;
 use wsdsl::prelude::*;
 use wsdsl_examples::mergesort::merge_path;
 use wsdsl_examples::{
-    bfs, branch_bound, cc, chain, connect4, dlb_bench, fib, fifteen, graph_reference, knapsack, mergesort, nqueens, octree, pagerank, parallel,
-    quicksort, relax, subset, sudoku, uts,
+    bfs, branch_bound, cc, chain, connect4, dlb_bench, fib, fifteen, graph_reference, knapsack, max_subarray, mergesort, nqueens, octree, pagerank,
+    parallel, quicksort, relax, subset, sudoku, uts,
 };
 
 pub fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
@@ -28,6 +28,19 @@ pub fn jobs(quick: bool) -> Vec<(String, Job<'static>)> {
             Box::new(move |rt: &Runtime| {
                 let (leaves, value, out) = fib::solve(rt, n)?;
                 Ok((format!("{value} / {leaves} leaves"), format!("{} / {} leaves", fib::reference(n), fib::reference(n + 1)), out.stats))
+            }),
+        ));
+    }
+    let lengths: &[usize] = if quick { &[100_000] } else { &[1 << 24, 1 << 28] };
+    for &len in lengths {
+        list.push((
+            format!("max_subarray {len}"),
+            Box::new(move |rt: &Runtime| {
+                let values = max_subarray::input(len, 1)?;
+                let (got, out) = max_subarray::solve(rt, &values, 4096)?;
+                let want = max_subarray::reference(values.as_slice());
+                let show = |b: &max_subarray::Best| format!("best {} / prefix {} / suffix {} / total {}", b.best, b.prefix, b.suffix, b.total);
+                Ok((show(&got), show(&want), out.stats))
             }),
         ));
     }

@@ -22,6 +22,8 @@ pub mod fib;
 pub mod fifteen;
 /// 0/1 knapsack by branch and bound, depth first or best first.
 pub mod knapsack;
+/// The maximum subarray sum by divide and conquer, each task handing up four numbers.
+pub mod max_subarray;
 /// Merge sort with `ctx.merge` (`merge_path`: the merge written by hand as tasks).
 pub mod mergesort;
 /// The m,n,k-game (tic-tac-toe and its kin) by negamax over a task per position (`cutoff`:

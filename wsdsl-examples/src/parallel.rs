@@ -330,9 +330,10 @@ fn reference<T: Copy + Ord + Default + std::fmt::Debug + WrappingAdd>(input: &[T
                     before
                 })
                 .collect();
-            (out, [word(sum), 0])
+            // The total is as wide as a word (`u32` keys sum as `u64`).
+            (out, [input.iter().fold(word(arg), |s, &v| s.wrapping_add(word(v))), 0])
         }
-        5 => (Vec::new(), [word(input.iter().fold(T::default(), |s, &v| s.wrapping(v))), 0]),
+        5 => (Vec::new(), [input.iter().fold(0u64, |s, &v| s.wrapping_add(word(v))), 0]),
         6 => (Vec::new(), [word(input.iter().copied().min().unwrap_or_else(T::most)), 0]),
         _ => (Vec::new(), [word(input.iter().copied().max().unwrap_or_else(T::least)), 0]),
     }

@@ -93,6 +93,8 @@ pub enum Error {
         task: &'static str,
         /// Its complete handler's bound.
         max_children: u32,
+        /// Where its complete handler is written (`file:line`; empty where unknown).
+        handler: &'static str,
     },
     /// A handler panicked on the GPU (`panic!`, a failed `assert!`, `unwrap()` of `None`, ...)
     /// or did something Rust panics on (index out of bounds, division by zero). Fix the
@@ -122,10 +124,11 @@ pub enum Error {
         stopped: bool,
     },
     /// Memory could not be had. With no `file`, the CPU backend could not get memory for the
-    /// run's own bookkeeping: a stack segment for tasks waiting for their children, or room
-    /// for spawned tasks; the task tree is probably endless, or the machine short of memory,
-    /// and a lower [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) stops such a
-    /// run sooner. With a `file`, the graph reader could not grow its edge list while
+    /// run's own bookkeeping: a stack segment for tasks waiting for their children or for a
+    /// deep recursion, or room for spawned tasks; the task tree is probably endless, or the
+    /// machine short of memory, and a lower
+    /// [`Runtime::cpu_task_limit`](crate::Runtime::cpu_task_limit) (or `recursion_limit`) stops
+    /// such a run sooner. With a `file`, the graph reader could not grow its edge list while
     /// reading that file: the graph is larger than the memory left.
     OutOfMemory {
         /// What it was for.
@@ -134,6 +137,32 @@ pub enum Error {
         bytes: u64,
         /// The graph file being read, when it was the graph reader that ran short.
         file: Option<std::path::PathBuf>,
+    },
+    /// A buffer constructor that makes its elements ([`Buffer::from_fn`](crate::Buffer::from_fn),
+    /// [`ReadOnly::from_fn`](crate::ReadOnly::from_fn)) was asked for more than the host can
+    /// hold: their bytes pass the largest allocation the address space allows, or the
+    /// allocator refused them (`refused`). Ask for fewer elements, or free memory; a GPU run
+    /// needs room for them in the device's memory too.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let err = ReadOnly::from_fn(usize::MAX / 2, |i| i as u64).unwrap_err();
+    /// assert!(matches!(err, wsdsl::Error::BufferTooLarge { refused: false, .. }), "{err}");
+    /// assert!(err.to_string().contains("ReadOnly::from_fn"), "{err}");
+    /// ```
+    BufferTooLarge {
+        /// The constructor, `Buffer::from_fn` or `ReadOnly::from_fn`.
+        constructor: &'static str,
+        /// The element type, `u32` to `f64`.
+        elem: &'static str,
+        /// The elements asked for.
+        len: usize,
+        /// Bytes of one element.
+        elem_bytes: usize,
+        /// Whether the size was one allocation may have and the allocator refused it
+        /// (otherwise the size itself is too large).
+        refused: bool,
     },
     /// The run configuration is not usable: a setting out of range, a scheduler choice the
     /// program cannot run under, an input the backend refuses. The message names the setting
@@ -220,7 +249,8 @@ impl fmt::Display for Error {
                 f,
                 "the CPU backend could not allocate {bytes} more bytes for {what}: the task tree is probably \
                  endless, or the machine is short of memory. Lower the bound on tasks held at once \
-                 (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT) to get a clear error sooner."
+                 (Runtime::cpu_task_limit or WSDSL_CPU_TASK_LIMIT), or a recursion's \
+                 #[megakernel(recursion_limit = N)], to get a clear error sooner."
             ),
             Error::FramePoolExhausted { capacity } => write!(
                 f,
@@ -230,11 +260,16 @@ impl fmt::Display for Error {
                  queues) keep many more tasks waiting than the deques.",
                 (capacity * 2).next_power_of_two()
             ),
-            Error::TooManyChildren { task, max_children } => write!(
-                f,
-                "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
-                 raise it in `#[complete(max_children = N)]`"
-            ),
+            Error::TooManyChildren { task, max_children, handler } => {
+                if !handler.is_empty() {
+                    write!(f, "{handler}: ")?;
+                }
+                write!(
+                    f,
+                    "a `{task}` task spawned more than {max_children} children, the `max_children` of its complete handler; \
+                     raise it in `#[complete(max_children = N)]`"
+                )
+            }
             Error::DeviceFault { site } => write!(f, "a handler panicked on the device: {site}"),
             Error::TaskPanicked { message } => write!(f, "a handler panicked on the CPU backend: {message}"),
             Error::Watchdog { program, on, limit, stopped } => {
@@ -243,6 +278,23 @@ impl fmt::Display for Error {
                     write!(f, " and was stopped. Raise the limit (Runtime::watchdog or WSDSL_WATCHDOG_SECS) if the work is genuinely this large.")
                 } else {
                     write!(f, " and did not stop when asked: a handler is probably looping forever. {}", on.when_stuck())
+                }
+            }
+            Error::BufferTooLarge { constructor, elem, len, elem_bytes, refused } => {
+                let bytes = *len as u128 * *elem_bytes as u128;
+                if *refused {
+                    write!(
+                        f,
+                        "{constructor} could not allocate {len} elements of {elem} ({bytes} bytes): the host is short of \
+                         memory. Ask for fewer elements or free memory (a GPU run needs room for them on the device too)."
+                    )
+                } else {
+                    write!(
+                        f,
+                        "{constructor} was asked for {len} elements of {elem} ({bytes} bytes), more than one allocation can \
+                         hold ({} bytes): ask for fewer elements.",
+                        isize::MAX
+                    )
                 }
             }
             Error::InvalidConfig(msg) => write!(f, "invalid configuration: {msg}"),

@@ -558,6 +558,9 @@ impl Runtime {
         let entered = Instant::now();
         let mut out = self.run_call::<P>(params, buffers, roots)?;
         out.stats.phases.call = entered.elapsed();
+        // Built before the call, so measured by the constructors; taken after a run that
+        // returned `Ok`, so that a failed call leaves them to the next.
+        out.stats.phases.inputs_built = crate::contract::buffer::BufferSet::buffers(buffers).iter().map(|b| b.take_build_time()).sum();
         Ok(out)
     }
 

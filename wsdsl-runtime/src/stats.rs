@@ -55,7 +55,8 @@ pub struct Phases {
     pub compile: Duration,
     /// Whether the compiled kernel came from the cache (memory or disk).
     pub cache_hit: bool,
-    /// Allocation and copying inputs to the device.
+    /// Allocation and copying inputs to the device. Building the inputs, which the program
+    /// does before the call, is [`inputs_built`](Phases::inputs_built).
     pub launch: Duration,
     /// The run itself (CUDA events on the GPU).
     pub run: Duration,
@@ -67,6 +68,44 @@ pub struct Phases {
     /// What the launch and copy-back phases moved between host and GPU (zero on the CPU
     /// backend and the emulated GPUs).
     pub transfers: Transfers,
+    /// Building the buffers this call was handed, before it: the time their constructors
+    /// took (`Buffer::from_fn`, `ReadOnly::from_vec`, ...), which each measures of itself, so
+    /// that the input side of a run is seen whole beside [`launch`](Phases::launch). Each
+    /// buffer is counted by the first run call that returns `Ok` with it (a read-only array's
+    /// clones together, as one), and is zero in every later one; not part of
+    /// [`call`](Phases::call), which begins after it. What the program computed before a
+    /// constructor (a vector handed to `from_vec`) is not in it.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    /// use std::time::Duration;
+    ///
+    /// #[megakernel]
+    /// pub mod sum {
+    ///     use wsdsl::prelude::*;
+    ///
+    ///     #[buffers]  pub struct Input { pub values: ReadOnly<u64> }
+    ///     #[counters] pub struct Counters { pub total: Sum<u64> }
+    ///     #[task]     pub struct Item { pub i: u32 }
+    ///
+    ///     #[spawn]
+    ///     fn add(t: &Item, ctx: &mut Ctx) {
+    ///         ctx.counters.total.add(ctx.buffers.values.get(t.i as usize));
+    ///     }
+    /// }
+    ///
+    /// fn main() -> Result<(), wsdsl::Error> {
+    ///     let input = sum::Input { values: ReadOnly::from_fn(1 << 20, |i| i as u64 % 3)? };
+    ///     let rt = Runtime::new(Backend::Cpu);
+    ///     let first = rt.run_with::<sum::Kernel>((), &input, (0..8).map(|i| sum::Item { i }))?;
+    ///     assert_eq!(first.counters.total.get(), 0 + 1 + 2 + 0 + 1 + 2 + 0 + 1);
+    ///     assert!(first.stats.phases.inputs_built > Duration::ZERO, "8 MB written: {}", first.stats);
+    ///     let again = rt.run_with::<sum::Kernel>((), &input, [sum::Item { i: 5 }])?;
+    ///     assert_eq!(again.stats.phases.inputs_built, Duration::ZERO, "counted by the first run");
+    ///     Ok(())
+    /// }
+    /// ```
+    pub inputs_built: Duration,
 }
 
 /// Bytes a GPU run moved: the sizes behind its launch and copy-back phases.
@@ -388,6 +427,9 @@ impl fmt::Display for Stats {
         }
         if let Some(bands) = &self.bands {
             writeln!(f, "{bands}")?;
+            if let Some(advice) = bands.width_advice(self.tasks, self.workers()) {
+                writeln!(f, "warning     {advice}")?;
+            }
         }
         match self.queue_capacity {
             0 => writeln!(f, "queues      peak {} tasks", self.peak_queue)?,
@@ -396,6 +438,9 @@ impl fmt::Display for Stats {
         write!(f, "phases      ")?;
         if let Some(age) = p.since_process_start {
             write!(f, "began {:.0} ms after process start, ", ms(age))?;
+        }
+        if !p.inputs_built.is_zero() {
+            write!(f, "inputs built in {:.1} ms before the call, ", ms(p.inputs_built))?;
         }
         if !p.context.is_zero() {
             write!(f, "context {:.1} ms, ", ms(p.context))?;
@@ -459,7 +504,13 @@ pub struct BandStats {
     pub histogram: [u64; BAND_BUCKETS],
     /// The highest band that ran a task.
     pub highest: u32,
+    /// Tasks run in the fullest band (the CPU backend; 0 where not counted: the GPU counts
+    /// bands, not their tasks).
+    pub fullest: u64,
 }
+
+/// Fewer tasks than this say too little about the bands to warn about their width.
+const ADVICE_MIN_TASKS: u64 = 10_000;
 
 impl BandStats {
     /// Counts one band that ran `tasks` tasks.
@@ -470,6 +521,60 @@ impl BandStats {
         let bucket = (63 - tasks.leading_zeros() as usize).min(BAND_BUCKETS - 1);
         self.histogram[bucket] += 1;
         self.visited += 1;
+        self.fullest = self.fullest.max(tasks);
+    }
+
+    /// A warning with a suggested width, when the bands of a run of `tasks` tasks on
+    /// `workers` workers were clearly too wide (one band ran nearly all of them: the run was
+    /// nearly unordered) or too narrow (most bands up to the highest ran nothing, each costing
+    /// a move of the lowest band; or, where bands' tasks are counted, the CPU backend's, they
+    /// held on average fewer than 4 tasks a worker, which then wait band after band). `None`
+    /// when neither; the width is the program's (a priority is its own computation), so the
+    /// advice is a factor to try, then halve or double.
+    pub fn width_advice(&self, tasks: u64, workers: usize) -> Option<String> {
+        const GUIDE: &str = "see \"Choosing a band width\" in docs/guide/5-priority-order.md";
+        if tasks < ADVICE_MIN_TASKS || self.visited == 0 {
+            return None;
+        }
+        // On the GPU a band's tasks are not counted: a run whose lowest band moved at most
+        // once ran in one or two bands.
+        let one_band = if self.fullest > 0 { self.fullest * 10 >= tasks * 9 } else { self.visited <= 2 };
+        if one_band {
+            let held = if self.fullest > 0 {
+                format!("{:.0}% of the {tasks} tasks ran in one band", self.fullest as f64 * 100.0 / tasks as f64)
+            } else {
+                format!("the {tasks} tasks ran in {} band{}", self.visited, if self.visited == 1 { "" } else { "s" })
+            };
+            return Some(format!(
+                "{held}: the bands are too wide to order the work, which then runs nearly unordered (on a long-diameter \
+                 graph, most offers are stale). Try bands about 16 times narrower (a priority divided by a 16 times \
+                 smaller delta), then halve or double; {GUIDE}"
+            ));
+        }
+        let bands = self.highest as u64 + 1;
+        let empty = bands.saturating_sub(self.visited);
+        if bands >= 64 && empty * 2 > bands {
+            let wider = bands.div_ceil(self.visited);
+            return Some(format!(
+                "{empty} of the {bands} bands up to the highest ran no task: the bands are narrower than the priorities' \
+                 spacing, and each empty one costs a move of the lowest band. Try bands about {wider} times wider, then \
+                 halve or double; {GUIDE}"
+            ));
+        }
+        // The GPU's workers take from several bands at once (its lookahead), and its bands
+        // are thin by design on long-diameter graphs: only the CPU's band-by-band runs judge this.
+        let per_band = tasks / self.visited;
+        let enough = 4 * workers.max(1) as u64;
+        if self.fullest > 0 && self.visited >= 64 && per_band < enough {
+            let wider = enough.div_ceil(per_band.max(1));
+            return Some(format!(
+                "the {} bands that ran tasks held {per_band} on average, for {workers} workers: the bands are too narrow \
+                 to keep the workers busy, and each one waits for the last. Try bands about {wider} times wider, then \
+                 halve or double; {GUIDE}",
+                self.visited
+            ));
+        }
+        None
     }
 }
 
@@ -542,6 +647,9 @@ mod tests {
         stats.phases.since_process_start = Some(Duration::from_millis(2500));
         let text = stats.to_string();
         assert!(text.contains("began 2500 ms after process start, context 180.0 ms, compile"), "{text}");
+        stats.phases.inputs_built = Duration::from_micros(3250);
+        let text = stats.to_string();
+        assert!(text.contains("began 2500 ms after process start, inputs built in 3.2 ms before the call, context 180.0 ms"), "{text}");
     }
 
     #[test]
@@ -555,6 +663,36 @@ mod tests {
         let text = stats.to_string();
         assert!(text.contains("bands       4 visited up to band 7, lowest band moved 2 times"), "{text}");
         assert!(text.contains("bands by tasks run 1: 1, 2-3: 1, 4-7: 1, 32768+: 1"), "{text}");
+    }
+
+    #[test]
+    fn bands_too_wide_or_too_narrow_are_warned_about_with_a_factor() {
+        let counted = |bands: &[u64], highest: u32| {
+            let mut b = BandStats { highest, ..BandStats::default() };
+            bands.iter().for_each(|&t| b.add_band(t));
+            b
+        };
+        // Nearly everything in one band, counted (the CPU backend) or not (the GPU).
+        let wide = counted(&[10, 95_000, 200, 300], 3);
+        let advice = wide.width_advice(95_510, 2).expect("one band of 99%");
+        assert!(advice.starts_with("99% of the 95510 tasks ran in one band") && advice.contains("16 times narrower"), "{advice}");
+        let gpu = BandStats { visited: 1, highest: 0, ..BandStats::default() };
+        assert!(gpu.width_advice(50_000, 20_000).is_some_and(|a| a.starts_with("the 50000 tasks ran in 1 band:")));
+        assert!(Stats { tasks: 95_510, bands: Some(wide), ..Stats::default() }.to_string().contains("\nwarning     99% of the"));
+        // 100 bands that ran tasks up to band 999: 900 empty.
+        let sparse = counted(&[500; 100], 999);
+        let advice = sparse.width_advice(50_000, 2).expect("most bands empty");
+        assert!(advice.starts_with("900 of the 1000 bands up to the highest ran no task") && advice.contains("about 10 times wider"), "{advice}");
+        // Spread over many full bands: nothing to say; nor about a run too small to judge.
+        assert_eq!(counted(&[1000; 64], 63).width_advice(64_000, 16), None);
+        assert_eq!(counted(&[100; 10], 999).width_advice(1_000, 2), None);
+        assert_eq!(counted(&[5_000], 0).width_advice(5_000, 2), None);
+        // Thin bands: 2 tasks a band for 16 threads (the CPU), but not judged on the GPU.
+        let thin = counted(&[2; 10_000], 9_999);
+        let advice = thin.width_advice(20_000, 16).expect("thin bands");
+        assert!(advice.starts_with("the 10000 bands that ran tasks held 2 on average, for 16 workers") && advice.contains("about 32 times wider"), "{advice}");
+        let gpu_thin = BandStats { visited: 10_000, highest: 9_999, ..BandStats::default() };
+        assert_eq!(gpu_thin.width_advice(20_000, 16_000), None);
     }
 
     #[test]

@@ -19,21 +19,21 @@
 //!   the values; anywhere else the value would be lost.
 
 use crate::ir::FnBody;
-use crate::parse::model::{FnKind, Module};
+use crate::parse::model::{FnDef, FnKind, Module};
 use crate::types::{rust_name, Ty};
 
 pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
     if m.ordered {
         refuse_in_ordered(m, bodies, errors);
     }
-    let mut err = |span: proc_macro2::Span, msg: String| errors.push(syn::Error::new(span, msg));
+    let mut err = |e: syn::Error| errors.push(e);
     let value_of = |task: &str| m.struct_def(task).and_then(|t| t.value.as_ref().map(|(ty, _)| ty.clone()));
     let show = |t: &Option<Ty>| t.as_ref().map_or("nothing".to_string(), |t| format!("`{}`", rust_name(t)));
 
     // Several value types: the roots' values come back as the generated `Value` enum.
     if m.value_types().len() > 1 && m.is_named_type("Value") {
         if let Some(t) = m.tasks().find_map(|t| t.value.as_ref()) {
-            err(t.1, "the tasks of this module hand values of several types, so #[megakernel] generates an enum `Value` (one variant per task type): rename this module's own `Value`".into());
+            err(syn::Error::new(t.1, "the tasks of this module hand values of several types, so #[megakernel] generates an enum `Value` (one variant per task type): rename this module's own `Value`"));
         }
     }
 
@@ -65,7 +65,7 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
                     show(&declared), show(&returned)
                 ),
             };
-            err(span, msg);
+            err(syn::Error::new(span, msg));
         }
         // What the task's complete handler receives from each child, if it takes values.
         let complete = m.complete_handler(task);
@@ -77,18 +77,32 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
                 _ => None,
             }
         });
+        let mut mismatch_shown = false;
         for (child, span) in &body.spawns {
             let produced = value_of(child);
             match (&receives, &produced) {
-                (None, Some(v)) => err(*span, format!(
+                (None, Some(v)) => err(syn::Error::new(*span, format!(
                     "`{child}` hands its parent a `{}`, but `{task}` has no complete handler taking the children's values, so it would be lost; \
                      add `#[complete(max_children = N)] fn name(t: &{task}, children: &[{}], ctx: &mut Ctx)`",
                     rust_name(v), rust_name(v)
-                )),
-                (Some((c, elem)), _) if produced.as_ref() != Some(elem) => err(*span, format!(
-                    "mismatched value type: `{}` receives `{}` from each child, but the child `{child}` hands {}",
-                    c.name, rust_name(&Ty::Slice(Box::new(elem.clone()), false)), show(&produced)
-                )),
+                ))),
+                (Some((c, elem)), _) if produced.as_ref() != Some(elem) => {
+                    // The parameter is what is wrong (the child's type is declared on the
+                    // child): the error is at its type, once, and each spawn gets a note.
+                    let received = rust_name(&Ty::Slice(Box::new(elem.clone()), false));
+                    if !mismatch_shown {
+                        mismatch_shown = true;
+                        let fix = match &produced {
+                            Some(v) => format!("; take `&[{}]`", rust_name(v)),
+                            None => String::new(),
+                        };
+                        err(children_type_error(c, format!(
+                            "mismatched value type: `{}` receives `{received}` from each child, but the child `{child}` hands {}{fix}",
+                            c.name, show(&produced)
+                        )));
+                    }
+                    err(syn::Error::new(*span, format!("note: the child `{child}` is spawned here, and hands {} to `{}`", show(&produced), c.name)));
+                }
                 _ => {}
             }
         }
@@ -99,17 +113,17 @@ pub fn check(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>) {
         let Some(spawn) = m.spawn_handler(task) else { continue };
         let spawn_body = &bodies[m.fns.iter().position(|g| std::ptr::eq(g, spawn)).expect("handler of the module")];
         if spawn_body.spawns.is_empty() && spawn_body.jobs.is_empty() {
-            err(f.name.span(), format!(
+            err(syn::Error::new(f.name.span(), format!(
                 "`{}` is a complete handler for `{task}`, whose spawn handler `{}` never spawns nor starts a job (`ctx.merge(..)`, ..): it would have nothing to wait for; remove it, or spawn from `{}`",
                 f.name, spawn.name, spawn.name
-            ));
+            )));
         }
         if receives.is_some() {
             if let FnKind::Complete { max_children: None, .. } = f.kind {
-                err(f.name.span(), format!(
+                err(syn::Error::new(f.name.span(), format!(
                     "`{}` receives the children's values: declare how many children `{task}` spawns at most, e.g. `#[complete(max_children = 8)]` (the size of its frame's value array)",
                     f.name
-                ));
+                )));
             }
         }
     }
@@ -134,5 +148,14 @@ fn refuse_in_ordered(m: &Module, bodies: &[FnBody], errors: &mut Vec<syn::Error>
     }
     for (_, span) in m.tasks().filter_map(|t| t.value.as_ref()) {
         errors.push(syn::Error::new(*span, WHY));
+    }
+}
+
+/// An error at the whole type of a complete handler's children parameter (`&[V]`), or at
+/// its name where it has none.
+fn children_type_error(c: &FnDef, msg: String) -> syn::Error {
+    match c.item.sig.inputs.iter().nth(1) {
+        Some(syn::FnArg::Typed(p)) => syn::Error::new_spanned(&p.ty, msg),
+        _ => syn::Error::new(c.name.span(), msg),
     }
 }

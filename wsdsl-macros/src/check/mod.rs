@@ -57,7 +57,7 @@ pub mod join;
 pub mod recursion;
 mod spawns;
 // Source positions, for `#line` and fault messages.
-mod span;
+pub(crate) mod span;
 
 pub use jobs::RESULT_WORDS as JOB_RESULT_WORDS;
 

@@ -70,15 +70,20 @@ pub fn ctx_methods(p: &TokenStream) -> TokenStream {
             #p::parallel::partition(self.spawned, self.buffers, src, range, pivot, dst, at)
         }
 
-        /// `dst[at + k] = init + src[lo] + .. + src[lo + k - 1]` (wrapping) for each key of
-        /// `src[lo..hi]` (`dst` may be the source range itself): a data-parallel job (see
-        /// [`Ctx::copy`]) giving one result word, the total.
+        /// `dst[at + k] = init + src[lo] + .. + src[lo + k - 1]` (wrapping in the keys' type)
+        /// for each key of `src[lo..hi]` (`dst` may be the source range itself): a
+        /// data-parallel job (see [`Ctx::copy`]) giving one result word, the total
+        /// `init + src[lo] + .. + src[hi - 1]` as a 64-bit integer (`i32` keys total as
+        /// `i64`, `u32` keys as `u64`: read it with `ctx.result(k) as i64` or as it is).
         #[track_caller]
         pub fn exclusive_scan<S, T>(&mut self, src: &S, range: #range, init: T, dst: &#p::Buffer<T>, at: usize) #bounds {
             #p::parallel::exclusive_scan(self.spawned, self.buffers, src, range, init, dst, at)
         }
 
-        /// The wrapping sum of `src[range]`: a data-parallel job giving one result word.
+        /// The sum of `src[range]` as a 64-bit integer, as `Iterator::sum` into the wider type
+        /// gives it (`i32` keys sum as `i64`, `u32` keys as `u64`; 64-bit keys wrap): a
+        /// data-parallel job giving one result word, read with `ctx.result(k) as i64` for
+        /// signed keys.
         #[track_caller]
         pub fn reduce_sum<S, T>(&mut self, src: &S, range: #range) #bounds {
             #p::parallel::reduce(self.spawned, self.buffers, #p::parallel::JobKind::ReduceSum, src, range)
@@ -100,7 +105,8 @@ pub fn ctx_methods(p: &TokenStream) -> TokenStream {
 
         /// Result word `k` of the jobs the round before started, in the order it called them
         /// (a partition gives two: the keys below and equal to its pivot; a scan its total; a
-        /// reduction its value, as bits: `as i32` etc. gives it back); 0 where they gave
+        /// least or greatest key as its sign-extended bits, `as i32` etc. gives it back; a
+        /// sum or a scan's total as a 64-bit integer, `as i64` for signed keys); 0 where they gave
         /// fewer. `k` is below 8.
         #[inline]
         #[track_caller]

@@ -172,6 +172,17 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
     let tasks: Vec<_> = m.tasks().map(|t| t.name.clone()).collect();
     let tags: Vec<u32> = (0..tasks.len() as u32).collect();
     let task_names: Vec<String> = tasks.iter().map(|t| t.to_string()).collect();
+    // Where each task type's complete handler is written, for the errors that name it.
+    let complete_sites: Vec<String> = task_names
+        .iter()
+        .map(|t| match m.complete_handler(t) {
+            Some(c) => {
+                let (line, file) = crate::check::span::loc(c.name.span());
+                format!("{file}:{line}")
+            }
+            None => String::new(),
+        })
+        .collect();
     let value_ty: TokenStream = match m.value_types().len() {
         0 => quote!(()),
         1 => crate::types::rust_name(&m.value_types()[0]).parse().expect("a type name"),
@@ -278,7 +289,12 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
         0 => quote!(),
         cycles => {
             let (limit, cycles) = (ck.recursion.limit, cycles as u32);
-            quote!(const RECURSION: ::core::option::Option<#p::Recursion> = ::core::option::Option::Some(#p::Recursion { limit: #limit, cycles: #cycles });)
+            let functions = ck.recursion.members().iter().map(|f| {
+                let (name, symbol, cycle) = (crate::check::recursion::rust_name(m, &f.key), crate::lower::fn_name(&f.key), f.cycle as u32);
+                quote!(#p::RecursiveFn { name: #name, symbol: #symbol, cycle: #cycle })
+            });
+            quote!(const RECURSION: ::core::option::Option<#p::Recursion> =
+                ::core::option::Option::Some(#p::Recursion { limit: #limit, cycles: #cycles, functions: &[#(#functions),*] });)
         }
     };
     let job_methods = jobs::ctx_methods(&p);
@@ -410,6 +426,7 @@ pub fn expand(m: &Module, cuda: &Cuda, ck: &Checked) -> TokenStream {
             const CUDA_HANDLERS: &'static str = #hand;
             const FAULT_SITES: &'static [&'static str] = &[#(#sites),*];
             const TASK_NAMES: &'static [&'static str] = &[#(#task_names),*];
+            const COMPLETE_SITES: &'static [&'static str] = &[#(#complete_sites),*];
             const TASK_BYTES: usize = #task_bytes;
             const PARAMS_BYTES: usize = #params_bytes;
             type Params = #params_ty;

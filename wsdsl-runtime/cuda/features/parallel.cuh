@@ -31,9 +31,10 @@
 //   partition(src, a0..a1, pivot, dst, at) keys < pivot, then == pivot, then > pivot, each in
 //                                          order; results: (below, equal)
 //   exclusive_scan(src, a0..a1, init, dst, at)  dst[at + k] = init + src[a0] + .. (wrapping);
-//                                          result: the total
-//   reduce_sum/min/max(src, a0..a1)        result: the wrapping sum, least or greatest key
-//                                          (the identity of an empty range)
+//                                          result: the total, as a 64-bit sum of the words
+//   reduce_sum/min/max(src, a0..a1)        result: the sum (of the keys' sign-extended words,
+//                                          modulo 2^64), least or greatest key (the identity
+//                                          of an empty range)
 // Destinations never overlap sources, except that a sort or a scan may write its source
 // range itself. Every output is a function of the input alone: the same on every backend.
 #pragma once
@@ -372,8 +373,8 @@ template <class T> static __device__ void ws_job_scatter(const ws_job_group* g, 
     }
 }
 
-// The wrapping sum of `src[lo, hi)` (as a word: sign-extended keys summed modulo 2^64, whose
-// low bits are the type's wrapping sum).
+// The sum of `src[lo, hi)` as a word: the keys' sign-extended words summed modulo 2^64, so
+// that 32-bit keys sum without wrapping.
 template <class T> static __device__ ws_u64 ws_job_sum(const ws_job_group* g, const T* src, ws_u64 lo, ws_u64 hi) {
     ws_u64 s = 0;
     ws_job_each(g, src + lo, hi - lo, [&](ws_u64, T v) { s += ws_job_elem<T>::word(v); });

@@ -20,13 +20,9 @@ static __device__ void ws_job_give(const wsdsl_task* rec, ws_u64 w0, ws_u64 w1) 
         f->results[j.slot] = w0;
         f->results[j.slot + 1u] = w1;
     } else {
-        // A key as a word: sums were taken modulo 2^64; the key type's wrapping sum is their
-        // low bits, sign-extended for a signed type.
-        switch (WS_JOB_ELEM(j.op)) {
-        case 0u: w0 = (ws_u32)w0; break;
-        case 1u: w0 = (ws_u64)(ws_i64)(ws_i32)(ws_u32)w0; break;
-        default: break;
-        }
+        // Sums (a reduction's, a scan's total) are of the keys' sign-extended words modulo
+        // 2^64, kept whole: 32-bit keys sum as 64-bit integers, as `Iterator::sum` into the
+        // wider type would. Least and greatest keys are already their own words.
         f->results[j.slot] = w0;
     }
 #else

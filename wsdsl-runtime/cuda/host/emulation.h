@@ -22,8 +22,12 @@
 #include <cstring>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <thread>
 #include <ucontext.h>
+#include <unistd.h>
 #include <vector>
 
 #define WS_HOST_EMULATION 1
@@ -32,11 +36,14 @@
 
 struct ws_emu_dim3 { unsigned x, y, z; };
 
-// WS_EMU_STACK_BYTES, each emulated GPU thread's stack (a fiber's), is defined before this
-// header from `gpu/emulate/`'s FIBER_STACK, which also sizes the largest task it runs.
-#ifndef WS_EMU_STACK_BYTES
-#error "WS_EMU_STACK_BYTES: the fiber stack size comes from gpu/emulate/ (assemble.rs defines it)"
-#endif
+// Each emulated GPU thread's stack (a fiber's) is sized per kernel by `gpu/emulate/stack.rs`
+// (its non-recursive code's share and `recursion_limit` frames of each recursive cycle, from the
+// compiler's frame sizes) and passed to `ws_emu_run`. Below each stack lies a guard region
+// that nothing may touch: a fiber that overflows all the same faults there (the host build
+// probes every page of a large frame, -fstack-clash-protection, so no frame jumps past it),
+// and the fault handler below says which program's thread overflowed before the process dies,
+// instead of a bare SIGSEGV. Mapped, not allocated: only the pages a fiber touches are memory.
+#define WS_EMU_GUARD_BYTES (64u * 1024u)
 
 struct ws_emu_block;
 struct ws_emu_fiber {
@@ -47,11 +54,34 @@ struct ws_emu_fiber {
     ws_emu_dim3 thread_idx;
     size_t shared_cursor;
     bool done;
-    // Left uninitialised (malloc): a fiber touches a few KB of its stack, and zeroing all of
-    // it (a `std::vector`) faulted in 64 MB per launch of the default grid, over a third of
-    // the emulated tests' time.
+    // The lowest byte of its stack, above its guard, in the launch's mapping (`ws_emu_stacks`).
     char* stack = nullptr;
-    ~ws_emu_fiber() { std::free(stack); }
+};
+
+// Every fiber stack of a launch in one mapping, each above its guard. A fresh mapping's pages
+// cost nothing until touched: a fiber touches a few KB of its stack, and zeroing all of it (a
+// `std::vector`) faulted in 64 MB per launch of the default grid, over a third of the emulated
+// tests' time.
+struct ws_emu_stacks {
+    char* base = nullptr;
+    size_t each = 0, count = 0;   // bytes of a stack and its guard; stacks
+    // Maps `count` stacks of `stack_bytes` (a multiple of the guard); false if they cannot be had.
+    bool map(size_t n, size_t stack_bytes) {
+        each = stack_bytes + WS_EMU_GUARD_BYTES;
+        if (n != 0 && each > SIZE_MAX / n) return false;
+        void* at = mmap(nullptr, n * each, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (at == MAP_FAILED) return false;
+        base = static_cast<char*>(at);
+        count = n;
+        for (size_t i = 0; i < n; i++) {
+            if (mprotect(base + i * each, WS_EMU_GUARD_BYTES, PROT_NONE) != 0) return false;
+        }
+        return true;
+    }
+    char* stack(size_t i) const { return base + i * each + WS_EMU_GUARD_BYTES; }
+    ~ws_emu_stacks() {
+        if (base != nullptr) munmap(base, count * each);
+    }
 };
 
 struct ws_emu_block {
@@ -213,9 +243,75 @@ static bool ws_emu_in_shared(const void* p) {
     return !arena.empty() && at >= arena.data() && at < arena.data() + arena.size();
 }
 
-// Runs `kernel` over a grid: each block's threads as fibers on one of `os_threads` threads.
-template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigned os_threads, size_t shared_bytes, K kernel) {
+// What the fault handler writes when a fiber's stack overflows into its guard (made before the
+// launch: the handler may only write it), and the handlers it was installed over.
+static char ws_emu_overflow_message[512];
+static size_t ws_emu_overflow_length = 0;
+static struct sigaction ws_emu_previous_segv, ws_emu_previous_bus;
+// OS threads of this library running fibers now. Only then does the handler read the
+// thread-local `ws_emu_current`, whose first read on a thread may allocate: other threads'
+// faults (a Rust thread's stack overflow, which Rust's handler reports) pass untouched.
+static int ws_emu_fiber_threads = 0;
+
+// SIGSEGV and SIGBUS: a fault in the guard of the running fiber's stack is that fiber's stack
+// overflowing. Reported, then the process ends as it would have (the handler is put back to
+// the default and the faulting access runs again): a fiber cannot be unwound, and the other
+// threads of its block would wait for it for ever. Any other fault goes to the handler that
+// was there before (Rust's, which reports its own threads' overflows, or the default).
+static void ws_emu_on_fault(int sig, siginfo_t* info, void* context) {
+    ws_emu_fiber* f = __atomic_load_n(&ws_emu_fiber_threads, __ATOMIC_SEQ_CST) > 0 ? ws_emu_current : nullptr;
+    const char* at = static_cast<const char*>(info->si_addr);
+    if (f != nullptr && f->stack != nullptr && at >= f->stack - WS_EMU_GUARD_BYTES && at < f->stack) {
+        ssize_t written = write(2, ws_emu_overflow_message, ws_emu_overflow_length);
+        (void)written;
+        signal(sig, SIG_DFL);
+        return;
+    }
+    struct sigaction* previous = sig == SIGSEGV ? &ws_emu_previous_segv : &ws_emu_previous_bus;
+    if (previous->sa_flags & SA_SIGINFO) {
+        previous->sa_sigaction(sig, info, context);
+    } else if (previous->sa_handler == SIG_DFL || previous->sa_handler == SIG_IGN) {
+        signal(sig, SIG_DFL);
+    } else {
+        previous->sa_handler(sig);
+    }
+}
+
+// Installs the fault handler once per library, in front of the process's.
+static void ws_emu_watch_overflows(const char* program, size_t stack_bytes) {
+    int n = snprintf(ws_emu_overflow_message, sizeof ws_emu_overflow_message,
+                     "wsdsl: an emulated GPU thread of `%s` overflowed its stack of %zu KiB (a recursion deeper than its "
+                     "frames were sized for, or a local array too large for it); the process stops here\n",
+                     program, stack_bytes >> 10);
+    ws_emu_overflow_length = n < 0 ? 0 : (size_t)n < sizeof ws_emu_overflow_message ? (size_t)n : sizeof ws_emu_overflow_message - 1;
+    static bool installed = false;
+    if (installed) return;
+    installed = true;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_sigaction = ws_emu_on_fault;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &ws_emu_previous_segv);
+    sigaction(SIGBUS, &action, &ws_emu_previous_bus);
+}
+
+// Runs `kernel` over a grid: each block's threads as fibers of `stack_bytes` of stack on one
+// of `os_threads` threads; `program` names it when a fiber's stack overflows. False, having run
+// nothing, if the stacks cannot be mapped.
+template <class K> static bool ws_emu_run(unsigned grid, unsigned block, unsigned os_threads, size_t shared_bytes, size_t stack_bytes,
+                                          const char* program, K kernel) {
     ws_host_in_shared = ws_emu_in_shared;
+    stack_bytes = (stack_bytes + WS_EMU_GUARD_BYTES - 1) / WS_EMU_GUARD_BYTES * WS_EMU_GUARD_BYTES;
+    ws_emu_watch_overflows(program, stack_bytes);
+    ws_emu_stacks stacks;
+    if (!stacks.map((size_t)grid * block, stack_bytes)) {
+        // The emulated GPUs of a multi-GPU run wait for each other's OS threads at the gate.
+        std::vector<std::thread> gated;
+        for (unsigned i = 0; i < os_threads && i < grid && ws_emu_gate; i++) gated.emplace_back([] { ws_emu_gate(ws_emu_gate_arg); });
+        for (auto& t : gated) t.join();
+        return false;
+    }
     ws_emu_launch.grid = {grid, 1, 1};
     ws_emu_launch.block = {block, 1, 1};
     std::vector<ws_emu_block> blocks(grid);
@@ -228,6 +324,15 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
         blocks[b].warp_generation.assign((block + 31) / 32, 0);
     }
     auto run_blocks = [&](unsigned first) {
+        // The fault handler runs on a stack of its own: the fiber's has no room left.
+        const size_t alt_bytes = 64 * 1024;
+        stack_t alt, previous_alt;
+        alt.ss_sp = std::malloc(alt_bytes);
+        alt.ss_size = alt_bytes;
+        alt.ss_flags = 0;
+        bool alt_set = alt.ss_sp != nullptr && sigaltstack(&alt, &previous_alt) == 0;
+        ws_emu_current = nullptr;
+        __atomic_fetch_add(&ws_emu_fiber_threads, 1, __ATOMIC_SEQ_CST);
         std::vector<ws_emu_fiber*> mine;
         for (unsigned b = first; b < grid; b += os_threads) {
             for (unsigned t = 0; t < block; t++) {
@@ -237,11 +342,10 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
                 f->shared_cursor = 0;
                 f->done = false;
                 f->started = false;
-                f->stack = static_cast<char*>(std::malloc(WS_EMU_STACK_BYTES));
-                if (f->stack == nullptr) abort();
+                f->stack = stacks.stack((size_t)b * block + t);
                 getcontext(&f->context);
                 f->context.uc_stack.ss_sp = f->stack;
-                f->context.uc_stack.ss_size = WS_EMU_STACK_BYTES;
+                f->context.uc_stack.ss_size = stack_bytes;
                 f->context.uc_link = nullptr;   // the body never returns: it jumps back
                 makecontext(&f->context, (void (*)())+[]() {
                     (*body)();
@@ -267,8 +371,13 @@ template <class K> static void ws_emu_run(unsigned grid, unsigned block, unsigne
             }
         }
         for (ws_emu_fiber* f : mine) delete f;
+        ws_emu_current = nullptr;
+        __atomic_fetch_sub(&ws_emu_fiber_threads, 1, __ATOMIC_SEQ_CST);
+        if (alt_set) sigaltstack(&previous_alt, nullptr);
+        std::free(alt.ss_sp);
     };
     std::vector<std::thread> threads;
     for (unsigned i = 0; i < os_threads && i < grid; i++) threads.emplace_back(run_blocks, i);
     for (auto& t : threads) t.join();
+    return true;
 }

@@ -9,8 +9,12 @@
 #include <cstring>
 #include <sched.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
 #include <thread>
 #include <time.h>
 #include <ucontext.h>
+#include <unistd.h>
 #include <vector>

@@ -57,6 +57,9 @@ pub trait Program: Sized + 'static {
     const FAULT_SITES: &'static [&'static str];
     /// Names of the task types, indexed by tag.
     const TASK_NAMES: &'static [&'static str];
+    /// Where each task type's complete handler is written (`file:line`), indexed by tag;
+    /// empty for a type without one. Errors about a complete handler name it.
+    const COMPLETE_SITES: &'static [&'static str] = &[];
     /// `sizeof(wsdsl_task)` on the device.
     const TASK_BYTES: usize;
     /// `sizeof(wsdsl_params)` on the device (at least 1).
@@ -128,3 +131,13 @@ pub trait Program: Sized + 'static {
 /// What a backend's run of `P` yields: the counters, the roots' values in root order
 /// (`()` each for programs without values) and the statistics.
 pub type RunResult<P> = (<P as Program>::Counters, Vec<<P as Program>::Value>, crate::stats::Stats);
+
+/// `Error::TooManyChildren` for a task of tag `tag` whose complete handler allows `max`
+/// children, naming the handler's type and line.
+pub(crate) fn too_many_children<P: Program>(tag: usize, max: u32) -> crate::error::Error {
+    crate::error::Error::TooManyChildren {
+        task: P::TASK_NAMES.get(tag).copied().unwrap_or("?"),
+        max_children: max,
+        handler: P::COMPLETE_SITES.get(tag).copied().unwrap_or(""),
+    }
+}

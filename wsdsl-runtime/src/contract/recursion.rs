@@ -2,9 +2,11 @@
 //! declares, and the CPU backend's depth guard.
 //!
 //! On the device a recursive helper takes its depth as a hidden argument; natively, the macro
-//! starts each recursive function with [`enter`] on a thread-local count per cycle of
-//! functions, so both backends panic at the same call with the same message.
+//! runs the body of each recursive function through [`enter`], on a thread-local count per
+//! cycle of functions, so both backends panic at the same call with the same message, and
+//! [`enter`] moves a recursion that runs short of stack to a new segment.
 
+use super::spawned::Stop;
 use std::cell::Cell;
 use std::thread::LocalKey;
 
@@ -14,27 +16,70 @@ pub struct Recursion {
     /// How many calls of one cycle may be active at once (`recursion_limit`).
     pub limit: u32,
     /// How many cycles of functions call each other: a call chain may pass through each, so
-    /// the GPU's stack holds `limit` frames of each (`gpu/device/stack.rs`).
+    /// a thread's stack holds `limit` frames of each (`gpu/device/stack.rs`,
+    /// `gpu/emulate/stack.rs`).
     pub cycles: u32,
+    /// Every function of the cycles, by which the stacks are sized from the compiled code's
+    /// frames and a refusal names the helper.
+    pub functions: &'static [RecursiveFn],
 }
 
-/// Counts one more active call of a cycle whose count is `depth`, or panics with `message`
-/// (the text of the device's fault site, from the macro) at the caller's location (the
-/// recursive function's name) when `limit` are active already. The count goes down when the
-/// guard drops, also while a panic unwinds.
+/// A function of a cycle of recursive functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecursiveFn {
+    /// Its Rust path (`depth`, `Walker::down`), as the depth check's panic names it.
+    pub name: &'static str,
+    /// Its name in the generated CUDA (`f_depth`, `m_6Walker_down`; a generic helper's
+    /// instance its own), whose frame the compilers record.
+    pub symbol: &'static str,
+    /// Its cycle, from 0 to `cycles - 1`.
+    pub cycle: u32,
+}
+
+impl Recursion {
+    /// The functions of cycle `cycle`.
+    pub fn cycle(&self, cycle: u32) -> impl Iterator<Item = &RecursiveFn> + '_ {
+        self.functions.iter().filter(move |f| f.cycle == cycle)
+    }
+}
+
+/// The room a recursive call wants left on its thread's stack before it runs its body: its
+/// frame and the non-recursive calls it makes (unoptimised, a frame holds copies of its
+/// arrays). Less than that and the body runs on a new segment.
+const RED_ZONE: usize = 1 << 20;
+
+/// A further stack segment for a recursion that runs short of room. Address space: only the
+/// pages a recursion touches become memory.
+const SEGMENT: usize = 16 << 20;
+
+/// Runs `body`, the body of a recursive function, as one more active call of a cycle whose
+/// count is `depth`; panics with `message` (the text of the device's fault site, from the
+/// macro) at the caller's location (the recursive function's name) when `limit` are active
+/// already. The count goes down when the body returns, also while a panic unwinds.
+///
+/// The body runs on the thread's stack while `RED_ZONE` is left of it, else on a segment of
+/// its own (`stacker`): a recursion `limit` calls deep never overflows a thread's fixed
+/// stack, which aborts the process. A segment that cannot be had stops the run with
+/// `Error::OutOfMemory`.
 ///
 /// Inlined into every recursive function, so that the thread-local is reached directly (one
-/// load and one store per call); the panic is out of line.
+/// load and one store per call) and the room left is one comparison; the panic and the move
+/// to a new segment are out of line.
 #[track_caller]
 #[inline]
-pub fn enter(depth: &'static LocalKey<Cell<u32>>, limit: u32, message: &'static str) -> DepthGuard {
+pub fn enter<R>(depth: &'static LocalKey<Cell<u32>>, limit: u32, message: &'static str, body: impl FnOnce() -> R) -> R {
     // The check outside `with`'s closure, which would take the panic's location.
     let d = depth.with(Cell::get);
     if d >= limit {
         too_deep(message);
     }
     depth.with(|c| c.set(d + 1));
-    DepthGuard(depth)
+    let _active = DepthGuard(depth);
+    // Where the room left is unknown, the thread's own stack.
+    if stacker::remaining_stack().is_some_and(|room| room < RED_ZONE) {
+        return on_a_new_segment(body);
+    }
+    body()
 }
 
 #[cold]
@@ -44,8 +89,31 @@ fn too_deep(message: &'static str) -> ! {
     panic!("{message}")
 }
 
+/// Runs `body` on a stack segment of its own; a segment that cannot be mapped is the run's
+/// `Error::OutOfMemory` (a `Stop`), not a panic of the handler.
+#[cold]
+#[inline(never)]
+fn on_a_new_segment<R>(body: impl FnOnce() -> R) -> R {
+    let entered = Cell::new(false);
+    let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        stacker::grow(SEGMENT, || {
+            entered.set(true);
+            body()
+        })
+    }));
+    match grown {
+        Ok(r) => r,
+        Err(payload) if entered.get() => std::panic::resume_unwind(payload),
+        Err(_) => {
+            // `stacker`'s own panic, which the CPU backend's hook recorded as a handler's.
+            let _ = crate::cpu::panics::caught();
+            Stop::NoMemory { what: "a stack segment for a recursive helper", bytes: SEGMENT as u64 }.raise()
+        }
+    }
+}
+
 /// An active call of a recursive function, counted until it drops.
-pub struct DepthGuard(&'static LocalKey<Cell<u32>>);
+struct DepthGuard(&'static LocalKey<Cell<u32>>);
 
 impl Drop for DepthGuard {
     #[inline]
@@ -63,8 +131,7 @@ mod tests {
     }
 
     fn down(n: u32, limit: u32) -> u32 {
-        let _g = enter(&DEPTH, limit, "too deep");
-        if n == 0 { DEPTH.with(Cell::get) } else { down(n - 1, limit) }
+        enter(&DEPTH, limit, "too deep", || if n == 0 { DEPTH.with(Cell::get) } else { down(n - 1, limit) })
     }
 
     #[test]
@@ -74,5 +141,18 @@ mod tests {
         let e = std::panic::catch_unwind(|| down(4, 4)).unwrap_err();
         assert_eq!(e.downcast_ref::<String>().unwrap(), "too deep");
         assert_eq!(DEPTH.with(Cell::get), 0, "counted off while unwinding");
+    }
+
+    #[test]
+    fn a_recursion_deeper_than_the_thread_stack_moves_to_new_segments() {
+        // A million calls of 256 bytes of frame each, on a thread of 1 MiB.
+        fn sum(n: u32) -> u64 {
+            enter(&DEPTH, u32::MAX, "too deep", || {
+                let pad = std::hint::black_box([n as u8; 256]);
+                if n == 0 { 0 } else { sum(n - 1) + pad[n as usize % 256] as u64 }
+            })
+        }
+        let deep = std::thread::Builder::new().stack_size(1 << 20).spawn(|| sum(1_000_000)).unwrap().join().unwrap();
+        assert_eq!(deep, (1..=1_000_000u64).map(|n| n % 256).sum::<u64>());
     }
 }

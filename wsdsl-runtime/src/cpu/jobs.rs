@@ -61,8 +61,8 @@ fn typed<T: JobElem, S: Source<Elem = T>>(job: &Job, src: &S, dst: Option<&Buffe
             let (below, equal) = partition(src, lo, hi, T::from_word(job.arg), to(), job.at);
             [below as u64, equal as u64]
         }
-        JobKind::ExclusiveScan => [exclusive_scan(src, lo, hi, T::from_word(job.arg), to(), job.at).to_word(), 0],
-        JobKind::ReduceSum => [reduce(src, lo, hi, T::default(), T::wrapping_add_).to_word(), 0],
+        JobKind::ExclusiveScan => [exclusive_scan(src, lo, hi, T::from_word(job.arg), to(), job.at), 0],
+        JobKind::ReduceSum => [word_sum(src, lo, hi), 0],
         JobKind::ReduceMin => [reduce(src, lo, hi, T::MAX_, |a, b| a.min(b)).to_word(), 0],
         JobKind::ReduceMax => [reduce(src, lo, hi, T::MIN_, |a, b| a.max(b)).to_word(), 0],
     }
@@ -173,17 +173,23 @@ fn partition<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize, piv
 /// `dst[at + k] = init + src[lo] + .. + src[lo + k - 1]` (wrapping); returns the total.
 /// In place when `dst` is the source and `at == lo` (each piece reads an element before it
 /// writes it).
-fn exclusive_scan<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize, init: T, dst: &Buffer<T>, at: usize) -> T {
+/// Writes the exclusive scan of `src[lo..hi]` from `init` to `dst[at..]` (wrapping at `T`'s
+/// width, as the keys are stored) and returns the total `init + src[lo] + ..` as a word, the
+/// sum of the keys' sign-extended words wrapping at 64 bits: what the device's scan gives, and
+/// what `i32` or `u32` keys sum to without wrapping at 32 bits.
+fn exclusive_scan<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize, init: T, dst: &Buffer<T>, at: usize) -> u64 {
     let apply = |(p0, p1): (usize, usize), mut sum: T| {
         for i in p0..p1 {
             let v = src.at(i);
             dst.set(at + (i - lo), sum);
             sum = sum.wrapping_add_(v);
         }
-        sum
     };
+    // The total is taken before the scan writes: `dst` may be the source range itself.
+    let total = init.to_word().wrapping_add(word_sum(src, lo, hi));
     if hi - lo <= PAR_GRAIN {
-        return apply((lo, hi), init);
+        apply((lo, hi), init);
+        return total;
     }
     let sums: Vec<T> = pieces(lo, hi).map(|(p0, p1)| (p0..p1).fold(T::default(), |s, i| s.wrapping_add_(src.at(i)))).collect();
     let mut starts = Vec::with_capacity(sums.len());
@@ -192,10 +198,18 @@ fn exclusive_scan<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize
         starts.push(sum);
         sum = sum.wrapping_add_(*s);
     }
-    pieces(lo, hi).zip(starts).for_each(|(p, s)| {
-        apply(p, s);
-    });
-    sum
+    pieces(lo, hi).zip(starts).for_each(|(p, s)| apply(p, s));
+    total
+}
+
+/// The sum of the keys of `src[lo..hi]` as words (sign-extended), wrapping at 64 bits: `i32`
+/// keys sum as `i64` and `u32` keys as `u64`, as on the device.
+fn word_sum<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize) -> u64 {
+    let piece = |(p0, p1): (usize, usize)| (p0..p1).fold(0u64, |acc, i| acc.wrapping_add(src.at(i).to_word()));
+    if hi - lo <= PAR_GRAIN {
+        return piece((lo, hi));
+    }
+    pieces(lo, hi).map(piece).reduce(|| 0, u64::wrapping_add)
 }
 
 fn reduce<T: JobElem, S: Source<Elem = T>>(src: &S, lo: usize, hi: usize, identity: T, op: impl Fn(T, T) -> T + Sync) -> T {
@@ -269,8 +283,9 @@ mod tests {
                 assert_eq!(two.b.get(k), sum, "{n}: scan at {k}");
                 sum = sum.wrapping_add(*v);
             }
-            assert_eq!(r[0], sum as u64);
-            assert_eq!(run(&job(JobKind::ReduceSum, (0, n), (0, 0), 0, 0), &two)[0], input.iter().fold(0u32, |s, v| s.wrapping_add(*v)) as u64);
+            let total: u64 = input.iter().map(|&v| v as u64).sum();
+            assert_eq!(r[0], 7 + total);
+            assert_eq!(run(&job(JobKind::ReduceSum, (0, n), (0, 0), 0, 0), &two)[0], total);
             assert_eq!(run(&job(JobKind::ReduceMin, (0, n), (0, 0), 0, 0), &two)[0], input.iter().copied().min().unwrap_or(u32::MAX) as u64);
             assert_eq!(run(&job(JobKind::ReduceMax, (0, n), (0, 0), 0, 0), &two)[0], input.iter().copied().max().unwrap_or(0) as u64);
         }

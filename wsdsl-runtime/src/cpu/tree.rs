@@ -29,6 +29,7 @@ use super::park::Inside;
 use super::workers::{here, Slots, Worker};
 use crate::error::Error;
 use crate::contract::jobs::{Job, NO_RESULT, RESULT_WORDS};
+use crate::contract::program::too_many_children;
 use crate::contract::Program;
 use rayon::prelude::*;
 use rayon::FnContext;
@@ -447,8 +448,7 @@ impl<'a, P: Program> Run<'a, P> {
             let results = self.jobs(&jobs);
             let n = children.len();
             if n > max as usize {
-                let name = P::TASK_NAMES.get(task_index::<P>(&task)).copied().unwrap_or("?");
-                self.fail(Error::TooManyChildren { task: name, max_children: max });
+                self.fail(too_many_children::<P>(task_index::<P>(&task), max));
                 return P::Value::placeholder();
             }
             let (mut few, mut many) = ([const { MaybeUninit::uninit() }; FEW_VALUES], Vec::new());

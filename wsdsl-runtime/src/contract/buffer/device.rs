@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use std::borrow::Cow;
 use std::sync::atomic::Ordering::{Relaxed, Release};
 use std::sync::{Arc, Weak};
+use std::time::Duration;
 
 /// How a device copy of a [`ReadOnly`] array is found again and known to be stale: its id,
 /// and a handle that dies with the last clone of the array.
@@ -69,6 +70,13 @@ pub trait DeviceBuffer: Sync {
     /// on the call's path after the kernel (page faults, owed fills). Changes no element's
     /// value.
     fn before_copy_back(&self, _part: usize, _parts: usize) {}
+    /// How long the buffer's constructor took, the first time this is asked, zero after (a
+    /// read-only array's clones share one answer): what the statistics of the first run call
+    /// handed it report in [`Phases::inputs_built`](crate::Phases::inputs_built). Zero for
+    /// a buffer that does not measure its construction.
+    fn take_build_time(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 impl<T: BufferElem> ReadOnly<T> {
@@ -117,6 +125,9 @@ impl<T: BufferElem> DeviceBuffer for ReadOnly<T> {
     fn residency(&self) -> Option<Residency> {
         Some(Residency { id: self.id, alive: Arc::downgrade(&self.alive) })
     }
+    fn take_build_time(&self) -> Duration {
+        self.count_build_time()
+    }
 }
 
 impl<T: BufferElem> DeviceBuffer for Buffer<T> {
@@ -125,6 +136,9 @@ impl<T: BufferElem> DeviceBuffer for Buffer<T> {
     }
     fn scratch(&self) -> bool {
         self.scratch
+    }
+    fn take_build_time(&self) -> Duration {
+        self.count_build_time()
     }
     fn elem_bytes(&self) -> usize {
         std::mem::size_of::<T>()
@@ -237,7 +251,7 @@ mod tests {
         assert_eq!(Buffer::filled(2, 1.5f32).repeated_word(0, 2), Some(1.5f32.to_bits()));
         assert_eq!(ReadOnly::from_vec(vec![-1i32; 4]).repeated_word(1, 3), Some(u32::MAX));
         assert_eq!(Buffer::filled(0, 9u32).repeated_word(0, 0), Some(0), "nothing to copy");
-        let labels = Buffer::from_fn(CHUNK + 3, |i| i as u32);
+        let labels = Buffer::from_fn(CHUNK + 3, |i| i as u32).unwrap();
         assert!(labels.to_vec().iter().enumerate().all(|(i, &l)| l == i as u32), "element i is f(i), across chunks");
         // Large enough for huge pages: still every element, and zero where asked.
         let big = Buffer::filled(3 << 20, 2.5f32);

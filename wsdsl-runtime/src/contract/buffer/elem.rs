@@ -35,6 +35,10 @@ pub trait BufferElem: Copy + Send + Sync + PartialOrd + fmt::Debug + Default + '
     /// The values of `atoms`, in the same memory: no pass over it (a 16 MB buffer took 2.3 ms
     /// element by element).
     fn atoms_into_values(atoms: Box<[Self::Atom]>) -> Vec<Self>;
+    /// Atoms holding `values`, in the vector's memory where the layouts agree (every target
+    /// the GPU backend supports): no pass over it. A vector with spare capacity is shrunk to
+    /// its length first (the boxed slice's allocation must be exactly its elements).
+    fn values_into_atoms(values: Vec<Self>) -> Box<[Self::Atom]>;
 }
 
 // Every method is `#[inline]`: the buffers' generic code (`read_le`, `write_le`, the
@@ -89,6 +93,29 @@ macro_rules! buffer_elem {
             #[inline]
             fn from_atom(a: $atom) -> Self {
                 $from(a.into_inner())
+            }
+            #[inline]
+            fn values_into_atoms(values: Vec<Self>) -> Box<[$atom]> {
+                use rayon::prelude::*;
+                use std::mem::{align_of, size_of};
+                // The standard library promises an atomic integer the size of its integer;
+                // its alignment may be stricter (64-bit atomics on 32-bit x86).
+                const { assert!(size_of::<$atom>() == size_of::<$t>()) };
+                const SAME_LAYOUT: bool = align_of::<$atom>() == align_of::<$t>();
+                if !SAME_LAYOUT {
+                    // The vector's memory may be too loosely aligned for the atoms: new memory.
+                    return values.par_iter().map(|&v| Self::new_atom(v)).collect::<Vec<_>>().into_boxed_slice();
+                }
+                let values = values.into_boxed_slice();
+                let len = values.len();
+                // SAFETY: the atomic has the size (asserted above), alignment (checked above)
+                // and bit validity of its integer, and a value's memory holds the bits
+                // `new_atom` would store (the same integer, an integer of the same width, or
+                // a float's `to_bits`), so each initialised value is an initialised atom; the
+                // allocation's layout (length times size, alignment) is unchanged, so the box
+                // frees it as the vector allocated it. The vector is consumed: no other
+                // reference to its memory remains.
+                unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(Box::into_raw(values) as *mut $t as *mut $atom, len)) }
             }
             #[inline]
             fn atoms_into_values(atoms: Box<[$atom]>) -> Vec<Self> {

@@ -34,8 +34,10 @@
 
 // One idea a file; what the module exports is re-exported here, so every path
 // `contract::buffer::X` names it wherever it lives.
+mod built; // how long each buffer's constructor took, for the first run's statistics
 mod device; // moving buffers to the device and back: `DeviceBuffer`, `Residency`, images
 mod elem; // the element types: `BufferElem`
+mod fresh; // fresh memory for the constructors, filled on every core
 mod job_view; // how a data-parallel job sees a buffer: `JobBuffer`, `Src`, `Source`
 pub(crate) mod pages; // huge pages for large buffers
 mod read_only; // `ReadOnly<T>`, the arrays handlers only read

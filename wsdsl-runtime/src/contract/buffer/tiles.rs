@@ -183,9 +183,9 @@ mod tests {
         // Built from values: unknown (not scanned), read when asked.
         let v = Buffer::from_vec(vec![3u32; 4]);
         assert!(v.known_word(0, 4).is_none() && v.repeated_word(0, 4) == Some(3));
-        let z = Buffer::from_fn(T32 + 1, |_| 0u32);
+        let z = Buffer::from_fn(T32 + 1, |_| 0u32).unwrap();
         assert!(z.known_word(0, T32 + 1).is_none() && z.repeated_word(0, T32 + 1) == Some(0));
-        let labels = Buffer::from_fn(6, |i| i as u32);
+        let labels = Buffer::from_fn(6, |i| i as u32).unwrap();
         assert!(labels.known_word(0, 6).is_none() && labels.repeated_word(0, 6).is_none(), "from_fn writes over zeroed pages: not known as zero");
         // BFS: one depth set, its tile alone unknown.
         b.set(T32 + 2, 0);

@@ -2,32 +2,35 @@
 //! their tile is owed), its constructors, and the accessors handlers call. The module notes
 //! named below are `buffer/mod.rs`'s.
 
-use super::device::CHUNK;
+use super::built::BuildTime;
 use super::elem::BufferElem;
+use super::fresh::{converted_on_every_core, from_fn_on_every_core, try_uninit_slots, uninit_slots};
+use crate::error::Error;
 use super::tiles::{word_of, OWED, UNKNOWN};
-use rayon::prelude::*;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
+use std::time::{Duration, Instant};
 
 /// A buffer's element in memory: uninitialised while its tile is owed (module notes), then an
 /// atomic that threads share. The `UnsafeCell` lets the one thread that writes an owed tile
 /// initialise it through a shared borrow (`Buffer::write_tile`).
 type Slot<A> = UnsafeCell<MaybeUninit<A>>;
 
-/// `len` slots of memory from the allocator, not written (a large block may be fresh pages,
-/// which stay untouched, or a block freed before, which is not cleared).
-fn uninit_slots<A>(len: usize) -> Box<[MaybeUninit<A>]> {
-    let slots = Box::<[A]>::new_uninit_slice(len);
-    crate::contract::buffer::pages::advise_huge_pages(slots.as_ptr() as *const u8, std::mem::size_of_val(&*slots));
-    slots
-}
-
 /// Slots whose values are initialised, or not, as cells of a buffer.
 fn into_cells<A>(slots: Box<[MaybeUninit<A>]>) -> Box<[Slot<A>]> {
     // SAFETY: `UnsafeCell<X>` has the layout of `X` (`repr(transparent)`); nothing is read.
     unsafe { Box::from_raw(Box::into_raw(slots) as *mut [Slot<A>]) }
+}
+
+/// Initialised atomics as cells of a buffer, in the same memory.
+fn atoms_into_cells<A>(atoms: Box<[A]>) -> Box<[Slot<A>]> {
+    const { assert!(std::mem::size_of::<Slot<A>>() == std::mem::size_of::<A>() && std::mem::align_of::<Slot<A>>() == std::mem::align_of::<A>()) };
+    // SAFETY: `MaybeUninit<A>` has the size, alignment and ABI of `A` (and holds any `A`), and
+    // `UnsafeCell<X>` has the layout of `X` (`repr(transparent)`): the allocation's layout is
+    // unchanged, so the box frees it as it was allocated.
+    unsafe { Box::from_raw(Box::into_raw(atoms) as *mut [Slot<A>]) }
 }
 
 /// An array shared by all tasks of a run: a field of a program's `#[buffers]` struct, filled
@@ -47,7 +50,8 @@ fn into_cells<A>(slots: Box<[MaybeUninit<A>]>) -> Box<[Slot<A>]> {
 /// device.
 ///
 /// The host makes one with [`from_vec`](Buffer::from_vec), [`zeroed`](Buffer::zeroed),
-/// [`filled`](Buffer::filled), [`from_fn`](Buffer::from_fn) or [`scratch`](Buffer::scratch),
+/// [`filled`](Buffer::filled), [`from_fn`](Buffer::from_fn), [`from_slice`](Buffer::from_slice)
+/// or [`scratch`](Buffer::scratch) (the guide's buffers chapter compares what each costs),
 /// hands the program's buffers to [`Runtime::run_with`](crate::Runtime::run_with), and reads
 /// the results with [`to_vec`](Buffer::to_vec), [`get`](Buffer::get) or
 /// [`into_vec`](Buffer::into_vec). After a run that returned an error the contents are
@@ -104,6 +108,8 @@ pub struct Buffer<T: BufferElem> {
     pub(super) owed: AtomicUsize,
     /// Working memory of the run only (`Buffer::scratch`).
     pub(super) scratch: bool,
+    /// The constructor's time, for the first run's statistics (`built.rs`).
+    pub(super) built: BuildTime,
 }
 
 // SAFETY: a slot is written other than atomically only while it is uninitialised, by the one
@@ -118,40 +124,101 @@ unsafe impl<T: BufferElem> Sync for Buffer<T> {}
 impl<T: BufferElem> std::panic::RefUnwindSafe for Buffer<T> {}
 
 impl<T: BufferElem> From<Vec<T>> for Buffer<T> {
+    /// [`Buffer::from_vec`]: the vector's memory, no copy.
     fn from(values: Vec<T>) -> Self {
         Buffer::from_vec(values)
     }
 }
 
-
 impl<T: BufferElem> Buffer<T> {
-    /// A buffer of initialised `cells` whose contents the map does not know.
-    fn with_cells(cells: Box<[Slot<T::Atom>]>) -> Self {
+    /// A buffer of initialised `cells` whose contents the map does not know, made by a
+    /// constructor that began at `started`.
+    fn with_cells(cells: Box<[Slot<T::Atom>]>, started: Instant) -> Self {
         let known = (0..cells.len().div_ceil(Self::TILE)).map(|_| AtomicU64::new(UNKNOWN)).collect();
-        Buffer { cells, known, owed: AtomicUsize::new(0), scratch: false }
+        Buffer { cells, known, owed: AtomicUsize::new(0), scratch: false, built: BuildTime::since(started) }
     }
 
-    /// A buffer of `len` elements whose every tile is owed `word`'s repetition (module notes).
-    fn owed(len: usize, word: u32, scratch: bool) -> Self {
+    /// A buffer of `len` elements whose every tile is owed `word`'s repetition (module notes),
+    /// made by a constructor that began at `started`.
+    fn owed(len: usize, word: u32, scratch: bool, started: Instant) -> Self {
         let cells = into_cells(uninit_slots::<T::Atom>(len));
         let known: Box<[AtomicU64]> = (0..len.div_ceil(Self::TILE)).map(|_| AtomicU64::new(OWED | u64::from(word))).collect();
         let owed = AtomicUsize::new(known.len());
-        Buffer { cells, known, owed, scratch }
+        Buffer { cells, known, owed, scratch, built: BuildTime::since(started) }
     }
 
-    /// A buffer holding `values` (its contents unknown to the map: not scanned).
+    /// The constructor's time the first time a run asks (`Phases::inputs_built`), zero after.
+    pub(super) fn count_build_time(&self) -> Duration {
+        self.built.count()
+    }
+
+    /// A buffer holding `values`, in the vector's own memory: its elements become the
+    /// buffer's atomics where they are, with no copy and no pass over them (an atomic has the
+    /// size, alignment and bits of its value on every target the GPU backend supports; where
+    /// the alignment differs, as for 64-bit atomics on some 32-bit targets, they are converted
+    /// on every core into new memory). A vector with spare capacity gives it back first
+    /// (`Vec::into_boxed_slice`: the allocator shrinks the block, in place for the system
+    /// allocator's large blocks); one of exactly its length, as `collect` and `vec![v; n]`
+    /// make, costs nothing: 0.02 ms for 1 GiB of `u32` on a 2-core Xeon, where a pass over it
+    /// on one thread into atomics takes 178 ms (BENCHMARKS.md, "Building inputs"). Its
+    /// contents are unknown to the map of tiles (not scanned), so the GPU upload copies them;
+    /// pages of the vector nothing wrote yet (`vec![0; n]`) are faulted in as huge pages where
+    /// granted, on first access.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let depths = vec![0u32, 7, 9];
+    /// let start = depths.as_ptr();
+    /// let buffer = Buffer::from_vec(depths);
+    /// buffer.set(1, 3);
+    /// let back = buffer.into_vec();
+    /// assert_eq!(back, [0, 3, 9]);
+    /// assert_eq!(back.as_ptr(), start, "the same memory all the way");
+    /// ```
     pub fn from_vec(values: Vec<T>) -> Self {
-        // Pages of the vector that nothing wrote yet (`vec![0; n]`) are faulted in by the
-        // conversion below, which reuses the vector's memory: as huge pages where granted.
+        let started = Instant::now();
         crate::contract::buffer::pages::advise_huge_pages(values.as_ptr() as *const u8, std::mem::size_of_val(&*values));
-        Self::with_cells(values.into_iter().map(|v| UnsafeCell::new(MaybeUninit::new(T::new_atom(v)))).collect())
+        Self::with_cells(atoms_into_cells(T::values_into_atoms(values)), started)
+    }
+
+    /// A buffer holding a copy of `values`, copied on every core into fresh memory (huge pages
+    /// where granted), for elements the program keeps using itself, which then take their
+    /// memory twice: 353 ms for 1 GiB of `u32` on a 2-core Xeon (BENCHMARKS.md, "Building
+    /// inputs"). A buffer built from a vector the program no longer needs is
+    /// [`from_vec`](Buffer::from_vec), which copies nothing. Its contents are unknown to the
+    /// map of tiles (not scanned).
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let start = [4i64, -1, 8];
+    /// let buffer = Buffer::from_slice(&start);
+    /// buffer.atomic_add(1, 2);
+    /// assert_eq!(buffer.to_vec(), [4, 1, 8]);
+    /// assert_eq!(start, [4, -1, 8], "the slice is left as it was");
+    /// ```
+    pub fn from_slice(values: &[T]) -> Self {
+        let started = Instant::now();
+        Self::with_cells(atoms_into_cells(converted_on_every_core(values, T::new_atom)), started)
     }
 
     /// A buffer of `len` elements, all `T::default()` (zero). Known to be zero without a byte
     /// of it written: owed (module notes), so the upload sets it on the device, and the host
-    /// writes each tile on first access, or under a GPU run's kernel.
+    /// writes each tile on first access, or under a GPU run's kernel. It costs an allocation
+    /// and a map of 8 bytes per MB of elements, whatever the length; the writing comes later,
+    /// on every core where a GPU run or `into_vec` does it, tile by tile where the host's
+    /// accesses do.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let counts = Buffer::<u64>::zeroed(4);
+    /// counts.atomic_add(2, 5);
+    /// assert_eq!(counts.to_vec(), [0, 0, 5, 0]);
+    /// ```
     pub fn zeroed(len: usize) -> Self {
-        Self::owed(len, 0, false)
+        Self::owed(len, 0, false, Instant::now())
     }
 
     /// Working memory of a run: `len` elements, zero. On the GPU (and the emulated GPUs) it
@@ -159,9 +226,16 @@ impl<T: BufferElem> Buffer<T> {
     /// copied back, so the host's copy does not see what the run wrote; on the CPU backend
     /// it is the buffer itself. For arrays a program uses only during the run (partial
     /// sums, the next iteration's values): on the GPU they cost no transfer and no host
-    /// memory the program touches.
+    /// memory the program touches. Made as [`zeroed`](Buffer::zeroed) is: nothing written.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let partial = Buffer::<f64>::scratch(3);
+    /// assert_eq!(partial.to_vec(), [0.0; 3]);
+    /// ```
     pub fn scratch(len: usize) -> Self {
-        Self::owed(len, 0, true)
+        Self::owed(len, 0, true, Instant::now())
     }
 
     /// The contents, taking the buffer: its memory becomes the vector's (no copy into new
@@ -177,11 +251,22 @@ impl<T: BufferElem> Buffer<T> {
     /// A buffer of `len` copies of `value`. Where `value`'s image repeats one 32-bit word
     /// (every 4-byte value; zero, `u64::MAX` and the like), no element is written here: the
     /// tiles are owed (module notes), written on first access or while a GPU run's kernel
-    /// runs. Otherwise written now on every core.
+    /// runs: made as [`zeroed`](Buffer::zeroed) is. Otherwise written now on every core, as
+    /// [`from_fn`](Buffer::from_fn) writes.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let depth = Buffer::filled(3, u32::MAX); // nothing written yet
+    /// depth.set(0, 0);
+    /// assert_eq!(depth.to_vec(), [0, u32::MAX, u32::MAX]);
+    /// assert_eq!(Buffer::filled(2, 0.5f64).to_vec(), [0.5, 0.5]); // written now
+    /// ```
     pub fn filled(len: usize, value: T) -> Self {
+        let started = Instant::now();
         match word_of(value) {
-            Some(word) => Self::owed(len, word, false),
-            None => Self::from_fn(len, |_| value),
+            Some(word) => Self::owed(len, word, false, started),
+            None => Self::with_cells(atoms_into_cells(from_fn_on_every_core(uninit_slots(len), |_| T::new_atom(value))), started),
         }
     }
 
@@ -207,15 +292,27 @@ impl<T: BufferElem> Buffer<T> {
     }
 
     /// A buffer whose element `i` is `f(i)` (labels `0..n`, say), written on every core into
-    /// the pages of [`Buffer::zeroed`] (its contents unknown to the map).
-    pub fn from_fn(len: usize, f: impl Fn(usize) -> T + Sync) -> Self {
-        let mut slots = uninit_slots::<T::Atom>(len);
-        slots.par_chunks_mut(CHUNK).enumerate().for_each(|(k, chunk)| {
-            for (i, slot) in chunk.iter_mut().enumerate() {
-                slot.write(T::new_atom(f(k * CHUNK + i)));
-            }
-        });
-        Self::with_cells(into_cells(slots))
+    /// fresh memory, as [`zeroed`](Buffer::zeroed) allocates it (its contents unknown to the
+    /// map): the one allocation the buffer keeps, with no vector built first. Its cost is one
+    /// write of the memory, shared by the cores, and the system's faulting in of its pages:
+    /// 331 ms for 1 GiB of `u32` on a 2-core Xeon (BENCHMARKS.md, "Building inputs"). `f` is
+    /// called once per element, from several threads, in no particular order.
+    ///
+    /// A length whose bytes no allocation can hold, or that the allocator refuses, is
+    /// [`Error::BufferTooLarge`], before `f` is called.
+    ///
+    /// ```
+    /// use wsdsl::prelude::*;
+    ///
+    /// let labels = Buffer::from_fn(4, |i| i as u32)?;
+    /// assert_eq!(labels.to_vec(), [0, 1, 2, 3]);
+    /// assert!(Buffer::from_fn(usize::MAX / 4, |i| i as f64).is_err(), "more than the address space");
+    /// # Ok::<(), wsdsl::Error>(())
+    /// ```
+    pub fn from_fn(len: usize, f: impl Fn(usize) -> T + Sync) -> Result<Self, Error> {
+        let started = Instant::now();
+        let slots = try_uninit_slots(len, "Buffer::from_fn", std::any::type_name::<T>())?;
+        Ok(Self::with_cells(atoms_into_cells(from_fn_on_every_core(slots, |i| T::new_atom(f(i)))), started))
     }
 
     /// The current contents.
@@ -336,9 +433,73 @@ mod tests {
         assert_eq!(Buffer::from_vec(vec![u32::MAX, 0, 9]).into_vec(), vec![u32::MAX, 0, 9]);
         assert_eq!(Buffer::from_vec(vec![u64::MAX, 0, 9]).into_vec(), vec![u64::MAX, 0, 9]);
         assert_eq!(Buffer::from_vec(vec![-1.25f32, f32::INFINITY]).into_vec(), vec![-1.25, f32::INFINITY]);
-        let big = Buffer::from_fn(300_000, |i| i as u32 * 3);
+        let big = Buffer::from_fn(300_000, |i| i as u32 * 3).unwrap();
         big.atomic_add(7, 1);
         let v = big.into_vec();
         assert!(v.len() == 300_000 && v[7] == 22 && v[299_999] == 899_997);
+    }
+
+    #[test]
+    fn from_vec_turns_the_vectors_memory_into_the_cells() {
+        let values: Vec<u64> = (0..1000).collect();
+        let start = values.as_ptr();
+        let b = Buffer::from_vec(values);
+        assert_eq!(b.cells.as_ptr() as *const u64, start, "no copy");
+        b.atomic_add(999, 1);
+        let back = b.into_vec();
+        assert!(back.as_ptr() == start && back[999] == 1000 && back[0] == 0, "and back, still no copy");
+        // Spare capacity is given back; the values stay.
+        let mut spare = Vec::with_capacity(100);
+        spare.extend([-1.5f32, -0.0, f32::NAN]);
+        let b = Buffer::from(spare);
+        assert!(b.len() == 3 && b.get(0) == -1.5 && b.get(1).to_bits() == 0x8000_0000 && b.get(2).is_nan());
+        assert!(Buffer::<i32>::from_vec(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn every_constructor_holds_the_same_elements() {
+        fn alike<T: BufferElem + PartialEq>(n: usize, f: impl Fn(usize) -> T + Sync) {
+            let values: Vec<T> = (0..n).map(&f).collect();
+            let made = [Buffer::from_vec(values.clone()), Buffer::from_fn(n, &f).unwrap(), Buffer::from_slice(&values)];
+            for (how, b) in ["from_vec", "from_fn", "from_slice"].iter().zip(made) {
+                assert_eq!(b.to_vec(), values, "{how}, {n} {}", T::CUDA);
+                assert_eq!(b.known_word(0, n), None, "{how}: not scanned");
+                assert_eq!(b.into_vec(), values, "{how}");
+            }
+        }
+        for n in [0, 1, 5, (1 << 16) * 3 + 7] {
+            alike(n, |i| (i as u32).wrapping_mul(2_654_435_761));
+            alike(n, |i| -(i as i32));
+            alike(n, |i| (i as u64) << 33 | 5);
+            alike(n, |i| i as i64 - 7);
+            alike(n, |i| i as f32 * -0.5);
+            alike(n, |i| if i % 2 == 0 { -0.0 } else { i as f64 / 3.0 });
+        }
+        // `filled` with a value whose image repeats no word: every element written at once.
+        assert_eq!(Buffer::filled((1 << 16) + 1, 0.25f64).into_vec(), vec![0.25; (1 << 16) + 1]);
+    }
+
+    #[test]
+    fn a_build_time_is_counted_once() {
+        use crate::contract::buffer::DeviceBuffer;
+        let b = Buffer::from_fn(1 << 18, |i| i as u32).unwrap();
+        assert!(b.take_build_time() > Duration::ZERO);
+        assert_eq!(b.take_build_time(), Duration::ZERO, "counted already");
+        // Every constructor keeps a record, counted once.
+        let z = Buffer::<u64>::zeroed(1 << 20);
+        z.take_build_time();
+        assert_eq!(z.take_build_time(), Duration::ZERO, "zeroed: counted already");
+        let v = Buffer::from_vec(vec![1u32; 10]);
+        v.take_build_time();
+        assert_eq!(v.take_build_time(), Duration::ZERO, "from_vec: counted already");
+    }
+
+    #[test]
+    fn a_length_no_allocation_can_hold_is_an_error_before_any_element() {
+        let err = Buffer::<i32>::from_fn(usize::MAX / 2, |_| unreachable!("no element is made")).unwrap_err();
+        assert!(matches!(err, Error::BufferTooLarge { constructor: "Buffer::from_fn", elem: "i32", elem_bytes: 4, refused: false, .. }), "{err:?}");
+        assert!(err.to_string().contains("more than one allocation can hold"), "{err}");
+        let err = Buffer::<u64>::from_fn(1 << 59, |_| unreachable!("no element is made")).unwrap_err();
+        assert!(matches!(err, Error::BufferTooLarge { refused: true, .. }), "{err:?}");
     }
 }

@@ -49,8 +49,8 @@ pub(crate) fn load_hashed_source<P: Program>(
     let mut modules = dev.modules.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((m, f, stack)) = modules.get(&key) {
         phases.cache_hit = true;
-        if let Some(r) = P::RECURSION {
-            crate::gpu::device::stack::ensure(dev, *stack, r.limit)?;
+        if let Some(need) = stack {
+            crate::gpu::device::stack::ensure(dev, need)?;
         }
         phases.compile = started.elapsed();
         return Ok((m.clone(), f.clone()));
@@ -58,11 +58,11 @@ pub(crate) fn load_hashed_source<P: Program>(
     let cubin = compile_any(P::NAME, source, &dev.arch)?;
     let stack = match P::RECURSION {
         Some(r) => {
-            let needed = crate::gpu::device::stack::needed(&r, crate::gpu::build::elf::frame_sizes(&cubin.image).as_deref());
-            crate::gpu::device::stack::ensure(dev, needed, r.limit)?;
-            needed
+            let need = crate::gpu::device::stack::needed(&r, crate::gpu::build::elf::function_frames(&cubin.image).as_deref());
+            crate::gpu::device::stack::ensure(dev, &need)?;
+            Some(need)
         }
-        None => 0,
+        None => None,
     };
     phases.cache_hit = cubin.from_cache;
     let module = dev

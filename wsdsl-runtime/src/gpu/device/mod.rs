@@ -34,7 +34,7 @@ pub struct GpuDevice {
     pub sm_count: u32,
     /// Kernels loaded in this process, by source hash: a second run skips NVRTC and loading.
     /// With each, the per-thread stack it needs (0: CUDA's default will do, `stack.rs`).
-    pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction, u64)>>,
+    pub(crate) modules: Mutex<HashMap<u64, (Arc<CudaModule>, CudaFunction, Option<stack::Need>)>>,
     /// Device memory kept between runs (one run at a time holds it).
     pub(crate) workspace: Mutex<Workspace>,
 }

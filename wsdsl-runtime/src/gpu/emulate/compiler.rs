@@ -46,20 +46,32 @@ impl Drop for Scratch {
 
 /// The host compiler's options for a kernel library. -O1: the kernels are a test instrument
 /// run on small inputs, and -O1 compiles a third faster than -O2 (most tests spend more time
-/// compiling their kernels than running them).
-const HOST_FLAGS: [&str; 5] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread"];
+/// compiling their kernels than running them). -fstack-clash-protection: a frame larger than a
+/// page touches each of its pages in turn, so a fiber whose stack overflows faults in the
+/// guard below it (`cuda/host/emulation.h`) rather than writing past it.
+const HOST_FLAGS: [&str; 6] = ["-std=c++17", "-O1", "-U_FORTIFY_SOURCE", "-fPIC", "-pthread", "-fstack-clash-protection"];
 
-/// Compiles `source` with the host C++ compiler; the shared library's bytes. With a cache
-/// directory the shims' system headers come precompiled from it ([`precompiled_headers`]),
-/// which halves the build; should that build fail, it is tried once more without them.
-pub(super) fn compile(source: &str, cache_dir: Option<&Path>, program: &'static str) -> Result<Vec<u8>, Error> {
+/// A compiled host kernel.
+pub(super) struct Built {
+    /// The shared library's bytes.
+    pub image: Vec<u8>,
+    /// The compiler's record of each function's stack frame (GCC's and Clang's
+    /// `-fstack-usage` files, `stack.rs` reads them), when asked for and written.
+    pub stack_usage: Option<String>,
+}
+
+/// Compiles `source` with the host C++ compiler; with `stack_usage`, also asks for the frame
+/// of each function. With a cache directory the shims' system headers come precompiled from it
+/// ([`precompiled_headers`]), which halves the build; should that build fail, it is tried once
+/// more without them.
+pub(super) fn compile(source: &str, cache_dir: Option<&Path>, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
     // The compiler inherits it: past a file size limit its writes fail and it says so.
     cache::writes_report_file_size_limits();
     let scratch = Scratch::new()?;
     let pch = cache_dir.and_then(|dir| precompiled_headers(dir, &HOST_FLAGS));
-    match (compile_with(source, scratch.path(), pch.as_deref(), program), &pch) {
+    match (compile_with(source, scratch.path(), pch.as_deref(), program, stack_usage), &pch) {
         (Err(e), Some(header)) => {
-            let plain = compile_with(source, scratch.path(), None, program).map_err(|_| e)?;
+            let plain = compile_with(source, scratch.path(), None, program, stack_usage).map_err(|_| e)?;
             // The source was sound, so the precompiled headers were not: the next process
             // builds them again.
             cache::remove_entry(&gch_path(header));
@@ -70,10 +82,24 @@ pub(super) fn compile(source: &str, cache_dir: Option<&Path>, program: &'static 
     }
 }
 
-fn compile_with(source: &str, dir: &Path, pch: Option<&Path>, program: &'static str) -> Result<Vec<u8>, Error> {
-    let output = dir.join(format!("{program}-{}.so", next_build()));
+fn compile_with(source: &str, dir: &Path, pch: Option<&Path>, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
+    // A directory of its own, the compiler's working directory: whatever it writes beside the
+    // library (the `.su` files, whose names differ between compilers) is this build's.
+    let absolute = |p: &Path| std::path::absolute(p).map_err(|e| Error::InvalidConfig(format!("cannot place the host kernel under {}: {e}", p.display())));
+    let build = absolute(&dir.join(format!("{program}-{}.building", next_build())))?;
+    std::fs::create_dir(&build).map_err(|e| Error::InvalidConfig(format!("cannot make {}: {e}", build.display())))?;
+    let built = compile_in(source, &build, pch.map(absolute).transpose()?.as_deref(), program, stack_usage);
+    let _ = std::fs::remove_dir_all(&build);
+    built
+}
+
+fn compile_in(source: &str, build: &Path, pch: Option<&Path>, program: &'static str, stack_usage: bool) -> Result<Built, Error> {
+    let output = build.join("kernel.so");
     let mut command = Command::new("c++");
-    command.args(HOST_FLAGS);
+    command.current_dir(build).args(HOST_FLAGS);
+    if stack_usage {
+        command.arg("-fstack-usage");
+    }
     if let Some(header) = pch {
         command.arg("-include").arg(header);
     }
@@ -96,9 +122,21 @@ fn compile_with(source: &str, dir: &Path, pch: Option<&Path>, program: &'static 
         }
         return Err(Error::Compile { program, compiler: "the host C++ compiler", log, source: None, excerpt: String::new() });
     }
-    let image = std::fs::read(&output).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", output.display())));
-    let _ = std::fs::remove_file(&output);
-    image
+    let image = std::fs::read(&output).map_err(|e| Error::InvalidConfig(format!("cannot read the host kernel {}: {e}", output.display())))?;
+    let stack_usage = stack_usage.then(|| read_stack_usage(build)).flatten();
+    Ok(Built { image, stack_usage })
+}
+
+/// Every `.su` file the compiler wrote in `build`, one after the other; `None` if it wrote none.
+fn read_stack_usage(build: &Path) -> Option<String> {
+    let mut text = String::new();
+    for entry in std::fs::read_dir(build).ok()?.flatten() {
+        if entry.path().extension().is_some_and(|e| e == "su") {
+            text.push_str(&std::fs::read_to_string(entry.path()).ok()?);
+            text.push('\n');
+        }
+    }
+    (!text.is_empty()).then_some(text)
 }
 
 /// A number for a file name, unique in this process.

@@ -7,6 +7,9 @@ use crate::gpu::run::status::STATUS_WORDS;
 use std::sync::{mpsc, Arc, Barrier};
 use std::time::Duration;
 
+/// The guard below each fiber's stack (`WS_EMU_GUARD_BYTES`, `cuda/host/emulation.h`).
+const GUARD_BYTES: u64 = 64 << 10;
+
 /// The shape of an emulated launch.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Grid {
@@ -48,7 +51,7 @@ pub(crate) fn launch(
     // SAFETY: the status record is STATUS_WORDS u64 in the loaded library; no kernel is running.
     unsafe { std::ptr::write_bytes((kernel.status)(), 0, STATUS_WORDS) };
     let (done_tx, done_rx) = mpsc::channel();
-    let (launch_fn, record_addr) = (kernel.launch, record as usize);
+    let (launch_fn, record_addr, stack_bytes) = (kernel.launch, record as usize, kernel.stack_bytes);
     let handle = std::thread::spawn(move || {
         // SAFETY: the record and everything it points to outlive this call: the caller waits
         // for the thread below (or leaks the memory if the kernel never returns).
@@ -56,11 +59,22 @@ pub(crate) fn launch(
             Some(g) => (Some(wait_at_gate as Gate), Arc::as_ptr(g) as *mut std::ffi::c_void),
             None => (None, std::ptr::null_mut()),
         };
-        unsafe { launch_fn(record_addr as *const u8, grid.blocks, grid.block_threads, grid.os_threads, policy.0, policy.1, wait, gate_arg) };
-        let _ = done_tx.send(());
+        let mapped = unsafe { launch_fn(record_addr as *const u8, grid.blocks, grid.block_threads, grid.os_threads, policy.0, policy.1, stack_bytes as u64, wait, gate_arg) } == 0;
+        let _ = done_tx.send(mapped);
     });
-    if done_rx.recv_timeout(watchdog.left).is_ok() {
+    if let Ok(mapped) = done_rx.recv_timeout(watchdog.left) {
         let _ = handle.join();
+        if !mapped {
+            let threads = grid.blocks as u64 * grid.block_threads as u64;
+            return Err(Error::InvalidConfig(format!(
+                "the stacks of the {threads} emulated GPU threads of `{}` ({} KiB each, {:.1} GiB in all, address space of which only \
+                 the pages used become memory) could not be mapped: lower #[megakernel(recursion_limit = N)], or emulate fewer threads \
+                 (Emulation::grid, block_threads)",
+                kernel.program,
+                stack_bytes >> 10,
+                threads.saturating_mul(stack_bytes as u64 + GUARD_BYTES) as f64 / (1u64 << 30) as f64,
+            )));
+        }
         return Ok(());
     }
     // SAFETY: the flag is a live, 8-byte aligned u32 that the kernel reads atomically.

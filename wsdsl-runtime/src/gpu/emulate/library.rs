@@ -3,6 +3,7 @@
 //! points the host source exports (`source.rs`).
 
 use super::compiler::{compile, emulation_dir, Scratch};
+use super::stack::{decode, encode, fiber_stack, frames_of, Frames};
 use crate::cache::{self, stable_hash, Checked};
 use crate::contract::Program;
 use crate::error::Error;
@@ -12,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 pub(super) type Gate = unsafe extern "C" fn(*mut std::ffi::c_void);
-pub(super) type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, Option<Gate>, *mut std::ffi::c_void);
+pub(super) type Launch = unsafe extern "C" fn(*const u8, u32, u32, u32, u32, u32, u64, Option<Gate>, *mut std::ffi::c_void) -> i32;
 pub(super) type StatusAddress = unsafe extern "C" fn() -> *mut u64;
 pub(super) type QueueBytes = unsafe extern "C" fn() -> u64;
 pub(super) type JoinAddress = unsafe extern "C" fn() -> *mut u8;
@@ -23,6 +24,8 @@ pub(crate) struct HostKernel {
     /// The program, as a watchdog error names it.
     pub(crate) program: &'static str,
     pub(crate) launch: Launch,
+    /// Bytes of each fiber's stack (`stack.rs`).
+    pub(crate) stack_bytes: usize,
     pub(crate) status: StatusAddress,
     /// Bytes of one broker queue (broker schedulers only).
     pub(crate) queue_bytes: Option<QueueBytes>,
@@ -95,33 +98,51 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
     }
     let cache_dir = emulation_dir();
     let entry = cache_dir.as_ref().map(|dir| dir.join(format!("{}-{key:016x}-host.so", P::NAME)));
+    // The frames of a program's recursive functions are kept beside its library.
+    let frames_file = cache_dir.as_ref().map(|dir| dir.join(format!("{}-{key:016x}-host.frames", P::NAME)));
+    let cached_frames = || match P::RECURSION {
+        None => Some(None),
+        Some(_) => match frames_file.as_ref().map(|file| cache::read_checked(file, source.as_bytes())) {
+            Some(Checked::Hit(text)) => decode(&String::from_utf8_lossy(&text)).map(Some),
+            _ => None,
+        },
+    };
     // Loaded only once its bytes are checked (`cache/`): a truncated library would kill the
     // process as it is mapped, a foreign one would run its initialisers here.
-    let found = match &entry {
-        Some(entry) => match cache::read_checked(entry, source.as_bytes()) {
-            Checked::Hit(image) => Some(image),
-            Checked::Absent => None,
-            Checked::Bad(why) => {
+    let found: Option<(Vec<u8>, Option<Frames>)> = match &entry {
+        Some(entry) => match (cache::read_checked(entry, source.as_bytes()), cached_frames()) {
+            (Checked::Hit(image), Some(frames)) => Some((image, frames)),
+            (Checked::Bad(why), _) => {
                 eprintln!("wsdsl: the cached host kernel {} is not used ({why}); compiling it again", entry.display());
                 None
             }
+            _ => None,
         },
         None => None,
     };
-    let (image, cached) = match found {
-        Some(image) => (image, true),
+    let (image, frames, cached) = match found {
+        Some((image, frames)) => (image, frames, true),
         None => {
-            let image = compile(source, cache_dir.as_deref(), P::NAME)?;
-            let cached = entry.as_ref().is_some_and(|entry| match cache::write_checked(entry, source.as_bytes(), &image) {
-                Ok(()) => true,
-                Err(e) => {
-                    eprintln!("wsdsl: the host kernel {} is not cached ({e}); it is loaded from a directory of this process", entry.display());
-                    false
+            let built = compile(source, cache_dir.as_deref(), P::NAME, P::RECURSION.is_some())?;
+            // No `.su` files (a compiler without -fstack-usage): no frame recorded, each assumed.
+            let frames = P::RECURSION.map(|r| built.stack_usage.as_deref().map(|su| frames_of(su, &r)).unwrap_or_default());
+            let cached = entry.as_ref().is_some_and(|entry| {
+                let written = cache::write_checked(entry, source.as_bytes(), &built.image).and_then(|()| match (&frames, &frames_file) {
+                    (Some(f), Some(file)) => cache::write_checked(file, source.as_bytes(), encode(f).as_bytes()),
+                    _ => Ok(()),
+                });
+                match written {
+                    Ok(()) => true,
+                    Err(e) => {
+                        eprintln!("wsdsl: the host kernel {} is not cached ({e}); it is loaded from a directory of this process", entry.display());
+                        false
+                    }
                 }
             });
-            (image, cached)
+            (built.image, frames, cached)
         }
     };
+    let stack_bytes = fiber_stack(P::NAME, P::RECURSION.as_ref(), frames.as_ref())?;
     // A copy (the loader keeps one instance per path: a copy under another name is another
     // instance) or a kernel the cache does not hold is written from the checked bytes to a
     // directory of this process, removed once loaded: the mapping outlives the file.
@@ -152,7 +173,7 @@ pub(crate) fn host_kernel_copy<P: Program>(source: &str, copy: u32) -> Result<Ar
         let queue_bytes = library.get::<QueueBytes>(b"ws_host_broker_queue_bytes\0").ok().map(|f| *f);
         let join = library.get::<JoinAddress>(b"ws_host_join\0").ok().map(|f| *f);
         let set_heaps = library.get::<SetHeaps>(b"ws_host_set_heaps\0").ok().map(|f| *f);
-        HostKernel { program: P::NAME, launch, status, queue_bytes, join, set_heaps, busy: false.into() }
+        HostKernel { program: P::NAME, launch, stack_bytes, status, queue_bytes, join, set_heaps, busy: false.into() }
     };
     std::mem::forget(library);
     let kernel = Arc::new(kernel);

@@ -16,6 +16,7 @@ pub(crate) mod fibers;
 pub(crate) mod library;
 mod pch;
 pub(crate) mod source;
+pub(crate) mod stack;
 pub(crate) mod target;
 
 use crate::contract::schedule::KernelConfig;
@@ -71,9 +72,11 @@ impl Default for Emulation {
     }
 }
 
-/// Bytes of each emulated GPU thread's fiber stack (`WS_EMU_STACK_BYTES` in
-/// `cuda/host/emulation.h`, defined from this by `assemble.rs`).
+/// Bytes of each emulated GPU thread's fiber stack for code without recursion; a program with
+/// recursive helpers gets more, up to [`MAX_FIBER_STACK`] (`stack.rs`).
 pub(crate) const FIBER_STACK: usize = 256 * 1024;
+
+pub use stack::MAX_FIBER_STACK;
 
 /// The largest task the emulation runs: a fiber's stack holds several copies of the task it
 /// runs (the one popped, the handler's, the children it spawns), and a task that does not

@@ -2,7 +2,6 @@
 //! the host shims in place of the PTX atomics (`cuda/host/`), and the entry points the
 //! emulation's library exports (`ws_host_launch`, the status record's address, ...).
 
-use super::FIBER_STACK;
 use crate::contract::schedule::{KernelConfig, Order, Scheduler, Steal};
 use crate::contract::Program;
 use crate::gpu::build::assemble::{assemble, experiment_define_pairs, part};
@@ -10,11 +9,10 @@ use crate::gpu::build::assemble::{assemble, experiment_define_pairs, part};
 const HOST_SHIM: &str = include_str!("../../../cuda/host/ws_host_shim.h");
 const HOST_EMULATION: &str = include_str!("../../../cuda/host/emulation.h");
 
-/// What the host build has before the templates: the shims, and the fibers' stack size.
+/// What the host build has before the templates: the shims.
 fn prelude() -> String {
     let mut src = String::new();
     part(&mut src, "host/ws_host_shim.h", HOST_SHIM);
-    src.push_str(&format!("#define WS_EMU_STACK_BYTES {FIBER_STACK}u\n"));
     part(&mut src, "host/emulation.h", HOST_EMULATION);
     src
 }
@@ -27,8 +25,9 @@ pub(crate) fn host_steal_policy(config: &KernelConfig) -> (u32, u32) {
 
 /// The source of `P`'s kernel for the host emulation (`gpu::emulate`): the same templates
 /// and handlers, plus an exported launcher
-/// `ws_host_launch(record, grid, block, os_threads, victim, steal_half, gate, gate_arg)` (the
-/// gate: called by each OS thread before its fibers run)
+/// `ws_host_launch(record, grid, block, os_threads, victim, steal_half, stack_bytes, gate, gate_arg)`
+/// (`stack_bytes`: each fiber's stack, `stack.rs`; the gate: called by each OS thread before
+/// its fibers run), which answers 0, or 1 when the fibers' stacks could not be mapped,
 /// and `ws_host_status()`, the address of the device status record.
 pub fn host_kernel_source<P: Program>(config: &KernelConfig) -> String {
     host_source::<P>(config, false)
@@ -74,14 +73,15 @@ fn host_source<P: Program>(config: &KernelConfig, pes: bool) -> String {
     };
     src.push_str(&format!(
         "\n// ---- host emulation entry points ----\n\
-         extern \"C\" void ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads, unsigned victim, unsigned steal_half,\n\
-         \x20                              void (*gate)(void*), void* gate_arg) {{\n\
+         extern \"C\" int ws_host_launch(const void* record, unsigned grid, unsigned block, unsigned os_threads, unsigned victim, unsigned steal_half,\n\
+         \x20                             unsigned long long stack_bytes, void (*gate)(void*), void* gate_arg) {{\n\
          \x20   {policy}\n\
          \x20   ws_emu_gate = gate;\n\
          \x20   ws_emu_gate_arg = gate_arg;\n\
-         \x20   ws_emu_run(grid, block, os_threads, 65536, [record]() {{ {}((const {record}*)record); }});\n}}\n\
+         \x20   return ws_emu_run(grid, block, os_threads, 65536, (size_t)stack_bytes, {program:?}, [record]() {{ {}((const {record}*)record); }}) ? 0 : 1;\n}}\n\
          extern \"C\" void* ws_host_status() {{ return (void*)&wsdsl_status; }}\n",
-        config.entry_point()
+        config.entry_point(),
+        program = P::NAME,
     ));
     if P::JOIN.is_some() {
         src.push_str("extern \"C\" void* ws_host_join() { return (void*)&wsdsl_join; }\n");

@@ -137,6 +137,7 @@ pub(crate) fn decode_result<P: Program>(bytes: &[u8]) -> Result<Result<PeResult<
                 copy_back: d(p[5]),
                 since_process_start: (p[6] != NONE).then(|| d(p[6])),
                 call: Duration::ZERO, // a peer's process has no run call of its own
+                inputs_built: Duration::ZERO, // counted by the process whose call it is
                 transfers: Transfers { uploaded: moved[0], cleared: moved[1], downloaded: moved[2] },
             };
             let stats = Stats {

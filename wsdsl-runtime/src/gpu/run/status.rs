@@ -2,6 +2,7 @@
 //! error a failed run ends with, its fault message formatted as Rust formats it. The codes
 //! are `wsdsl-abi`'s.
 
+use crate::contract::program::too_many_children;
 use crate::contract::Program;
 use crate::error::Error;
 use wsdsl_abi::status::Status;
@@ -29,10 +30,7 @@ pub(crate) fn status_result<P: Program>(w: &[u64], queue: impl Fn(u64) -> String
             P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
             arg(2)
         ))),
-        Some(Status::Children) => Err(Error::TooManyChildren {
-            task: P::TASK_NAMES.get(arg(1) as usize).copied().unwrap_or("?"),
-            max_children: arg(2) as u32,
-        }),
+        Some(Status::Children) => Err(too_many_children::<P>(arg(1) as usize, arg(2) as u32)),
         // The watchdog's stop is reported by the watchdog itself; any other code is not the templates'.
         Some(Status::Stopped) | None => Err(Error::Driver { during: "reading the run status", message: format!("unknown status code {}", arg(0)) }),
     }

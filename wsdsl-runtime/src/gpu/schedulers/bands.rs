@@ -142,6 +142,7 @@ impl Scheme for Bands {
             kept: total(3),
             histogram: Default::default(),
             highest: word(2),
+            fullest: 0,
         });
         Ok(stats)
     }
