@@ -42,7 +42,8 @@ use std::sync::Mutex;
 /// its complete handler takes, keeps them on its thread's list of spawned tasks (`task`).
 const FEW_VALUES: usize = 16;
 
-/// Detached tasks run between two publications of a thread's progress.
+/// Detached tasks run between two publications of a thread's progress (tasks run as nested
+/// calls publish it as often).
 const BATCH: u32 = 256;
 
 /// Detached tasks run between two looks at whether others may need work: a task is short,
@@ -229,6 +230,9 @@ impl<'a, P: Program> Run<'a, P> {
         }
         let task = w.spawned.tasks()[at];
         w.tasks += 1;
+        if w.tasks % BATCH as u64 == 0 {
+            self.workers.publish(me, w.tasks);
+        }
         let base = w.spawned.len();
         let value = P::execute(&task, &self.params, self.buffers, &mut w.counters, &mut w.spawned);
         std::mem::forget(armed);
