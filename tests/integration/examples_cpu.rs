@@ -7,6 +7,7 @@ use wsdsl_examples::fib;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
 use wsdsl_examples::max_subarray;
+use wsdsl_examples::mnk_game;
 use wsdsl_examples::nqueens;
 use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
 use wsdsl_examples::sudoku;
@@ -572,4 +573,61 @@ fn max_subarray_refuses_an_empty_array_and_empty_leaves() {
     assert!(err.to_string().contains("0 elements"), "{err}");
     let Err(err) = max_subarray::solve(&cpu(), &ReadOnly::from_vec(vec![1, 2]), 0) else { panic!("a leaf of no elements") };
     assert!(err.to_string().contains("leaf size"), "{err}");
+}
+
+#[test]
+fn the_mnk_game_of_tic_tac_toe_is_a_draw_however_many_threads_run_it() {
+    let board = mnk_game::Board::TIC_TAC_TOE;
+    let want = board.known().unwrap();
+    assert_eq!(mnk_game::sequential(board), want, "the plain recursion");
+    // 255,168 games: the leaves; every other position waits for its children.
+    let inner = want.1 - 255_168;
+    for threads in [1, 2, 4] {
+        let (value, positions, out) = mnk_game::solve(&cpu().cpu_threads(threads), board).unwrap();
+        assert_eq!((value, positions), want, "{threads} threads");
+        // A task per position, and a complete handler per inner one, counted once each
+        // whether it ran as a nested call or was forked.
+        assert_eq!(out.stats.tasks, positions, "{threads} threads: {}", out.stats);
+        assert_eq!(out.stats.completions, inner, "{threads} threads: {}", out.stats);
+        assert_eq!(out.stats.per_worker_tasks.iter().sum::<u64>(), out.stats.tasks);
+        if threads == 1 {
+            // Nothing forked: the longest game's nine positions before its last move wait
+            // on the one thread's stack at once.
+            assert_eq!(out.stats.peak_frames, 9, "{}", out.stats);
+            assert_eq!(out.stats.steals, 0, "{}", out.stats);
+        }
+    }
+}
+
+#[test]
+fn a_tree_of_values_spreads_to_idle_threads() {
+    // 6.5 M tasks: long enough that sleeping pool threads wake while work is left.
+    let (value, positions, out) = mnk_game::solve(&cpu().cpu_threads(4), mnk_game::Board { columns: 2, rows: 5, k: 3 }).unwrap();
+    assert_eq!((value, positions), mnk_game::sequential(mnk_game::Board { columns: 2, rows: 5, k: 3 }));
+    assert!(out.stats.steals > 0, "forked children must be stolen to reach the other threads: {}", out.stats);
+    assert!(out.stats.per_worker_tasks.iter().filter(|&&t| t > 0).count() > 1, "{}", out.stats);
+}
+
+#[test]
+fn the_mnk_game_with_a_cutoff_and_recursion_searches_the_same_tree() {
+    let board = mnk_game::Board::TIC_TAC_TOE;
+    let want = board.known().unwrap();
+    // Cutoff 0: the root's task searches everything by recursion; one past the last move:
+    // a task per position.
+    for cutoff in [0, 2, 5, 8, 10] {
+        let (value, positions, out) = mnk_game::cutoff::solve(&cpu(), board, cutoff).unwrap();
+        assert_eq!((value, positions), want, "cutoff {cutoff}");
+        assert_eq!(out.stats.tasks < positions, cutoff < 9, "cutoff {cutoff}: {}", out.stats);
+        if cutoff == 0 {
+            assert_eq!(out.stats.tasks, 1, "{}", out.stats);
+        }
+    }
+}
+
+#[test]
+fn mnk_boards_the_kernel_cannot_take_are_refused() {
+    assert!(mnk_game::Board::checked(4, 5, 3).unwrap_err().contains("1 to 16 cells"));
+    assert!(mnk_game::Board::checked(3, 3, 4).unwrap_err().contains("k must be 1 to 3"));
+    assert!(mnk_game::Board::checked(3, 3, 0).is_err());
+    assert_eq!(mnk_game::Board::checked(3, 3, 3), Ok(mnk_game::Board::TIC_TAC_TOE));
 }

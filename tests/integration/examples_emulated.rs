@@ -1,15 +1,16 @@
 //! The sudoku, knapsack (depth-first and best-first), branch_bound, fifteen (counting and A*),
-//! dlb_bench, max_subarray and UTS examples' kernels through the host-compiled templates
-//! (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host C++
-//! compiler, no GPU needed), against the examples' sequential references and published data.
-//! This checks the generated C of their handlers (methods, iterator chains, `Option` results
-//! and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
+//! dlb_bench, max_subarray, m,n,k-game and UTS examples' kernels through the host-compiled
+//! templates (`wsdsl::gpu::emulate`: the very CUDA source the GPU runs, compiled by the host
+//! C++ compiler, no GPU needed), against the examples' sequential references and published
+//! data. This checks the generated C of their handlers (methods, iterator chains, `Option`
+//! results and fields, `while let`, enums, slices, buffer atomics) before a GPU ever runs it.
 
 use wsdsl_examples::branch_bound;
 use wsdsl_examples::dlb_bench;
 use wsdsl_examples::fifteen;
 use wsdsl_examples::knapsack;
 use wsdsl_examples::max_subarray;
+use wsdsl_examples::mnk_game;
 use wsdsl_examples::sudoku;
 use wsdsl_examples::uts;
 
@@ -163,4 +164,23 @@ fn max_subarray_kernel_emulated_matches_the_sequential_pass() {
     }
     let (got, _) = max_subarray::solve(&rt, &ReadOnly::from_vec(vec![-5, -2, -9, -3]), 1).unwrap();
     assert_eq!(max_subarray::four(&got), [-2, -5, -3, -19], "every element negative");
+}
+
+#[test]
+fn mnk_game_kernels_emulated_solve_tic_tac_toe() {
+    let board = mnk_game::Board::TIC_TAC_TOE;
+    let want = board.known().unwrap();
+    let root = mnk_game::mnk::Position { moved: 0, to_move: 0 }.into();
+    let (counters, values, _) =
+        run_emulated::<mnk_game::mnk::Kernel>(&board.params(), &(), &[root], &KernelConfig::default(), &Emulation::default())
+            .expect("host-compiled run");
+    assert_eq!((values[0], counters.positions.get()), want, "a task per position");
+    let mnk = board.params();
+    let params = mnk_game::cutoff::mnk_cutoff::Params { columns: mnk.columns, k: mnk.k, cells: mnk.cells, cutoff: 3 };
+    let root = mnk_game::cutoff::mnk_cutoff::Position { moved: 0, to_move: 0 }.into();
+    let (counters, values, stats) =
+        run_emulated::<mnk_game::cutoff::mnk_cutoff::Kernel>(&params, &(), &[root], &KernelConfig::default(), &Emulation::default())
+            .expect("host-compiled run");
+    assert_eq!((values[0], counters.positions.get()), want, "tasks for 3 moves");
+    assert_eq!(stats.tasks, 1 + 9 + 9 * 8 + 9 * 8 * 7, "tasks for the positions of up to 3 stones");
 }

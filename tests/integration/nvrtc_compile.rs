@@ -87,6 +87,12 @@ fn fib_kernel_compiles() {
 }
 
 #[test]
+fn mnk_game_kernels_compile() {
+    compiles::<wsdsl_examples::mnk_game::mnk::Kernel>();
+    compiles::<wsdsl_examples::mnk_game::cutoff::mnk_cutoff::Kernel>();
+}
+
+#[test]
 fn max_subarray_kernel_compiles() {
     compiles::<max_subarray::max_subarray::Kernel>();
 }

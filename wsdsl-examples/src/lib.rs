@@ -26,6 +26,9 @@ pub mod knapsack;
 pub mod max_subarray;
 /// Merge sort with `ctx.merge` (`merge_path`: the merge written by hand as tasks).
 pub mod mergesort;
+/// The m,n,k-game (tic-tac-toe and its kin) by negamax over a task per position (`cutoff`:
+/// tasks for the first moves, then recursion).
+pub mod mnk_game;
 /// N-Queens, one task per board (`cutoff`: tasks down to a row, then recursion).
 pub mod nqueens;
 /// Octree partitioning of particles by cooperative (block-wide) tasks.

@@ -222,7 +222,7 @@ pub(crate) const CPU_TASK_LIMIT: Whole = Whole {
 pub(crate) const CPU_EAGER_DEPTH: Whole = Whole {
     var: "WSDSL_CPU_EAGER_DEPTH",
     method: "(no builder method)",
-    what: "tree levels the CPU backend always forks",
+    what: "forks (halvings of a list of children) the CPU backend always makes below the roots",
     min: 0,
     max: 64,
     step: 1,

@@ -9,6 +9,7 @@
 //!
 //!     bench                                # every row
 //!     bench --rows chain,fib --repeat 5   # some rows
+//!     bench --cpu --threads 2 --rows fib,mnk   # the CPU backend and rayon on 2 threads
 //!     bench --rows graphs --gapbs gapbs/   # every graph class, GAPBS beside wsdsl
 //!     bench --rows graphs-rayon            # BFS: wsdsl, rayon and hand-written CUDA
 //!     bench --profile                      # also where the GPU workers' time went
@@ -31,7 +32,7 @@ mod scaling_script;
 
 use mergesort::merge_path;
 use wsdsl_examples::nqueens::cutoff as nqueens_cutoff;
-use wsdsl_examples::{bfs, cc, chain, connect4, fib, fifteen, graph_reference, knapsack, mergesort, nqueens, octree, pagerank, quicksort, relax, uts};
+use wsdsl_examples::{bfs, cc, chain, connect4, fib, fifteen, graph_reference, knapsack, mergesort, mnk_game, nqueens, octree, pagerank, quicksort, relax, uts};
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -44,7 +45,8 @@ use wsdsl::{Scheduler, Steal, Worker};
 #[command(about = "Fork-join and deep-tree workloads on the GPU beside rayon on the host")]
 struct Args {
     /// Rows to run, comma-separated (default: all): chain, chain-schedulers, chain-joined,
-    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, warm-call, end-to-end, mergesort
+    /// chains, fib, fib-plain, uts, nqueens, nqueens-cutoff, mnk (the 3 x 4 m,n,k-game beside
+    /// a plain recursion on one thread), warm-call, end-to-end, mergesort
     /// (merging with ctx.merge), mergesort-path (merge-path tasks), quicksort, sorts (those
     /// three), sort-variants (block workers, 1 M keys), graphs (BFS, SSSP, CC and PageRank on
     /// every graph class beside GAPBS), graphs-rayon (BFS, SSSP and PageRank on R-MAT and
@@ -66,6 +68,9 @@ struct Args {
     /// same rayon baselines).
     #[arg(long)]
     cpu: bool,
+    /// Threads of the CPU backend and of the rayon baselines (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
     /// Watchdog for every GPU run, in seconds (default 120; 30 for the graph rows, so that a
     /// data-driven BFS rescanning edges without end costs half a minute, not two).
     #[arg(long)]
@@ -143,12 +148,18 @@ fn main() -> ExitCode {
     let args = Args::parse();
     // UTS T3 recurses 1,572 levels deep through rayon's parallel iterators: give the pool's
     // threads room for it (the default 2 MiB overflows).
-    if let Err(e) = rayon::ThreadPoolBuilder::new().stack_size(256 << 20).build_global() {
+    if let Err(e) = rayon::ThreadPoolBuilder::new().stack_size(256 << 20).num_threads(args.threads.unwrap_or(0)).build_global() {
         eprintln!("rayon pool: {e}");
     }
     let wanted = |name: &str| args.rows.is_empty() || args.rows.iter().any(|r| r == name);
     let backend = if args.cpu { Backend::Cpu } else { Backend::Gpu };
-    let gpu = || Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(120)));
+    let gpu = || {
+        let rt = Runtime::new(backend).watchdog(Duration::from_secs(args.watchdog.unwrap_or(120)));
+        match args.threads {
+            Some(n) => rt.cpu_threads(n),
+            None => rt,
+        }
+    };
     let mut rows = Vec::new();
     let t0 = Instant::now();
     let b = Bench { args: &args };
@@ -230,6 +241,13 @@ fn main() -> ExitCode {
         for cutoff in [4, 5, 6] {
             rows.push(announce(b.nqueens_cutoff(&gpu(), 17, cutoff)));
         }
+    }
+    if wanted("mnk") {
+        // A task per position beside tasks for the first moves and then a recursion per
+        // task (`wsdsl_examples::mnk_game::cutoff`), both beside the plain recursion.
+        let board = mnk_game::Board { columns: 3, rows: 4, k: 3 };
+        rows.push(announce(b.mnk(&gpu(), board, None)));
+        rows.push(announce(b.mnk(&gpu(), board, Some(4))));
     }
     if wanted("warm-call") && !args.cpu {
         rows.push(announce(b.warm_call(&gpu(), 14)));
@@ -534,6 +552,28 @@ impl Bench<'_> {
     fn nqueens_cutoff(&self, rt: &Runtime, n: u32, cutoff: u32) -> Row {
         let workload = format!("N-Queens {n} (tasks to row {cutoff}, then recursion)");
         self.gpu_row(workload, rt, |rt| nqueens_cutoff::solve(rt, n, cutoff).map(|(count, out)| (count, out.stats)), |&count| queens_verdict(n, count))
+    }
+
+    /// The m,n,k-game on `board`, a task per position or tasks for `cutoff` moves, beside the
+    /// plain recursion on one host thread.
+    fn mnk(&self, rt: &Runtime, board: mnk_game::Board, cutoff: Option<u32>) -> Row {
+        let form = cutoff.map_or(String::new(), |c| format!(", tasks for {c} moves, then recursion"));
+        let want = board.known().expect("a board of known value");
+        let mut row = self.gpu_row(
+            format!("m,n,k-game {board} ({} positions{form})", want.1),
+            rt,
+            |rt| match cutoff {
+                None => mnk_game::solve(rt, board).map(|(v, p, out)| ((v, p), out.stats)),
+                Some(c) => mnk_game::cutoff::solve(rt, board, c).map(|(v, p, out)| ((v, p), out.stats)),
+            },
+            |&got| if got == want { Ok(format!("value {}", got.0)) } else { Err(format!("got {got:?}, want {want:?}")) },
+        );
+        let (got, ms) = host_median(self.args.repeat, || mnk_game::sequential(board));
+        if got != want {
+            row.check = Err(format!("the plain recursion gave {got:?}"));
+        }
+        row.host = Some(("plain recursion, one thread".into(), ms));
+        row
     }
 
     fn nqueens(&self, rt: &Runtime, n: u32) -> Row {

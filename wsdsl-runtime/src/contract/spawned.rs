@@ -19,18 +19,29 @@ use crate::error::Error;
 pub struct Spawned<T> {
     tasks: Vec<T>,
     limit: usize,
+    /// Priorities, jobs and results, which most handlers never use: behind a box that is
+    /// allocated only by the first use, so that a list stays three words and a limit, and
+    /// moving it or a task's children that hold it costs what it did without them.
+    rare: Option<Box<Rare>>,
+}
+
+/// The parts of a [`Spawned`] that only some programs use.
+#[derive(Default)]
+struct Rare {
     /// `(index, priority)` of the tasks pushed with a priority (`order = priority`); the
     /// others keep their parent's. Empty in unordered programs, whose handlers cannot call
-    /// `spawn_with_priority`, so their pushes cost what they did.
+    /// `spawn_with_priority`.
     priorities: Vec<(u32, u32)>,
-    /// Jobs the handler recorded (rare: most handlers record none, and then this costs
-    /// nothing but its empty vector).
+    /// Jobs the handler recorded.
     jobs: Vec<Job>,
     /// Result words the recorded jobs will give.
     result_words: usize,
     /// What the jobs of the round before gave, for the complete handler (`ctx.result(k)`).
     results: [u64; RESULT_WORDS],
 }
+
+/// What `ctx.result(k)` reads where no job ran.
+static NO_RESULTS: [u64; RESULT_WORDS] = [0; RESULT_WORDS];
 
 impl<T> Spawned<T> {
     /// Adds a task (what `ctx.spawn` does).
@@ -47,12 +58,12 @@ impl<T> Spawned<T> {
     pub fn push_with_priority(&mut self, priority: u32, task: T) {
         let at = self.tasks.len() as u32;
         self.push(task);
-        self.priorities.push((at, priority));
+        self.rare_mut().priorities.push((at, priority));
     }
 
     /// The tasks with their bands, those without one of their own in `parent`'s.
     pub(crate) fn with_priorities(&self, parent: u32) -> impl Iterator<Item = (u32, &T)> + '_ {
-        let mut given = self.priorities.iter().peekable();
+        let mut given = self.rare.as_ref().map_or(&[][..], |r| &r.priorities[..]).iter().peekable();
         self.tasks.iter().enumerate().map(move |(i, t)| match given.next_if(|(at, _)| *at as usize == i) {
             Some(&(_, p)) => (p, t),
             None => (parent, t),
@@ -76,13 +87,19 @@ impl<T> Spawned<T> {
 
     /// Adds a job giving `words` result words (`parallel::record`).
     pub fn push_job(&mut self, job: Job, words: usize) {
-        self.jobs.push(job);
-        self.result_words += words;
+        let rare = self.rare_mut();
+        rare.jobs.push(job);
+        rare.result_words += words;
+    }
+
+    /// The rare parts, allocated at their first use.
+    fn rare_mut(&mut self) -> &mut Rare {
+        self.rare.get_or_insert_with(Box::default)
     }
 
     /// Result words of the jobs recorded so far: the next job's first one.
     pub fn result_words_used(&self) -> usize {
-        self.result_words
+        self.rare.as_ref().map_or(0, |r| r.result_words)
     }
 
     /// Result word `k` of the jobs of the round before (0 where they gave fewer), as
@@ -90,30 +107,45 @@ impl<T> Spawned<T> {
     #[inline]
     #[track_caller]
     pub fn result(&self, k: usize) -> u64 {
-        self.results[k]
+        self.rare.as_ref().map_or(&NO_RESULTS, |r| &r.results)[k]
     }
 
     /// The recorded jobs.
     #[cfg(test)]
     pub(crate) fn jobs(&self) -> &[Job] {
-        &self.jobs
+        self.rare.as_ref().map_or(&[], |r| &r.jobs)
     }
 
     /// Whether the handler recorded jobs.
     #[inline]
     pub(crate) fn has_jobs(&self) -> bool {
-        !self.jobs.is_empty()
+        self.rare.as_ref().is_some_and(|r| !r.jobs.is_empty())
     }
 
-    /// Takes the recorded jobs away (their results come back through `set_results`).
+    /// Takes the recorded jobs away (their results come back through `set_results`); an
+    /// empty vector, which costs no allocation, where there are none.
+    #[inline]
     pub(crate) fn take_jobs(&mut self) -> Vec<Job> {
-        self.result_words = 0;
-        std::mem::take(&mut self.jobs)
+        match &mut self.rare {
+            Some(rare) if !rare.jobs.is_empty() => {
+                rare.result_words = 0;
+                std::mem::take(&mut rare.jobs)
+            }
+            _ => Vec::new(),
+        }
     }
 
-    /// What the next complete handler run on this list reads with `ctx.result(k)`.
-    pub(crate) fn set_results(&mut self, results: [u64; RESULT_WORDS]) {
-        self.results = results;
+    /// What the next complete handler run on this list reads with `ctx.result(k)`, until
+    /// `clear_results`.
+    pub(crate) fn set_results(&mut self, results: &[u64; RESULT_WORDS]) {
+        self.rare_mut().results = *results;
+    }
+
+    /// Makes `ctx.result(k)` read 0 again (after `set_results`).
+    pub(crate) fn clear_results(&mut self) {
+        if let Some(rare) = &mut self.rare {
+            rare.results = [0; RESULT_WORDS];
+        }
     }
 
     pub(crate) fn new() -> Self {
@@ -122,7 +154,7 @@ impl<T> Spawned<T> {
 
     /// An empty list that holds at most `limit` tasks.
     pub(crate) fn with_limit(limit: usize) -> Self {
-        Spawned { tasks: Vec::new(), limit, priorities: Vec::new(), jobs: Vec::new(), result_words: 0, results: [0; RESULT_WORDS] }
+        Spawned { tasks: Vec::new(), limit, rare: None }
     }
 
     pub(crate) fn tasks(&self) -> &[T] {
@@ -141,16 +173,26 @@ impl<T> Spawned<T> {
         self.tasks.pop()
     }
 
+    /// Keeps the first `len` tasks (the CPU backend's list of a thread, on which a task's
+    /// children sit above those of the tasks waiting further up, `cpu/tree.rs`).
+    #[inline]
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.tasks.truncate(len);
+    }
+
+    #[inline]
     pub(crate) fn clear(&mut self) {
         self.tasks.clear();
-        self.priorities.clear();
-        self.jobs.clear();
-        self.result_words = 0;
+        if let Some(rare) = &mut self.rare {
+            rare.priorities.clear();
+            rare.jobs.clear();
+            rare.result_words = 0;
+        }
     }
 
     /// Takes the first `n` tasks.
     pub(crate) fn take_first(&mut self, n: usize) -> Spawned<T> {
-        debug_assert!(self.priorities.is_empty(), "lists of ordered programs are not split");
+        debug_assert!(self.rare.as_ref().is_none_or(|r| r.priorities.is_empty()), "lists of ordered programs are not split");
         Spawned { tasks: self.tasks.drain(..n).collect(), ..Spawned::with_limit(self.limit) }
     }
 }

@@ -11,7 +11,10 @@
 //! ahead of the truth by a flush per thread, which is why the bound is checked against the
 //! total and the default bound is generous: 16 M tasks, the GPU frame pool's largest default.
 //! One handler's own list of spawned tasks is bounded as it grows (`Spawned::push`), since a
-//! handler that spawns in an endless loop never returns to be counted.
+//! handler that spawns in an endless loop never returns to be counted. The tasks a thread
+//! runs as nested calls from its own list (`tree.rs`, `Run::task`) are counted by that list
+//! instead of one by one: it holds each of them that waits or is still to run, and it is
+//! bounded by the same number.
 
 use crate::error::Error;
 use std::sync::atomic::{AtomicI64, Ordering};

@@ -18,7 +18,6 @@
 //! programs (`order = priority`) run band by band instead (`bands.rs`).
 
 mod bands;
-mod children;
 pub(crate) mod jobs;
 pub(crate) mod limits;
 pub(crate) mod panics;

@@ -82,8 +82,9 @@ impl Drop for CpuPool {
 /// What one pool thread keeps during a run, for program counters `C` and tasks `T`.
 pub(crate) struct Worker<C, T> {
     pub counters: C,
-    /// Where handlers run on this thread spawn; empty between handlers. (Detached tasks
-    /// spawn onto their stack instead, `tree.rs`.)
+    /// Where handlers run on this thread spawn: between handlers, the children of the tasks
+    /// waiting on this thread's stack that keep them here, each task's above its parent's
+    /// (`tree.rs`, `Run::task`). (Detached tasks spawn onto their stack instead.)
     pub spawned: Spawned<T>,
     /// Empty lists whose memory `spawned` takes over when its tasks are taken away.
     spare: Vec<Spawned<T>>,
@@ -121,13 +122,6 @@ impl<C: Default, T> Worker<C, T> {
 }
 
 impl<C, T> Worker<C, T> {
-    /// What the last handler spawned, taken whole (no copy); `spawned` goes on in a spare list.
-    #[inline]
-    pub fn take_spawned(&mut self) -> Spawned<T> {
-        let next = self.spare_list();
-        std::mem::replace(&mut self.spawned, next)
-    }
-
     /// An empty list, with the memory of one given back if there is one.
     #[inline]
     pub fn spare_list(&mut self) -> Spawned<T> {
@@ -146,6 +140,14 @@ impl<C, T> Worker<C, T> {
     pub fn wait(&mut self) {
         self.waiting += 1;
         self.held += 1;
+        self.peak_waiting = self.peak_waiting.max(self.waiting);
+    }
+
+    /// One more task waits for children it keeps on this thread's list (`tree.rs`,
+    /// `Run::task`), which counts them and it instead of `held`.
+    #[inline]
+    pub fn wait_on_list(&mut self) {
+        self.waiting += 1;
         self.peak_waiting = self.peak_waiting.max(self.waiting);
     }
 
@@ -204,7 +206,7 @@ impl<C, T> Slots<C, T> {
     /// thread writes: a plain store on x86 and ARM). While `f` runs, the thread counts as
     /// running a handler of this run, which the watchdog may park (`park.rs`): callers check
     /// whether the run was stopped inside `f`, before a handler starts.
-    #[inline]
+    #[inline(always)]
     pub fn with<R>(&self, me: usize, f: impl FnOnce(&mut Worker<C, T>) -> R) -> R {
         debug_assert_eq!(Some(me), rayon::current_thread_index());
         let slot = &self.slots[me];
@@ -215,6 +217,32 @@ impl<C, T> Slots<C, T> {
         drop(inside);
         slot.published.store(worker.tasks, Ordering::Relaxed);
         result
+    }
+
+    /// What `with` gives `f`, for a caller that cannot be a closure (the recursion of
+    /// `tree.rs`, `Run::task`): slot `me`, with the thread marked as running handlers of this
+    /// run until the second part drops. The caller publishes the slot's task count now and
+    /// then (`publish`): a store per handler cost the tasks of a game tree 6% of their time.
+    ///
+    /// # Safety
+    /// `me` is the calling pool thread's index, and until the reference is last used nothing
+    /// else uses the slot: no other reference to it from `with` or `slot` is used meanwhile,
+    /// and nothing calls into rayon in a way that may run other jobs (as for `with`'s `f`).
+    #[inline(always)]
+    pub unsafe fn slot(&self, me: usize) -> (&mut Worker<C, T>, park::Inside) {
+        debug_assert_eq!(Some(me), rayon::current_thread_index());
+        debug_assert!(me < self.slots.len());
+        // SAFETY: `me` is a pool thread's index, and there is a slot for each.
+        let slot = unsafe { self.slots.get_unchecked(me) };
+        // SAFETY: the caller's promise, as `with`'s for `f`.
+        let worker = unsafe { &mut *slot.worker.get() };
+        (worker, park::Inside::run(self.run))
+    }
+
+    /// Publishes `tasks` as slot `me`'s task count (for the progress reports).
+    #[inline]
+    pub fn publish(&self, me: usize, tasks: u64) {
+        self.slots[me].published.store(tasks, Ordering::Relaxed);
     }
 
     /// Tasks run so far, as published (callable from any thread while the run goes on).
