@@ -6,11 +6,16 @@
 //! be a panic on the host or a stopped run on the GPU, far from the array that caused it.
 //! [`Graph::validate`] names the first problem instead: where the offsets go wrong, which
 //! edge names which vertex, how many weights there are for how many edges. The scans run on
-//! every core (a graph of 60 M edges is checked in a few milliseconds).
+//! every core, a block of elements per task (rayon's `position_first` over single elements
+//! took 0.9 s for R-MAT 22's 65 M targets on 2 cores; over blocks the scan is a few tens of
+//! milliseconds).
 
 use super::error::GraphError;
 use super::{Graph, Weights};
 use rayon::prelude::*;
+
+/// Elements a task of the scans checks.
+const BLOCK: usize = 1 << 16;
 
 impl Graph {
     /// A graph from its compressed sparse rows, validated ([`Graph::validate`]): the
@@ -47,7 +52,10 @@ impl Graph {
         if offsets[0] != 0 {
             return Err(GraphError::csr(format!("offsets[0] is {}, not 0: vertex 0's edges start at the first target", offsets[0])));
         }
-        if let Some(v) = offsets.par_windows(2).position_first(|w| w[1] < w[0]) {
+        // Each block's windows reach one element into the next block, so no pair is missed.
+        let blocks = offsets.len().div_ceil(BLOCK);
+        let falls = (0..blocks).into_par_iter().position_first(|b| offsets[b * BLOCK..((b + 1) * BLOCK + 1).min(offsets.len())].windows(2).any(|w| w[1] < w[0]));
+        if let Some(v) = falls.and_then(|b| offsets[b * BLOCK..].windows(2).position(|w| w[1] < w[0]).map(|k| b * BLOCK + k)) {
             return Err(GraphError::csr(format!(
                 "the offsets decrease at vertex {v}: offsets[{v}] = {}, offsets[{}] = {} (a vertex's edges end where the next one's begin)",
                 offsets[v],
@@ -66,7 +74,8 @@ impl Graph {
         if vertices > u32::MAX as usize {
             return Err(GraphError::csr(format!("{vertices} vertices is too many: ids are 32-bit, so at most {} vertices", u32::MAX)));
         }
-        if let Some(k) = self.targets.par_iter().position_first(|&t| t as usize >= vertices) {
+        let outside = self.targets.par_chunks(BLOCK).position_first(|block| block.iter().any(|&t| t as usize >= vertices));
+        if let Some(k) = outside.and_then(|b| self.targets[b * BLOCK..].iter().position(|&t| t as usize >= vertices).map(|k| b * BLOCK + k)) {
             // The offsets are sound by now: the row holding edge k is the last one starting at or before it.
             let source = offsets.partition_point(|&o| o as usize <= k) - 1;
             return Err(GraphError::csr(format!(
