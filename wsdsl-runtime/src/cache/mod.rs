@@ -26,7 +26,7 @@ mod hash;
 
 pub(crate) use dir::{private_dir, process_dir};
 pub(crate) use entry::{open_regular, put_with, read_checked, remove_entry, write_checked, Checked};
-pub(crate) use hash::{stable_hash, stable_hash_bytes};
+pub(crate) use hash::{stable_hash, stable_hash_bytes, wide_hash_bytes};
 
 use std::path::PathBuf;
 

@@ -2,8 +2,9 @@
 //! from disk rather than a parse.
 //!
 //! Parsing text is most of the time it takes to load a large graph; its CSR reads back far
-//! faster than the text parses ([`GraphCache::read`] reports what each costs: BENCHMARKS.md
-//! has the figures). So the first read parses and keeps the CSR in `graphs/` under the kernel
+//! faster than the text parses (on 2 cores, R-MAT 22's 1.0 GB edge list parses in 4-5 s and
+//! its 278 MB of CSR loads in 0.1-0.2 s: the guide's chapter 9 has the figures and the
+//! command). So the first read parses and keeps the CSR in `graphs/` under the kernel
 //! cache's directory (`$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else
 //! `~/.cache/wsdsl`: the same private directory, the same rules), and later reads load it.
 //!
@@ -21,7 +22,8 @@
 //! **Checks.** As for the kernel cache's entries (`cache/entry.rs`): an entry is opened only
 //! as a regular file (no link followed, no FIFO waited on); its length must be what its
 //! header says, and its bytes must match their digest, a hash of each 4 MiB piece taken as
-//! the pieces are read, on every core; then the CSR is validated ([`Graph::validate`]). A
+//! the pieces are read, on every core (`wide_hash_bytes`: four words at a time, since the
+//! hash was 40% of a load one word at a time); then the CSR is validated ([`Graph::validate`]). A
 //! damaged entry is parsed again with a one-line warning, and written anew: never a wrong
 //! graph. Entries are written beside their name and renamed into place, so two processes
 //! caching the same graph never see half of one. A cache that cannot be used or written
@@ -32,7 +34,7 @@
 
 use super::error::GraphError;
 use super::{Graph, GraphOptions, Weights};
-use crate::cache::{open_regular, private_dir, put_with, root, stable_hash, stable_hash_bytes, warn_once};
+use crate::cache::{open_regular, private_dir, put_with, root, stable_hash, stable_hash_bytes, warn_once, wide_hash_bytes};
 use rayon::prelude::*;
 use std::io::Write;
 use std::os::unix::fs::{FileExt, MetadataExt};
@@ -52,9 +54,10 @@ const PIECE: usize = 4 << 20;
 /// A longer key or identity text is a damaged header, not a path.
 const MAX_TEXT: u64 = 1 << 16;
 
-/// The reader's sources: a change to any of them may change what a file parses to, so it
-/// makes every entry written before it a miss.
-const READER: [&str; 10] = [
+/// The reader's sources, and the entries' own and their hash's: a change to any of them may
+/// change what a file parses to or how its entry reads, so it makes every entry written
+/// before it a miss (rather than a warning of damage).
+const READER: [&str; 11] = [
     include_str!("mod.rs"),
     include_str!("build.rs"),
     include_str!("source.rs"),
@@ -65,6 +68,7 @@ const READER: [&str; 10] = [
     include_str!("weights.rs"),
     include_str!("csr.rs"),
     include_str!("cached.rs"),
+    include_str!("../cache/hash.rs"),
 ];
 
 /// How [`GraphCache::read`] got its graph.
@@ -333,14 +337,14 @@ fn read_pieces<T: Plain>(file: &std::fs::File, at: &mut u64, out: &mut [T]) -> s
         .enumerate()
         .map(|(k, piece)| {
             file.read_exact_at(piece, start + (k * PIECE) as u64)?;
-            Ok(stable_hash_bytes(&[piece]))
+            Ok(wide_hash_bytes(piece))
         })
         .collect()
 }
 
 /// The digests of `values`' pieces, as [`read_pieces`] takes them.
 fn piece_digests<T: Plain>(values: &[T]) -> Vec<u64> {
-    bytes(values).par_chunks(PIECE).map(|piece| stable_hash_bytes(&[piece])).collect()
+    bytes(values).par_chunks(PIECE).map(wide_hash_bytes).collect()
 }
 
 /// Writes the entry of `key` for `graph`.
@@ -352,7 +356,7 @@ fn write(key: &Key, graph: &Graph) -> std::io::Result<()> {
     };
     let mut digests = piece_digests(&graph.offsets);
     digests.extend(piece_digests(&graph.targets));
-    digests.extend(weights.par_chunks(PIECE).map(|piece| stable_hash_bytes(&[piece])).collect::<Vec<u64>>());
+    digests.extend(weights.par_chunks(PIECE).map(wide_hash_bytes).collect::<Vec<u64>>());
     let mut header = Vec::with_capacity(FIXED + key.name.len() + key.identity.len() + 8);
     header.extend_from_slice(MAGIC);
     let written = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
@@ -399,7 +403,9 @@ fn bytes_mut<T: Plain>(values: &mut [T]) -> &mut [u8] {
 
 /// `len` zeros, or `None` if the memory cannot be had. Zeroed by the allocator (fresh pages
 /// from the system come zeroed, so a large array costs no pass before it is read into), and
-/// without the abort a failed `vec!` would be.
+/// without the abort a failed `vec!` would be. Left to small pages: asking for huge ones
+/// (`MADV_HUGEPAGE`) made the first load of a 557 MB entry 3.5 s instead of 0.5, the system
+/// compacting memory to grant them, for a 25% gain on later loads.
 fn zeroed<T: Plain>(len: usize) -> Option<Vec<T>> {
     if len == 0 || std::mem::size_of::<T>() == 0 {
         return Some(Vec::new());
