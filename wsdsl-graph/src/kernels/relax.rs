@@ -567,7 +567,7 @@ pub fn run_ordered(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>
     Ok((relaxed, out))
 }
 
-pub use crate::Run;
+pub use crate::run::Run;
 
 /// Which relaxation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,7 +25,7 @@ pub use super::relax;
 
 pub mod direction;
 
-pub use crate::Run;
+pub use crate::run::Run;
 pub use relax::{traversed_edges, DeviceGraph, Relaxation, Relaxed};
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
