@@ -89,7 +89,7 @@ pub fn check_defaults(rt: &Runtime, name: &str, g: &Graph, source: u32) -> BfsMe
 
 #[test]
 fn every_call_matches_its_reference_on_every_generated_class() {
-    for (name, g) in generated(10) {
+    for (name, g) in generated(12) {
         let method = check_defaults(&cpu(), &name, &g, g.first_vertex_with_edges().unwrap_or(0));
         // A grid's or a geometric graph's degree is far below 12; the uniform graph's is 16.
         if name.starts_with("grid") || name.starts_with("geometric") {

@@ -11,7 +11,7 @@ use wsdsl_graph::{BfsMethod, Direction};
 #[test]
 fn every_call_matches_its_reference_on_the_emulated_gpu() {
     let rt = Runtime::new(Backend::Emulate);
-    for (name, g) in generated(7) {
+    for (name, g) in generated(9) {
         let method = check_defaults(&rt, &name, &g, g.first_vertex_with_edges().unwrap_or(0));
         if name.starts_with("uniform") {
             assert_eq!(method, BfsMethod::DirectionOptimizing(Direction::default()), "{name}");
