@@ -35,7 +35,7 @@
 //! The figures behind these choices are in the workspace's `BENCHMARKS.md` (each variant
 //! against GAPBS on R-MAT, a grid and a road-like graph), and each method's documentation
 //! quotes them. Each answer is exact whichever variant runs (PageRank's to the precision
-//! its method documents), and [`reference`] holds the sequential algorithms the tests check
+//! its method documents), and [`reference`](mod@reference) holds the sequential algorithms the tests check
 //! them against.
 //!
 //! # Graphs

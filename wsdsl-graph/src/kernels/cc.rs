@@ -341,7 +341,7 @@ pub fn afforest(rt: &Runtime, g: &DeviceGraph, how: Afforest) -> Result<(Compone
     Ok((found, out))
 }
 
-/// What [`afforest`] hands the runtime: the parameters, the buffers (every vertex its own
+/// What [`afforest()`] hands the runtime: the parameters, the buffers (every vertex its own
 /// root) and the root task (none for a graph without vertices: nothing to sample).
 pub fn afforest_inputs(g: &DeviceGraph, how: Afforest) -> Result<(afforest::Params, afforest::Graph, Vec<afforest::Components>), wsdsl::Error> {
     if how.grain == 0 {

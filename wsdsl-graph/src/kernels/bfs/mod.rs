@@ -4,7 +4,7 @@
 //! and bottom-up steps, a level's work proportional to its frontier (or, bottom-up, to the
 //! vertices), no continuation per level.
 //!
-//! The other two are the relaxation engine of [`super::relax`] with unit steps (a
+//! The other two are the relaxation engine of [`relax`](crate::kernels::relax) with unit steps (a
 //! vertex's value is its hop count; an edge adds 1), through `search`.
 //!
 //! Data-driven (`search(.., true)`): a task offers its vertex's depth + 1 along part of the vertex's
