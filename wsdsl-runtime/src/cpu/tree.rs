@@ -611,12 +611,15 @@ impl<'a, P: Program> Run<'a, P> {
     #[inline(never)]
     fn on_a_new_stack<R>(&self, f: impl FnOnce() -> R) -> R {
         let entered = std::cell::Cell::new(false);
+        // Recursive helpers measure their room again on the segment, and after it.
+        crate::contract::recursion::forget_room();
         let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             stacker::grow(STACK_SEGMENT, || {
                 entered.set(true);
                 f()
             })
         }));
+        crate::contract::recursion::forget_room();
         match grown {
             Ok(r) => r,
             Err(payload) if entered.get() => std::panic::resume_unwind(payload),
