@@ -1,6 +1,6 @@
-//! Breadth-first search from one vertex of a real or generated graph, checked against a
-//! sequential BFS (GPU if present, else CPU). By default the method follows the graph
-//! (`kernel::prefers_direction`): on a dense graph (average degree 12 or more: power-law and
+//! Breadth-first search from one vertex of a real or generated graph by `wsdsl_graph::bfs`,
+//! checked against a sequential BFS (GPU if present, else CPU). By default the method follows
+//! the graph (`BfsMethod::Auto`): on a dense graph (average degree 12 or more: power-law and
 //! random graphs, whose diameter is short) Beamer's top-down and bottom-up steps
 //! (`kernel::direction`, on the Broker Queue); on a sparse one (grids, road networks: thousands
 //! of levels) the priority scheduler, where depth d waits in band d, so levels run in order
@@ -16,8 +16,9 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use wsdsl_examples::bfs as kernel;
 use wsdsl_examples::cli;
+use wsdsl_graph::kernels::{bfs as kernel, relax};
+use wsdsl_graph::{reference, BfsMethod, BfsOptions, Run};
 
 #[derive(Parser)]
 #[command(about = "Breadth-first search (on the priority bands, direction-optimizing, level-synchronous or data-driven), checked against a sequential BFS")]
@@ -71,47 +72,52 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let (graph, what) = args.graph.load(false, false)?;
     println!("{what}");
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
-    let device_graph = kernel::device_graph(&graph);
-    let chosen = !(args.level || args.data_driven || args.direction_optimizing || args.ordered.is_some());
-    let direction = args.direction_optimizing || (chosen && kernel::prefers_direction(&graph));
-    if chosen {
-        let method = if direction { "direction-optimizing" } else { "the priority bands" };
-        println!("method: {method}, for an average degree of {:.1} (direction-optimizing from {})", kernel::average_degree(&graph), kernel::DENSE_DEGREE);
-    }
-    let (style, found, kernel::Ran { stats, backend, note }) = if args.level || args.data_driven {
-        let (found, ran) = kernel::search(&rt, &device_graph, source, args.grain, args.data_driven)?;
-        (if args.level { "level-synchronous" } else { "data-driven" }, found, ran)
-    } else if !direction {
-        let (found, ran) = kernel::search_ordered(&rt, &device_graph, source, args.grain, args.ordered.unwrap_or(1))?;
-        ("ordered (priority bands)", found, ran)
+    // The direction-optimizing settings apply whenever that search runs, chosen or not.
+    let tuned = direction(args) != kernel::Direction::default();
+    let method = if args.level {
+        BfsMethod::LevelSynchronous
+    } else if args.data_driven {
+        BfsMethod::DataDriven
+    } else if let Some(delta) = args.ordered {
+        BfsMethod::Bands { delta }
+    } else if args.direction_optimizing || (tuned && kernel::prefers_direction(&graph)) {
+        BfsMethod::DirectionOptimizing(direction(args))
     } else {
-        let how = kernel::Direction {
-            frontier_grain: args.frontier_grain,
-            vertex_grain: args.vertex_grain,
-            edge_grain: args.grain,
-            alpha: args.alpha,
-            beta: args.beta,
-        };
-        let (found, out) = kernel::search_direction(&rt, &device_graph, source, how)?;
-        ("direction-optimizing", found, out.into())
+        BfsMethod::Auto
     };
-    cli::note_fallback(&note);
-    let (reached, max_depth) = kernel::reach(&found.depth);
+    if !(args.level || args.data_driven || args.ordered.is_some() || args.direction_optimizing) {
+        let chosen = if kernel::prefers_direction(&graph) { "direction-optimizing" } else { "the priority bands" };
+        println!("method: {chosen}, for an average degree of {:.1} (direction-optimizing from {})", kernel::average_degree(&graph), kernel::DENSE_DEGREE);
+    }
+    let opts = BfsOptions { method, grain: args.grain, parents: true };
+    let found = wsdsl_graph::bfs_with(&rt, &graph, source, &opts)?;
+    let Run { stats, backend, note } = &found.run;
+    cli::note_fallback(note);
+    let (style, steps) = match found.method {
+        BfsMethod::DirectionOptimizing(_) => ("direction-optimizing", format!("{} levels ({} bottom-up); ", found.levels, found.bottom_up)),
+        BfsMethod::LevelSynchronous => ("level-synchronous", format!("{} levels; ", found.levels)),
+        BfsMethod::DataDriven => ("data-driven", String::new()),
+        _ => ("ordered (priority bands)", String::new()),
+    };
     let traversed = kernel::traversed_edges(&graph, &found.depth);
-    let steps = match style {
-        "direction-optimizing" => format!("{} levels ({} bottom-up); ", found.levels, found.bottom_up),
-        "level-synchronous" => format!("{} levels; ", found.levels),
-        _ => String::new(),
-    };
     println!(
-        "{style} BFS from {source} on {backend}: {reached} vertices reached, largest depth {max_depth}; {steps}\
+        "{style} BFS from {source} on {backend}: {} vertices reached, largest depth {}; {steps}\
          {traversed} edges traversed, {} scanned, {} stale scans; {:.3} GTEPS",
+        found.reached(),
+        found.max_depth(),
         found.edges_scanned,
         found.stale,
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("{style} BFS on {} ({backend})", what.split(':').next().unwrap_or("graph")));
-    let verdict = kernel::check(&graph, source, &found.depth).map(|()| "every depth equals a sequential BFS's".to_string());
+    args.common.chart(stats, format!("{style} BFS on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let verdict = kernel::check(&graph, source, &found.depth)
+        .and_then(|()| relax::compare(&found.parent, &reference::bfs_parents(&graph, &found.depth, source), "parents"))
+        .map(|()| "every depth equals a sequential BFS's, and every parent is its in-neighbour one level up with the smallest id".to_string());
     Ok(cli::report(verdict))
+}
+
+/// The direction-optimizing search's settings from the command line.
+fn direction(args: &Args) -> kernel::Direction {
+    kernel::Direction { frontier_grain: args.frontier_grain, vertex_grain: args.vertex_grain, edge_grain: args.grain, alpha: args.alpha, beta: args.beta }
 }

@@ -1,7 +1,8 @@
-//! Connected components of the graph made undirected, checked against components found by
-//! a sequential BFS (GPU if present, else CPU). By default union-find with sampling
-//! (Afforest, `wsdsl_examples::cc`); `--label-propagation` spreads the smallest label through each
-//! component round by round instead (`wsdsl_examples::relax`; with `--data-driven`,
+//! Connected components of the graph made undirected by
+//! `wsdsl_graph::connected_components`, checked against components found by a sequential
+//! BFS (GPU if present, else CPU). By default union-find with sampling (Afforest,
+//! `wsdsl_graph::kernels::cc`); `--label-propagation` spreads the smallest label through each
+//! component round by round instead (`wsdsl_graph::kernels::relax`; with `--data-driven`,
 //! without rounds).
 //!
 //!     cargo run --release --example cc                         # p2p-Gnutella31
@@ -10,10 +11,10 @@
 
 use clap::Parser;
 use std::process::ExitCode;
-use wsdsl_examples::cc as kernel;
 use wsdsl_examples::cli;
-use wsdsl_examples::graph_reference::{component_summary, components};
-use wsdsl_examples::relax;
+use wsdsl_graph::kernels::{cc as kernel, relax};
+use wsdsl_graph::reference::components;
+use wsdsl_graph::{Afforest, CcMethod, CcOptions, Run};
 
 #[derive(Parser)]
 #[command(about = "Connected components by union-find (Afforest) or label propagation, checked against a sequential BFS")]
@@ -47,41 +48,35 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
     let (graph, what) = args.graph.load(false, true)?;
     println!("{what}");
-    let (labels, style, stats, backend, note) = if args.label_propagation {
-        let device_graph = relax::DeviceGraph::new(&graph, None);
-        let everyone: Vec<u32> = (0..graph.vertices() as u32).collect();
-        let how = relax::Relaxation { grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN), step: 0 };
-        let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, everyone.clone(), &everyone, how, relax::Method::driven_or_rounds(args.data_driven))?;
-        let style = format!(
-            "label propagation{}: {} rounds, {} edges scanned, {} stale offers",
-            if args.data_driven { " (data-driven)" } else { "" },
-            found.rounds,
-            found.edges,
-            found.stale
-        );
-        (found.value, style, stats, backend, note)
-    } else {
-        let how = kernel::Afforest { grain: args.grain.unwrap_or(kernel::DEFAULT_GRAIN), rounds: args.rounds, samples: args.samples };
-        let (found, out) = kernel::afforest(&rt, &kernel::DeviceGraph::new(&graph)?, how)?;
-        let style = format!(
-            "union-find (Afforest): {} phases, {} edges linked ({:.2} per edge), {} vertices skipped with the sampled largest component (root {})",
-            kernel::afforest::phases(how.rounds),
-            found.links,
-            found.links as f64 / graph.edges().max(1) as f64,
-            found.skipped,
-            found.largest_root
-        );
-        (found.labels, style, out.stats, out.backend, out.note)
+    let union_find = Afforest { grain: args.grain.unwrap_or(kernel::DEFAULT_GRAIN), rounds: args.rounds, samples: args.samples };
+    let method = match (args.label_propagation, args.data_driven) {
+        (false, _) => CcMethod::UnionFind(union_find),
+        (true, false) => CcMethod::LabelPropagation,
+        (true, true) => CcMethod::LabelPropagationDataDriven,
     };
-    cli::note_fallback(&note);
-    let (count, largest) = component_summary(&labels);
+    let opts = CcOptions { method, grain: args.grain.unwrap_or(relax::DEFAULT_GRAIN) };
+    let found = wsdsl_graph::connected_components_with(&rt, &graph, &opts)?;
+    let style = match found.method {
+        CcMethod::UnionFind(how) => format!(
+            "union-find (Afforest): {} phases, {} edges linked ({:.2} per edge)",
+            kernel::afforest::phases(how.rounds),
+            found.edges_scanned,
+            found.edges_scanned as f64 / graph.edges().max(1) as f64
+        ),
+        CcMethod::LabelPropagationDataDriven => format!("label propagation (data-driven): {} edges scanned", found.edges_scanned),
+        _ => format!("label propagation: {} edges scanned", found.edges_scanned),
+    };
+    let Run { stats, backend, note } = &found.run;
+    cli::note_fallback(note);
     println!(
-        "components on {backend}: {count}, the largest {largest} vertices; {style}; {:.3} G edges/s",
+        "components on {backend}: {}, the largest {} vertices; {style}; {:.3} G edges/s",
+        found.count(),
+        found.largest(),
         graph.edges() as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("connected components on {} ({backend})", what.split(':').next().unwrap_or("graph")));
-    let verdict = relax::compare(&labels, &components(&graph), "labels")
+    args.common.chart(stats, format!("connected components on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let verdict = relax::compare(&found.label, &components(&graph), "labels")
         .map(|()| "every label is the smallest vertex of its component (sequential BFS)".to_string());
     Ok(cli::report(verdict))
 }

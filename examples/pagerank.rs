@@ -1,6 +1,7 @@
-//! PageRank on a real or generated graph, checked against float64 power iteration (GPU if
-//! present, else CPU): 8 iterations as in the Broker Queue paper by default, or to a
-//! tolerance with `--tolerance`.
+//! PageRank on a real or generated graph by `wsdsl_graph::pagerank`, checked against float64
+//! power iteration (GPU if present, else CPU): 8 iterations in the Broker Queue paper's
+//! formulation by default, pulled with `--pull` (the library's default), or to a tolerance
+//! with `--tolerance`.
 //!
 //!     cargo run --release --example pagerank                   # p2p-Gnutella31, 8 iterations
 //!     cargo run --release --example pagerank -- --tolerance 1e-10
@@ -9,7 +10,8 @@
 use clap::Parser;
 use std::process::ExitCode;
 use wsdsl_examples::cli;
-use wsdsl_examples::pagerank as kernel;
+use wsdsl_graph::kernels::pagerank as kernel;
+use wsdsl_graph::{PageRankMethod, PageRankOptions, Run};
 
 #[derive(Parser)]
 #[command(about = "Data-driven PageRank (the Broker Queue paper's formulation), checked against float64 power iteration")]
@@ -45,41 +47,41 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     if let Some(tol) = args.tolerance {
         kernel::check_tolerance(tol, graph.vertices()).map_err(|why| wsdsl::Error::InvalidConfig(format!("--tolerance: {why}")))?;
     }
-    let device_graph = kernel::DeviceGraph::new(&graph);
-    let n = graph.vertices() as f64;
-    let (rank, edges, stats, backend, note, want, allowed, mode) = match args.tolerance {
-        None if args.pull => {
-            let pulled = kernel::PullGraph::new(&graph);
-            let (rank, edges, out) = kernel::pull(&rt, &pulled, args.iterations, args.grain)?;
-            let want = kernel::reference(&graph, Some(args.iterations));
-            let leaves = if pulled.skewed { "skewed in-degrees: leaves cut by walks" } else { "even in-degrees: leaves cut evenly" };
-            (rank, edges, out.stats, out.backend, out.note, want, kernel::pull_tolerance(args.iterations), format!("{} iterations, pulled (32-bit shares; {leaves})", args.iterations))
-        }
-        None => {
-            let (rank, edges, out) = kernel::iterate(&rt, &device_graph, args.iterations)?;
-            let want = kernel::reference(&graph, Some(args.iterations));
-            // Only the order of the additions differs from the reference.
-            (rank, edges, out.stats, out.backend, out.note, want, 1e-9, format!("{} iterations", args.iterations))
-        }
-        Some(tol) => {
-            let (rank, edges, out) = kernel::converge(&rt, &device_graph, tol)?;
-            let want = kernel::reference(&graph, None);
-            let bound = tol * (n + graph.edges() as f64) / (1.0 - kernel::DAMPING);
-            (rank, edges, out.stats, out.backend, out.note, want, bound, format!("to a tolerance of {tol:e}"))
-        }
+    // The paper's formulation unless --pull (the library's own default) or --tolerance.
+    let method = match args.tolerance {
+        Some(tolerance) => PageRankMethod::ToTolerance { tolerance },
+        None if args.pull => PageRankMethod::Pull { grain: args.grain },
+        None => PageRankMethod::Push,
     };
-    cli::note_fallback(&note);
+    let found = wsdsl_graph::pagerank(&rt, &graph, &PageRankOptions { iterations: args.iterations, method })?;
+    let n = graph.vertices() as f64;
+    let (want, allowed, mode) = match method {
+        PageRankMethod::ToTolerance { tolerance } => {
+            let bound = tolerance * (n + graph.edges() as f64) / (1.0 - kernel::DAMPING);
+            (kernel::reference(&graph, None), bound, format!("to a tolerance of {tolerance:e}"))
+        }
+        PageRankMethod::Pull { .. } => {
+            let mode = format!("{} iterations, pulled (32-bit shares)", args.iterations);
+            (kernel::reference(&graph, Some(args.iterations)), kernel::pull_tolerance(args.iterations), mode)
+        }
+        // Only the order of the additions differs from the reference.
+        _ => (kernel::reference(&graph, Some(args.iterations)), 1e-9, format!("{} iterations", args.iterations)),
+    };
+    let Run { stats, backend, note } = &found.run;
+    cli::note_fallback(note);
+    let rank = &found.rank;
     let mut top: Vec<usize> = (0..rank.len()).collect();
     top.sort_by(|&a, &b| rank[b].total_cmp(&rank[a]));
     let show: Vec<String> = top.iter().take(3).map(|&v| format!("{v} ({:.3e})", rank[v])).collect();
     println!(
-        "PageRank {mode} on {backend}: {edges} edges scanned ({:.3} G edges/s); highest ranks: {}",
-        edges as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9,
+        "PageRank {mode} on {backend}: {} edges scanned ({:.3} G edges/s); highest ranks: {}",
+        found.edges_scanned,
+        found.edges_scanned as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9,
         show.join(", ")
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("PageRank on {} ({backend})", what.split(':').next().unwrap_or("graph")));
-    let (rel, total) = kernel::error(&rank, &want);
+    args.common.chart(stats, format!("PageRank on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    let (rel, total) = kernel::error(rank, &want);
     let verdict = if args.tolerance.is_none() {
         if rel <= allowed {
             Ok(format!("every rank within {rel:.1e} (relative) of float64 power iteration"))

@@ -1,14 +1,15 @@
-//! Single-source shortest paths with integer edge weights, by delta-stepping on the priority
-//! scheduler (`order = priority`: an offer of distance d waits in band d / delta; delta from
-//! the weights unless `--delta` says), or with `--rounds` by Bellman-Ford driven by the
-//! vertices whose distance changed (frontier rounds as a continuation), or with
-//! `--data-driven` without rounds on the Broker Queue (`wsdsl_examples::relax`); checked
-//! against Dijkstra's algorithm. A graph without weights (a SNAP edge list, a pattern matrix)
-//! gets weights 1..=255 hashed from each edge's ends; a file's weights are used as they are
-//! (integers, or whole real numbers; a negative or fractional one is refused, naming its
-//! edge). Generated graphs come weighted. For a file, Dijkstra runs on the file's edges and
-//! weights as its own parser reads them (`graph_reference::file_distances`), not on the
-//! graph the runtime's reader built, so the check also catches a reader that got one wrong.
+//! Single-source shortest paths with integer edge weights by `wsdsl_graph::sssp`:
+//! delta-stepping on the priority scheduler (`order = priority`: an offer of distance d
+//! waits in band d / delta; delta from the weights unless `--delta` says), or with
+//! `--rounds` by Bellman-Ford driven by the vertices whose distance changed (frontier rounds
+//! as a continuation), or with `--data-driven` without rounds on the Broker Queue
+//! (`wsdsl_graph::kernels::relax`); checked against Dijkstra's algorithm. A graph without
+//! weights (a SNAP edge list, a pattern matrix) gets weights 1..=255 hashed from each edge's
+//! ends; a file's weights are used as they are (integers, or whole real numbers; a negative
+//! or fractional one is refused, naming its edge). Generated graphs come weighted. For a
+//! file, Dijkstra runs on the file's edges and weights as its own parser reads them
+//! (`wsdsl_graph::reference::file_distances`), not on the graph the runtime's reader built,
+//! so the check also catches a reader that got one wrong.
 //!
 //!     cargo run --release --example sssp                       # p2p-Gnutella31, from vertex 0
 //!     cargo run --release --example sssp -- --rmat 18 --symmetrize --delta 64
@@ -18,9 +19,11 @@
 
 use clap::Parser;
 use std::process::ExitCode;
+use wsdsl::graph::Weights;
 use wsdsl_examples::cli;
-use wsdsl_examples::graph_reference::{dijkstra, file_distances, hashed_weights, UNREACHED};
-use wsdsl_examples::relax;
+use wsdsl_graph::kernels::relax;
+use wsdsl_graph::reference::{dijkstra, file_distances, hashed_weights, UNREACHED};
+use wsdsl_graph::{Run, SsspMethod, SsspOptions};
 
 #[derive(Parser)]
 #[command(about = "Single-source shortest paths by delta-stepping (or frontier relaxation), checked against Dijkstra")]
@@ -53,9 +56,11 @@ fn main() -> ExitCode {
 
 fn run(args: &Args) -> Result<bool, wsdsl::Error> {
     let rt = args.common.runtime()?;
-    let (graph, what) = args.graph.load(true, false)?;
+    let (mut graph, what) = args.graph.load(true, false)?;
     println!("{what}");
     // A file's own weights, exactly (real ones only when whole; negative ones are refused).
+    // The library weighs an unweighted graph's edges 1; this example hashes weights instead,
+    // as the reference reading the file does.
     let weights = match graph.integer_weights()? {
         Some(w) => w,
         None => {
@@ -63,41 +68,42 @@ fn run(args: &Args) -> Result<bool, wsdsl::Error> {
             hashed_weights(&graph)
         }
     };
+    graph.weights = Weights::Int(weights.clone());
     let source = args.source.unwrap_or_else(|| graph.first_vertex_with_edges().unwrap_or(0));
-    if source as usize >= graph.vertices() {
-        return Err(wsdsl::Error::InvalidConfig(format!("the source vertex {source} is not in the graph (vertices 0..{})", graph.vertices())));
-    }
-    let device_graph = relax::DeviceGraph::new(&graph, Some(weights.clone()));
-    let initial = relax::from_source(graph.vertices(), source);
-    let how = relax::Relaxation { grain: args.grain, step: 0 };
-    let method = if args.rounds || args.data_driven {
-        relax::Method::driven_or_rounds(args.data_driven)
+    let method = if args.rounds {
+        SsspMethod::Rounds
+    } else if args.data_driven {
+        SsspMethod::DataDriven
+    } else if let Some(delta) = args.delta {
+        SsspMethod::DeltaStepping { delta }
     } else {
-        let delta = args.delta.unwrap_or_else(|| relax::default_delta(&graph, &weights));
-        println!("delta-stepping with delta {delta}{}", if args.delta.is_some() { "" } else { " (from the mean weight and degree; --delta to choose)" });
-        relax::Method::Ordered { delta }
+        SsspMethod::Auto
     };
-    let (found, relax::Ran { stats, backend, note }) = relax::solve(&rt, &device_graph, initial, &[source], how, method)?;
-    cli::note_fallback(&note);
-    let reached: Vec<u32> = found.value.iter().copied().filter(|&d| d != UNREACHED).collect();
-    let traversed = relax::traversed_edges(&graph, &found.value);
+    let found = wsdsl_graph::sssp_with(&rt, &graph, source, &SsspOptions { method, grain: args.grain })?;
+    if let SsspMethod::DeltaStepping { delta } = found.method {
+        println!("delta-stepping with delta {delta}{}", if args.delta.is_some() { "" } else { " (from the mean weight and degree; --delta to choose)" });
+    }
+    let Run { stats, backend, note } = &found.run;
+    cli::note_fallback(note);
+    let reached: Vec<u32> = found.distance.iter().copied().filter(|&d| d != UNREACHED).collect();
+    let traversed = relax::traversed_edges(&graph, &found.distance);
     println!(
         "SSSP from {source} on {}: {} vertices reached, largest distance {}; {} rounds, {} edges scanned ({:.2} per edge of a reached vertex), {} stale offers; {:.3} GTEPS",
         backend,
         reached.len(),
         reached.iter().copied().max().unwrap_or(0),
         found.rounds,
-        found.edges,
-        found.edges as f64 / traversed.max(1) as f64,
+        found.edges_scanned,
+        found.edges_scanned as f64 / traversed.max(1) as f64,
         found.stale,
         traversed as f64 / stats.phases.run.as_secs_f64().max(1e-9) / 1e9
     );
     println!("{stats}");
-    args.common.chart(&stats, format!("SSSP on {} ({backend})", what.split(':').next().unwrap_or("graph")));
+    args.common.chart(stats, format!("SSSP on {} ({backend})", what.split(':').next().unwrap_or("graph")));
     let (want, reference) = match args.graph.file_read() {
         Some(path) => (file_distances(&path, args.graph.symmetrize, graph.vertices(), source), "Dijkstra's on the file's edges and weights, read on their own"),
         None => (Ok(dijkstra(&graph, &weights, source)), "Dijkstra's"),
     };
-    let verdict = want.and_then(|want| relax::compare(&found.value, &want, "distances")).map(|()| format!("every distance equals {reference}"));
+    let verdict = want.and_then(|want| relax::compare(&found.distance, &want, "distances")).map(|()| format!("every distance equals {reference}"));
     Ok(cli::report(verdict))
 }

@@ -33,6 +33,8 @@ pub mod guide {
     pub mod settings {}
     #[doc = include_str!("../docs/guide/8-limits-and-failures.md")]
     pub mod limits_and_failures {}
+    #[doc = include_str!("../docs/guide/9-graph-algorithms.md")]
+    pub mod graph_algorithms {}
 }
 
 /// Everything a program usually needs: `use wsdsl::prelude::*;`.

@@ -2,7 +2,10 @@
 //! laid out"): the contract imports no backend; a scheduler imports no target (neither the
 //! GPU nor the emulation); nothing outside `gpu/` reaches the multi-GPU code; the kernel
 //! cache imports nothing of the runtime but itself; no import loop crosses from one part of
-//! the runtime to another; and no crate compiles another's sources by `#[path]`. Imports are read from `use crate::...` and `use super::...` items.
+//! the runtime to another; and no crate compiles another's sources by `#[path]`. In the graph
+//! library, the kernels import none of the calls built on them, and no call another; and
+//! neither the facade nor the runtime depends on the graph library (its kernels are written
+//! with the facade). Imports are read from `use crate::...` and `use super::...` items.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -284,6 +287,44 @@ fn runtime_violations(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> V
     found
 }
 
+/// The violations of the graph library's rules in its module graph `edges`: `kernels` imports
+/// nothing of the crate but itself and `run` (what every call reports); a call's module
+/// (any other top module but `reference`, `run` and the crate root) imports no other call's.
+fn graph_library_violations(edges: &BTreeMap<Vec<String>, BTreeSet<Vec<String>>>) -> Vec<String> {
+    let top = |m: &[String]| m.first().cloned().unwrap_or_default();
+    let shared = ["kernels", "reference", "run", ""];
+    let mut found = Vec::new();
+    for (from, targets) in edges {
+        for to in targets {
+            let (f, t) = (top(from), top(to));
+            if f == "kernels" && t != "kernels" && t != "run" {
+                found.push(format!("the kernels import a call built on them: {} imports {}", name(from), name(to)));
+            }
+            if !shared.contains(&f.as_str()) && !shared.contains(&t.as_str()) && f != t {
+                found.push(format!("a call imports another: {} imports {}", name(from), name(to)));
+            }
+        }
+    }
+    for component in loops(edges) {
+        found.push(format!("an import loop: {}", component.iter().map(|m| name(m)).collect::<Vec<_>>().join(" -> ")));
+    }
+    found
+}
+
+/// The names of the `[dependencies]` of the manifest `text` (not the dev- or build-dependencies).
+fn dependencies(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == "[dependencies]";
+        } else if inside && !line.is_empty() && !line.starts_with('#') {
+            names.extend(line.split(['=', '.', ' ']).next().map(str::to_string));
+        }
+    }
+    names
+}
+
 /// `#[path = ".."]` attributes whose file lies outside the crate of the file that has them.
 fn foreign_paths(root: &Path) -> Vec<String> {
     let crate_dirs: Vec<PathBuf> = std::fs::read_dir(root)
@@ -329,6 +370,25 @@ fn the_runtime_keeps_its_layers() {
 }
 
 #[test]
+fn the_graph_library_keeps_its_layers() {
+    let edges = graph(&workspace().join("wsdsl-graph/src"));
+    assert!(edges.contains_key(&vec!["kernels".to_string(), "relax".to_string()]), "the graph library's sources were found");
+    let found = graph_library_violations(&edges);
+    assert!(found.is_empty(), "the graph library's layout rules are broken (README.md, \"How the code is laid out\"):\n  {}", found.join("\n  "));
+}
+
+#[test]
+fn neither_the_facade_nor_the_runtime_depends_on_the_graph_library() {
+    for manifest in ["Cargo.toml", "wsdsl-runtime/Cargo.toml", "wsdsl-macros/Cargo.toml", "wsdsl-abi/Cargo.toml"] {
+        let text = std::fs::read_to_string(workspace().join(manifest)).expect("a manifest");
+        let deps = dependencies(&text);
+        assert!(!deps.is_empty() || manifest.contains("abi"), "{manifest}: its dependencies were found");
+        assert!(!deps.iter().any(|d| d == "wsdsl-graph"), "{manifest} depends on wsdsl-graph, whose kernels are written with the facade: a cycle");
+    }
+    assert_eq!(dependencies("[dependencies]\nwsdsl = { path = \"..\" }\nrayon.workspace = true\n[dev-dependencies]\nwsdsl-graph = \"1\"\n"), ["wsdsl", "rayon"]);
+}
+
+#[test]
 fn no_crate_compiles_another_crates_sources() {
     let found = foreign_paths(&workspace());
     assert!(found.is_empty(), "sources included across crates (depend on the crate instead):\n  {}", found.join("\n  "));
@@ -364,4 +424,24 @@ fn the_rules_catch_each_forbidden_import() {
         assert!(found.iter().any(|f| f.contains(says)), "{from} -> {to}: {found:?}");
     }
     assert_eq!(expand_tree("crate::a::{b, c::{d, e as f}}"), vec![m("crate::a::b"), m("crate::a::c::d"), m("crate::a::c::e")]);
+
+    let library: BTreeMap<Vec<String>, BTreeSet<Vec<String>>> = [
+        ("kernels::bfs", vec!["kernels::relax", "run"]),
+        ("bfs", vec!["kernels::bfs", "run"]),
+        ("sssp", vec!["kernels::relax", "reference"]),
+    ]
+    .into_iter()
+    .map(|(from, to)| (m(from), to.into_iter().map(m).collect()))
+    .collect();
+    assert!(graph_library_violations(&library).is_empty(), "{:?}", graph_library_violations(&library));
+    for (from, to, says) in [
+        ("kernels::relax", "sssp", "the kernels import a call built on them"),
+        ("bfs", "sssp", "a call imports another"),
+        ("kernels::relax", "kernels::bfs", "an import loop"),
+    ] {
+        let mut edges = library.clone();
+        edges.entry(m(from)).or_default().insert(m(to));
+        let found = graph_library_violations(&edges);
+        assert!(found.iter().any(|f| f.contains(says)), "{from} -> {to}: {found:?}");
+    }
 }

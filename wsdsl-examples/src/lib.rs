@@ -2,14 +2,16 @@
 //! sequential reference it is checked against), the pieces the examples share, and the
 //! kernels the tests and gpu-check run. Compiled once, here, for every program that runs
 //! them: the examples of the `wsdsl` crate (`examples/<name>.rs`, which add the command
-//! line), its integration tests, gpu-check and the benches.
+//! line), its integration tests, gpu-check and the benches. The graph kernels are the
+//! `wsdsl-graph` library's, re-exported under the names the programs have always used.
 
-/// Breadth-first search: direction-optimizing (`direction`), level-synchronous and data-driven.
-pub mod bfs;
+/// Breadth-first search: direction-optimizing (`direction`), level-synchronous and data-driven
+/// (the library's kernels: `wsdsl_graph::kernels::bfs`).
+pub use wsdsl_graph::kernels::bfs;
 /// Branch and bound written once over a trait: a 0/1 knapsack and a travelling salesman tour.
 pub mod branch_bound;
-/// Connected components by union-find with sampling (Afforest).
-pub mod cc;
+/// Connected components by union-find with sampling, Afforest (`wsdsl_graph::kernels::cc`).
+pub use wsdsl_graph::kernels::cc;
 /// The chain micro-benchmark: the hand-off latency of one task spawning one child.
 pub mod chain;
 /// Connect Four by minimax over a task tree: exact scores and the heuristic look-ahead.
@@ -33,8 +35,9 @@ pub mod mnk_game;
 pub mod nqueens;
 /// Octree partitioning of particles by cooperative (block-wide) tasks.
 pub mod octree;
-/// PageRank: data-driven, pulled over in-edges, or by residual push to a tolerance.
-pub mod pagerank;
+/// PageRank: data-driven, pulled over in-edges, or by residual push to a tolerance
+/// (`wsdsl_graph::kernels::pagerank`).
+pub use wsdsl_graph::kernels::pagerank;
 /// Every data-parallel building block (`ctx.copy`, `merge`, `sort`, ...) against plain Rust.
 pub mod parallel;
 /// Quicksort: a three-way `ctx.partition`, then the outer parts sorted by new tasks.
@@ -44,10 +47,12 @@ pub mod sudoku;
 /// The Unbalanced Tree Search benchmark: a tree defined by SHA-1.
 pub mod uts;
 
-/// Frontier relaxation: SSSP, and the `bfs` and `cc` examples' relaxation variants.
-pub mod relax;
-/// Sequential graph algorithms the graph examples are checked against, and hashed weights.
-pub mod graph_reference;
+/// Frontier relaxation: SSSP, and the `bfs` and `cc` examples' relaxation variants
+/// (`wsdsl_graph::kernels::relax`).
+pub use wsdsl_graph::kernels::relax;
+/// Sequential graph algorithms the graph examples are checked against, and hashed weights
+/// (`wsdsl_graph::reference`).
+pub use wsdsl_graph::reference as graph_reference;
 /// Keys to sort and the check of a sort, shared by the sorting examples.
 pub mod keys;
 /// SplitMix64: the seeded generator of the examples' host-side inputs.

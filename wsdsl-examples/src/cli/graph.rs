@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 use std::time::Instant;
-use wsdsl::graph::{Geometric, Graph, GraphOptions, Grid, Rmat, Uniform};
+use wsdsl::graph::{Geometric, Graph, GraphCache, GraphOptions, Grid, Loaded, Rmat, Uniform};
 
 #[derive(clap::Args)]
 #[group(skip)]
@@ -53,7 +53,8 @@ fn parse_grid(text: &str) -> Result<(u32, u32), String> {
 
 impl GraphArgs {
     /// The graph asked for (self-loops and duplicate edges removed), and a line saying what it is.
-    /// With no file and no generator, the p2p-Gnutella31 graph in `data/graphs`. `weighted`:
+    /// With no file and no generator, the p2p-Gnutella31 graph in `data/graphs`. A file is read
+    /// through the binary cache of parsed graphs (`wsdsl::graph::GraphCache`). `weighted`:
     /// a generated graph gets weights (1..=255; by length for the geometric graph).
     pub fn load(&self, weighted: bool, symmetrize: bool) -> Result<(Graph, String), wsdsl::Error> {
         let opts = GraphOptions { symmetrize: symmetrize || self.symmetrize, remove_self_loops: true, remove_duplicates: true, quiet: false };
@@ -82,7 +83,10 @@ impl GraphArgs {
             (g, format!("uniform random graph of {vertices} vertices, average degree {degree}, seed {seed}"))
         } else {
             let path = self.file_read().unwrap_or_else(default_graph);
-            (wsdsl::graph::read(&path, &opts)?, path.display().to_string())
+            // The second read of a file loads the CSR the first one parsed.
+            let (graph, loaded) = GraphCache::from_env().read(&path, &opts)?;
+            let how = if loaded == Loaded::Cached { ", from the binary cache" } else { ", parsed" };
+            (graph, format!("{}{how}", path.display()))
         };
         let what = format!(
             "{name}{}: {} vertices, {} edges, largest degree {} (loaded in {:.0} ms)",

@@ -73,6 +73,16 @@ pub(crate) fn read_checked(file: &Path, tag: &[u8]) -> Checked {
 /// waited on (`O_NONBLOCK`) should one take the file's place between the look and the open.
 fn read_regular(path: &Path, expected: u64) -> Result<Option<Vec<u8>>, String> {
     use std::io::Read;
+    let Some(file) = open_regular(path)? else { return Ok(None) };
+    let length = file.metadata().map_err(|e| format!("cannot be read: {e}"))?.len();
+    let mut bytes = Vec::with_capacity(length.min(expected.saturating_add(1)) as usize);
+    file.take(expected.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("cannot be read: {e}"))?;
+    Ok(Some(bytes))
+}
+
+/// `path` opened for reading if it is a regular file; `None` if there is nothing there; why
+/// not otherwise, as `read_regular` says it.
+pub(crate) fn open_regular(path: &Path) -> Result<Option<std::fs::File>, String> {
     use std::os::unix::fs::OpenOptionsExt;
     match std::fs::symlink_metadata(path) {
         Ok(meta) if !meta.file_type().is_file() => return Err(not_regular(&meta.file_type())),
@@ -91,9 +101,7 @@ fn read_regular(path: &Path, expected: u64) -> Result<Option<Vec<u8>>, String> {
     if !meta.file_type().is_file() {
         return Err(not_regular(&meta.file_type()));
     }
-    let mut bytes = Vec::with_capacity(meta.len().min(expected.saturating_add(1)) as usize);
-    file.take(expected.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("cannot be read: {e}"))?;
-    Ok(Some(bytes))
+    Ok(Some(file))
 }
 
 fn not_regular(kind: &std::fs::FileType) -> String {
@@ -136,6 +144,12 @@ pub(crate) fn remove_entry(file: &Path) {
 /// Writes `bytes` beside `path` (a new file: never one that was there) and renames them into
 /// place; what was written is removed if that fails.
 fn put(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    put_with(path, |f| f.write_all(bytes))
+}
+
+/// [`put`] of what `write` writes to the new file (an entry too large to assemble in memory
+/// first).
+pub(crate) fn put_with(path: &Path, write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>) -> std::io::Result<()> {
     super::writes_report_file_size_limits();
     static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -143,7 +157,7 @@ fn put(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     partial.push(format!(".{}-{n}.partial", std::process::id()));
     let partial = PathBuf::from(partial);
     let created = std::fs::OpenOptions::new().write(true).create_new(true).open(&partial);
-    let written = created.and_then(|mut f| f.write_all(bytes)).and_then(|()| std::fs::rename(&partial, path));
+    let written = created.and_then(|mut f| write(&mut f)).and_then(|()| std::fs::rename(&partial, path));
     if written.is_err() {
         let _ = std::fs::remove_file(&partial);
     }

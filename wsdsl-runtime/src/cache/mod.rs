@@ -1,6 +1,6 @@
 //! The on-disk cache of compiled kernels: NVRTC's CUBINs (`gpu/build/compile.rs`, the NVSHMEM path
 //! too), the host emulation's shared libraries and its precompiled headers (`gpu/emulate/`, in
-//! `emulation/`).
+//! `emulation/`); and, in `graphs/`, the binary form of parsed graph files (`graph/cached.rs`).
 //!
 //! It lives in `$WSDSL_CACHE_DIR`, else `$XDG_CACHE_HOME/wsdsl`, else `~/.cache/wsdsl`, a
 //! directory created private (0700) and used only while it belongs to this user and nobody
@@ -17,15 +17,16 @@
 //! beside their name and renamed into place, so processes building the same kernel at once
 //! never see half of one; a write that fails (a full disk, a file size limit) is reported, and
 //! the kernel runs uncached. Keys and digests are the stable hash of `hash.rs`. The cache
-//! imports nothing of the runtime: its users, the GPU's build and the emulation, import it.
+//! imports nothing of the runtime: its users, the GPU's build, the emulation and the binary
+//! form of parsed graphs (`graph/cached.rs`), import it.
 
 mod dir;
 mod entry;
 mod hash;
 
 pub(crate) use dir::{private_dir, process_dir};
-pub(crate) use entry::{read_checked, remove_entry, write_checked, Checked};
-pub(crate) use hash::{stable_hash, stable_hash_bytes};
+pub(crate) use entry::{open_regular, put_with, read_checked, remove_entry, write_checked, Checked};
+pub(crate) use hash::{stable_hash, stable_hash_bytes, wide_hash_bytes};
 
 use std::path::PathBuf;
 

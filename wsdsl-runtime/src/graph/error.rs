@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Origin {
     File(PathBuf),
-    /// Not a file: `R-MAT`, `grid`, `edge list`, `weights`.
+    /// Not a file: `R-MAT`, `grid`, `edge list`, `weights`, `CSR arrays`.
     Named(&'static str),
 }
 
@@ -57,6 +57,11 @@ impl GraphError {
     /// A problem with an edge list handed to [`super::Graph::from_edges`].
     pub(crate) fn edge_list(problem: impl Into<String>) -> GraphError {
         GraphError { origin: Origin::Named("edge list"), line: None, problem: problem.into(), memory: None }
+    }
+
+    /// A problem with compressed sparse rows handed in as arrays ([`super::Graph::validate`]).
+    pub(crate) fn csr(problem: impl Into<String>) -> GraphError {
+        GraphError { origin: Origin::Named("CSR arrays"), line: None, problem: problem.into(), memory: None }
     }
 
     /// The same problem, attributed to the file the edges were read from: an edge list

@@ -14,8 +14,16 @@
 //! duplicates) mean the same thing for every format. The builder is a counting sort, not a
 //! sort of all pairs, and runs in parallel while keeping each row in input order, so its
 //! result never depends on the number of threads (`build.rs` says how).
+//!
+//! A graph that is already compressed sparse rows comes in through [`Graph::from_csr`],
+//! which validates the arrays ([`Graph::validate`]) and names the first problem. Reading a
+//! large file a second time need not parse it again: [`read_cached`] and [`GraphCache`]
+//! keep the parsed CSR in a binary form beside the kernel cache (`cached.rs` says how it is
+//! keyed and checked).
 
 mod build;
+mod cached;
+mod csr;
 mod dimacs;
 mod edges;
 mod error;
@@ -30,6 +38,7 @@ mod uniform;
 mod weights;
 mod write;
 
+pub use cached::{read_cached, GraphCache, Loaded};
 pub use dimacs::read_dimacs;
 pub use error::GraphError;
 pub use geometric::Geometric;

@@ -27,20 +27,28 @@
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
 
+/// The Broker Queue paper's formulation: a task per vertex and iteration whose rank is final.
 #[megakernel(scheduler = bq)]
 pub mod pagerank {
     use wsdsl::prelude::*;
 
+    /// The iterations to run and the damping factor.
     #[params]
     pub struct Params {
+        /// Iterations from 1/n each.
         pub iterations: u32,
+        /// The damping factor d.
         pub damping: f64,
     }
 
+    /// The graph and every iteration's ranks.
     #[buffers]
     pub struct Graph {
+        /// Row offsets of the out-edges.
         pub offsets: ReadOnly<u32>,
+        /// The target of every out-edge, row by row.
         pub targets: ReadOnly<u32>,
+        /// Every vertex's in-degree: the contributions its next rank waits for.
         pub in_degree: ReadOnly<u32>,
         /// The rank of vertex v after iteration i at `i * n + v` (i = 0 holds 1 / n);
         /// slots of later iterations accumulate contributions until complete.
@@ -49,23 +57,31 @@ pub mod pagerank {
         pub arrived: Buffer<u32>,
     }
 
+    /// What the run did.
     #[counters]
     pub struct Counters {
+        /// Edges a rank was passed along.
         pub edges: Sum<u64>,
     }
 
     /// Out-edges a task passes a rank along; longer edge lists are split.
     pub const GRAIN: u32 = 256;
+    /// The most parts an edge list is split into at a time.
     pub const SPLIT: u32 = 16;
 
     /// The rank of `v` after iteration `i` is final: pass it along edges `lo..hi` (all of
     /// v's out-edges when `whole` is 1; a part of them otherwise).
     #[task]
     pub struct Node {
+        /// The vertex.
         pub v: u32,
+        /// The iteration its rank is final for.
         pub i: u32,
+        /// The first out-edge.
         pub lo: u32,
+        /// One past the last out-edge.
         pub hi: u32,
+        /// 1 when `lo..hi` is all of the vertex's out-edges.
         pub whole: u32,
     }
 
@@ -136,11 +152,15 @@ pub mod pagerank {
 pub mod pagerank_pull {
     use wsdsl::prelude::*;
 
+    /// The most parts a range is split into at a time.
     pub const SPLIT: u32 = 16;
 
+    /// The iterations, the damping factor and how the sweeps are cut.
     #[params]
     pub struct Params {
+        /// Iterations from 1/n each.
         pub iterations: u32,
+        /// The damping factor d.
         pub damping: f64,
         /// In-edges (and at most vertices) per task; a vertex with more is a hub, summed in parts.
         pub grain: u32,
@@ -150,11 +170,14 @@ pub mod pagerank_pull {
         pub skewed: bool,
     }
 
+    /// The transposed graph, the shares and the ranks.
     #[buffers]
     pub struct Graph {
         /// The transposed graph: the in-neighbours of u are `sources[in_offsets[u]..in_offsets[u + 1]]`.
         pub in_offsets: ReadOnly<u32>,
+        /// The source of every in-edge, row by row.
         pub sources: ReadOnly<u32>,
+        /// Every vertex's out-degree: what its rank is shared among.
         pub out_degree: ReadOnly<u32>,
         /// What each vertex passes along each out-edge in iteration i, at `(i % 2) * n + w`:
         /// damping x rank / out-degree, rounded to 32 bits.
@@ -165,8 +188,10 @@ pub mod pagerank_pull {
         pub rank: Buffer<f64>,
     }
 
+    /// What the sweeps did.
     #[counters]
     pub struct Counters {
+        /// In-edges summed.
         pub edges: Sum<u64>,
     }
 
@@ -174,6 +199,7 @@ pub mod pagerank_pull {
     /// one, round k + 1 sweeps iteration k.
     #[task]
     pub struct Sweep {
+        /// The graph's vertices.
         pub n: u32,
     }
 
@@ -184,24 +210,33 @@ pub mod pagerank_pull {
     /// Vertices `lo..hi` in iteration `i` (or `PREPARE`).
     #[task]
     pub struct Range {
+        /// The iteration (or `PREPARE`).
         pub i: u32,
+        /// The first vertex.
         pub lo: u32,
+        /// One past the last vertex.
         pub hi: u32,
     }
 
     /// Vertex `u`, whose in-edges are too many for one task, in iteration `i`.
     #[task]
     pub struct Hub {
+        /// The iteration.
         pub i: u32,
+        /// The hub.
         pub u: u32,
     }
 
     /// In-edges `lo..hi` of hub `u` in iteration `i`.
     #[task]
     pub struct Part {
+        /// The iteration.
         pub i: u32,
+        /// The hub.
         pub u: u32,
+        /// The first in-edge.
         pub lo: u32,
+        /// One past the last in-edge.
         pub hi: u32,
     }
 
@@ -389,33 +424,44 @@ pub mod pagerank_pull {
     }
 }
 
+/// PageRank to a tolerance: residuals pushed on until none reaches its threshold.
 #[megakernel(scheduler = bq)]
 pub mod pagerank_delta {
     use wsdsl::prelude::*;
 
+    /// The damping factor.
     #[params]
     pub struct Params {
+        /// The damping factor d.
         pub damping: f64,
     }
 
+    /// The graph, the ranks and the residuals.
     #[buffers]
     pub struct Graph {
+        /// Row offsets of the out-edges.
         pub offsets: ReadOnly<u32>,
+        /// The target of every out-edge, row by row.
         pub targets: ReadOnly<u32>,
         /// The residual at which each vertex is enqueued: tolerance x max(out-degree, 1).
         pub threshold: ReadOnly<f64>,
+        /// Every vertex's rank so far.
         pub rank: Buffer<f64>,
         /// Rank received but not yet passed on.
         pub residual: Buffer<f64>,
     }
 
+    /// What the pushes did.
     #[counters]
     pub struct Counters {
+        /// Edges a residual was pushed along.
         pub edges: Sum<u64>,
     }
 
+    /// Vertex `v`'s residual has reached its threshold: push it on.
     #[task]
     pub struct Push {
+        /// The vertex.
         pub v: u32,
     }
 
@@ -449,16 +495,21 @@ pub mod pagerank_delta {
     }
 }
 
+/// The damping factor d: a rank is (1 - d) / n plus d times the shares of its in-neighbours.
 pub const DAMPING: f64 = 0.85;
 
 /// The graph's arrays on the device (kept there between runs).
 pub struct DeviceGraph {
+    /// Row offsets of the out-edges.
     pub offsets: ReadOnly<u32>,
+    /// The target of every out-edge, row by row.
     pub targets: ReadOnly<u32>,
+    /// Every vertex's in-degree.
     pub in_degree: ReadOnly<u32>,
 }
 
 impl DeviceGraph {
+    /// The arrays of `g`, its in-degrees counted.
     pub fn new(g: &Graph) -> Self {
         let mut in_degree = vec![0u32; g.vertices()];
         for &u in &g.targets {
@@ -514,8 +565,11 @@ pub fn pull_tolerance(iterations: u32) -> f64 {
 
 /// The transposed graph and out-degrees for `pull` (built once; kept on the device).
 pub struct PullGraph {
+    /// Row offsets of the in-edges.
     pub in_offsets: ReadOnly<u32>,
+    /// The source of every in-edge, row by row.
     pub sources: ReadOnly<u32>,
+    /// Every vertex's out-degree.
     pub out_degree: ReadOnly<u32>,
     /// Whether some vertex has more than SKEWED times the mean in-degree (`Params::skewed`).
     pub skewed: bool,
@@ -530,6 +584,7 @@ pub struct PullGraph {
 pub const SKEWED: u32 = 16;
 
 impl PullGraph {
+    /// The transpose of `g`, its out-degrees, and whether its in-degrees are skewed.
     pub fn new(g: &Graph) -> Self {
         let t = g.transpose();
         let out_degree = (0..g.vertices() as u32).map(|v| g.degree(v)).collect();

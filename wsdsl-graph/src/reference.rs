@@ -1,6 +1,7 @@
-//! Plain sequential algorithms the graph examples are checked against, and the weights a
-//! graph without any gets. Used by the `sssp` and `cc` examples, the tests, `bench` and
-//! `gpu-check`.
+//! Plain sequential algorithms the graph functions and examples are checked against, and the
+//! weights a graph without any gets. Used by the graph examples, the tests, `bench` and
+//! `gpu-check`; the sequential BFS and power iteration are beside their kernels
+//! ([`crate::kernels::bfs::reference`], [`crate::kernels::pagerank::reference`]).
 //!
 //! [`file_distances`] reads a graph file itself, with a parser of its own, so that a check
 //! against it does not inherit a bug of the runtime's reader: the `sssp` example's Dijkstra
@@ -15,6 +16,23 @@ use wsdsl::graph::Graph;
 
 /// The distance of a vertex with no path from the source.
 pub const UNREACHED: u32 = u32::MAX;
+
+/// The parent [`crate::bfs`] gives every vertex, from the depths of a search from `source`,
+/// one edge at a time: for a vertex at depth d > 0, its in-neighbour of depth d - 1 with the
+/// smallest id; the source's is the source; [`UNREACHED`] for a vertex not reached.
+pub fn bfs_parents(g: &Graph, depth: &[u32], source: u32) -> Vec<u32> {
+    let mut parent = vec![UNREACHED; g.vertices()];
+    for u in 0..g.vertices() as u32 {
+        for &v in g.neighbours(u) {
+            let (du, dv) = (depth[u as usize], depth[v as usize]);
+            if du != UNREACHED && dv == du + 1 && u < parent[v as usize] {
+                parent[v as usize] = u;
+            }
+        }
+    }
+    parent[source as usize] = source;
+    parent
+}
 
 /// Weights 1..=255 from a hash of each edge's ends: the same for the same graph, whatever
 /// order its file lists the edges in.

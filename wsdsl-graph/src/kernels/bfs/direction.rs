@@ -31,30 +31,38 @@
 
 use wsdsl::prelude::*;
 
+/// The direction-optimizing search's program (the module's documentation says how it runs).
 #[megakernel(scheduler = bq)]
 pub mod direction {
     use wsdsl::prelude::*;
 
+    /// The most parts a range or an edge list is split into at a time.
     pub const SPLIT: u32 = 16;
+    /// The depth of a vertex not reached (yet).
     pub const UNREACHED: u32 = u32::MAX;
 
-    /// The steps.
+    /// A step that scans the out-edges of the frontier.
     pub const TOP_DOWN: u32 = 0;
+    /// A step that lets every unvisited vertex look for a parent among its in-edges.
     pub const BOTTOM_UP: u32 = 1;
     /// Queue level `r` from the depth array (after bottom-up steps, before top-down ones).
     pub const GATHER: u32 = 2;
 
-    /// Slots of `tally`: the size (2, by level parity) and queue start (2) of a level, the
-    /// queue's tail, the units of the step in flight.
+    /// Slots of `tally`: the size of a level (2 slots, by level parity).
     pub const SIZE: usize = 0;
+    /// Slots of `tally`: where a level starts in the queue (2, by parity).
     pub const START: usize = 2;
+    /// The slot of `tally` holding the queue's tail.
     pub const TAIL: usize = 4;
+    /// The slot of `tally` holding the units of the step in flight.
     pub const PENDING: usize = 5;
     /// Slots of `edge_tally`: the out-edges of a level's vertices (2, by parity; Beamer's
-    /// `m_f`), the edges not yet explored (`m_u`).
+    /// `m_f`).
     pub const SCOUT: usize = 0;
+    /// The slot of `edge_tally` holding the edges not yet explored (Beamer's `m_u`).
     pub const UNEXPLORED: usize = 2;
 
+    /// The search's settings (`super::Direction`) and its source.
     #[params]
     pub struct Params {
         /// Frontier vertices per top-down task.
@@ -71,50 +79,74 @@ pub mod direction {
         pub source: u32,
     }
 
+    /// The graph, the depths and the search's bookkeeping.
     #[buffers]
     pub struct Graph {
+        /// Row offsets of the out-edges.
         pub offsets: ReadOnly<u32>,
+        /// The target of every out-edge, row by row.
         pub targets: ReadOnly<u32>,
-        /// The in-edges (the transpose; an undirected graph's own arrays).
+        /// Row offsets of the in-edges (the transpose; an undirected graph's own arrays).
         pub in_offsets: ReadOnly<u32>,
+        /// The source of every in-edge, row by row.
         pub in_sources: ReadOnly<u32>,
+        /// The depth of every vertex (`UNREACHED` until found): level `r` is the vertices of depth `r`.
         pub depth: Buffer<u32>,
+        /// Every level's vertices, one level after another (device-only working memory).
         pub queue: Buffer<u32>,
+        /// The levels' sizes and starts, the queue's tail, the units pending (`SIZE`, `START`, `TAIL`, `PENDING`).
         pub tally: Buffer<u32>,
+        /// The frontier's out-edges and the edges unexplored (`SCOUT`, `UNEXPLORED`).
         pub edge_tally: Buffer<u64>,
     }
 
+    /// What the search did.
     #[counters]
     pub struct Counters {
+        /// Edges scanned.
         pub edges: Sum<u64>,
+        /// Levels expanded.
         pub levels: Max<u32>,
+        /// Bottom-up steps among them.
         pub bottom_up: Sum<u32>,
     }
 
     /// Starts the step of level `r`, after a step `last` whose frontier had `awake` vertices.
     #[task]
     pub struct Level {
+        /// The level whose step this task starts.
         pub r: u32,
+        /// The kind of step before it (`TOP_DOWN`, `BOTTOM_UP` or `GATHER`).
         pub last: u32,
+        /// The size of the frontier that step found.
         pub awake: u32,
     }
 
     /// Units `lo..hi` of a step at level `r`: queue entries (top-down) or vertex ids.
     #[task]
     pub struct Part {
+        /// `TOP_DOWN`, `BOTTOM_UP` or `GATHER`.
         pub step: u32,
+        /// The level.
         pub r: u32,
+        /// The first unit.
         pub lo: u32,
+        /// One past the last unit.
         pub hi: u32,
     }
 
     /// Edges `lo..hi` of vertex `v` at level `r`: out-edges (top-down) or in-edges (bottom-up).
     #[task]
     pub struct Edges {
+        /// `TOP_DOWN` or `BOTTOM_UP`.
         pub step: u32,
+        /// The level.
         pub r: u32,
+        /// The vertex whose edges these are.
         pub v: u32,
+        /// The first edge.
         pub lo: u32,
+        /// One past the last edge.
         pub hi: u32,
     }
 

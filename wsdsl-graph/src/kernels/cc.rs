@@ -37,14 +37,15 @@
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
 
+/// Afforest's program (the module's documentation says how it runs).
 #[megakernel(scheduler = bq)]
 pub mod afforest {
     use wsdsl::prelude::*;
 
+    /// The most parts a range is split into at a time.
     pub const SPLIT: u32 = 16;
 
-    /// What a `Part` does with its range.
-    /// Link each vertex with its neighbour at position `arg`.
+    /// A `Part`'s job: link each vertex with its neighbour at position `arg`.
     pub const LINK: u32 = 0;
     /// Point each vertex at its root.
     pub const COMPRESS: u32 = 1;
@@ -60,18 +61,23 @@ pub mod afforest {
     /// part holds more of them (at R-MAT 22, 4,096 tasks rather than 262,144).
     pub const INIT_GRAINS: u32 = 64;
 
+    /// Afforest's settings (`super::Afforest`).
     #[params]
     pub struct Params {
         /// Vertices, samples or edges per task.
         pub grain: u32,
         /// Neighbour positions linked before sampling.
         pub rounds: u32,
+        /// Vertices sampled to find the largest component.
         pub samples: u32,
     }
 
+    /// The graph and the union-find forest.
     #[buffers]
     pub struct Graph {
+        /// Row offsets of the (undirected) edges.
         pub offsets: ReadOnly<u32>,
+        /// The target of every edge, row by row.
         pub targets: ReadOnly<u32>,
         /// Each vertex's parent; a root's is itself.
         pub comp: Buffer<u32>,
@@ -81,6 +87,7 @@ pub mod afforest {
         pub largest: Buffer<u64>,
     }
 
+    /// What the phases did.
     #[counters]
     pub struct Counters {
         /// Edges linked.
@@ -92,15 +99,20 @@ pub mod afforest {
     /// The whole computation: phase k runs in round k of this task.
     #[task]
     pub struct Components {
+        /// The graph's vertices.
         pub vertices: u32,
     }
 
     /// Items `lo..hi` of a phase: vertices, sample numbers or (EDGES) edges of vertex `arg`.
     #[task]
     pub struct Part {
+        /// `INIT`, `LINK`, `COMPRESS`, `SAMPLE`, `FINISH` or `EDGES`.
         pub job: u32,
+        /// The job's argument: a neighbour position (`LINK`), the largest component's root (`FINISH`), a vertex (`EDGES`).
         pub arg: u32,
+        /// The first item.
         pub lo: u32,
+        /// One past the last item.
         pub hi: u32,
     }
 
@@ -262,8 +274,9 @@ pub mod afforest {
 pub const DEFAULT_GRAIN: u32 = 16;
 
 /// Afforest's settings.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Afforest {
+    /// Vertices, samples or edges per task.
     pub grain: u32,
     /// Neighbour positions linked before sampling (Afforest's 2).
     pub rounds: u32,
@@ -283,7 +296,9 @@ const BUCKETS: usize = 4096;
 
 /// An undirected graph's CSR as read-only device arrays (uploaded once, reused by every run).
 pub struct DeviceGraph {
+    /// Row offsets.
     pub offsets: ReadOnly<u32>,
+    /// The target of every edge, row by row.
     pub targets: ReadOnly<u32>,
 }
 
@@ -302,6 +317,7 @@ impl DeviceGraph {
 
 /// What a run found: each vertex labelled with the smallest vertex of its component.
 pub struct Components {
+    /// The smallest vertex of each vertex's component.
     pub labels: Vec<u32>,
     /// Edges linked (step 1 links at most `rounds` per vertex; step 3 the rest of those outside
     /// the largest component).
@@ -325,7 +341,7 @@ pub fn afforest(rt: &Runtime, g: &DeviceGraph, how: Afforest) -> Result<(Compone
     Ok((found, out))
 }
 
-/// What [`afforest`] hands the runtime: the parameters, the buffers (every vertex its own
+/// What [`afforest()`] hands the runtime: the parameters, the buffers (every vertex its own
 /// root) and the root task (none for a graph without vertices: nothing to sample).
 pub fn afforest_inputs(g: &DeviceGraph, how: Afforest) -> Result<(afforest::Params, afforest::Graph, Vec<afforest::Components>), wsdsl::Error> {
     if how.grain == 0 {

@@ -22,60 +22,81 @@
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
 
+/// Frontier rounds, each a continuation (the module's documentation says how they run).
 #[megakernel]
 pub mod relax {
     use wsdsl::prelude::*;
 
+    /// The most parts a range or an edge list is split into at a time.
     pub const SPLIT: u32 = 16;
 
+    /// How to relax.
     #[params]
     pub struct Params {
         /// Frontier vertices, or edges of one vertex, per task.
         pub grain: u32,
         /// 1: add the edge's weight to the offered value; 0: add `step`.
         pub weighted: u32,
+        /// What an edge adds when the graph is unweighted (1: hop counts; 0: labels).
         pub step: u32,
     }
 
+    /// The graph, the values and the frontiers.
     #[buffers]
     pub struct Graph {
+        /// Row offsets.
         pub offsets: ReadOnly<u32>,
+        /// The target of every edge, row by row.
         pub targets: ReadOnly<u32>,
         /// Parallel to `targets` when `weighted` (else one unused element).
         pub weights: ReadOnly<u32>,
+        /// Every vertex's value, lowered as offers arrive.
         pub value: Buffer<u32>,
         /// The last round each vertex joined the frontier of.
         pub queued: Buffer<u32>,
         /// Two frontiers of up to `vertices` entries: round `r` lives in half `r % 2`.
         pub frontier: Buffer<u32>,
+        /// The sizes of the two frontiers.
         pub sizes: Buffer<u32>,
     }
 
+    /// What the rounds did.
     #[counters]
     pub struct Counters {
+        /// Edges relaxed.
         pub edges: Sum<u64>,
+        /// Rounds run.
         pub rounds: Max<u32>,
     }
 
+    /// The rounds: round k of this task expands frontier k.
     #[task]
     pub struct Round {
+        /// The number of its first round (0): its round k is round `r + k`.
         pub r: u32,
     }
 
     /// Frontier entries `lo..hi` of round `r`.
     #[task]
     pub struct Chunk {
+        /// The round.
         pub r: u32,
+        /// The first entry.
         pub lo: u32,
+        /// One past the last entry.
         pub hi: u32,
     }
 
     /// Edges `lo..hi` of vertex `v`, in round `r`.
     #[task]
     pub struct Edges {
+        /// The vertex.
         pub v: u32,
+        /// The round.
         pub r: u32,
+        /// The first edge.
         pub lo: u32,
+        /// One past the last edge.
         pub hi: u32,
     }
 
@@ -173,39 +194,57 @@ pub mod relax {
     }
 }
 
+/// The relaxation without rounds, on the Broker Queue.
 #[megakernel(scheduler = bq)]
 pub mod relax_driven {
     use wsdsl::prelude::*;
 
+    /// The most parts an edge list is split into at a time.
     pub const SPLIT: u32 = 16;
 
+    /// How to relax.
     #[params]
     pub struct Params {
+        /// Edges of one vertex per task.
         pub grain: u32,
+        /// 1: add the edge's weight to the offered value; 0: add `step`.
         pub weighted: u32,
+        /// What an edge adds when the graph is unweighted.
         pub step: u32,
     }
 
+    /// The graph and the values.
     #[buffers]
     pub struct Graph {
+        /// Row offsets.
         pub offsets: ReadOnly<u32>,
+        /// The target of every edge, row by row.
         pub targets: ReadOnly<u32>,
+        /// Parallel to `targets` when `weighted` (else one unused element).
         pub weights: ReadOnly<u32>,
+        /// Every vertex's value, lowered as offers arrive.
         pub value: Buffer<u32>,
     }
 
+    /// What the offers did.
     #[counters]
     pub struct Counters {
+        /// Edges relaxed.
         pub edges: Sum<u64>,
+        /// Offers that found their vertex already lower, and stopped.
         pub stale: Sum<u64>,
     }
 
     /// Offer `base` (plus each edge's weight) along edges `lo..hi` of vertex `v`.
     #[task]
     pub struct Offer {
+        /// The vertex whose edges these are.
         pub v: u32,
+        /// The first edge.
         pub lo: u32,
+        /// One past the last edge.
         pub hi: u32,
+        /// The vertex's value when the offer was made.
         pub base: u32,
     }
 
@@ -256,37 +295,54 @@ pub mod relax_driven {
 pub mod relax_ordered {
     use wsdsl::prelude::*;
 
+    /// The most parts an edge list is split into at a time.
     pub const SPLIT: u32 = 16;
 
+    /// How to relax.
     #[params]
     pub struct Params {
+        /// Edges of one vertex per task.
         pub grain: u32,
+        /// 1: add the edge's weight to the offered value; 0: add `step`.
         pub weighted: u32,
+        /// What an edge adds when the graph is unweighted.
         pub step: u32,
         /// Width of a band in distance (at least 1).
         pub delta: u32,
     }
 
+    /// The graph and the values.
     #[buffers]
     pub struct Graph {
+        /// Row offsets.
         pub offsets: ReadOnly<u32>,
+        /// The target of every edge, row by row.
         pub targets: ReadOnly<u32>,
+        /// Parallel to `targets` when `weighted` (else one unused element).
         pub weights: ReadOnly<u32>,
+        /// Every vertex's value, lowered as offers arrive.
         pub value: Buffer<u32>,
     }
 
+    /// What the offers did.
     #[counters]
     pub struct Counters {
+        /// Edges relaxed.
         pub edges: Sum<u64>,
+        /// Offers that found their vertex already lower, and stopped.
         pub stale: Sum<u64>,
     }
 
     /// Offer `base` (plus each edge's weight) along edges `lo..hi` of vertex `v`.
     #[task]
     pub struct Offer {
+        /// The vertex whose edges these are.
         pub v: u32,
+        /// The first edge.
         pub lo: u32,
+        /// One past the last edge.
         pub hi: u32,
+        /// The vertex's value when the offer was made.
         pub base: u32,
     }
 
@@ -371,7 +427,12 @@ pub fn default_delta(g: &Graph, weights: &[u32]) -> u32 {
         return 1;
     }
     let mean_weight = weights.iter().map(|&w| w as f64).sum::<f64>() / weights.len() as f64;
-    let mean_degree = weights.len() as f64 / g.vertices() as f64;
+    delta_for(mean_weight, weights.len() as f64 / g.vertices() as f64)
+}
+
+/// [`default_delta`] from the means themselves (a graph whose every edge weighs 1 has no
+/// weights to average).
+pub fn delta_for(mean_weight: f64, mean_degree: f64) -> u32 {
     ((mean_weight * 8.0 / mean_degree.max(1.0)).round() as u32).max(1)
 }
 
@@ -389,8 +450,11 @@ pub fn from_source(vertices: usize, source: u32) -> Buffer<u32> {
 
 /// A graph's arrays as read-only device arrays, uploaded on the first run that uses them.
 pub struct DeviceGraph {
+    /// Row offsets.
     pub offsets: ReadOnly<u32>,
+    /// The target of every edge, row by row.
     pub targets: ReadOnly<u32>,
+    /// The weight of every edge, or one unused element for an unweighted graph.
     pub weights: ReadOnly<u32>,
 }
 
@@ -409,9 +473,13 @@ impl DeviceGraph {
 /// `frontier` as the first round; also the edges scanned, the rounds run (`run`) and the
 /// tasks that found their vertex already lower than their offer (`run_driven`).
 pub struct Relaxed {
+    /// The least value of every vertex (`u32::MAX`: never offered one).
     pub value: Vec<u32>,
+    /// Edges relaxed.
     pub edges: u64,
+    /// Frontier rounds run (`run`; else 0).
     pub rounds: u32,
+    /// Offers that found their vertex already lower (`run_driven`, `run_ordered`; else 0).
     pub stale: u64,
 }
 
@@ -419,10 +487,14 @@ pub struct Relaxed {
 /// unweighted graph adds (1: hop counts; 0: labels).
 #[derive(Clone, Copy)]
 pub struct Relaxation {
+    /// Frontier vertices, or edges of one vertex, per task.
     pub grain: u32,
+    /// What an edge of an unweighted graph adds (1: hop counts; 0: labels).
     pub step: u32,
 }
 
+/// Relaxes `g` from `initial` in frontier rounds (`relax`), the vertices of `frontier` the
+/// first; the least values and the run.
 pub fn run(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation) -> Result<(Relaxed, Output<relax::Kernel>), wsdsl::Error> {
     let initial = checked_inputs(g, initial, frontier)?;
     let grain = how.grain;
@@ -495,18 +567,7 @@ pub fn run_ordered(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>
     Ok((relaxed, out))
 }
 
-/// What a run says besides its values: its statistics, where it ran, and why not on the GPU.
-pub struct Ran {
-    pub stats: Stats,
-    pub backend: wsdsl::BackendKind,
-    pub note: Option<String>,
-}
-
-impl<K: wsdsl::Program> From<Output<K>> for Ran {
-    fn from(out: Output<K>) -> Self {
-        Ran { stats: out.stats, backend: out.backend, note: out.note }
-    }
-}
+pub use crate::run::Run;
 
 /// Which relaxation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -515,8 +576,11 @@ pub enum Method {
     Rounds,
     /// Without rounds, on the Broker Queue ([`run_driven`]).
     DataDriven,
-    /// Delta-stepping in bands of this width ([`run_ordered`]).
-    Ordered { delta: u32 },
+    /// Delta-stepping ([`run_ordered`]).
+    Ordered {
+        /// The width of a band in value (at least 1).
+        delta: u32,
+    },
 }
 
 impl Method {
@@ -527,7 +591,7 @@ impl Method {
 }
 
 /// [`run`], [`run_driven`] or [`run_ordered`], as `method` says.
-pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation, method: Method) -> Result<(Relaxed, Ran), wsdsl::Error> {
+pub fn solve(rt: &Runtime, g: &DeviceGraph, initial: impl Into<Buffer<u32>>, frontier: &[u32], how: Relaxation, method: Method) -> Result<(Relaxed, Run), wsdsl::Error> {
     Ok(match method {
         Method::DataDriven => {
             let (found, out) = run_driven(rt, g, initial, frontier, how)?;

@@ -4,7 +4,7 @@
 //! and bottom-up steps, a level's work proportional to its frontier (or, bottom-up, to the
 //! vertices), no continuation per level.
 //!
-//! The other two are the relaxation engine of `crate::relax` with unit steps (a
+//! The other two are the relaxation engine of [`relax`](crate::kernels::relax) with unit steps (a
 //! vertex's value is its hop count; an edge adds 1), through `search`.
 //!
 //! Data-driven (`search(.., true)`): a task offers its vertex's depth + 1 along part of the vertex's
@@ -21,11 +21,12 @@
 //! In both, an edge list longer than `grain` is split into up to 16 tasks at a time, so a hub
 //! never serialises one thread.
 
-pub use crate::relax;
+pub use super::relax;
 
 pub mod direction;
 
-pub use relax::{traversed_edges, DeviceGraph, Ran, Relaxation, Relaxed};
+pub use crate::run::Run;
+pub use relax::{traversed_edges, DeviceGraph, Relaxation, Relaxed};
 use wsdsl::graph::Graph;
 use wsdsl::prelude::*;
 
@@ -38,8 +39,12 @@ pub const DEFAULT_GRAIN: u32 = 64;
 
 /// What a search found.
 pub struct Searched {
+    /// The hop distance of every vertex from the source ([`UNREACHED`] where there is no path).
     pub depth: Vec<u32>,
+    /// Edges looked at, rescans included.
     pub edges_scanned: u64,
+    /// Tasks that found their vertex lowered since they were made, and stopped (data-driven
+    /// and banded searches).
     pub stale: u64,
     /// Levels expanded (the level-synchronous and direction-optimizing searches), else 0.
     pub levels: u32,
@@ -56,8 +61,11 @@ impl From<Relaxed> for Searched {
 /// A graph's out-edges and in-edges as read-only device arrays (uploaded once, reused by
 /// every search). An undirected graph's in-edges are its out-edges: the arrays are shared.
 pub struct BfsGraph {
+    /// The out-edges.
     pub out: DeviceGraph,
+    /// Row offsets of the in-edges (the transpose).
     pub in_offsets: ReadOnly<u32>,
+    /// The source of every in-edge, row by row.
     pub in_sources: ReadOnly<u32>,
 }
 
@@ -75,7 +83,7 @@ pub fn device_graph(g: &Graph) -> BfsGraph {
 
 /// Hop distances from `source` (`UNREACHED` where there is no path): data-driven, or level
 /// by level.
-pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Ran), wsdsl::Error> {
+pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: bool) -> Result<(Searched, Run), wsdsl::Error> {
     let initial = start(&g.out, source)?;
     let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::driven_or_rounds(data_driven))?;
     Ok((found.into(), ran))
@@ -85,14 +93,14 @@ pub fn search(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, data_driven: 
 /// is expanded in band d / `delta`, so the search runs level by level (a band of `delta`
 /// levels at a time) without a kernel or a barrier per level, as delta-stepping SSSP with unit
 /// weights. Depths within a band may be lowered again, each a stale scan.
-pub fn search_ordered(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, delta: u32) -> Result<(Searched, Ran), wsdsl::Error> {
+pub fn search_ordered(rt: &Runtime, g: &BfsGraph, source: u32, grain: u32, delta: u32) -> Result<(Searched, Run), wsdsl::Error> {
     let initial = start(&g.out, source)?;
     let (found, ran) = relax::solve(rt, &g.out, initial, &[source], Relaxation { grain, step: 1 }, relax::Method::Ordered { delta })?;
     Ok((found.into(), ran))
 }
 
 /// The grains and thresholds of a direction-optimizing search.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Direction {
     /// Frontier vertices per top-down task: 1 keeps a long-diameter graph's small levels
     /// spread over many threads (a level's latency is one vertex's, not a grain's).
