@@ -63,8 +63,8 @@ const SEGMENT: usize = 16 << 20;
 /// `Error::OutOfMemory`.
 ///
 /// Inlined into every recursive function, so that the thread-local is reached directly (one
-/// load and one store per call) and the room left is one comparison; the panic and the move
-/// to a new segment are out of line.
+/// load and one store per call) and the room left is two comparisons (`has_room`); the panic
+/// and the move to a new segment are out of line.
 #[track_caller]
 #[inline]
 pub fn enter<R>(depth: &'static LocalKey<Cell<u32>>, limit: u32, message: &'static str, body: impl FnOnce() -> R) -> R {
@@ -75,11 +75,56 @@ pub fn enter<R>(depth: &'static LocalKey<Cell<u32>>, limit: u32, message: &'stat
     }
     depth.with(|c| c.set(d + 1));
     let _active = DepthGuard(depth);
-    // Where the room left is unknown, the thread's own stack.
-    if stacker::remaining_stack().is_some_and(|room| room < RED_ZONE) {
+    if !has_room() {
         return on_a_new_segment(body);
     }
     body()
+}
+
+thread_local! {
+    /// Stack addresses, lowest and highest, from which a call was measured to have
+    /// `RED_ZONE` left below it (empty at first): within them nothing needs measuring again.
+    /// Forgotten when the thread leaves a segment (`forget_room`), whose addresses another
+    /// segment may take later.
+    static ROOMY: Cell<(usize, usize)> = const { Cell::new((1, 0)) };
+}
+
+/// Whether a call made here has `RED_ZONE` left on its stack. Measuring it (`stacker`: a
+/// call into its assembly and a look at its thread-local) cost a recursive helper of a game
+/// tree a third of its time, so a call within the addresses last measured takes their
+/// answer: the stack's end is where it was, and deeper calls are at lower addresses.
+#[inline]
+fn has_room() -> bool {
+    let marker = 0u8;
+    let here = std::ptr::addr_of!(marker) as usize;
+    let (low, high) = ROOMY.with(Cell::get);
+    if low <= here && here <= high {
+        return true;
+    }
+    measure_room(here)
+}
+
+#[inline(never)]
+fn measure_room(here: usize) -> bool {
+    match stacker::remaining_stack() {
+        // Where the room left is unknown, the thread's own stack.
+        None => true,
+        Some(room) if room >= RED_ZONE => {
+            // `stacker` measured from below `here`: the end it implies is, if anything, too
+            // high, which only shortens the span.
+            let end = here.saturating_sub(room);
+            ROOMY.with(|r| r.set((end + RED_ZONE, here)));
+            true
+        }
+        Some(_) => false,
+    }
+}
+
+/// Forgets the addresses measured to have room (`has_room`): called as a thread leaves a
+/// stack segment, and as it enters one.
+#[inline]
+pub(crate) fn forget_room() {
+    ROOMY.with(|r| r.set((1, 0)));
 }
 
 #[cold]
@@ -95,12 +140,14 @@ fn too_deep(message: &'static str) -> ! {
 #[inline(never)]
 fn on_a_new_segment<R>(body: impl FnOnce() -> R) -> R {
     let entered = Cell::new(false);
+    forget_room();
     let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         stacker::grow(SEGMENT, || {
             entered.set(true);
             body()
         })
     }));
+    forget_room();
     match grown {
         Ok(r) => r,
         Err(payload) if entered.get() => std::panic::resume_unwind(payload),

@@ -209,7 +209,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// still to run. Every other case takes its children away in a list of their own
     /// (`take_children`, `other`), counted as held.
     fn task(&self, me: usize, at: usize, depth: u32, eager: u32) -> P::Value {
-        if depth % CHECK_STACK_EVERY == 0 && !stacker::remaining_stack().is_some_and(|room| room >= STACK_RED_ZONE) {
+        if depth.is_multiple_of(CHECK_STACK_EVERY) && stacker::remaining_stack().is_none_or(|room| room < STACK_RED_ZONE) {
             return self.on_a_new_stack(|| self.task_here(me, at, depth, eager));
         }
         self.task_here(me, at, depth, eager)
@@ -267,7 +267,7 @@ impl<'a, P: Program> Run<'a, P> {
                 waits => {
                     let other = self.take_children(w, task, waits, value, base);
                     drop(inside);
-                    return self.other(me, other, depth, eager);
+                    return self.other(me, *other, depth, eager);
                 }
             }
         };
@@ -329,8 +329,8 @@ impl<'a, P: Program> Run<'a, P> {
 
     /// Goes on with a task that `take_children` took the children of.
     #[inline(never)]
-    fn other(&self, me: usize, other: Box<Other<P::Task, P::Value>>, depth: u32, eager: u32) -> P::Value {
-        let Other { task, waits, value, children, jobs } = *other;
+    fn other(&self, me: usize, other: Other<P::Task, P::Value>, depth: u32, eager: u32) -> P::Value {
+        let Other { task, waits, value, children, jobs } = other;
         if let Some(max) = waits {
             let children = children.unwrap_or_else(|| self.workers.with(me, |w| w.spare_list()));
             return self.wait(me, task, max, children, jobs, 1, depth, eager);
@@ -600,7 +600,7 @@ impl<'a, P: Program> Run<'a, P> {
     /// stops the run with its own error, not as a handler's panic.
     #[inline(always)]
     fn nested<R>(&self, depth: u32, f: impl FnOnce() -> R) -> R {
-        if depth % CHECK_STACK_EVERY == 0 && !stacker::remaining_stack().is_some_and(|room| room >= STACK_RED_ZONE) {
+        if depth.is_multiple_of(CHECK_STACK_EVERY) && stacker::remaining_stack().is_none_or(|room| room < STACK_RED_ZONE) {
             return self.on_a_new_stack(f);
         }
         f()
@@ -611,12 +611,15 @@ impl<'a, P: Program> Run<'a, P> {
     #[inline(never)]
     fn on_a_new_stack<R>(&self, f: impl FnOnce() -> R) -> R {
         let entered = std::cell::Cell::new(false);
+        // Recursive helpers measure their room again on the segment, and after it.
+        crate::contract::recursion::forget_room();
         let grown = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             stacker::grow(STACK_SEGMENT, || {
                 entered.set(true);
                 f()
             })
         }));
+        crate::contract::recursion::forget_room();
         match grown {
             Ok(r) => r,
             Err(payload) if entered.get() => std::panic::resume_unwind(payload),

@@ -228,6 +228,8 @@ impl<C, T> Slots<C, T> {
     /// `me` is the calling pool thread's index, and until the reference is last used nothing
     /// else uses the slot: no other reference to it from `with` or `slot` is used meanwhile,
     /// and nothing calls into rayon in a way that may run other jobs (as for `with`'s `f`).
+    // A `&mut` from `&self`, as `with` hands one to `f`: the slot is this thread's alone.
+    #[allow(clippy::mut_from_ref)]
     #[inline(always)]
     pub unsafe fn slot(&self, me: usize) -> (&mut Worker<C, T>, park::Inside) {
         debug_assert_eq!(Some(me), rayon::current_thread_index());
